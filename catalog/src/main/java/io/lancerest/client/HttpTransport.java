@@ -1,0 +1,221 @@
+package io.lancerest.client;
+
+import io.lancerest.client.auth.AuthManager;
+import io.lancerest.client.auth.OAuth2ClientCredentials;
+import io.lancerest.client.error.ClientConfigException;
+import io.lancerest.client.error.CommunicationException;
+import io.lancerest.client.error.ErrorDetails;
+import io.lancerest.client.internal.ErrorClassifier;
+import io.lancerest.client.internal.Interceptors;
+import io.lancerest.client.internal.RetryPolicy;
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.InetSocketAddress;
+import java.net.Proxy;
+import java.net.SocketTimeoutException;
+import java.nio.file.Files;
+import java.security.KeyStore;
+import java.security.cert.Certificate;
+import java.security.cert.CertificateFactory;
+import java.time.Clock;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.TrustManagerFactory;
+import javax.net.ssl.X509TrustManager;
+import okhttp3.ConnectionPool;
+import okhttp3.HttpUrl;
+import okhttp3.MediaType;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.RequestBody;
+import okhttp3.Response;
+import okhttp3.ResponseBody;
+
+/**
+ * Sends {@link RestRequest}s over one pooled OkHttp client. Retry, authentication, static headers
+ * and logging are interceptors; this class only builds URLs and turns answers into
+ * {@link RestResponse} or a typed exception.
+ */
+public final class HttpTransport implements Closeable {
+  static final String USER_AGENT = "lance-rest-spark/" + Version.VERSION + " (Java "
+      + System.getProperty("java.version") + ")";
+  private static final byte[] EMPTY = new byte[0];
+
+  private final RestClientConfig config;
+  private final OkHttpClient http;
+  private final HttpUrl base;
+  private final AuthManager auth;
+
+  public HttpTransport(RestClientConfig config) {
+    this(config, Interceptors.Sleeper.REAL, Clock.systemUTC());
+  }
+
+  public HttpTransport(RestClientConfig config, Interceptors.Sleeper sleeper, Clock clock) {
+    this.config = config;
+    HttpUrl parsed = HttpUrl.parse(config.uri().toString());
+    if (parsed == null) {
+      throw new ClientConfigException("Option 'uri' is not a valid URL: " + config.uri());
+    }
+    this.base = parsed;
+    OkHttpClient.Builder b = new OkHttpClient.Builder()
+        .connectTimeout(config.connectTimeout().toMillis(), TimeUnit.MILLISECONDS)
+        .readTimeout(config.readTimeout().toMillis(), TimeUnit.MILLISECONDS)
+        .writeTimeout(config.readTimeout().toMillis(), TimeUnit.MILLISECONDS)
+        .callTimeout(config.callTimeout().toMillis(), TimeUnit.MILLISECONDS)
+        .connectionPool(new ConnectionPool(16, 5, TimeUnit.MINUTES))
+        // Retries are decided per operation by our own interceptor, never silently by OkHttp.
+        .retryOnConnectionFailure(false)
+        .followRedirects(false);
+    if (config.proxy() != null) {
+      b.proxy(new Proxy(Proxy.Type.HTTP,
+          new InetSocketAddress(config.proxy().getHost(), config.proxy().getPort())));
+    }
+    if (config.tlsCaFile() != null) {
+      X509TrustManager tm = trustManagerFor(config);
+      b.sslSocketFactory(sslContext(tm).getSocketFactory(), tm);
+    }
+    OkHttpClient plain = b.build();
+    this.auth = config.oauth2Enabled()
+        ? new OAuth2ClientCredentials(plain, config.oauth2TokenUri(), config.oauth2ClientId(),
+            config.oauth2ClientSecret(), config.oauth2Scope(), config.headers(), clock)
+        : AuthManager.fixed(config.token(), config.apiKey());
+    RetryPolicy policy = new RetryPolicy(config.retryMaxAttempts(), config.retryInitialBackoff(),
+        config.retryMaxBackoff(), clock);
+    this.http = plain.newBuilder()
+        .addInterceptor(Interceptors.retry(policy, sleeper))
+        .addInterceptor(Interceptors.auth(auth))
+        .addInterceptor(Interceptors.headers(config.headers(), USER_AGENT))
+        .addNetworkInterceptor(Interceptors.logging())
+        .build();
+  }
+
+  public RestClientConfig config() {
+    return config;
+  }
+
+  /** The URL a request goes to (exposed for tests and diagnostics; carries no secrets). */
+  public HttpUrl urlFor(RestRequest request) {
+    HttpUrl.Builder url = base.newBuilder();
+    String path = request.operation().pathTemplate();
+    for (String seg : path.substring(1).split("/")) {
+      if (seg.equals("{id}")) {
+        String joined = Identifiers.join(request.id(), config.delimiter());
+        url.addEncodedPathSegment(Identifiers.encodePathSegment(joined));
+      } else if (seg.startsWith("{") && seg.endsWith("}")) {
+        String name = seg.substring(1, seg.length() - 1);
+        String value = request.pathParams().get(name);
+        if (value == null || value.isEmpty()) {
+          throw new ClientConfigException(
+              request.operation().specName() + " needs a non-empty '" + name + "'");
+        }
+        url.addEncodedPathSegment(Identifiers.encodePathSegment(value));
+      } else {
+        url.addPathSegment(seg);
+      }
+    }
+    url.addQueryParameter("delimiter", config.delimiter());
+    request.query().forEach(url::addQueryParameter);
+    return url.build();
+  }
+
+  /** Sends the request; returns the 2xx answer or throws a typed {@code LanceRestException}. */
+  public RestResponse execute(RestRequest request) {
+    Operation op = request.operation();
+    String display = request.id() == null ? null : Identifiers.display(request.id());
+    HttpUrl url = urlFor(request);
+    RequestBody body = null;
+    if (request.body() != null) {
+      body = RequestBody.create(request.body().bytes(), MediaType.get(request.body().mediaType()));
+    } else if (op.method().equals("POST")) {
+      body = RequestBody.create(EMPTY, null);
+    }
+    Request.Builder rb = new Request.Builder().url(url).method(op.method(), body)
+        .tag(Operation.class, op);
+    request.headers().forEach(rb::header);
+    try (Response response = http.newCall(rb.build()).execute()) {
+      ResponseBody rbody = response.body();
+      byte[] bytes = rbody == null ? EMPTY : rbody.bytes();
+      if (response.isSuccessful()) {
+        return new RestResponse(response.code(), headersOf(response), bytes);
+      }
+      throw ErrorClassifier.classify(op, display, response.code(), requestId(response), bytes);
+    } catch (IOException e) {
+      boolean unknown = !op.isRead() && !(e instanceof java.net.ConnectException)
+          && !(e instanceof SSLException) && !(e instanceof java.net.UnknownHostException);
+      String what = e instanceof SocketTimeoutException ? "timed out"
+          : "could not reach the server (" + e.getClass().getSimpleName()
+              + (e.getMessage() == null ? "" : ": " + e.getMessage()) + ")";
+      throw new CommunicationException(new ErrorDetails(what,
+          unknown ? "The server may or may not have applied this change; re-read the object "
+              + "before acting again" : "Check 'uri', the network and the server",
+          null, 0, op, display, null, null), unknown, e);
+    }
+  }
+
+  private static Map<String, List<String>> headersOf(Response response) {
+    Map<String, List<String>> out = new TreeMap<>();
+    for (String name : response.headers().names()) {
+      out.put(name.toLowerCase(Locale.ROOT), response.headers(name));
+    }
+    return out;
+  }
+
+  private static String requestId(Response response) {
+    for (String h : new String[] {"x-request-id", "request-id", "x-amzn-requestid",
+        "x-correlation-id"}) {
+      String v = response.header(h);
+      if (v != null) {
+        return v;
+      }
+    }
+    return null;
+  }
+
+  private static X509TrustManager trustManagerFor(RestClientConfig config) {
+    try (InputStream in = Files.newInputStream(config.tlsCaFile())) {
+      CertificateFactory cf = CertificateFactory.getInstance("X.509");
+      KeyStore ks = KeyStore.getInstance(KeyStore.getDefaultType());
+      ks.load(null, null);
+      int i = 0;
+      for (Certificate c : cf.generateCertificates(in)) {
+        ks.setCertificateEntry("ca-" + i++, c);
+      }
+      if (i == 0) {
+        throw new ClientConfigException(
+            "Option 'tls.ca-file' (" + config.tlsCaFile() + ") holds no X.509 certificate");
+      }
+      TrustManagerFactory tmf =
+          TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+      tmf.init(ks);
+      return (X509TrustManager) tmf.getTrustManagers()[0];
+    } catch (ClientConfigException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new ClientConfigException("Option 'tls.ca-file' (" + config.tlsCaFile()
+          + ") could not be read as PEM certificates: " + e.getMessage(), e);
+    }
+  }
+
+  private static SSLContext sslContext(X509TrustManager tm) {
+    try {
+      SSLContext ctx = SSLContext.getInstance("TLS");
+      ctx.init(null, new javax.net.ssl.TrustManager[] {tm}, null);
+      return ctx;
+    } catch (Exception e) {
+      throw new IllegalStateException("TLS could not be set up", e);
+    }
+  }
+
+  @Override
+  public void close() {
+    auth.close();
+    http.dispatcher().executorService().shutdown();
+    http.connectionPool().evictAll();
+  }
+}

@@ -1,0 +1,202 @@
+package io.lancerest.client.auth;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.net.URI;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import okhttp3.FormBody;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.Response;
+import okhttp3.ResponseBody;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * OAuth2 client-credentials flow. The token is fetched on first use and refreshed on a background
+ * thread before it expires (at expiry minus min(10% of its lifetime, 5 minutes)). A failed
+ * refresh is re-armed with backoff instead of giving up, so a transient outage of the token
+ * endpoint does not break a long job. A 401 from the server forces one synchronous refresh.
+ */
+public final class OAuth2ClientCredentials implements AuthManager {
+  private static final Logger LOG = LoggerFactory.getLogger(OAuth2ClientCredentials.class);
+  private static final Duration MAX_MARGIN = Duration.ofMinutes(5);
+  private static final Duration RETRY_AFTER_FAILURE_MIN = Duration.ofSeconds(1);
+  private static final Duration RETRY_AFTER_FAILURE_MAX = Duration.ofMinutes(1);
+
+  private final OkHttpClient http;
+  private final URI tokenUri;
+  private final String clientId;
+  private final Secret clientSecret;
+  private final String scope;
+  private final Map<String, String> extraHeaders;
+  private final Clock clock;
+  private final ObjectMapper mapper = new ObjectMapper();
+  private final ScheduledExecutorService scheduler;
+
+  private volatile Secret accessToken;
+  private volatile Instant expiresAt;
+  private ScheduledFuture<?> pending;
+  private int consecutiveFailures;
+
+  public OAuth2ClientCredentials(
+      OkHttpClient http,
+      URI tokenUri,
+      String clientId,
+      Secret clientSecret,
+      String scope,
+      Map<String, String> extraHeaders,
+      Clock clock) {
+    this.http = http;
+    this.tokenUri = tokenUri;
+    this.clientId = clientId;
+    this.clientSecret = clientSecret;
+    this.scope = scope;
+    this.extraHeaders = extraHeaders == null ? Map.of() : Map.copyOf(extraHeaders);
+    this.clock = clock;
+    this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "lance-rest-oauth2-refresh");
+      t.setDaemon(true);
+      return t;
+    });
+  }
+
+  @Override
+  public Map<String, String> headers() {
+    Secret t = accessToken;
+    if (t == null || isExpired()) {
+      t = refreshNow();
+    }
+    Map<String, String> h = new LinkedHashMap<>(extraHeaders);
+    h.put("Authorization", "Bearer " + t.reveal());
+    return h;
+  }
+
+  private boolean isExpired() {
+    Instant e = expiresAt;
+    return e != null && !clock.instant().isBefore(e);
+  }
+
+  @Override
+  public boolean refreshAfterUnauthorized() {
+    try {
+      refreshNow();
+      return true;
+    } catch (RuntimeException e) {
+      LOG.warn("OAuth2 token refresh after a 401 failed: {}", e.getMessage());
+      return false;
+    }
+  }
+
+  /** Fetches a new token now; throws when the token endpoint refuses or cannot be reached. */
+  public synchronized Secret refreshNow() {
+    TokenAnswer answer = fetch();
+    this.accessToken = answer.token;
+    this.consecutiveFailures = 0;
+    if (answer.expiresIn != null) {
+      Instant now = clock.instant();
+      this.expiresAt = now.plus(answer.expiresIn);
+      long tenth = answer.expiresIn.toMillis() / 10;
+      Duration margin = Duration.ofMillis(Math.min(tenth, MAX_MARGIN.toMillis()));
+      schedule(answer.expiresIn.minus(margin));
+    } else {
+      this.expiresAt = null;
+    }
+    return answer.token;
+  }
+
+  private synchronized void schedule(Duration delay) {
+    if (pending != null) {
+      pending.cancel(false);
+    }
+    if (scheduler.isShutdown()) {
+      return;
+    }
+    pending = scheduler.schedule(this::backgroundRefresh,
+        Math.max(0, delay.toMillis()), TimeUnit.MILLISECONDS);
+  }
+
+  private void backgroundRefresh() {
+    try {
+      refreshNow();
+      LOG.debug("OAuth2 token refreshed in the background");
+    } catch (RuntimeException e) {
+      int failures;
+      synchronized (this) {
+        failures = ++consecutiveFailures;
+      }
+      long backoff = Math.min(RETRY_AFTER_FAILURE_MAX.toMillis(),
+          RETRY_AFTER_FAILURE_MIN.toMillis() << Math.min(failures - 1, 16));
+      LOG.warn("OAuth2 background token refresh failed ({} in a row), trying again in {} ms: {}",
+          failures, backoff, e.getMessage());
+      schedule(Duration.ofMillis(backoff));
+    }
+  }
+
+  private record TokenAnswer(Secret token, Duration expiresIn) {}
+
+  private TokenAnswer fetch() {
+    FormBody.Builder form = new FormBody.Builder()
+        .add("grant_type", "client_credentials")
+        .add("client_id", clientId)
+        .add("client_secret", clientSecret.reveal());
+    if (scope != null) {
+      form.add("scope", scope);
+    }
+    Request req = new Request.Builder().url(tokenUri.toString()).post(form.build()).build();
+    try (Response resp = http.newCall(req).execute()) {
+      ResponseBody body = resp.body();
+      String text = body == null ? "" : body.string();
+      if (!resp.isSuccessful()) {
+        throw new OAuth2Exception("OAuth2 token endpoint " + tokenUri + " answered HTTP "
+            + resp.code() + " for client '" + clientId + "'; check the client id, secret and scope");
+      }
+      JsonNode json;
+      try {
+        json = mapper.readTree(text);
+      } catch (IOException e) {
+        throw new OAuth2Exception("OAuth2 token endpoint " + tokenUri
+            + " answered a body that is not JSON; is 'oauth2.token-uri' right?");
+      }
+      JsonNode tok = json.get("access_token");
+      if (tok == null || !tok.isTextual() || tok.asText().isEmpty()) {
+        throw new OAuth2Exception(
+            "OAuth2 token endpoint " + tokenUri + " answered without an access_token");
+      }
+      JsonNode exp = json.get("expires_in");
+      Duration expiresIn = exp != null && exp.canConvertToLong() && exp.asLong() > 0
+          ? Duration.ofSeconds(exp.asLong()) : null;
+      return new TokenAnswer(Secret.of(tok.asText()), expiresIn);
+    } catch (IOException e) {
+      throw new OAuth2Exception("OAuth2 token endpoint " + tokenUri + " could not be reached: "
+          + e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage()));
+    }
+  }
+
+  @Override
+  public void close() {
+    scheduler.shutdownNow();
+  }
+
+  @Override
+  public String toString() {
+    return "OAuth2ClientCredentials{tokenUri=" + tokenUri + ", clientId=" + clientId
+        + ", clientSecret=****}";
+  }
+
+  /** The token endpoint refused, or could not be reached. */
+  public static final class OAuth2Exception extends RuntimeException {
+    public OAuth2Exception(String message) {
+      super(message);
+    }
+  }
+}

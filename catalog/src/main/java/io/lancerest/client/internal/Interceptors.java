@@ -1,0 +1,141 @@
+package io.lancerest.client.internal;
+
+import io.lancerest.client.Operation;
+import io.lancerest.client.auth.AuthManager;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import okhttp3.Interceptor;
+import okhttp3.Request;
+import okhttp3.Response;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** The client's cross-cutting behaviour, as OkHttp interceptors. Order: retry, auth, headers. */
+public final class Interceptors {
+  private static final Logger LOG = LoggerFactory.getLogger("io.lancerest.client.http");
+
+  private Interceptors() {}
+
+  static Operation operationOf(Request request) {
+    Operation op = request.tag(Operation.class);
+    // Calls made without an operation tag (none in this client) are treated as mutations.
+    return op == null ? Operation.CREATE_TABLE : op;
+  }
+
+  /** Static headers and the User-Agent; per-call headers already on the request win. */
+  public static Interceptor headers(Map<String, String> staticHeaders, String userAgent) {
+    return chain -> {
+      Request.Builder b = chain.request().newBuilder();
+      Request original = chain.request();
+      staticHeaders.forEach((k, v) -> {
+        if (original.header(k) == null) {
+          b.header(k, v);
+        }
+      });
+      if (original.header("User-Agent") == null) {
+        b.header("User-Agent", userAgent);
+      }
+      return chain.proceed(b.build());
+    };
+  }
+
+  /** Adds credentials; on a 401, refreshes them once and sends the request again. */
+  public static Interceptor auth(AuthManager auth) {
+    return chain -> {
+      Request original = chain.request();
+      Response response = chain.proceed(withAuth(original, auth));
+      if (response.code() == 401 && auth.refreshAfterUnauthorized()) {
+        response.close();
+        LOG.debug("{}: 401, credentials refreshed, sending once more", operationOf(original));
+        return chain.proceed(withAuth(original, auth));
+      }
+      return response;
+    };
+  }
+
+  private static Request withAuth(Request request, AuthManager auth) {
+    Map<String, String> h = auth.headers();
+    if (h.isEmpty()) {
+      return request;
+    }
+    Request.Builder b = request.newBuilder();
+    // A per-call identity (context api_key / auth_token) takes precedence over the catalog's.
+    h.forEach((k, v) -> {
+      if (request.header(k) == null) {
+        b.header(k, v);
+      }
+    });
+    return b.build();
+  }
+
+  /** Retries per {@link RetryPolicy}; sleeps between attempts. */
+  public static Interceptor retry(RetryPolicy policy, Sleeper sleeper) {
+    return chain -> {
+      Request request = chain.request();
+      Operation op = operationOf(request);
+      int attempt = 1;
+      while (true) {
+        Response response;
+        try {
+          response = chain.proceed(request);
+        } catch (IOException e) {
+          if (attempt >= policy.maxAttempts() || !policy.shouldRetry(op, e)) {
+            throw e;
+          }
+          Duration wait = policy.backoff(attempt, null);
+          LOG.debug("{}: attempt {} failed ({}), retrying in {} ms", op, attempt,
+              e.getClass().getSimpleName(), wait.toMillis());
+          sleep(sleeper, wait);
+          attempt++;
+          continue;
+        }
+        String retryAfter = response.header("Retry-After");
+        if (response.isSuccessful() || attempt >= policy.maxAttempts()
+            || !policy.shouldRetry(op, response.code(), retryAfter)) {
+          return response;
+        }
+        response.close();
+        Duration wait = policy.backoff(attempt, retryAfter);
+        LOG.debug("{}: attempt {} answered HTTP {}, retrying in {} ms", op, attempt,
+            response.code(), wait.toMillis());
+        sleep(sleeper, wait);
+        attempt++;
+      }
+    };
+  }
+
+  private static void sleep(Sleeper sleeper, Duration d) throws IOException {
+    try {
+      sleeper.sleep(d);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new java.io.InterruptedIOException("interrupted while waiting to retry");
+    }
+  }
+
+  /** Logs operation, path, status and time at DEBUG. Never headers or bodies: they hold secrets. */
+  public static Interceptor logging() {
+    return chain -> {
+      Request request = chain.request();
+      if (!LOG.isDebugEnabled()) {
+        return chain.proceed(request);
+      }
+      long start = System.nanoTime();
+      Response response = chain.proceed(request);
+      LOG.debug("{} {} {} -> {} in {} ms", operationOf(request), request.method(),
+          request.url().encodedPath(), response.code(),
+          TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start));
+      return response;
+    };
+  }
+
+  /** Waits between attempts; replaced in tests. */
+  @FunctionalInterface
+  public interface Sleeper {
+    void sleep(Duration d) throws InterruptedException;
+
+    Sleeper REAL = d -> Thread.sleep(d.toMillis());
+  }
+}
