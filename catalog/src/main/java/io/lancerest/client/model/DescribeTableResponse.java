@@ -1,6 +1,5 @@
 package io.lancerest.client.model;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import java.util.List;
 import java.util.Map;
 
@@ -10,7 +9,7 @@ import java.util.Map;
  */
 public record DescribeTableResponse(
     String table, List<String> namespace, Long version, String location, String tableUri,
-    JsonArrowSchema schema, Map<String, String> storageOptions, JsonNode stats,
+    JsonArrowSchema schema, Map<String, String> storageOptions, TableBasicStats stats,
     Map<String, String> metadata, Map<String, String> properties, Boolean managedVersioning,
     Boolean isOnlyDeclared, Map<String, String> context) {
 

@@ -1,0 +1,6 @@
+package io.lancerest.client.model;
+
+/** The spec's {@code AlterTransactionSetStatus}. */
+public record AlterTransactionSetStatus(
+    String status) {
+}

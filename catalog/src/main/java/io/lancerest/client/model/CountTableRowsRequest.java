@@ -1,0 +1,67 @@
+package io.lancerest.client.model;
+
+import java.util.List;
+import java.util.Map;
+
+/** The spec's {@code CountTableRowsRequest}. */
+public record CountTableRowsRequest(
+    List<String> id,
+    Long version,
+    String branch,
+    String predicate,
+    Identity identity,
+    Map<String, String> context) implements LanceRequest {
+  public CountTableRowsRequest(List<String> id, Long version, String branch, String predicate) {
+    this(id, version, branch, predicate, null, null);
+  }
+
+  public static Builder builder(List<String> id) {
+    return new Builder().id(id);
+  }
+
+  /** Builder for {@link CountTableRowsRequest}; unset fields are left out of the request. */
+  public static final class Builder {
+    private List<String> id;
+    private Long version;
+    private String branch;
+    private String predicate;
+    private Identity identity;
+    private Map<String, String> context;
+
+    private Builder() {}
+
+    public Builder id(List<String> value) {
+      this.id = value;
+      return this;
+    }
+
+    public Builder version(Long value) {
+      this.version = value;
+      return this;
+    }
+
+    public Builder branch(String value) {
+      this.branch = value;
+      return this;
+    }
+
+    public Builder predicate(String value) {
+      this.predicate = value;
+      return this;
+    }
+
+    public Builder identity(Identity value) {
+      this.identity = value;
+      return this;
+    }
+
+    public Builder context(Map<String, String> value) {
+      this.context = value;
+      return this;
+    }
+
+    public CountTableRowsRequest build() {
+      return new CountTableRowsRequest(id, version, branch, predicate, identity, context);
+    }
+  }
+}

@@ -1,0 +1,15 @@
+package io.lancerest.client.model;
+
+import java.util.List;
+import java.util.Map;
+
+/** The spec's {@code DeleteTableTagRequest}. Required: {@code tag}. */
+public record DeleteTableTagRequest(
+    List<String> id,
+    String tag,
+    Identity identity,
+    Map<String, String> context) implements LanceRequest {
+  public DeleteTableTagRequest(List<String> id, String tag) {
+    this(id, tag, null, null);
+  }
+}

@@ -1,0 +1,13 @@
+package io.lancerest.client.model;
+
+import java.util.List;
+import java.util.Map;
+
+/** The spec's {@code DropTableResponse}. */
+public record DropTableResponse(
+    String transactionId,
+    List<String> id,
+    String location,
+    Map<String, String> properties,
+    Map<String, String> context) {
+}

@@ -1,0 +1,6 @@
+package io.lancerest.client.model;
+
+/** The spec's {@code StructuredFtsQuery}. Required: {@code query}. */
+public record StructuredFtsQuery(
+    FtsQuery query) {
+}
