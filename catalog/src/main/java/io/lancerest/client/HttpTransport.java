@@ -5,6 +5,7 @@ import io.lancerest.client.auth.OAuth2ClientCredentials;
 import io.lancerest.client.error.ClientConfigException;
 import io.lancerest.client.error.CommunicationException;
 import io.lancerest.client.error.ErrorDetails;
+import io.lancerest.client.error.UnauthenticatedException;
 import io.lancerest.client.internal.ErrorClassifier;
 import io.lancerest.client.internal.Interceptors;
 import io.lancerest.client.internal.RetryPolicy;
@@ -46,6 +47,8 @@ public final class HttpTransport implements Closeable {
   static final String USER_AGENT = "lance-rest-spark/" + Version.VERSION + " (Java "
       + System.getProperty("java.version") + ")";
   private static final byte[] EMPTY = new byte[0];
+  // Every POST route of the spec takes a JSON body, and some servers reject a missing one.
+  private static final byte[] EMPTY_JSON = "{}".getBytes(java.nio.charset.StandardCharsets.UTF_8);
 
   private final RestClientConfig config;
   private final OkHttpClient http;
@@ -133,7 +136,7 @@ public final class HttpTransport implements Closeable {
     if (request.body() != null) {
       body = RequestBody.create(request.body().bytes(), MediaType.get(request.body().mediaType()));
     } else if (op.method().equals("POST")) {
-      body = RequestBody.create(EMPTY, null);
+      body = RequestBody.create(EMPTY_JSON, MediaType.get(RestRequest.Body.JSON));
     }
     Request.Builder rb = new Request.Builder().url(url).method(op.method(), body)
         .tag(Operation.class, op);
@@ -145,6 +148,10 @@ public final class HttpTransport implements Closeable {
         return new RestResponse(response.code(), headersOf(response), bytes);
       }
       throw ErrorClassifier.classify(op, display, response.code(), requestId(response), bytes);
+    } catch (OAuth2ClientCredentials.OAuth2Exception e) {
+      // No token, so nothing was sent: the call failed before reaching the server.
+      throw new UnauthenticatedException(new ErrorDetails("could not obtain an access token ("
+          + e.getMessage() + ")", null, null, 0, op, display, null, null), e);
     } catch (IOException e) {
       boolean unknown = !op.isRead() && !(e instanceof java.net.ConnectException)
           && !(e instanceof SSLException) && !(e instanceof java.net.UnknownHostException);

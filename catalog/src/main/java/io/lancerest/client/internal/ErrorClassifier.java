@@ -46,6 +46,9 @@ public final class ErrorClassifier {
   private static final ObjectMapper MAPPER = new ObjectMapper();
   private static final int MAX_MESSAGE = 500;
   private static final Pattern TAGS = Pattern.compile("<[^>]*>");
+  // Proxy error pages carry inline CSS and scripts: their text is noise, not a message.
+  private static final Pattern SCRIPTS = Pattern.compile(
+      "<(script|style)\\b[^>]*>.*?</\\1\\s*>", Pattern.CASE_INSENSITIVE | Pattern.DOTALL);
   private static final Pattern SPACES = Pattern.compile("\\s+");
   private static final Pattern UNSUPPORTED =
       Pattern.compile("not supported|not implemented|unsupported|unimplemented");
@@ -184,11 +187,12 @@ public final class ErrorClassifier {
     String m = message == null ? "" : message.trim().toLowerCase(Locale.ROOT);
     for (String s : new String[] {"namespace", "table", "index", "tag", "version", "branch",
         "column", "transaction"}) {
-      if (m.startsWith(s) || m.startsWith("the " + s)) {
-        // "Table version 9 not found" names the version, not the table.
+      if (startsWithWord(m, s) || startsWithWord(m, "the " + s)) {
+        // "Table version 9 not found" names the version, not the table; "Table tags_daily not
+        // found" names a table, hence whole words only.
         if (s.equals("table")) {
           for (String sub : new String[] {"version", "tag", "index", "branch", "column"}) {
-            if (m.startsWith("table " + sub)) {
+            if (startsWithWord(m, "table " + sub)) {
               return sub;
             }
           }
@@ -206,6 +210,17 @@ public final class ErrorClassifier {
       }
     }
     return subjectOf(op);
+  }
+
+  private static boolean startsWithWord(String text, String word) {
+    if (!text.startsWith(word)) {
+      return false;
+    }
+    if (text.length() == word.length()) {
+      return true;
+    }
+    char next = text.charAt(word.length());
+    return !Character.isLetterOrDigit(next) && next != '_';
   }
 
   private static LanceRestException notFound(Operation op, String subject, ErrorDetails d) {
@@ -308,7 +323,9 @@ public final class ErrorClassifier {
         // falls through: treated as text
       }
     }
-    String plain = SPACES.matcher(TAGS.matcher(text).replaceAll(" ")).replaceAll(" ").trim();
+    String noScripts = SCRIPTS.matcher(text).replaceAll(" ");
+    String plain =
+        SPACES.matcher(TAGS.matcher(noScripts).replaceAll(" ")).replaceAll(" ").trim();
     return new Parsed(null, plain.isEmpty() ? null : clip(plain), null, false);
   }
 

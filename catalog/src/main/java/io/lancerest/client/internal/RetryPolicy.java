@@ -81,8 +81,11 @@ public final class RetryPolicy {
     if (fromHeader != null) {
       return fromHeader.compareTo(RETRY_AFTER_CAP) > 0 ? RETRY_AFTER_CAP : fromHeader;
     }
-    long base = initialBackoff.toMillis() << Math.min(attempt - 1, 20);
-    long capped = Math.min(base, maxBackoff.toMillis());
+    long initial = initialBackoff.toMillis();
+    long max = maxBackoff.toMillis();
+    int shift = Math.min(Math.max(attempt - 1, 0), 62);
+    // Compare before shifting: a large initial backoff shifted left would overflow to negative.
+    long capped = initial > (max >> shift) ? max : initial << shift;
     // "equal jitter": half fixed, half random, so waits never collapse to zero.
     long jitter = capped / 2 == 0 ? 0 : ThreadLocalRandom.current().nextLong(capped / 2 + 1);
     return Duration.ofMillis(capped - capped / 2 + jitter);
