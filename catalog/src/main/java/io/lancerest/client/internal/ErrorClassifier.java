@@ -69,9 +69,11 @@ public final class ErrorClassifier {
     if (p.code() != null) {
       return byCode(p.code(), base);
     }
-    if (status == 406 || status == 501
+    // 405: the route exists for another method only. The upstream RestAdapter serves some
+    // POST routes of the spec (count_rows, stats, tags/list, index/list) as GET.
+    if (status == 405 || status == 406 || status == 501
         || (status >= 500 && UNSUPPORTED.matcher(lower).find())) {
-      return unsupported(base, status == 404);
+      return unsupported(base, status == 405);
     }
     if (lower.contains("not found") || lower.contains("does not exist")
         || (p.type() != null && p.type().contains("NotFound"))) {
@@ -125,7 +127,7 @@ public final class ErrorClassifier {
   private static LanceRestException byStatus(
       Operation op, int status, boolean structured, ErrorDetails d) {
     if (status == 404) {
-      if (!structured && isMaterializedView(op)) {
+      if (!structured && isOptionalRoute(op)) {
         return unsupported(d, true);
       }
       return notFound(op, subjectOf(op), d);
@@ -160,8 +162,17 @@ public final class ErrorClassifier {
     return internal(d);
   }
 
-  private static boolean isMaterializedView(Operation op) {
-    return op == Operation.CREATE_MATERIALIZED_VIEW || op == Operation.REFRESH_MATERIALIZED_VIEW;
+  /**
+   * Routes that many servers do not have at all (newer additions to the spec), so that a bare
+   * 404 means "no such route" rather than "no such table".
+   */
+  private static boolean isOptionalRoute(Operation op) {
+    return switch (op) {
+      case CREATE_MATERIALIZED_VIEW, REFRESH_MATERIALIZED_VIEW, LIST_TABLE_BRANCHES,
+          CREATE_TABLE_BRANCH, DELETE_TABLE_BRANCH, ALTER_TABLE_BACKFILL_COLUMNS,
+          BATCH_CREATE_TABLE_VERSIONS, BATCH_COMMIT_TABLES -> true;
+      default -> false;
+    };
   }
 
   private static String subjectOf(Operation op) {
