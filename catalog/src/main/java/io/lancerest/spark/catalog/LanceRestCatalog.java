@@ -1,0 +1,384 @@
+package io.lancerest.spark.catalog;
+
+import io.lancerest.client.Identifiers;
+import io.lancerest.client.LanceRestClient;
+import io.lancerest.client.error.AlreadyExistsException;
+import io.lancerest.client.error.NamespaceNotEmptyException;
+import io.lancerest.client.error.NotFoundException;
+import io.lancerest.client.model.CreateNamespaceRequest;
+import io.lancerest.client.model.DescribeNamespaceRequest;
+import io.lancerest.client.model.DropNamespaceRequest;
+import io.lancerest.client.model.DropTableRequest;
+import io.lancerest.spark.connector.LanceFunctions;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import org.apache.spark.sql.catalyst.analysis.NamespaceAlreadyExistsException;
+import org.apache.spark.sql.catalyst.analysis.NoSuchFunctionException;
+import org.apache.spark.sql.catalyst.analysis.NoSuchNamespaceException;
+import org.apache.spark.sql.catalyst.analysis.NoSuchTableException;
+import org.apache.spark.sql.catalyst.analysis.NonEmptyNamespaceException;
+import org.apache.spark.sql.catalyst.analysis.TableAlreadyExistsException;
+import org.apache.spark.sql.connector.catalog.FunctionCatalog;
+import org.apache.spark.sql.connector.catalog.Identifier;
+import org.apache.spark.sql.connector.catalog.NamespaceChange;
+import org.apache.spark.sql.connector.catalog.StagedTable;
+import org.apache.spark.sql.connector.catalog.StagingTableCatalog;
+import org.apache.spark.sql.connector.catalog.SupportsNamespaces;
+import org.apache.spark.sql.connector.catalog.Table;
+import org.apache.spark.sql.connector.catalog.TableChange;
+import org.apache.spark.sql.connector.catalog.functions.UnboundFunction;
+import org.apache.spark.sql.connector.expressions.Transform;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.util.CaseInsensitiveStringMap;
+
+/**
+ * Spark catalog over a Lance REST namespace server:
+ * <pre>
+ * spark.sql.catalog.lance     = io.lancerest.spark.catalog.LanceRestCatalog
+ * spark.sql.catalog.lance.uri = http://localhost:2333
+ * </pre>
+ * This class only translates between Spark and the catalog's plain-Java parts: identifiers
+ * (with the {@code parent} prefix), and REST errors into Spark's analysis exceptions. Tables are
+ * lance-spark datasets handed out by the connector, so the catalog also serves lance-spark's
+ * {@code lance_fragment_or_rand} function, without which every INSERT fails.
+ */
+public class LanceRestCatalog
+    implements StagingTableCatalog, SupportsNamespaces, FunctionCatalog {
+  private String name;
+  private CatalogOptions options;
+  private LanceRestClient client;
+  private TableOperations tables;
+
+  @Override
+  public void initialize(String name, CaseInsensitiveStringMap options) {
+    this.name = name;
+    // The case-sensitive view keeps header names (header.X-Tenant) as written.
+    this.options = CatalogOptions.parse(name, options.asCaseSensitiveMap());
+    this.client = LanceRestClient.create(this.options.clientOptions());
+    this.tables = new TableOperations(client, this.options, name);
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  LanceRestClient client() {
+    return client;
+  }
+
+  TableOperations tables() {
+    return tables;
+  }
+
+  // ---------------------------------------------------------------- identifiers
+
+  private List<String> nsId(String[] namespace) {
+    List<String> id = new ArrayList<>(options.parent());
+    id.addAll(Arrays.asList(namespace));
+    Identifiers.validate(id, client.delimiter());
+    return id;
+  }
+
+  private List<String> tableId(Identifier ident) {
+    List<String> id = nsId(ident.namespace());
+    id.add(ident.name());
+    Identifiers.validate(id, client.delimiter());
+    return id;
+  }
+
+  private String display(Identifier ident) {
+    List<String> parts = new ArrayList<>();
+    parts.add(name);
+    parts.addAll(Arrays.asList(ident.namespace()));
+    parts.add(ident.name());
+    return Identifiers.display(parts);
+  }
+
+  private static String[] append(String[] ns, String child) {
+    String[] out = Arrays.copyOf(ns, ns.length + 1);
+    out[ns.length] = child;
+    return out;
+  }
+
+  // ---------------------------------------------------------------- namespaces
+
+  @Override
+  public String[][] listNamespaces() throws NoSuchNamespaceException {
+    return listNamespaces(new String[0]);
+  }
+
+  @Override
+  public String[][] listNamespaces(String[] namespace) throws NoSuchNamespaceException {
+    List<String> id = nsId(namespace);
+    List<String> children;
+    try {
+      children = client.listAllNamespaces(id).toList();
+    } catch (NotFoundException e) {
+      throw new NoSuchNamespaceException(namespace);
+    }
+    // Some servers list a missing namespace as empty; only then is an extra call needed.
+    if (children.isEmpty() && namespace.length > 0 && !client.namespaceExists(id)) {
+      throw new NoSuchNamespaceException(namespace);
+    }
+    return children.stream().map(c -> append(namespace, c)).toArray(String[][]::new);
+  }
+
+  @Override
+  public boolean namespaceExists(String[] namespace) {
+    return namespace.length == 0 || client.namespaceExists(nsId(namespace));
+  }
+
+  @Override
+  public Map<String, String> loadNamespaceMetadata(String[] namespace)
+      throws NoSuchNamespaceException {
+    if (namespace.length == 0) {
+      return Map.of();
+    }
+    try {
+      return client.describeNamespace(new DescribeNamespaceRequest(nsId(namespace)))
+          .properties();
+    } catch (NotFoundException e) {
+      throw new NoSuchNamespaceException(namespace);
+    }
+  }
+
+  @Override
+  public void createNamespace(String[] namespace, Map<String, String> metadata)
+      throws NamespaceAlreadyExistsException {
+    List<String> id = nsId(namespace);
+    if (namespace.length > 1 && !client.namespaceExists(id.subList(0, id.size() - 1))) {
+      throw new IllegalArgumentException(new NoSuchNamespaceException(
+          Arrays.copyOf(namespace, namespace.length - 1)).getMessage()
+          + ". Create the parent namespace first");
+    }
+    try {
+      client.createNamespace(new CreateNamespaceRequest(id, null, metadata));
+    } catch (AlreadyExistsException e) {
+      throw new NamespaceAlreadyExistsException(namespace);
+    }
+  }
+
+  @Override
+  public void alterNamespace(String[] namespace, NamespaceChange... changes) {
+    throw new UnsupportedCatalogOperationException("Cannot alter namespace "
+        + Identifiers.display(Arrays.asList(namespace)) + ": the Lance REST namespace spec has "
+        + "no operation to change namespace properties, so ALTER NAMESPACE … SET DBPROPERTIES / "
+        + "SET LOCATION is not supported by the REST namespace spec. Set properties when "
+        + "creating the namespace (CREATE NAMESPACE … WITH DBPROPERTIES)");
+  }
+
+  @Override
+  public boolean dropNamespace(String[] namespace, boolean cascade)
+      throws NoSuchNamespaceException, NonEmptyNamespaceException {
+    List<String> id = nsId(namespace);
+    try {
+      if (cascade) {
+        dropContents(id);
+      }
+      client.dropNamespace(new DropNamespaceRequest(id, null, "Restrict"));
+      return true;
+    } catch (NamespaceNotEmptyException e) {
+      throw new NonEmptyNamespaceException(namespace);
+    } catch (NotFoundException e) {
+      throw new NoSuchNamespaceException(namespace);
+    } finally {
+      tables.invalidateUnder(id);
+    }
+  }
+
+  /**
+   * CASCADE, done by the catalog: servers (the directory server among them) refuse
+   * behavior=Cascade on a namespace that is not empty. Tables are purged, as Spark documents
+   * CASCADE to delete the namespace's tables; data left behind would be unreachable.
+   */
+  private void dropContents(List<String> id) {
+    for (String child : client.listAllNamespaces(id).toList()) {
+      List<String> childId = new ArrayList<>(id);
+      childId.add(child);
+      dropContents(childId);
+      client.dropNamespace(new DropNamespaceRequest(childId, null, "Restrict"));
+    }
+    for (String table : client.listAllTables(id).toList()) {
+      List<String> tableId = new ArrayList<>(id);
+      tableId.add(table);
+      try {
+        client.dropTable(new DropTableRequest(tableId));
+      } catch (NotFoundException ignored) {
+        // dropped concurrently
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- tables
+
+  @Override
+  public Identifier[] listTables(String[] namespace) throws NoSuchNamespaceException {
+    List<String> id = nsId(namespace);
+    List<String> names;
+    try {
+      names = client.listAllTables(id).toList();
+    } catch (NotFoundException e) {
+      throw new NoSuchNamespaceException(namespace);
+    }
+    if (names.isEmpty() && namespace.length > 0 && !client.namespaceExists(id)) {
+      throw new NoSuchNamespaceException(namespace);
+    }
+    return names.stream().map(n -> Identifier.of(namespace, n)).toArray(Identifier[]::new);
+  }
+
+  @Override
+  public Table loadTable(Identifier ident) throws NoSuchTableException {
+    try {
+      return tables.load(tableId(ident), display(ident));
+    } catch (NotFoundException e) {
+      throw new NoSuchTableException(ident);
+    }
+  }
+
+  @Override
+  public Table loadTable(Identifier ident, String version) throws NoSuchTableException {
+    try {
+      return tables.loadAtVersion(tableId(ident), version, display(ident));
+    } catch (NotFoundException e) {
+      throw new NoSuchTableException(ident);
+    }
+  }
+
+  @Override
+  public Table loadTable(Identifier ident, long timestamp) throws NoSuchTableException {
+    try {
+      return tables.loadAtTimestamp(tableId(ident), timestamp, display(ident));
+    } catch (NotFoundException e) {
+      throw new NoSuchTableException(ident);
+    }
+  }
+
+  @Override
+  public boolean tableExists(Identifier ident) {
+    return tables.exists(tableId(ident));
+  }
+
+  @Override
+  public void invalidateTable(Identifier ident) {
+    tables.invalidate(tableId(ident));
+  }
+
+  @Override
+  public Table createTable(Identifier ident, StructType schema, Transform[] partitions,
+      Map<String, String> properties) throws TableAlreadyExistsException, NoSuchNamespaceException {
+    List<String> id = tableId(ident);
+    requireNoPartitions(ident, partitions);
+    requireNamespace(ident);
+    try {
+      return tables.create(id, schema, properties, display(ident));
+    } catch (AlreadyExistsException e) {
+      throw new TableAlreadyExistsException(ident);
+    }
+  }
+
+  @Override
+  public StagedTable stageCreate(Identifier ident, StructType schema, Transform[] partitions,
+      Map<String, String> properties) throws TableAlreadyExistsException, NoSuchNamespaceException {
+    List<String> id = tableId(ident);
+    requireNoPartitions(ident, partitions);
+    requireNamespace(ident);
+    try {
+      return tables.stageCreate(id, schema, properties);
+    } catch (AlreadyExistsException e) {
+      throw new TableAlreadyExistsException(ident);
+    }
+  }
+
+  @Override
+  public StagedTable stageReplace(Identifier ident, StructType schema, Transform[] partitions,
+      Map<String, String> properties) throws NoSuchNamespaceException, NoSuchTableException {
+    requireNoPartitions(ident, partitions);
+    try {
+      return tables.stageReplace(tableId(ident), schema, properties);
+    } catch (NotFoundException e) {
+      throw new NoSuchTableException(ident);
+    }
+  }
+
+  @Override
+  public StagedTable stageCreateOrReplace(Identifier ident, StructType schema,
+      Transform[] partitions, Map<String, String> properties) throws NoSuchNamespaceException {
+    try {
+      return tableExists(ident)
+          ? stageReplace(ident, schema, partitions, properties)
+          : stageCreate(ident, schema, partitions, properties);
+    } catch (NoSuchTableException | TableAlreadyExistsException e) {
+      // A concurrent drop or create between the check and the stage.
+      throw new IllegalStateException("Table " + display(ident) + " was created or dropped "
+          + "concurrently while CREATE OR REPLACE was being prepared; retry the statement", e);
+    }
+  }
+
+  @Override
+  public Table alterTable(Identifier ident, TableChange... changes) throws NoSuchTableException {
+    List<String> id = tableId(ident);
+    try {
+      tables.alter(id, changes);
+      return tables.load(id, display(ident));
+    } catch (NotFoundException e) {
+      throw new NoSuchTableException(ident);
+    }
+  }
+
+  @Override
+  public boolean dropTable(Identifier ident) {
+    return tables.drop(tableId(ident));
+  }
+
+  @Override
+  public boolean purgeTable(Identifier ident) {
+    return tables.purge(tableId(ident));
+  }
+
+  @Override
+  public void renameTable(Identifier from, Identifier to)
+      throws NoSuchTableException, TableAlreadyExistsException {
+    // RENAME TO <name> without a namespace keeps the table in its namespace.
+    Identifier target = to.namespace().length == 0 ? Identifier.of(from.namespace(), to.name())
+        : to;
+    try {
+      tables.rename(tableId(from), tableId(target));
+    } catch (io.lancerest.client.error.TableNotFoundException e) {
+      throw new NoSuchTableException(from);
+    } catch (io.lancerest.client.error.NamespaceNotFoundException e) {
+      throw new IllegalArgumentException(
+          new NoSuchNamespaceException(target.namespace()).getMessage(), e);
+    } catch (AlreadyExistsException e) {
+      throw new TableAlreadyExistsException(target);
+    }
+  }
+
+  private void requireNamespace(Identifier ident) throws NoSuchNamespaceException {
+    // The directory server declares tables in namespaces that do not exist.
+    if (!namespaceExists(ident.namespace())) {
+      throw new NoSuchNamespaceException(ident.namespace());
+    }
+  }
+
+  private void requireNoPartitions(Identifier ident, Transform[] partitions) {
+    if (partitions != null && partitions.length > 0) {
+      throw new UnsupportedCatalogOperationException("Cannot create table " + display(ident)
+          + " with PARTITIONED BY: Lance tables are not partitioned. Leave the clause out");
+    }
+  }
+
+  // ---------------------------------------------------------------- functions
+
+  @Override
+  public Identifier[] listFunctions(String[] namespace) {
+    return LanceFunctions.listFunctions(namespace);
+  }
+
+  @Override
+  public UnboundFunction loadFunction(Identifier ident) throws NoSuchFunctionException {
+    return LanceFunctions.loadFunction(ident);
+  }
+}
