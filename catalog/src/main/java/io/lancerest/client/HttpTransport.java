@@ -84,9 +84,12 @@ public final class HttpTransport implements Closeable {
       b.sslSocketFactory(sslContext(tm).getSocketFactory(), tm);
     }
     OkHttpClient plain = b.build();
+    // Static headers are added by their own interceptor; the API key must survive OAuth2.
+    Map<String, String> apiKeyHeader = config.apiKey() == null ? Map.of()
+        : Map.of(AuthManager.API_KEY_HEADER, config.apiKey().reveal());
     this.auth = config.oauth2Enabled()
         ? new OAuth2ClientCredentials(plain, config.oauth2TokenUri(), config.oauth2ClientId(),
-            config.oauth2ClientSecret(), config.oauth2Scope(), config.headers(), clock)
+            config.oauth2ClientSecret(), config.oauth2Scope(), apiKeyHeader, clock)
         : AuthManager.fixed(config.token(), config.apiKey());
     RetryPolicy policy = new RetryPolicy(config.retryMaxAttempts(), config.retryInitialBackoff(),
         config.retryMaxBackoff(), clock);

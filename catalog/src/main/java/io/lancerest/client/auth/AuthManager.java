@@ -5,14 +5,19 @@ import java.util.Map;
 
 /** Supplies the authentication headers of each request, and reacts to a 401. */
 public interface AuthManager extends Closeable {
+  String API_KEY_HEADER = "x-api-key";
+
   /** Headers to add to the next request (may be empty). */
   Map<String, String> headers();
 
   /**
-   * Called after a 401. Returns true when new credentials were obtained, so that the request is
+   * Called after a 401. Returns true when new credentials are available, so that the request is
    * worth sending once more.
+   *
+   * @param rejectedAuthorization the Authorization header the server refused, so that many
+   *     requests refused together share one refresh
    */
-  default boolean refreshAfterUnauthorized() {
+  default boolean refreshAfterUnauthorized(String rejectedAuthorization) {
     return false;
   }
 
@@ -31,7 +36,7 @@ public interface AuthManager extends Closeable {
       h.put("Authorization", "Bearer " + bearer.reveal());
     }
     if (apiKey != null) {
-      h.put("x-api-key", apiKey.reveal());
+      h.put(API_KEY_HEADER, apiKey.reveal());
     }
     Map<String, String> frozen = Map.copyOf(h);
     return new AuthManager() {

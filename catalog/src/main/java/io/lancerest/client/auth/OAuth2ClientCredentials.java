@@ -74,7 +74,7 @@ public final class OAuth2ClientCredentials implements AuthManager {
   public Map<String, String> headers() {
     Secret t = accessToken;
     if (t == null || isExpired()) {
-      t = refreshNow();
+      t = freshToken(t);
     }
     Map<String, String> h = new LinkedHashMap<>(extraHeaders);
     h.put("Authorization", "Bearer " + t.reveal());
@@ -86,10 +86,26 @@ public final class OAuth2ClientCredentials implements AuthManager {
     return e != null && !clock.instant().isBefore(e);
   }
 
+  /** A valid token: the one another thread fetched while this one waited, or a new one. */
+  private synchronized Secret freshToken(Secret seen) {
+    Secret current = accessToken;
+    if (current != null && current != seen && !isExpired()) {
+      return current;
+    }
+    return refreshNow();
+  }
+
   @Override
-  public boolean refreshAfterUnauthorized() {
+  public boolean refreshAfterUnauthorized(String rejectedAuthorization) {
     try {
-      refreshNow();
+      synchronized (this) {
+        Secret current = accessToken;
+        boolean alreadyReplaced = current != null && !isExpired()
+            && !("Bearer " + current.reveal()).equals(rejectedAuthorization);
+        if (!alreadyReplaced) {
+          refreshNow();
+        }
+      }
       return true;
     } catch (RuntimeException e) {
       LOG.warn("OAuth2 token refresh after a 401 failed: {}", e.getMessage());

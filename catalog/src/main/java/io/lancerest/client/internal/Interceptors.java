@@ -45,8 +45,13 @@ public final class Interceptors {
   public static Interceptor auth(AuthManager auth) {
     return chain -> {
       Request original = chain.request();
-      Response response = chain.proceed(withAuth(original, auth));
-      if (response.code() == 401 && auth.refreshAfterUnauthorized()) {
+      Request sent = withAuth(original, auth);
+      Response response = chain.proceed(sent);
+      // A per-call identity that was refused is the caller's to fix: refreshing the catalog's
+      // own credentials would not change what is sent.
+      boolean ownCredentials = original.header("Authorization") == null;
+      if (response.code() == 401 && ownCredentials
+          && auth.refreshAfterUnauthorized(sent.header("Authorization"))) {
         response.close();
         LOG.debug("{}: 401, credentials refreshed, sending once more", operationOf(original));
         return chain.proceed(withAuth(original, auth));
