@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.lancerest.client.error.ErrorDetails;
+import io.lancerest.client.error.InvalidInputException;
 import io.lancerest.client.error.InvalidResponseException;
 import io.lancerest.client.error.LanceRestException;
 import io.lancerest.client.error.NotFoundException;
@@ -263,6 +264,19 @@ public final class LanceRestClient implements Closeable {
       return true;
     } catch (NotFoundException e) {
       return false;
+    } catch (InvalidInputException rejected) {
+      // The upstream dir server answers 400 ("Multi-level table IDs are only supported when
+      // manifest mode is enabled") to TableExists for a nested table it does not know, while
+      // DescribeTable answers a proper 404. Ask again that way rather than guess.
+      try {
+        describeTable(DescribeTableRequest.of(id));
+        return true;
+      } catch (NotFoundException e) {
+        return false;
+      } catch (LanceRestException other) {
+        rejected.addSuppressed(other);
+        throw rejected;
+      }
     }
   }
 
