@@ -112,6 +112,16 @@ public final class HttpTransport implements Closeable {
     for (String seg : path.substring(1).split("/")) {
       if (seg.equals("{id}")) {
         String joined = Identifiers.join(request.id(), config.delimiter());
+        if (joined.equals(".") || joined.equals("..")) {
+          // URL normalisation (OkHttp's, and servers') removes "." and ".." segments, even
+          // percent-encoded: the call would silently go to another route.
+          throw new ClientConfigException("Identifier " + Identifiers.display(request.id())
+              + " would be sent as the path segment '" + joined + "', which URLs cannot carry"
+              + (request.id() == null || request.id().isEmpty()
+                  ? "; the root namespace needs a 'delimiter' other than '" + joined
+                      + "' (the default is '$')"
+                  : "; rename it"));
+        }
         url.addEncodedPathSegment(Identifiers.encodePathSegment(joined));
       } else if (seg.startsWith("{") && seg.endsWith("}")) {
         String name = seg.substring(1, seg.length() - 1);
@@ -150,7 +160,8 @@ public final class HttpTransport implements Closeable {
       if (response.isSuccessful()) {
         return new RestResponse(response.code(), headersOf(response), bytes);
       }
-      throw ErrorClassifier.classify(op, display, response.code(), requestId(response), bytes);
+      throw ErrorClassifier.classify(
+          op, display, response.code(), requestId(response), bytes, sentSecrets(response));
     } catch (OAuth2ClientCredentials.OAuth2Exception e) {
       // No token, so nothing was sent: the call failed before reaching the server.
       throw new UnauthenticatedException(new ErrorDetails("could not obtain an access token ("
@@ -172,6 +183,24 @@ public final class HttpTransport implements Closeable {
     Map<String, List<String>> out = new TreeMap<>();
     for (String name : response.headers().names()) {
       out.put(name.toLowerCase(Locale.ROOT), response.headers(name));
+    }
+    return out;
+  }
+
+  /** Credential values of the request as it went on the wire (after the auth interceptor). */
+  private static List<String> sentSecrets(Response response) {
+    List<String> out = new java.util.ArrayList<>();
+    okhttp3.Headers sent = response.request().headers();
+    for (String name : sent.names()) {
+      if (RestClientConfig.isSecretHeader(name)) {
+        for (String v : sent.values(name)) {
+          out.add(v);
+          int space = v.indexOf(' ');
+          if (space > 0) {
+            out.add(v.substring(space + 1).trim()); // "Bearer <token>": the token alone
+          }
+        }
+      }
     }
     return out;
   }

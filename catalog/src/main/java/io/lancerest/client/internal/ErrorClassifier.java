@@ -31,6 +31,8 @@ import io.lancerest.client.error.TransactionNotFoundException;
 import io.lancerest.client.error.UnauthenticatedException;
 import io.lancerest.client.error.UnsupportedOperationByServerException;
 import java.nio.charset.StandardCharsets;
+import java.util.Collection;
+import java.util.List;
 import java.util.Locale;
 import java.util.function.Function;
 import java.util.regex.Pattern;
@@ -50,6 +52,7 @@ public final class ErrorClassifier {
   private static final Pattern SCRIPTS = Pattern.compile(
       "<(script|style)\\b[^>]*>.*?</\\1\\s*>", Pattern.CASE_INSENSITIVE | Pattern.DOTALL);
   private static final Pattern SPACES = Pattern.compile("\\s+");
+  private static final Pattern BEARER = Pattern.compile("(?i)(bearer\\s+)[^\\s\"',;]+");
   private static final Pattern UNSUPPORTED =
       Pattern.compile("not supported|not implemented|unsupported|unimplemented");
 
@@ -60,8 +63,17 @@ public final class ErrorClassifier {
 
   public static LanceRestException classify(
       Operation op, String identifier, int status, String requestId, byte[] body) {
+    return classify(op, identifier, status, requestId, body, List.of());
+  }
+
+  /**
+   * As above; {@code sentSecrets} are credential values the request carried. A server that
+   * echoes them in its error message must not make them part of ours.
+   */
+  public static LanceRestException classify(Operation op, String identifier, int status,
+      String requestId, byte[] body, Collection<String> sentSecrets) {
     Parsed p = parse(body);
-    String msg = p.message();
+    String msg = redact(p.message(), sentSecrets);
     String lower = msg == null ? "" : msg.toLowerCase(Locale.ROOT);
     ErrorDetails base =
         new ErrorDetails("", null, p.code(), status, op, identifier, msg, requestId);
@@ -291,6 +303,19 @@ public final class ErrorClassifier {
 
   private static LanceRestException internal(ErrorDetails d) {
     return new InternalServerException(d.withSummary("internal server error", null));
+  }
+
+  static String redact(String message, Collection<String> secrets) {
+    if (message == null) {
+      return null;
+    }
+    String out = message;
+    for (String secret : secrets) {
+      if (secret != null && secret.length() >= 4) {
+        out = out.replace(secret, "****");
+      }
+    }
+    return BEARER.matcher(out).replaceAll("$1****");
   }
 
   /** Reads any error body; never throws. */
