@@ -1,6 +1,8 @@
 package io.lancerest.spark.catalog;
 
+import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.Supplier;
 import org.lance.spark.LanceDataset;
 import org.lance.spark.LancePositionDeltaDataset;
 
@@ -15,14 +17,20 @@ import org.lance.spark.LancePositionDeltaDataset;
 final class CatalogTable extends LancePositionDeltaDataset {
   private final transient String name;
   private final transient Map<String, String> properties;
+  private final transient Supplier<Map<String, String>> live;
 
+  /**
+   * @param live properties read at each call (the current version of a table read at "latest"
+   *     changes with every write, which never passes through the catalog)
+   */
   CatalogTable(LanceDataset base, boolean managedVersioning, String name,
-      Map<String, String> properties) {
+      Map<String, String> properties, Supplier<Map<String, String>> live) {
     super(base.readOptions(), base.schema(), base.getInitialStorageOptions(),
         base.getNamespaceImpl(), base.getNamespaceProperties(), managedVersioning,
         base.getFileFormatVersion());
     this.name = name;
     this.properties = Map.copyOf(properties);
+    this.live = live;
   }
 
   @Override
@@ -32,6 +40,11 @@ final class CatalogTable extends LancePositionDeltaDataset {
 
   @Override
   public Map<String, String> properties() {
-    return properties;
+    if (live == null) {
+      return properties;
+    }
+    Map<String, String> all = new LinkedHashMap<>(properties);
+    all.putAll(live.get());
+    return all;
   }
 }

@@ -3,11 +3,8 @@ package io.lancerest.spark.catalog;
 import io.lancerest.client.Identifiers;
 import io.lancerest.client.LanceRestClient;
 import io.lancerest.client.RestClientConfig;
-import io.lancerest.client.error.AlreadyExistsException;
 import io.lancerest.client.error.NotFoundException;
 import io.lancerest.client.error.UnsupportedOperationByServerException;
-import io.lancerest.client.model.AlterColumnsEntry;
-import io.lancerest.client.model.AlterTableAlterColumnsRequest;
 import io.lancerest.client.model.AlterTableDropColumnsRequest;
 import io.lancerest.client.model.DeclareTableRequest;
 import io.lancerest.client.model.DeclareTableResponse;
@@ -185,11 +182,6 @@ final class TableOperations {
         ? LanceTables.loadTable(e.handle, catalogName)
         : LanceTables.loadTableAtVersion(e.handle, version, catalogName);
     Map<String, String> props = new LinkedHashMap<>();
-    long shownVersion;
-    try (Dataset ds = openDataset(e.handle, version)) {
-      props.putAll(TableProperties.fromDatasetConfig(ds.getConfig()));
-      shownVersion = ds.version();
-    }
     if (e.describe.metadata() != null) {
       props.putAll(e.describe.metadata());
     }
@@ -198,12 +190,28 @@ final class TableOperations {
     }
     props.put(TableCatalog.PROP_LOCATION, e.describe.location());
     props.put(TableCatalog.PROP_PROVIDER, TableProperties.PROVIDER_LANCE);
-    props.put(TableProperties.CURRENT_VERSION, Long.toString(shownVersion));
     if (e.handle.managedVersioning()) {
       props.put(TableProperties.MANAGED_VERSIONING, "true");
     }
+    // The dataset config and version are read when Spark asks (DESCRIBE, SHOW TBLPROPERTIES):
+    // writes go through lance-spark, not the catalog, so anything read at load time goes stale.
     return new CatalogTable((LanceDataset) base, e.handle.managedVersioning(), displayName,
-        props);
+        props, () -> datasetProperties(e, version, props));
+  }
+
+  private static Map<String, String> datasetProperties(Entry e, Long version,
+      Map<String, String> serverProps) {
+    Map<String, String> out = new LinkedHashMap<>();
+    try (Dataset ds = openDataset(e.handle, version)) {
+      TableProperties.fromDatasetConfig(ds.getConfig()).forEach((k, v) -> {
+        // What the server keeps wins over the dataset config.
+        if (!serverProps.containsKey(k)) {
+          out.put(k, v);
+        }
+      });
+      out.put(TableProperties.CURRENT_VERSION, Long.toString(ds.version()));
+    }
+    return out;
   }
 
   private static Dataset openDataset(TableHandle handle, Long version) {
@@ -470,26 +478,20 @@ final class TableOperations {
     LanceTableAlterations.alterTable(e.handle, c);
   }
 
-  /** True when the server applied the change; false when it has no operation for it. */
+  /**
+   * True when the server applied the change; false when it has no operation for it. Only column
+   * drops go to the server: its AlterTableAlterColumns needs the full Arrow data type even for a
+   * rename (the directory server rejects entries without {@code data_type}), which Spark's change
+   * does not carry, so renames, type and nullability changes go to the dataset.
+   */
   private boolean tryServerColumnChange(List<String> id, TableChange c) {
-    try {
-      if (c instanceof TableChange.DeleteColumn d) {
-        client.alterTableDropColumns(new AlterTableDropColumnsRequest(id, null,
-            List.of(String.join(".", d.fieldNames()))));
-        return true;
-      }
-      if (c instanceof TableChange.RenameColumn r) {
-        client.alterTableAlterColumns(new AlterTableAlterColumnsRequest(id, null, List.of(
-            new AlterColumnsEntry(String.join(".", r.fieldNames()), null, r.newName(), null,
-                null))));
-        return true;
-      }
-      if (c instanceof TableChange.UpdateColumnNullability n && n.nullable()) {
-        client.alterTableAlterColumns(new AlterTableAlterColumnsRequest(id, null, List.of(
-            new AlterColumnsEntry(String.join(".", n.fieldNames()), null, null, true, null))));
-        return true;
-      }
+    if (!(c instanceof TableChange.DeleteColumn d)) {
       return false;
+    }
+    try {
+      client.alterTableDropColumns(new AlterTableDropColumnsRequest(id, null,
+          List.of(String.join(".", d.fieldNames()))));
+      return true;
     } catch (UnsupportedOperationByServerException ex) {
       serverColumnOps = false;
       return false;

@@ -46,6 +46,8 @@ final class ForwardingProxy implements AutoCloseable {
   private final boolean scripted;
   private final int pageSize;
   private final Map<String, AtomicInteger> counts = new ConcurrentHashMap<>();
+  /** When set, DescribeTable answers say the namespace manages table versions. */
+  volatile boolean forceManagedVersioning;
   /** Table properties kept by the scripted server, by delimited table id. */
   private final Map<String, Map<String, String>> properties = new ConcurrentHashMap<>();
 
@@ -127,6 +129,12 @@ final class ForwardingProxy implements AutoCloseable {
         pageSize > 0 && url.pathSegments().get(url.pathSegments().size() - 1).equals("list"));
     try (upstream) {
       byte[] answer = upstream.body() == null ? new byte[0] : upstream.body().bytes();
+      if (forceManagedVersioning && upstream.isSuccessful() && r.kind.equals("table")
+          && r.op.equals("describe")) {
+        ObjectNode node = (ObjectNode) JSON.readTree(answer);
+        node.put("managed_versioning", true);
+        return json(200, node);
+      }
       if (scripted && upstream.isSuccessful()) {
         if (r.op.equals("list") && request.getMethod().equals("GET")) {
           return page(url, answer);

@@ -1,0 +1,263 @@
+package io.lancerest.spark.catalog;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.lancerest.client.error.ClientConfigException;
+import io.lancerest.client.error.ServiceUnavailableException;
+import io.lancerest.client.model.DescribeTableRequest;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import okhttp3.mockwebserver.MockResponse;
+import okhttp3.mockwebserver.MockWebServer;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.connector.catalog.Identifier;
+import org.apache.spark.sql.connector.catalog.Table;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.util.CaseInsensitiveStringMap;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/**
+ * What is measured rather than listed in the contract: REST calls per query, the cache, secrets,
+ * interoperability with lance-spark's own catalog, options, and error propagation.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class CatalogBehaviourTest {
+  private SharedSpark shared;
+  private SparkSession spark;
+
+  @BeforeAll
+  void start() {
+    shared = SharedSpark.get();
+    spark = shared.spark;
+  }
+
+  private List<Row> sql(String s) {
+    return spark.sql(s).collectAsList();
+  }
+
+  private String newTable(String catalog) {
+    String ns = catalog + "." + SharedSpark.unique("b");
+    sql("CREATE NAMESPACE " + ns);
+    sql("CREATE TABLE " + ns + ".t (id BIGINT, name STRING)");
+    sql("INSERT INTO " + ns + ".t VALUES (1, 'a'), (2, 'b')");
+    return ns + ".t";
+  }
+
+  private String describeText(String table) {
+    return sql("DESCRIBE TABLE EXTENDED " + table).stream()
+        .map(r -> r.getString(0) + "=" + r.getString(1)).collect(Collectors.joining("\n"));
+  }
+
+  @Test
+  void aSelectCostsAtMostOneDescribeTable() {
+    String t = newTable("lance");
+    sql("REFRESH TABLE " + t); // leaves the cache cold
+    shared.plain.resetCounts();
+    assertEquals(2L, sql("SELECT count(*) FROM " + t).get(0).getLong(0));
+    assertEquals(1, shared.plain.count("table/describe"), shared.plain.counts().toString());
+    shared.plain.resetCounts();
+    assertEquals(2, sql("SELECT * FROM " + t + " WHERE id > 0").size());
+    assertEquals(0, shared.plain.count("table/describe"),
+        "a warm cache answers without the server: " + shared.plain.counts());
+  }
+
+  @Test
+  void withTheCacheDisabledEachSelectDescribesOnce() {
+    String t = newTable("lance_nc");
+    shared.plain.resetCounts();
+    sql("SELECT count(*) FROM " + t);
+    assertEquals(1, shared.plain.count("table/describe"), shared.plain.counts().toString());
+  }
+
+  @Test
+  void refreshTableDropsTheCachedSchema() {
+    String t = newTable("lance");
+    String other = t.replaceFirst("^lance\\.", "lance_nc.");
+    assertEquals(2, spark.table(t).columns().length); // cached in "lance"
+    sql("ALTER TABLE " + other + " ADD COLUMNS (extra INT)"); // through another catalog
+    assertEquals(2, spark.table(t).columns().length, "still cached");
+    sql("REFRESH TABLE " + t);
+    assertEquals(3, spark.table(t).columns().length);
+  }
+
+  @Test
+  void cacheEntriesExpireAfterWriteNotAfterAccess() {
+    long[] now = {0};
+    TableCache<String> cache = new TableCache<>(java.time.Duration.ofMillis(100),
+        () -> now[0]);
+    cache.put(List.of("a", "t"), "v1");
+    now[0] = 60_000_000L; // 60 ms
+    assertEquals("v1", cache.get(List.of("a", "t")));
+    now[0] = 100_000_000L; // 100 ms: reads did not extend it
+    assertEquals(null, cache.get(List.of("a", "t")));
+    TableCache<String> off = new TableCache<>(java.time.Duration.ZERO, () -> 0L);
+    off.put(List.of("a"), "x");
+    assertEquals(null, off.get(List.of("a")));
+  }
+
+  // ---------------------------------------------------------------- interop with lance-spark
+
+  @Test
+  void lanceSparksCatalogReadsOurTables() {
+    String t = newTable("lance");
+    String peer = t.replaceFirst("^lance\\.", "peer.");
+    assertEquals(sql("SELECT * FROM " + t + " ORDER BY id").toString(),
+        sql("SELECT * FROM " + peer + " ORDER BY id").toString());
+    assertEquals(spark.table(t).schema(), spark.table(peer).schema());
+  }
+
+  @Test
+  void weReadAndWriteLanceSparksTables() {
+    String ns = SharedSpark.unique("peerns");
+    sql("CREATE NAMESPACE peer." + ns);
+    sql("CREATE TABLE peer." + ns + ".p (id BIGINT, name STRING)");
+    sql("INSERT INTO peer." + ns + ".p VALUES (5, 'e'), (6, 'f')");
+    assertEquals(sql("SELECT * FROM peer." + ns + ".p ORDER BY id").toString(),
+        sql("SELECT * FROM lance." + ns + ".p ORDER BY id").toString());
+    assertEquals(spark.table("peer." + ns + ".p").schema(),
+        spark.table("lance." + ns + ".p").schema());
+    sql("INSERT INTO lance." + ns + ".p VALUES (7, 'g')");
+    assertEquals(3, sql("SELECT * FROM peer." + ns + ".p").size());
+  }
+
+  // ---------------------------------------------------------------- secrets
+
+  @Test
+  void describeAndPropertiesNeverShowCredentials() throws Exception {
+    spark.conf().set("spark.sql.catalog.lance_sec", LanceRestCatalog.class.getName());
+    spark.conf().set("spark.sql.catalog.lance_sec.uri", shared.plain.uri());
+    spark.conf().set("spark.sql.catalog.lance_sec.token", "tok-SECRET-1");
+    spark.conf().set("spark.sql.catalog.lance_sec.header.X-Api-Key", "hdr-SECRET-2");
+    spark.conf().set("spark.sql.catalog.lance_sec.storage.aws_secret_access_key",
+        "sto-SECRET-3");
+    String t = newTable("lance_sec");
+    String text = describeText(t) + sql("SHOW TBLPROPERTIES " + t).toString();
+    Table table = ((LanceRestCatalog) spark.sessionState().catalogManager().catalog("lance_sec"))
+        .loadTable(Identifier.of(new String[] {t.split("\\.")[1]}, "t"));
+    text += table.properties().toString() + table.toString() + table.name();
+    assertFalse(text.contains("SECRET"), text);
+    LanceRestCatalog c =
+        (LanceRestCatalog) spark.sessionState().catalogManager().catalog("lance_sec");
+    Map<String, String> shipped =
+        TableOperations.executorNamespaceProperties(c.client().config());
+    assertEquals(shared.plain.uri(), shipped.get("uri"));
+    assertFalse(shipped.toString().contains("SECRET"), shipped.toString());
+  }
+
+  @Test
+  void executorsGetUriAndPlainHeadersOnly() {
+    LanceRestCatalog c = (LanceRestCatalog) spark.sessionState().catalogManager()
+        .catalog("lance");
+    Map<String, String> shipped =
+        TableOperations.executorNamespaceProperties(c.client().config());
+    assertEquals("tests", shipped.get("header.X-Tenant"));
+    assertEquals(Map.of("uri", shared.plain.uri(), "delimiter", "$",
+        "header.X-Tenant", "tests"), shipped);
+  }
+
+  // ---------------------------------------------------------------- options
+
+  @Test
+  void unknownOptionsAreRejectedByName() {
+    ClientConfigException e = assertThrows(ClientConfigException.class,
+        () -> CatalogOptions.parse("lance", Map.of("uri", "http://x", "cache.ttl", "5")));
+    assertTrue(e.getMessage().contains("[cache.ttl]"), e.getMessage());
+    assertTrue(e.getMessage().contains("cache.ttl-ms"), e.getMessage());
+    ClientConfigException e2 = assertThrows(ClientConfigException.class,
+        () -> CatalogOptions.parse("lance", Map.of("uri", "http://x", "cache.ttl-ms", "-1")));
+    assertTrue(e2.getMessage().contains("non-negative"), e2.getMessage());
+  }
+
+  @Test
+  void optionsAreReadWithTheirDefaults() {
+    CatalogOptions o = CatalogOptions.parse("lance", Map.of("uri", "http://x",
+        "parent", "a$b", "storage.region", "eu", "table-default.k", "v", "mv.mode", "off"));
+    assertEquals(List.of("a", "b"), o.parent());
+    assertEquals(30_000, o.cacheTtl().toMillis());
+    assertEquals(Map.of("region", "eu"), o.storageOptions());
+    assertEquals(Map.of("k", "v"), o.tableDefaults());
+    assertEquals("off", o.mvMode());
+    assertFalse(o.toString().contains("eu"), "storage values are not printed");
+  }
+
+  @Test
+  void parentPrefixesEveryIdentifierAndTableDefaultsApply() {
+    String parent = SharedSpark.unique("parent");
+    try (var client = shared.server.newClient()) {
+      client.createNamespace(
+          new io.lancerest.client.model.CreateNamespaceRequest(List.of(parent), null, Map.of()));
+      spark.conf().set("spark.sql.catalog.lance_p", LanceRestCatalog.class.getName());
+      spark.conf().set("spark.sql.catalog.lance_p.uri", shared.plain.uri());
+      spark.conf().set("spark.sql.catalog.lance_p.parent", parent);
+      spark.conf().set("spark.sql.catalog.lance_p.table-default.team", "red");
+      sql("CREATE NAMESPACE lance_p.sub");
+      sql("CREATE TABLE lance_p.sub.t (x INT)");
+      assertEquals(List.of("sub"), client.listAllNamespaces(List.of(parent)).toList());
+      assertEquals("t", client.describeTable(DescribeTableRequest.of(List.of(parent, "sub", "t")))
+          .table());
+      assertEquals("red", sql("SHOW TBLPROPERTIES lance_p.sub.t").stream()
+          .filter(r -> r.getString(0).equals("team")).findFirst().orElseThrow().getString(1));
+      assertEquals(1, sql("SHOW NAMESPACES IN lance_p").size());
+    }
+  }
+
+  // ---------------------------------------------------------------- errors
+
+  @Test
+  void tableExistsPropagatesServerFailures() throws Exception {
+    try (MockWebServer down = new MockWebServer()) {
+      down.setDispatcher(new okhttp3.mockwebserver.Dispatcher() {
+        @Override
+        public MockResponse dispatch(okhttp3.mockwebserver.RecordedRequest r) {
+          return new MockResponse().setResponseCode(503).setBody("maintenance");
+        }
+      });
+      down.start();
+      LanceRestCatalog c = new LanceRestCatalog();
+      c.initialize("down", new CaseInsensitiveStringMap(Map.of(
+          "uri", "http://127.0.0.1:" + down.getPort(), "retry.max-attempts", "1")));
+      assertThrows(ServiceUnavailableException.class,
+          () -> c.tableExists(Identifier.of(new String[] {"ns"}, "t")));
+      assertThrows(ServiceUnavailableException.class,
+          () -> c.namespaceExists(new String[] {"ns"}));
+    }
+  }
+
+  @Test
+  void managedVersioningTablesNeverFallBackToTheDataset() throws Exception {
+    String t = newTable("lance");
+    ForwardingProxy managed = new ForwardingProxy(shared.server.uri(),
+        shared.server.rootDir().toUri().toString(), false, 0);
+    try {
+      managed.forceManagedVersioning = true;
+      LanceRestCatalog c = new LanceRestCatalog();
+      c.initialize("managed", new CaseInsensitiveStringMap(Map.of("uri", managed.uri())));
+      Identifier id = Identifier.of(new String[] {t.split("\\.")[1]}, "t");
+      UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class,
+          () -> c.alterTable(id,
+              org.apache.spark.sql.connector.catalog.TableChange.setProperty("k", "v")));
+      assertTrue(e.getMessage().contains("managed_versioning=true"), e.getMessage());
+      assertThrows(UnsupportedOperationException.class, () -> c.alterTable(id,
+          org.apache.spark.sql.connector.catalog.TableChange.addColumn(new String[] {"c"},
+              org.apache.spark.sql.types.DataTypes.IntegerType)));
+      assertEquals(2, spark.table(t).columns().length, "nothing changed");
+      assertFalse(sql("SHOW TBLPROPERTIES " + t).toString().contains("k,v"));
+    } finally {
+      managed.close();
+    }
+  }
+
+  @Test
+  void createdSchemaMatchesTheStatement() throws Exception {
+    String t = newTable("lance");
+    StructType schema = spark.table(t).schema();
+    assertEquals("struct<id:bigint,name:string>", schema.simpleString());
+  }
+}
