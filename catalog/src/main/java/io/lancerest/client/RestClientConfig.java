@@ -6,6 +6,7 @@ import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -60,7 +61,12 @@ public final class RestClientConfig {
   private final Duration retryInitialBackoff;
   private final Duration retryMaxBackoff;
 
+  /** Prefixes that belong to this client alone: an unknown option under them is a typo. */
+  private static final List<String> OWN_PREFIXES = List.of("retry.", "oauth2.", "tls.");
+  private static final int MAX_ATTEMPTS_LIMIT = 100;
+
   private RestClientConfig(Map<String, String> options, Map<String, String> env) {
+    rejectUnknown(options);
     String rawUri = options.get(URI);
     if (rawUri == null || rawUri.isBlank()) {
       throw new ClientConfigException(
@@ -127,10 +133,17 @@ public final class RestClientConfig {
       throw new ClientConfigException(
           "Option 'proxy' must be 'http://host:port', got '" + options.get(PROXY) + "'");
     }
-    this.connectTimeout = Duration.ofMillis(positiveLong(options, CONNECT_TIMEOUT_MS, 10_000));
-    this.readTimeout = Duration.ofMillis(positiveLong(options, READ_TIMEOUT_MS, 60_000));
-    this.callTimeout = Duration.ofMillis(nonNegativeLong(options, CALL_TIMEOUT_MS, 0));
-    this.retryMaxAttempts = (int) positiveLong(options, RETRY_MAX_ATTEMPTS, 5);
+    // OkHttp takes timeouts as int milliseconds and refuses larger ones with its own error.
+    this.connectTimeout = Duration.ofMillis(
+        atMost(CONNECT_TIMEOUT_MS, positiveLong(options, CONNECT_TIMEOUT_MS, 10_000),
+            Integer.MAX_VALUE));
+    this.readTimeout = Duration.ofMillis(
+        atMost(READ_TIMEOUT_MS, positiveLong(options, READ_TIMEOUT_MS, 60_000),
+            Integer.MAX_VALUE));
+    this.callTimeout = Duration.ofMillis(
+        atMost(CALL_TIMEOUT_MS, nonNegativeLong(options, CALL_TIMEOUT_MS, 0), Integer.MAX_VALUE));
+    this.retryMaxAttempts = (int) atMost(RETRY_MAX_ATTEMPTS,
+        positiveLong(options, RETRY_MAX_ATTEMPTS, 5), MAX_ATTEMPTS_LIMIT);
     this.retryInitialBackoff =
         Duration.ofMillis(nonNegativeLong(options, RETRY_INITIAL_BACKOFF_MS, 100));
     this.retryMaxBackoff = Duration.ofMillis(nonNegativeLong(options, RETRY_MAX_BACKOFF_MS, 10_000));
@@ -144,6 +157,26 @@ public final class RestClientConfig {
   public static RestClientConfig fromProperties(
       Map<String, String> options, Map<String, String> env) {
     return new RestClientConfig(options, env);
+  }
+
+  private static void rejectUnknown(Map<String, String> options) {
+    for (String key : options.keySet()) {
+      for (String prefix : OWN_PREFIXES) {
+        if (key.startsWith(prefix) && !KNOWN.contains(key)) {
+          throw new ClientConfigException("Unknown option '" + key + "': options starting with '"
+              + prefix + "' are " + new java.util.TreeSet<>(KNOWN.stream()
+                  .filter(k -> k.startsWith(prefix)).toList()));
+        }
+      }
+    }
+  }
+
+  private static long atMost(String key, long value, long max) {
+    if (value > max) {
+      throw new ClientConfigException("Option '" + key + "' must be at most " + max + ", got "
+          + value);
+    }
+    return value;
   }
 
   private static String stripTrailingSlash(String s) {

@@ -99,6 +99,22 @@ class OAuth2Test extends ScriptedServerTest {
     return apiRequests.get(apiRequests.size() - 1).getHeader("Authorization");
   }
 
+  /**
+   * The server has seen the token request, but the client may still be reading the answer:
+   * call until the new token shows (the old one is still valid meanwhile).
+   */
+  private void awaitBearer(LanceRestClient c, String expected) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+    do {
+      describe(c);
+      if (expected.equals(lastBearer())) {
+        return;
+      }
+      Thread.sleep(10);
+    } while (System.nanoTime() < deadline);
+    assertEquals(expected, lastBearer());
+  }
+
   private void awaitTokenRequests(int n, long timeoutMs) throws InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
     while (tokenRequests.size() < n && System.nanoTime() < deadline) {
@@ -154,9 +170,8 @@ class OAuth2Test extends ScriptedServerTest {
     long afterMs = TimeUnit.NANOSECONDS.toMillis(tokenRequestNanos.get(1) - tokenRequestNanos.get(0));
     assertTrue(afterMs >= 1500 && afterMs < 2000,
         "refresh came " + afterMs + " ms after the first token of 2 s");
-    describe(c);
-    assertEquals("Bearer tok-2", lastBearer());
-    assertEquals(2, tokenRequests.size());
+    awaitBearer(c, "Bearer tok-2");
+    assertEquals(2, tokenRequests.size(), "no call had to fetch a token itself");
   }
 
   @Test
@@ -170,8 +185,7 @@ class OAuth2Test extends ScriptedServerTest {
     // 0.9 s: refresh fails; about 1 s later the re-armed refresh succeeds.
     awaitTokenRequests(3, 5000);
 
-    describe(c);
-    assertEquals("Bearer tok-2", lastBearer());
+    awaitBearer(c, "Bearer tok-2");
     assertEquals(3, tokenRequests.size());
   }
 
@@ -277,7 +291,9 @@ class OAuth2Test extends ScriptedServerTest {
 
     assertTrue(errors.isEmpty(), errors.toString());
     assertEquals(2, tokenRequests.size(), n + " requests refused together share one refresh");
-    assertEquals(1 + 2 * n, apiRequests.size());
+    // Threads that started after the refresh sent tok-2 at once; the others were refused once.
+    assertTrue(apiRequests.size() >= 1 + n + 1 && apiRequests.size() <= 1 + 2 * n,
+        apiRequests.size() + " API requests");
     assertEquals("Bearer tok-2", lastBearer());
   }
 
