@@ -1,0 +1,324 @@
+package io.lancerest.spark.mv.udtf;
+
+import io.lancerest.spark.mv.MaterializedViewException;
+import io.lancerest.spark.mv.commit.FragmentShipping;
+import io.lancerest.spark.mv.commit.ViewCommit;
+import io.lancerest.spark.mv.commit.ViewCommitResult;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.spark.SparkException;
+import org.apache.spark.api.java.JavaRDD;
+import org.apache.spark.resource.ResourceProfile;
+import org.apache.spark.sql.Column;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
+import org.lance.FragmentMetadata;
+import org.lance.ReadOptions;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The refresh of a UDTF view: a full rebuild, partition-parallel on Spark, committed as ONE
+ * atomic overwrite that carries the new rows and the new base version together.
+ *
+ * <ol>
+ *   <li>If the view's recorded base version equals the source version, nothing is done ({@code
+ *       UP_TO_DATE}) unless forced.</li>
+ *   <li>The source query's rows are repartitioned by key over up to {@code concurrency} tasks
+ *       and sorted within each task, so every task streams its partitions one after another
+ *       (NULL keys form their own partition). An unpartitioned view is one task, one call.</li>
+ *   <li>Each partition's output is written by its task as uncommitted fragments of the view and
+ *       checkpointed, so a failed run's finished partitions are reused by the next run of the
+ *       same UDTF name, version and source version.</li>
+ *   <li>Failures follow the view's {@code error_handling} ({@link
+ *       io.lancerest.spark.mv.ErrorHandling}) per partition: a failed refresh commits nothing;
+ *       skipped partitions are written to the errors table and the result is {@code
+ *       PARTIAL}.</li>
+ *   <li>The driver commits all fragments at once with {@link ViewCommit} (replace all rows,
+ *       schema metadata with the base version), then drops the checkpoints.</li>
+ * </ol>
+ */
+public final class UdtfRefresh {
+  private static final Logger LOG = LoggerFactory.getLogger(UdtfRefresh.class);
+  /** Geneva's key for the source version a UDTF view was built from. */
+  public static final String BASE_VERSION_KEY = "geneva::view::base_table_version";
+  public static final String LAST_JOB_KEY = "lancerest::udtf::last_job_id";
+  public static final String LAST_STATUS_KEY = "lancerest::udtf::last_status";
+  public static final String SKIPPED_KEY = "lancerest::udtf::skipped_partitions";
+  private static final AtomicBoolean RESOURCE_ADVISORY_LOGGED = new AtomicBoolean();
+
+  private UdtfRefresh() {}
+
+  public static UdtfRefreshResult run(SparkSession spark, UdtfSource source, UdtfView view,
+      UdtfDefinition def, UdtfRefreshOptions options) {
+    long started = System.nanoTime();
+    String jobId = options.jobId() != null ? options.jobId() : UUID.randomUUID().toString();
+    instantiate(def.className(), def.name());
+    long viewVersion;
+    String base;
+    try (BufferAllocator allocator = new RootAllocator();
+        org.lance.Dataset ds = org.lance.Dataset.open(allocator, view.location(),
+            new ReadOptions.Builder().setStorageOptions(view.storageOptions()).build())) {
+      viewVersion = ds.version();
+      Map<String, String> meta = ds.getSchema().getCustomMetadata();
+      base = meta == null ? null : meta.get(BASE_VERSION_KEY);
+    } catch (RuntimeException e) {
+      throw new UdtfRefreshException("Cannot open the table of view '" + view.name() + "' at '"
+          + view.location() + "': " + e.getMessage(), e);
+    }
+    if (!options.force() && String.valueOf(source.version()).equals(base)) {
+      LOG.info("View '{}' is up to date with source version {}; nothing to do (force to "
+          + "rebuild)", view.name(), source.version());
+      return new UdtfRefreshResult(jobId, UdtfRefreshResult.Status.UP_TO_DATE, source.version(),
+          viewVersion, 0, 0, 0, List.of(), 0, 0, 0, null, elapsed(started));
+    }
+
+    String key = def.keyColumn();
+    boolean ivf = def.partitionByIndexedColumn() != null;
+    Dataset<Row> members = null;
+    String description = "UDTF refresh of view " + view.name() + " (job " + jobId + ")";
+    spark.sparkContext().setJobGroup(jobId, description, false);
+    try {
+      Dataset<Row> df = source.reader().read(spark, ivf);
+      List<String> inputColumns = inputColumns(def, df, view);
+      if (ivf) {
+        IvfPartitions.IvfIndex index = IvfPartitions.inspect(source.location(),
+            source.storageOptions(), source.version(), def.partitionByIndexedColumn());
+        members = IvfPartitions.membership(spark, source.location(), source.storageOptions(),
+            source.version(), def.partitionByIndexedColumn(), index);
+        df = df.join(members, "_rowid");
+        inputColumns.add(IvfPartitions.PARTITION_ID);
+      }
+      boolean stripKey = key != null && !inputColumns.contains(key);
+      List<Column> selected = new ArrayList<>();
+      for (String c : inputColumns) {
+        selected.add(df.col(c));
+      }
+      if (stripKey) {
+        selected.add(df.col(key));
+      }
+      Dataset<Row> input = df.select(selected.toArray(Column[]::new));
+      StructType inputSchema = new StructType(Arrays.copyOf(input.schema().fields(),
+          inputColumns.size(), StructField[].class));
+
+      PartitionCheckpoints checkpoints =
+          new PartitionCheckpoints(view.location(), def, source.version());
+      Map<String, PartitionCheckpoints.Checkpoint> finished = checkpoints.load();
+      if (!finished.isEmpty()) {
+        LOG.info("View '{}': {} partitions finished by an earlier run are reused", view.name(),
+            finished.size());
+      }
+      PartitionTask.Spec spec = new PartitionTask.Spec(def.name(), def.className(),
+          def.outputSchema().toJson(), def.options(), def.errorHandling().toJson(), key,
+          key == null ? -1 : Arrays.asList(input.columns()).indexOf(key), stripKey,
+          inputSchema, source.version(), view.location(), view.storageOptions(),
+          options.maxRowsPerFragment(), Set.copyOf(finished.keySet()), checkpoints);
+
+      JavaRDD<Row> rows;
+      if (key == null) {
+        rows = input.coalesce(1).toJavaRDD();
+      } else {
+        int tasks = options.concurrency() > 0 ? options.concurrency()
+            : spark.sparkContext().defaultParallelism();
+        rows = input.repartition(tasks, input.col(key)).sortWithinPartitions(input.col(key))
+            .toJavaRDD();
+      }
+      JavaRDD<PartitionOutcome> outcomes = rows.mapPartitions(new PartitionTask(spec));
+      outcomes = withResources(spark, outcomes, def.resources(), view.name());
+      List<PartitionOutcome> collected;
+      try {
+        collected = outcomes.collect();
+      } catch (RuntimeException e) {
+        throw new UdtfRefreshException("Refresh of view '" + view.name() + "' (job " + jobId
+            + ") failed in Spark; nothing was committed and the view stays at version "
+            + viewVersion + ": " + rootMessage(e), e);
+      }
+      return commit(view, def, source, options, jobId, viewVersion, collected, finished,
+          checkpoints, started);
+    } finally {
+      spark.sparkContext().clearJobGroup();
+      if (members != null) {
+        members.unpersist();
+      }
+    }
+  }
+
+  private static UdtfRefreshResult commit(UdtfView view, UdtfDefinition def, UdtfSource source,
+      UdtfRefreshOptions options, String jobId, long viewVersion,
+      List<PartitionOutcome> outcomes, Map<String, PartitionCheckpoints.Checkpoint> finished,
+      PartitionCheckpoints checkpoints, long started) {
+    List<FragmentMetadata> fragments = new ArrayList<>();
+    List<UdtfRefreshResult.SkippedPartition> skipped = new ArrayList<>();
+    List<PartitionOutcome> failed = new ArrayList<>();
+    long computed = 0;
+    long reused = 0;
+    long calls = 0;
+    for (PartitionOutcome o : outcomes) {
+      calls += o.calls();
+      switch (o.status()) {
+        case DONE -> {
+          computed++;
+          fragments.addAll(FragmentShipping.fromBytes(o.fragments()));
+        }
+        case REUSED -> {
+          reused++;
+          fragments.addAll(FragmentShipping.fromBytes(finished.get(o.keyId()).fragments()));
+        }
+        case SKIPPED -> skipped.add(new UdtfRefreshResult.SkippedPartition(o.keyDisplay(),
+            o.calls(), o.errorClass(), o.errorMessage()));
+        case FAILED -> failed.add(o);
+      }
+    }
+    long total = outcomes.size();
+    if (!failed.isEmpty()) {
+      PartitionOutcome f = failed.get(0);
+      throw new UdtfRefreshException("Refresh of view '" + view.name() + "' (job " + jobId
+          + ") failed: partition " + f.keyDisplay() + " failed after " + f.calls()
+          + " attempt(s): " + f.errorClass() + ": " + f.errorMessage() + ". Nothing was "
+          + "committed; the view stays at version " + viewVersion + ". " + (computed + reused)
+          + " finished partitions are checkpointed and will be reused by the next refresh.");
+    }
+    try {
+      def.errorHandling().checkSkips(skipped.size(), total, "partitions");
+    } catch (MaterializedViewException e) {
+      throw new UdtfRefreshException("Refresh of view '" + view.name() + "' (job " + jobId
+          + ") failed: " + e.getMessage() + ". First error: partition "
+          + skipped.get(0).partitionKey() + ": " + skipped.get(0).errorClass() + ": "
+          + skipped.get(0).errorMessage() + ". The view stays at version " + viewVersion
+          + ".", e);
+    }
+    UdtfRefreshResult.Status status = skipped.isEmpty()
+        ? UdtfRefreshResult.Status.DONE : UdtfRefreshResult.Status.PARTIAL;
+    String errorsTable = null;
+    if (!skipped.isEmpty()) {
+      errorsTable = options.errorsTable() != null ? options.errorsTable()
+          : view.defaultErrorsTable();
+      UdtfErrorsTable.append(errorsTable, view.storageOptions(), jobId, view.name(), def,
+          source.version(), skipped);
+      LOG.warn("View '{}' (job {}): {} of {} partitions skipped after failing; the view is "
+          + "PARTIAL, errors are in '{}'", view.name(), jobId, skipped.size(), total,
+          errorsTable);
+    }
+    Map<String, String> meta = new LinkedHashMap<>();
+    meta.put(BASE_VERSION_KEY, Long.toString(source.version()));
+    meta.put(LAST_JOB_KEY, jobId);
+    meta.put(LAST_STATUS_KEY, status.name());
+    meta.put(SKIPPED_KEY, Integer.toString(skipped.size()));
+    ViewCommitResult committed = ViewCommit.builder(view.location(), viewVersion)
+        .storageOptions(view.storageOptions())
+        .replaceAllRows()
+        .addFragments(fragments)
+        .schemaMetadata(meta)
+        .transactionProperties(Map.of(LAST_JOB_KEY, jobId))
+        .build()
+        .commit();
+    checkpoints.clear();
+    LOG.info("View '{}' (job {}) {}: version {} from source version {}, {} partitions ({} "
+        + "computed, {} reused, {} skipped), {} rows", view.name(), jobId, status,
+        committed.version(), source.version(), total, computed, reused, skipped.size(),
+        committed.rowsAdded());
+    return new UdtfRefreshResult(jobId, status, source.version(), committed.version(), total,
+        computed, reused, skipped, calls, committed.rowsAdded(), committed.rowsDeleted(),
+        errorsTable, elapsed(started));
+  }
+
+  private static List<String> inputColumns(UdtfDefinition def, Dataset<Row> df, UdtfView view) {
+    List<String> available = new ArrayList<>(Arrays.asList(df.columns()));
+    available.remove("_rowid");
+    List<String> out = def.inputColumns() == null ? available
+        : new ArrayList<>(def.inputColumns());
+    for (String c : out) {
+      if (!available.contains(c)) {
+        throw new UdtfValidationException("View '" + view.name() + "': input column '" + c
+            + "' is not produced by the source query (its columns are " + available + ")");
+      }
+    }
+    if (def.partitionBy() != null && !available.contains(def.partitionBy())) {
+      throw new UdtfValidationException("View '" + view.name() + "': partition column '"
+          + def.partitionBy() + "' is not produced by the source query (its columns are "
+          + available + ")");
+    }
+    return out;
+  }
+
+  /**
+   * Applies the UDTF's resource requests to the stage that calls it. Stage-level scheduling
+   * needs YARN, Kubernetes or standalone (with dynamic allocation); elsewhere (local mode, for
+   * one) the requests are advisory and logged once per JVM.
+   */
+  static <T> JavaRDD<T> withResources(SparkSession spark, JavaRDD<T> rdd,
+      UdtfResources resources, String view) {
+    String discovery = spark.sparkContext().getConf()
+        .get("spark.executor.resource.gpu.discoveryScript", "");
+    Optional<ResourceProfile> profile = resources.toResourceProfile(discovery);
+    if (profile.isEmpty()) {
+      return rdd;
+    }
+    String master = spark.sparkContext().master();
+    if (master.startsWith("local")) {
+      advisory(view, resources, "Spark runs in local mode (" + master + "), which has no "
+          + "stage-level scheduling");
+      return rdd;
+    }
+    try {
+      return new JavaRDD<>(rdd.rdd().withResources(profile.get()), rdd.classTag());
+    } catch (RuntimeException e) {
+      advisory(view, resources, "the cluster manager refused a ResourceProfile: "
+          + e.getMessage());
+      return rdd;
+    }
+  }
+
+  private static void advisory(String view, UdtfResources r, String why) {
+    if (RESOURCE_ADVISORY_LOGGED.compareAndSet(false, true)) {
+      LOG.warn("UDTF resources for view '{}' (num_cpus={}, num_gpus={}, memory={} bytes) are "
+          + "advisory: {}", view, r.numCpus(), r.numGpus(), r.memoryBytes(), why);
+    }
+  }
+
+  /** Loads the UDTF class; a definition error when it is missing or not a {@link BatchUdtf}. */
+  static BatchUdtf instantiate(String className, String udtfName) {
+    Class<?> c;
+    try {
+      c = Class.forName(className, true, Thread.currentThread().getContextClassLoader());
+    } catch (ClassNotFoundException e) {
+      throw new UdtfValidationException("UDTF '" + udtfName + "': class " + className
+          + " is not on the classpath; add its jar (spark.jars / --jars)", e);
+    }
+    if (!BatchUdtf.class.isAssignableFrom(c)) {
+      throw new UdtfValidationException("UDTF '" + udtfName + "': class " + className
+          + " does not implement " + BatchUdtf.class.getName());
+    }
+    try {
+      return (BatchUdtf) c.getConstructor().newInstance();
+    } catch (ReflectiveOperationException e) {
+      throw new UdtfValidationException("UDTF '" + udtfName + "': class " + className
+          + " needs a public no-argument constructor (" + e + ")", e);
+    }
+  }
+
+  private static String rootMessage(Throwable e) {
+    Throwable t = e;
+    while (t.getCause() != null && t.getCause() != t) {
+      t = t.getCause();
+    }
+    return t == e ? String.valueOf(e.getMessage()) : e.getMessage() + " (cause: " + t + ")";
+  }
+
+  private static Duration elapsed(long startedNanos) {
+    return Duration.ofNanos(System.nanoTime() - startedNanos);
+  }
+}

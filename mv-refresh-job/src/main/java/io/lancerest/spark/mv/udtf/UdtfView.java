@@ -1,0 +1,29 @@
+package io.lancerest.spark.mv.udtf;
+
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The view table a UDTF refresh rebuilds.
+ *
+ * @param name how the view is named to users (logs, Spark job descriptions, error records),
+ *     e.g. {@code ns.v}
+ * @param location the view's Lance table; it exists and has the UDTF's output schema
+ */
+public record UdtfView(String name, String location, Map<String, String> storageOptions) {
+  public UdtfView {
+    Objects.requireNonNull(name, "name");
+    Objects.requireNonNull(location, "location");
+    storageOptions = storageOptions == null ? Map.of() : Map.copyOf(storageOptions);
+  }
+
+  /** {@code <view>__errors.lance} next to the view's own directory. */
+  String defaultErrorsTable() {
+    String base = location.endsWith("/") ? location.substring(0, location.length() - 1)
+        : location;
+    if (base.endsWith(".lance")) {
+      base = base.substring(0, base.length() - ".lance".length());
+    }
+    return base + "__errors.lance";
+  }
+}

@@ -1,0 +1,133 @@
+package io.lancerest.spark.mv.udtf;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.util.LanceArrowUtils;
+import org.lance.WriteParams;
+
+/** Local Lance tables, a SparkSession and small UDTFs for the UDTF tests. */
+final class UdtfFixtures {
+  /** Calls per "run tag:partition key", shared by every task (local mode: one JVM). */
+  static final Map<String, AtomicInteger> CALLS = new ConcurrentHashMap<>();
+
+  private UdtfFixtures() {}
+
+  static SparkSession spark(String master) {
+    return SparkSession.builder()
+        .master(master)
+        .appName("udtf-tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "4")
+        .config("spark.default.parallelism", "2")
+        .getOrCreate();
+  }
+
+  static final StructType ITEMS = new StructType()
+      .add("category", DataTypes.StringType, true)
+      .add("name", DataTypes.StringType, false)
+      .add("price", DataTypes.LongType, false);
+
+  /** Writes {@code rows} of {@link #ITEMS} to a new Lance table, or appends to it. */
+  static void writeItems(SparkSession spark, String uri, List<Row> rows, boolean append) {
+    Dataset<Row> df = spark.createDataFrame(rows, ITEMS);
+    df.write().format("lance").mode(append ? "append" : "errorifexists").save(uri);
+  }
+
+  static long latestVersion(String uri) {
+    try (BufferAllocator a = new RootAllocator();
+        org.lance.Dataset ds = org.lance.Dataset.open(uri, a)) {
+      return ds.version();
+    }
+  }
+
+  static Map<String, String> schemaMetadata(String uri) {
+    try (BufferAllocator a = new RootAllocator();
+        org.lance.Dataset ds = org.lance.Dataset.open(uri, a)) {
+      return ds.getSchema().getCustomMetadata();
+    }
+  }
+
+  /** Creates the empty view table with the output schema (what CREATE does). */
+  static void createView(String uri, StructType output) {
+    Schema arrow = LanceArrowUtils.toArrowSchema(output, "UTC", true);
+    try (BufferAllocator a = new RootAllocator()) {
+      org.lance.Dataset.create(a, uri, arrow,
+          new WriteParams.Builder().withEnableStableRowIds(true).build()).close();
+    }
+  }
+
+  static Schema arrow(StructType s) {
+    return LanceArrowUtils.toArrowSchema(s, "UTC", true);
+  }
+
+  /** The rows of a Lance table (latest, or at {@code version}), sorted by their text. */
+  static List<String> rows(SparkSession spark, String uri, Long version) {
+    var reader = spark.read().format("lance").option("path", uri);
+    if (version != null) {
+      reader = reader.option("version", version.toString());
+    }
+    List<String> out = new ArrayList<>();
+    for (Row r : reader.load().collectAsList()) {
+      out.add(r.toString());
+    }
+    out.sort(Comparator.naturalOrder());
+    return out;
+  }
+
+  static int calls(String tag, String key) {
+    AtomicInteger n = CALLS.get(tag + ":" + key);
+    return n == null ? 0 : n.get();
+  }
+
+  /** Output: {@code category string, n long, total long} per partition. */
+  static final StructType COUNTS = new StructType()
+      .add("category", DataTypes.StringType, true)
+      .add("n", DataTypes.LongType, false)
+      .add("total", DataTypes.LongType, false);
+
+  /**
+   * Counts and sums {@code price} per partition. Options: {@code tag} (call counting), {@code
+   * fail_key} + {@code fail_times} (throw on that key's first N calls, after reading half of
+   * its rows), {@code bad_output} (return a string where a long is declared).
+   */
+  public static final class CountingUdtf implements BatchUdtf {
+    @Override
+    public Iterator<Row> process(UdtfContext ctx, Iterator<Row> rows) {
+      String key = String.valueOf(ctx.partitionKey());
+      int call = CALLS.computeIfAbsent(ctx.option("tag", "") + ":" + key,
+          k -> new AtomicInteger()).incrementAndGet();
+      int priceIndex = ctx.inputSchema().fieldIndex("price");
+      long n = 0;
+      long total = 0;
+      boolean fail = key.equals(ctx.option("fail_key", null))
+          && call <= Integer.parseInt(ctx.option("fail_times", "0"));
+      while (rows.hasNext()) {
+        Row r = rows.next();
+        n++;
+        total += r.getLong(priceIndex);
+        if (fail && n == 2) {
+          throw new IllegalStateException("boom on " + key + " (call " + call + ")");
+        }
+      }
+      if (fail) {
+        throw new IllegalStateException("boom on " + key + " (call " + call + ")");
+      }
+      Object totalValue = ctx.options().containsKey("bad_output") ? "oops" : (Object) total;
+      return List.of(RowFactory.create(ctx.partitionKey(), n, totalValue)).iterator();
+    }
+  }
+}

@@ -1,0 +1,341 @@
+package io.lancerest.spark.mv.udtf;
+
+import static io.lancerest.spark.mv.udtf.UdtfFixtures.COUNTS;
+import static io.lancerest.spark.mv.udtf.UdtfFixtures.calls;
+import static io.lancerest.spark.mv.udtf.UdtfFixtures.rows;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.lancerest.spark.mv.ErrorHandling;
+import io.lancerest.spark.mv.FunctionEnvelope;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * UDTF refresh end to end on local Lance tables: source {@code items(category, name, price)}
+ * with categories a (3 rows), b (2), c (2), d (1) and NULL (2), at version 1.
+ */
+class UdtfRefreshTest {
+  private static SparkSession spark;
+  @TempDir Path dir;
+  private String source;
+  private String viewUri;
+  private UdtfView view;
+  private String tag;
+
+  @BeforeAll
+  static void start() {
+    spark = UdtfFixtures.spark("local[2]");
+  }
+
+  @AfterAll
+  static void stop() {
+    spark.stop();
+  }
+
+  @BeforeEach
+  void tables(TestInfo info) {
+    tag = info.getDisplayName();
+    source = dir.resolve("items.lance").toString();
+    viewUri = dir.resolve("v.lance").toString();
+    view = new UdtfView("ns.v", viewUri, Map.of());
+    UdtfFixtures.writeItems(spark, source, List.of(
+        item("a", "a1", 1), item("a", "a2", 2), item("a", "a3", 3),
+        item("b", "b1", 10), item("b", "b2", 20),
+        item("c", "c1", 100), item("c", "c2", 200),
+        item("d", "d1", 1000),
+        item(null, "n1", 5), item(null, "n2", 6)), false);
+    UdtfFixtures.createView(viewUri, COUNTS);
+  }
+
+  private static Row item(String category, String name, long price) {
+    return RowFactory.create(category, name, price);
+  }
+
+  private UdtfDefinition counting(Map<String, String> extra) {
+    Map<String, String> options = new java.util.HashMap<>(extra);
+    options.put("tag", tag);
+    return UdtfDefinition.of("counts", "1", UdtfFixtures.CountingUdtf.class,
+            UdtfFixtures.arrow(COUNTS))
+        .withPartitionBy("category").withOptions(options);
+  }
+
+  private static ErrorHandling handling(Long maxSkips, Double maxFraction,
+      ErrorHandling.Rule... rules) {
+    return new ErrorHandling(null, List.of(rules), maxSkips, maxFraction, null);
+  }
+
+  private UdtfRefreshResult refresh(UdtfDefinition def, UdtfRefreshOptions options) {
+    UdtfSource src = UdtfSource.lanceTable(source, UdtfFixtures.latestVersion(source));
+    return UdtfRefresh.run(spark, src, view, def, options);
+  }
+
+  private static final List<String> ALL_COUNTS = List.of(
+      "[a,3,6]", "[b,2,30]", "[c,2,300]", "[d,1,1000]", "[null,2,11]");
+
+  @Test
+  void partitionByCallsOncePerDistinctValueWithNullAsItsOwnPartition() {
+    UdtfRefreshResult r = refresh(counting(Map.of()), UdtfRefreshOptions.DEFAULT);
+
+    assertEquals(UdtfRefreshResult.Status.DONE, r.status());
+    assertEquals(5, r.partitions());
+    assertEquals(5, r.computed());
+    assertEquals(5, r.udtfCalls());
+    assertEquals(5, r.rowsInserted());
+    assertEquals(ALL_COUNTS, rows(spark, viewUri, null));
+    for (String k : List.of("a", "b", "c", "d", "null")) {
+      assertEquals(1, calls(tag, k), k);
+    }
+  }
+
+  @Test
+  void withoutPartitionByTheWholeInputIsOneCall() {
+    UdtfDefinition def = counting(Map.of()).withPartitionBy(null);
+    UdtfRefreshResult r = refresh(def, UdtfRefreshOptions.DEFAULT);
+
+    assertEquals(1, r.partitions());
+    assertEquals(1, r.udtfCalls());
+    assertEquals(List.of("[null,10,1347]"), rows(spark, viewUri, null));
+  }
+
+  @Test
+  void sameSourceVersionIsUpToDateUnlessForced() {
+    UdtfRefreshResult first = refresh(counting(Map.of()), UdtfRefreshOptions.DEFAULT);
+    UdtfRefreshResult again = refresh(counting(Map.of()), UdtfRefreshOptions.DEFAULT);
+
+    assertEquals(UdtfRefreshResult.Status.UP_TO_DATE, again.status());
+    assertEquals(first.viewVersion(), again.viewVersion());
+    assertEquals(0, again.udtfCalls());
+    assertEquals(1, calls(tag, "a"));
+    assertEquals(first.viewVersion(), UdtfFixtures.latestVersion(viewUri));
+
+    UdtfRefreshResult forced = refresh(counting(Map.of()),
+        UdtfRefreshOptions.DEFAULT.withForce(true));
+    assertEquals(UdtfRefreshResult.Status.DONE, forced.status());
+    assertEquals(first.viewVersion() + 1, forced.viewVersion());
+    assertEquals(2, calls(tag, "a"));
+    assertEquals(ALL_COUNTS, rows(spark, viewUri, null));
+  }
+
+  @Test
+  void newSourceVersionRebuildsContentAndBaseVersionInOneOverwriteCommit() {
+    UdtfRefreshResult first = refresh(counting(Map.of()), UdtfRefreshOptions.DEFAULT);
+    assertEquals("1", UdtfFixtures.schemaMetadata(viewUri).get(UdtfRefresh.BASE_VERSION_KEY));
+    UdtfFixtures.writeItems(spark, source, List.of(item("a", "a4", 4), item("e", "e1", 7)),
+        true);
+
+    UdtfRefreshResult second = refresh(counting(Map.of()), UdtfRefreshOptions.DEFAULT);
+
+    assertEquals(2, second.sourceVersion());
+    // One commit: exactly one new view version, carrying both the rows and the base version.
+    assertEquals(first.viewVersion() + 1, second.viewVersion());
+    assertEquals(5, second.rowsDeleted());
+    assertEquals(List.of("[a,4,10]", "[b,2,30]", "[c,2,300]", "[d,1,1000]", "[e,1,7]",
+        "[null,2,11]"), rows(spark, viewUri, null));
+    Map<String, String> meta = UdtfFixtures.schemaMetadata(viewUri);
+    assertEquals("2", meta.get(UdtfRefresh.BASE_VERSION_KEY));
+    assertEquals("DONE", meta.get(UdtfRefresh.LAST_STATUS_KEY));
+    assertEquals(second.jobId(), meta.get(UdtfRefresh.LAST_JOB_KEY));
+    // A reader at the previous version still sees the old view, whole.
+    assertEquals(ALL_COUNTS, rows(spark, viewUri, first.viewVersion()));
+  }
+
+  @Test
+  void failedRunCommitsNothingAndTheNextRunReusesItsFinishedPartitions() {
+    UdtfDefinition def = counting(Map.of("fail_key", "c", "fail_times", "1"));
+    long before = UdtfFixtures.latestVersion(viewUri);
+    // One task: partitions run in key order NULL, a, b, c, d; c fails the first time.
+    UdtfRefreshOptions oneTask = UdtfRefreshOptions.DEFAULT.withConcurrency(1);
+
+    UdtfRefreshException e = assertThrows(UdtfRefreshException.class,
+        () -> refresh(def, oneTask));
+    assertTrue(e.getMessage().contains("partition c failed after 1 attempt(s): "
+        + "java.lang.IllegalStateException: boom on c (call 1)"), e.getMessage());
+    assertTrue(e.getMessage().contains("Nothing was committed; the view stays at version "
+        + before), e.getMessage());
+    assertEquals(before, UdtfFixtures.latestVersion(viewUri));
+    assertEquals(List.of(), rows(spark, viewUri, null));
+
+    UdtfRefreshResult r = refresh(def, oneTask);
+
+    assertEquals(UdtfRefreshResult.Status.DONE, r.status());
+    assertEquals(3, r.reused());
+    assertEquals(2, r.computed());
+    assertEquals(ALL_COUNTS, rows(spark, viewUri, null));
+    // NULL, a and b were computed once, by the failed run; c twice; d once (second run).
+    assertEquals(List.of(1, 1, 1, 2, 1), List.of(calls(tag, "null"), calls(tag, "a"),
+        calls(tag, "b"), calls(tag, "c"), calls(tag, "d")));
+  }
+
+  @Test
+  void retryReplaysTheWholePartitionWithBackoff() {
+    UdtfDefinition def = counting(Map.of("fail_key", "a", "fail_times", "2"))
+        .withErrorHandling(handling(null, null,
+            ErrorHandling.Rule.retry("boom", 3, ErrorHandling.Backoff.EXPONENTIAL, 10, 100)));
+
+    UdtfRefreshResult r = refresh(def, UdtfRefreshOptions.DEFAULT);
+
+    assertEquals(UdtfRefreshResult.Status.DONE, r.status());
+    assertEquals(3, calls(tag, "a"));
+    assertEquals(7, r.udtfCalls());
+    // The third attempt saw all 3 rows of a, although the failed ones stopped after 2.
+    assertEquals(ALL_COUNTS, rows(spark, viewUri, null));
+  }
+
+  @Test
+  void retryStopsWhenTheErrorDoesNotMatch() {
+    UdtfDefinition def = counting(Map.of("fail_key", "a", "fail_times", "2"))
+        .withErrorHandling(handling(null, null, ErrorHandling.Rule.retry(
+            "TimeoutException", 3, ErrorHandling.Backoff.FIXED, 1, 1)));
+
+    assertThrows(UdtfRefreshException.class, () -> refresh(def, UdtfRefreshOptions.DEFAULT));
+    assertEquals(1, calls(tag, "a"));
+  }
+
+  @Test
+  void skippedPartitionsAreRecordedAndTheResultIsPartial() {
+    UdtfDefinition def = counting(Map.of("fail_key", "b", "fail_times", "99"))
+        .withErrorHandling(handling(1L, 0.5,
+            ErrorHandling.Rule.retry(null, 2, ErrorHandling.Backoff.FIXED, 1, 1),
+            ErrorHandling.Rule.of(null, ErrorHandling.Action.SKIP)));
+
+    UdtfRefreshResult r = refresh(def, UdtfRefreshOptions.DEFAULT.withJobId("job-7"));
+
+    assertEquals(UdtfRefreshResult.Status.PARTIAL, r.status());
+    assertEquals(List.of(new UdtfRefreshResult.SkippedPartition("b", 2,
+        "java.lang.IllegalStateException", "boom on b (call 2)")), r.skipped());
+    assertEquals(List.of("[a,3,6]", "[c,2,300]", "[d,1,1000]", "[null,2,11]"),
+        rows(spark, viewUri, null));
+    Map<String, String> meta = UdtfFixtures.schemaMetadata(viewUri);
+    assertEquals("PARTIAL", meta.get(UdtfRefresh.LAST_STATUS_KEY));
+    assertEquals("1", meta.get(UdtfRefresh.SKIPPED_KEY));
+    String errors = dir.resolve("v__errors.lance").toString();
+    assertEquals(errors, r.errorsTable());
+    Row e = spark.read().format("lance").option("path", errors).load()
+        .select("job_id", "view", "udtf_name", "source_version", "partition_column",
+            "partition_key", "attempts", "error_class", "error_message")
+        .collectAsList().get(0);
+    assertEquals("[job-7,ns.v,counts,1,category,b,2,java.lang.IllegalStateException,"
+        + "boom on b (call 2)]", e.toString());
+  }
+
+  @Test
+  void moreSkipsThanAllowedFailAndCommitNothing() {
+    UdtfDefinition def = counting(Map.of("fail_key", "b", "fail_times", "99"))
+        .withErrorHandling(handling(0L, null,
+            ErrorHandling.Rule.of(null, ErrorHandling.Action.SKIP)));
+    long before = UdtfFixtures.latestVersion(viewUri);
+
+    UdtfRefreshException e = assertThrows(UdtfRefreshException.class,
+        () -> refresh(def, UdtfRefreshOptions.DEFAULT));
+
+    assertTrue(e.getMessage().contains("1 partitions were skipped, more than "
+        + "error_handling.max_skip_count = 0; the refresh committed nothing"), e.getMessage());
+    assertEquals(before, UdtfFixtures.latestVersion(viewUri));
+  }
+
+  @Test
+  void outputThatDoesNotMatchTheSchemaNamesTheColumnAndIsNotRetried() {
+    UdtfDefinition def = counting(Map.of("bad_output", "true"))
+        .withErrorHandling(handling(null, null,
+            ErrorHandling.Rule.retry(null, 3, ErrorHandling.Backoff.FIXED, 1, 1),
+            ErrorHandling.Rule.of(null, ErrorHandling.Action.SKIP)));
+
+    UdtfRefreshException e = assertThrows(UdtfRefreshException.class,
+        () -> refresh(def, UdtfRefreshOptions.DEFAULT.withConcurrency(1)));
+
+    assertTrue(e.getMessage().contains("returned java.lang.String for column 'total'; the "
+        + "declared output schema says bigint, which needs java.lang.Long"), e.getMessage());
+    assertTrue(e.getMessage().contains("failed after 1 attempt(s)"), e.getMessage());
+  }
+
+  @Test
+  void unknownInputColumnIsAClearError() {
+    UdtfDefinition def = counting(Map.of()).withInputColumns(List.of("price", "colour"));
+    UdtfValidationException e = assertThrows(UdtfValidationException.class,
+        () -> refresh(def, UdtfRefreshOptions.DEFAULT));
+    assertEquals("View 'ns.v': input column 'colour' is not produced by the source query "
+        + "(its columns are [category, name, price])", e.getMessage());
+  }
+
+  @Test
+  void classThatIsNotABatchUdtfIsAClearError() {
+    UdtfDefinition def = new UdtfDefinition(FunctionEnvelope.java(String.class.getName(), "x",
+        "1", UdtfFixtures.arrow(COUNTS), null, false, Map.of()), null, null, null, null);
+    UdtfValidationException e = assertThrows(UdtfValidationException.class,
+        () -> refresh(def, UdtfRefreshOptions.DEFAULT));
+    assertEquals("UDTF 'x': class java.lang.String does not implement "
+        + BatchUdtf.class.getName(), e.getMessage());
+  }
+
+  @Test
+  void inputColumnsLimitWhatTheFunctionSeesAndTheKeyStillGroups() {
+    StructType out = new StructType().add("columns", DataTypes.StringType, false);
+    UdtfFixtures.createView(dir.resolve("cols.lance").toString(), out);
+    UdtfView colsView = new UdtfView("ns.cols", dir.resolve("cols.lance").toString(), Map.of());
+    UdtfDefinition def = new UdtfDefinition(FunctionEnvelope.java(ColumnsUdtf.class.getName(),
+        "cols", "1", UdtfFixtures.arrow(out), List.of("price"), false, Map.of()), "category",
+        null, null, null);
+
+    UdtfRefresh.run(spark, UdtfSource.lanceTable(source, 1), colsView, def,
+        UdtfRefreshOptions.DEFAULT);
+
+    List<String> seen = rows(spark, colsView.location(), null);
+    assertEquals(List.of("[a:[price]]", "[b:[price]]", "[c:[price]]", "[d:[price]]",
+        "[null:[price]]"), seen);
+  }
+
+  /** Emits "key:[input field names]". */
+  public static final class ColumnsUdtf implements BatchUdtf {
+    @Override
+    public java.util.Iterator<Row> process(UdtfContext ctx, java.util.Iterator<Row> rows) {
+      List<String> names = new ArrayList<>();
+      while (rows.hasNext()) {
+        names = List.of(rows.next().schema().fieldNames());
+      }
+      return List.of(RowFactory.create(ctx.partitionKey() + ":" + names)).iterator();
+    }
+  }
+
+  @Test
+  void shippedTopKRanksTheBestRowsOfEachPartition() {
+    StructType out = new StructType()
+        .add("category", DataTypes.StringType, true)
+        .add("name", DataTypes.StringType, false)
+        .add("rank", DataTypes.IntegerType, false);
+    String uri = dir.resolve("top.lance").toString();
+    UdtfFixtures.createView(uri, out);
+    UdtfDefinition def = new UdtfDefinition(FunctionEnvelope.java(TopKUdtf.class.getName(),
+        "topk", "1", UdtfFixtures.arrow(out), null, false,
+        Map.of("k", "2", "order_by", "price")), "category", null, null, null);
+
+    UdtfRefresh.run(spark, UdtfSource.lanceTable(source, 1), new UdtfView("ns.top", uri,
+        Map.of()), def, UdtfRefreshOptions.DEFAULT);
+
+    assertEquals(List.of("[a,a2,2]", "[a,a3,1]", "[b,b1,2]", "[b,b2,1]", "[c,c1,2]",
+        "[c,c2,1]", "[d,d1,1]", "[null,n1,2]", "[null,n2,1]"), rows(spark, uri, null));
+  }
+
+  @Test
+  void resourceRequestsAreAdvisoryInLocalModeAndTheRefreshRuns() {
+    UdtfDefinition def = counting(Map.of())
+        .withResources(UdtfResources.of("2", "0", "3GiB"));
+    UdtfRefreshResult r = refresh(def, UdtfRefreshOptions.DEFAULT);
+    assertEquals(UdtfRefreshResult.Status.DONE, r.status());
+    assertEquals(ALL_COUNTS, rows(spark, viewUri, null));
+  }
+}
