@@ -1,0 +1,30 @@
+package io.lancerest.spark;
+
+import io.lancerest.spark.mv.sql.MaterializedViewSqlParser;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.SparkSessionExtensions;
+import org.apache.spark.sql.catalyst.parser.ParserInterface;
+import scala.runtime.AbstractFunction1;
+import scala.runtime.AbstractFunction2;
+import scala.runtime.BoxedUnit;
+
+/**
+ * {@code spark.sql.extensions = io.lancerest.spark.LanceRestSparkExtensions}: adds the
+ * materialized-view statements (CREATE / REFRESH / DROP / SHOW / DESCRIBE MATERIALIZED VIEW).
+ * Other statements pass to the next parser, so it can be listed together with lance-spark's
+ * {@code org.lance.spark.extensions.LanceSparkSessionExtensions}, in either order.
+ */
+public final class LanceRestSparkExtensions
+    extends AbstractFunction1<SparkSessionExtensions, BoxedUnit> {
+  @Override
+  public BoxedUnit apply(SparkSessionExtensions extensions) {
+    extensions.injectParser(new AbstractFunction2<SparkSession, ParserInterface,
+        ParserInterface>() {
+      @Override
+      public ParserInterface apply(SparkSession session, ParserInterface delegate) {
+        return new MaterializedViewSqlParser(session, delegate);
+      }
+    });
+    return BoxedUnit.UNIT;
+  }
+}

@@ -1,0 +1,47 @@
+package io.lancerest.spark.mv;
+
+import java.util.List;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * The materialized-view API of one catalog: what SQL statements, the RefreshJob CLI and Java
+ * users call. There is one implementation of each operation behind it (one refresh engine).
+ */
+public interface MaterializedViews {
+  /** Creates a view; with {@code withData}, also runs its first refresh. */
+  RefreshResult create(CreateViewRequest request);
+
+  /** Refreshes a view. Throws {@link MaterializedViewNotFoundException} if it does not exist. */
+  RefreshResult refresh(List<String> viewId, RefreshOptions options);
+
+  /** Drops a view and its data; false when absent and {@code ifExists}. */
+  boolean drop(List<String> viewId, boolean ifExists);
+
+  ViewDescription describe(List<String> viewId);
+
+  /** Identifiers (relative to the catalog) of the views directly in {@code namespace}. */
+  List<List<String>> list(List<String> namespace);
+
+  /** Builds the API for a Spark catalog; chosen by {@value #FACTORY_CONF}. */
+  interface Factory {
+    MaterializedViews forCatalog(SparkSession spark, String catalogName);
+  }
+
+  /** Spark conf naming the {@link Factory} class (a public no-argument constructor). */
+  String FACTORY_CONF = "spark.lancerest.mv.factory";
+
+  /** The API for catalog {@code catalogName} of {@code spark}. */
+  static MaterializedViews forCatalog(SparkSession spark, String catalogName) {
+    String cls = spark.conf().get(FACTORY_CONF, DefaultMaterializedViewsFactory.class.getName());
+    Factory f;
+    try {
+      f = (Factory) Class.forName(cls, true, Thread.currentThread().getContextClassLoader())
+          .getDeclaredConstructor().newInstance();
+    } catch (ReflectiveOperationException | ClassCastException e) {
+      throw new MaterializedViewException(FACTORY_CONF + " = '" + cls + "' is not a loadable "
+          + MaterializedViews.class.getName() + ".Factory with a public no-argument "
+          + "constructor: " + e, e);
+    }
+    return f.forCatalog(spark, catalogName);
+  }
+}

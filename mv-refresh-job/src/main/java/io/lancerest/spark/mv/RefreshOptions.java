@@ -1,0 +1,128 @@
+package io.lancerest.spark.mv;
+
+import io.lancerest.client.model.RefreshMaterializedViewRequest;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Options of one refresh: the fields of the spec's RefreshMaterializedViewRequest plus this
+ * engine's {@code job_id} and {@code force}. The same names serve SQL ({@code REFRESH ... WITH
+ * (src_version = 12)}), the Java API and, dashed, the RefreshJob CLI ({@code --src-version 12}).
+ * {@code null} means "engine default".
+ */
+public record RefreshOptions(Long srcVersion, Integer concurrency, Integer maxRowsPerFragment,
+    Integer intraApplierConcurrency, Integer sourceTaskSize, Long outputLimit, String cluster,
+    String manifest, String jobId, boolean force) {
+  public static final RefreshOptions DEFAULTS =
+      new RefreshOptions(null, null, null, null, null, null, null, null, null, false);
+
+  /** Option names, in documentation order. */
+  public static final List<String> NAMES = List.of("src_version", "concurrency",
+      "max_rows_per_fragment", "intra_applier_concurrency", "source_task_size", "output_limit",
+      "cluster", "manifest", "job_id", "force");
+
+  public RefreshOptions {
+    nonNegative("src_version", srcVersion);
+    positive("concurrency", concurrency);
+    positive("max_rows_per_fragment", maxRowsPerFragment);
+    positive("intra_applier_concurrency", intraApplierConcurrency);
+    positive("source_task_size", sourceTaskSize);
+    nonNegative("output_limit", outputLimit);
+  }
+
+  /**
+   * Reads {@code name → value} strings (SQL {@code WITH (...)}); names are case-insensitive,
+   * and an unknown name is an error listing the known ones.
+   */
+  public static RefreshOptions fromMap(Map<String, String> options) {
+    Map<String, String> o = new LinkedHashMap<>();
+    options.forEach((k, v) -> {
+      String key = k.toLowerCase(Locale.ROOT).replace('-', '_');
+      if (!NAMES.contains(key)) {
+        throw new InvalidOptionException("Unknown refresh option '" + k + "'; known options: "
+            + String.join(", ", NAMES));
+      }
+      o.put(key, v);
+    });
+    return new RefreshOptions(longOf(o, "src_version"), intOf(o, "concurrency"),
+        intOf(o, "max_rows_per_fragment"), intOf(o, "intra_applier_concurrency"),
+        intOf(o, "source_task_size"), longOf(o, "output_limit"), o.get("cluster"),
+        o.get("manifest"), o.get("job_id"), boolOf(o, "force"));
+  }
+
+  /** The spec request for server-managed refresh ({@code job_id} and {@code force} are ours). */
+  public RefreshMaterializedViewRequest toWire(List<String> viewId) {
+    return new RefreshMaterializedViewRequest(viewId, toInt("src_version", srcVersion),
+        maxRowsPerFragment, concurrency, intraApplierConcurrency, sourceTaskSize, cluster,
+        toInt("output_limit", outputLimit), manifest);
+  }
+
+  /** Rejects {@code output_limit} on kinds other than chunker (the spec's 400). */
+  public void checkApplicableTo(MaterializedViewKind kind) {
+    if (outputLimit != null && kind != MaterializedViewKind.CHUNKER) {
+      throw new InvalidOptionException("output_limit caps the rows of a chunker view; this view "
+          + "is a " + kind.wire() + " view. Remove output_limit (use the source query's LIMIT "
+          + "for a query view)");
+    }
+  }
+
+  private static Integer toInt(String name, Long v) {
+    if (v == null) {
+      return null;
+    }
+    if (v > Integer.MAX_VALUE) {
+      throw new InvalidOptionException(name + " = " + v + " does not fit the spec's 32-bit "
+          + "integer field of RefreshMaterializedViewRequest");
+    }
+    return v.intValue();
+  }
+
+  private static Long longOf(Map<String, String> o, String k) {
+    String v = o.get(k);
+    if (v == null) {
+      return null;
+    }
+    try {
+      return Long.parseLong(v.trim());
+    } catch (NumberFormatException e) {
+      throw new InvalidOptionException("Refresh option " + k + " must be a whole number, got '"
+          + v + "'");
+    }
+  }
+
+  private static Integer intOf(Map<String, String> o, String k) {
+    Long v = longOf(o, k);
+    if (v != null && (v > Integer.MAX_VALUE || v < Integer.MIN_VALUE)) {
+      throw new InvalidOptionException("Refresh option " + k + " is too large: " + v);
+    }
+    return v == null ? null : v.intValue();
+  }
+
+  private static boolean boolOf(Map<String, String> o, String k) {
+    String v = o.get(k);
+    if (v == null) {
+      return false;
+    }
+    String t = v.trim().toLowerCase(Locale.ROOT);
+    if (!Set.of("true", "false").contains(t)) {
+      throw new InvalidOptionException("Refresh option " + k + " must be true or false, got '"
+          + v + "'");
+    }
+    return t.equals("true");
+  }
+
+  private static void positive(String name, Integer v) {
+    if (v != null && v < 1) {
+      throw new InvalidOptionException("Refresh option " + name + " must be at least 1, got " + v);
+    }
+  }
+
+  private static void nonNegative(String name, Long v) {
+    if (v != null && v < 0) {
+      throw new InvalidOptionException("Refresh option " + name + " must be >= 0, got " + v);
+    }
+  }
+}

@@ -1,0 +1,20 @@
+package io.lancerest.spark.mv;
+
+/**
+ * The outcome of one refresh; the row {@code REFRESH MATERIALIZED VIEW} returns.
+ *
+ * @param jobId the job id (the server's, in server-managed mode)
+ * @param status how it ended (SUBMITTED when the server runs it asynchronously)
+ * @param kind the view's kind
+ * @param sourceVersion the source version refreshed to, or {@code null} if unknown (SUBMITTED)
+ * @param rowsInserted view rows added
+ * @param rowsDeleted view rows removed
+ * @param skipped work items skipped under error_handling (PARTIAL when > 0)
+ * @param durationMs wall time of the refresh
+ */
+public record RefreshResult(String jobId, JobStatus status, MaterializedViewKind kind,
+    Long sourceVersion, long rowsInserted, long rowsDeleted, long skipped, long durationMs) {
+
+  /** Job states; SUBMITTED → RUNNING → DONE | PARTIAL | FAILED, or SKIPPED (nothing to do). */
+  public enum JobStatus { SUBMITTED, RUNNING, DONE, PARTIAL, SKIPPED, FAILED }
+}

@@ -1,0 +1,43 @@
+package io.lancerest.spark.mv.sql;
+
+import io.lancerest.spark.mv.MaterializedViewKind;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A parsed materialized-view statement. Names are multipart identifiers exactly as written
+ * (catalog resolution happens when the command runs). Option values are strings as written
+ * (string literals unquoted, numbers and booleans as their text).
+ */
+public sealed interface MvStatement {
+
+  /**
+   * {@code CREATE MATERIALIZED VIEW}.
+   *
+   * @param functionKind {@code UDTF} or {@code CHUNKER} for {@code USING ...}, else {@code null}
+   * @param functionClass the class named in {@code USING ... '<class>'}, or {@code null}
+   * @param query the SELECT's text as written (parsed and validated by Spark's parser)
+   * @param withData {@code WITH DATA} (the default) populates the view at creation
+   */
+  record Create(List<String> name, boolean ifNotExists, MaterializedViewKind functionKind,
+      String functionClass, String partitionBy, String partitionByIndexed,
+      Map<String, String> options, Map<String, String> tableProperties, String query,
+      boolean withData) implements MvStatement {
+    /** The view kind the statement declares. */
+    public MaterializedViewKind kind() {
+      return functionKind == null ? MaterializedViewKind.QUERY : functionKind;
+    }
+  }
+
+  /** {@code REFRESH MATERIALIZED VIEW name [WITH (k = v, ...)]}. */
+  record Refresh(List<String> name, Map<String, String> options) implements MvStatement {}
+
+  /** {@code DROP MATERIALIZED VIEW [IF EXISTS] name}. */
+  record Drop(List<String> name, boolean ifExists) implements MvStatement {}
+
+  /** {@code SHOW MATERIALIZED VIEWS [IN|FROM namespace]}; {@code namespace} null = current. */
+  record Show(List<String> namespace) implements MvStatement {}
+
+  /** {@code DESCRIBE|DESC MATERIALIZED VIEW name}. */
+  record Describe(List<String> name) implements MvStatement {}
+}

@@ -1,0 +1,313 @@
+package io.lancerest.spark.mv.sql;
+
+import io.lancerest.spark.mv.MaterializedViewKind;
+import io.lancerest.spark.mv.sql.SqlTokenizer.Token;
+import io.lancerest.spark.mv.sql.SqlTokenizer.Type;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.apache.spark.sql.catalyst.parser.ParseException;
+import org.apache.spark.sql.catalyst.parser.ParserInterface;
+import scala.collection.JavaConverters;
+
+/**
+ * Recursive descent over the statement prefix of the materialized-view statements. Identifiers
+ * and the embedded SELECT are handed to Spark's parser (the delegate), so quoting rules and query
+ * syntax are exactly Spark's.
+ */
+final class MvStatementParser {
+  private final ParserInterface delegate;
+  private final String sql;
+  private final List<Token> tokens;
+  private int pos;
+
+  private MvStatementParser(ParserInterface delegate, String sql, List<Token> tokens) {
+    this.delegate = delegate;
+    this.sql = sql;
+    this.tokens = tokens;
+  }
+
+  /** True when {@code sql} starts like one of our statements (VERB MATERIALIZED ...). */
+  static boolean handles(String sql) {
+    List<Token> t;
+    try {
+      t = SqlTokenizer.tokenize(sql);
+    } catch (MaterializedViewSqlException e) {
+      return false; // not ours to report: the delegate gives Spark's usual error
+    }
+    if (t.size() < 3 || !t.get(1).isWord("MATERIALIZED")) {
+      return false;
+    }
+    Token verb = t.get(0);
+    return verb.isWord("CREATE") || verb.isWord("REFRESH") || verb.isWord("DROP")
+        || verb.isWord("SHOW") || verb.isWord("DESCRIBE") || verb.isWord("DESC");
+  }
+
+  static MvStatement parse(ParserInterface delegate, String sql) throws ParseException {
+    return new MvStatementParser(delegate, sql, SqlTokenizer.tokenize(sql)).statement();
+  }
+
+  private MvStatement statement() throws ParseException {
+    Token verb = next();
+    expectWord("MATERIALIZED");
+    MvStatement s;
+    if (verb.isWord("CREATE")) {
+      expectWord("VIEW");
+      s = create();
+    } else if (verb.isWord("REFRESH")) {
+      expectWord("VIEW");
+      List<String> name = identifier("a view name");
+      Map<String, String> options = Map.of();
+      if (acceptWord("WITH")) {
+        options = propertyList("WITH");
+      }
+      s = new MvStatement.Refresh(name, options);
+    } else if (verb.isWord("DROP")) {
+      expectWord("VIEW");
+      boolean ifExists = acceptWord("IF");
+      if (ifExists) {
+        expectWord("EXISTS");
+      }
+      s = new MvStatement.Drop(identifier("a view name"), ifExists);
+    } else if (verb.isWord("SHOW")) {
+      expectWord("VIEWS");
+      List<String> ns = null;
+      if (acceptWord("IN") || acceptWord("FROM")) {
+        ns = identifier("a namespace");
+      }
+      s = new MvStatement.Show(ns);
+    } else {
+      expectWord("VIEW");
+      s = new MvStatement.Describe(identifier("a view name"));
+    }
+    acceptSymbol(';');
+    if (peek().type() != Type.EOF) {
+      throw error("Unexpected " + peek().display() + " after the end of the statement", peek());
+    }
+    return s;
+  }
+
+  private MvStatement.Create create() throws ParseException {
+    boolean ifNotExists = false;
+    if (acceptWord("IF")) {
+      expectWord("NOT");
+      expectWord("EXISTS");
+      ifNotExists = true;
+    }
+    List<String> name = identifier("a view name");
+    MaterializedViewKind kind = null;
+    String cls = null;
+    String partitionBy = null;
+    String partitionByIndexed = null;
+    Map<String, String> options = null;
+    Map<String, String> props = null;
+    while (!peek().isWord("AS")) {
+      Token t = peek();
+      if (acceptWord("USING")) {
+        once(kind == null, t, "USING");
+        Token k = next();
+        if (k.isWord("CHUNKER") || k.isWord("SCALAR_UDTF")) {
+          kind = MaterializedViewKind.CHUNKER;
+        } else if (k.isWord("UDTF")) {
+          kind = MaterializedViewKind.UDTF;
+        } else {
+          throw error("Expected CHUNKER or UDTF after USING, found " + k.display(), k);
+        }
+        Token c = next();
+        if (c.type() != Type.STRING || c.text().isBlank()) {
+          throw error("Expected the function class as a string literal ('com.example.MyChunker')"
+              + ", found " + c.display(), c);
+        }
+        cls = c.text().trim();
+      } else if (acceptWord("PARTITION")) {
+        once(partitionBy == null && partitionByIndexed == null, t, "PARTITION BY");
+        expectWord("BY");
+        if (acceptWord("INDEXED")) {
+          partitionByIndexed = columnName();
+        } else {
+          partitionBy = columnName();
+        }
+      } else if (acceptWord("OPTIONS")) {
+        once(options == null, t, "OPTIONS");
+        options = propertyList("OPTIONS");
+      } else if (acceptWord("TBLPROPERTIES")) {
+        once(props == null, t, "TBLPROPERTIES");
+        props = propertyList("TBLPROPERTIES");
+      } else {
+        throw error("Expected USING, PARTITION BY, OPTIONS, TBLPROPERTIES or AS, found "
+            + t.display(), t);
+      }
+    }
+    Token as = next();
+    int queryEnd = tokens.get(tokens.size() - 1).start(); // EOF offset
+    int last = tokens.size() - 2; // last real token
+    if (last > pos && tokens.get(last).isSymbol(';')) {
+      queryEnd = tokens.get(last).start();
+      last--;
+    }
+    boolean withData = true;
+    if (last > pos && tokens.get(last).isWord("DATA")) {
+      int w = last - 1;
+      boolean no = tokens.get(w).isWord("NO");
+      if (no) {
+        w--;
+      }
+      if (w >= pos && tokens.get(w).isWord("WITH")) {
+        withData = !no;
+        queryEnd = tokens.get(w).start();
+      }
+    }
+    if (peek().start() >= queryEnd) {
+      throw error("Expected a SELECT after AS", peek().type() == Type.EOF ? peek() : as);
+    }
+    String query = sql.substring(peek().start(), queryEnd).trim();
+    delegate.parseQuery(query); // Spark's own syntax check and error message
+    pos = tokens.size() - 1;
+    return new MvStatement.Create(name, ifNotExists, kind, cls, partitionBy, partitionByIndexed,
+        options == null ? Map.of() : options, props == null ? Map.of() : props, query, withData);
+  }
+
+  private void once(boolean first, Token t, String clause) {
+    if (!first) {
+      throw error(clause + " is given twice", t);
+    }
+  }
+
+  /** A multipart identifier, parsed by Spark from the span of its tokens. */
+  private List<String> identifier(String what) throws ParseException {
+    Token first = peek();
+    if (first.type() != Type.WORD && first.type() != Type.QUOTED_IDENT) {
+      throw error("Expected " + what + ", found " + first.display(), first);
+    }
+    next();
+    Token lastPart = first;
+    while (peek().isSymbol('.')) {
+      next();
+      Token part = next();
+      if (part.type() != Type.WORD && part.type() != Type.QUOTED_IDENT) {
+        throw error("Expected a name part after '.', found " + part.display(), part);
+      }
+      lastPart = part;
+    }
+    String text = sql.substring(first.start(), lastPart.end());
+    return JavaConverters.seqAsJavaList(delegate.parseMultipartIdentifier(text));
+  }
+
+  private String columnName() throws ParseException {
+    List<String> parts = identifier("a column name");
+    if (parts.size() != 1) {
+      throw error("PARTITION BY takes one top-level column of the source, not "
+          + String.join(".", parts), tokens.get(pos - 1));
+    }
+    return parts.get(0);
+  }
+
+  /** {@code ( key [=] value, ... )}; keys are case-preserved, duplicate keys are an error. */
+  private Map<String, String> propertyList(String clause) {
+    expectSymbol('(');
+    Map<String, String> out = new LinkedHashMap<>();
+    if (acceptSymbol(')')) {
+      return out;
+    }
+    do {
+      Token keyToken = peek();
+      String key = propertyKey();
+      acceptSymbol('=');
+      String value = propertyValue(key);
+      if (out.putIfAbsent(key, value) != null) {
+        throw error(clause + " sets '" + key + "' twice", keyToken);
+      }
+    } while (acceptSymbol(','));
+    expectSymbol(')');
+    return out;
+  }
+
+  private String propertyKey() {
+    Token t = next();
+    if (t.type() == Type.STRING) {
+      return t.text();
+    }
+    if (t.type() != Type.WORD && t.type() != Type.QUOTED_IDENT) {
+      throw error("Expected an option name, found " + t.display(), t);
+    }
+    StringBuilder key = new StringBuilder(t.text());
+    while (peek().isSymbol('.')) {
+      next();
+      Token p = next();
+      if (p.type() != Type.WORD && p.type() != Type.QUOTED_IDENT) {
+        throw error("Expected an option name part after '.', found " + p.display(), p);
+      }
+      key.append('.').append(p.text());
+    }
+    return key.toString();
+  }
+
+  private String propertyValue(String key) {
+    Token t = next();
+    switch (t.type()) {
+      case STRING:
+      case NUMBER:
+        return t.text();
+      case SYMBOL:
+        if (t.isSymbol('-') && peek().type() == Type.NUMBER) {
+          return "-" + next().text();
+        }
+        break;
+      case WORD:
+        String w = t.text().toLowerCase(Locale.ROOT);
+        if (w.equals("true") || w.equals("false") || w.equals("null")) {
+          return w;
+        }
+        break;
+      default:
+        break;
+    }
+    throw error("Expected a value for '" + key + "' (a 'string', a number, true or false), "
+        + "found " + t.display(), t);
+  }
+
+  private Token peek() {
+    return tokens.get(pos);
+  }
+
+  private Token next() {
+    Token t = tokens.get(pos);
+    if (t.type() != Type.EOF) {
+      pos++;
+    }
+    return t;
+  }
+
+  private boolean acceptWord(String w) {
+    if (peek().isWord(w)) {
+      pos++;
+      return true;
+    }
+    return false;
+  }
+
+  private boolean acceptSymbol(char c) {
+    if (peek().isSymbol(c)) {
+      pos++;
+      return true;
+    }
+    return false;
+  }
+
+  private void expectWord(String w) {
+    if (!acceptWord(w)) {
+      throw error("Expected " + w + ", found " + peek().display(), peek());
+    }
+  }
+
+  private void expectSymbol(char c) {
+    if (!acceptSymbol(c)) {
+      throw error("Expected '" + c + "', found " + peek().display(), peek());
+    }
+  }
+
+  private MaterializedViewSqlException error(String problem, Token at) {
+    return new MaterializedViewSqlException(problem, sql, at.start());
+  }
+}
