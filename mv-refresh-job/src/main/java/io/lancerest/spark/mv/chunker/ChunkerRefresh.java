@@ -1,0 +1,577 @@
+package io.lancerest.spark.mv.chunker;
+
+import io.lancerest.spark.mv.MaterializedViewException;
+import io.lancerest.spark.mv.SourceQuery;
+import io.lancerest.spark.mv.commit.FragmentShipping;
+import io.lancerest.spark.mv.commit.ViewCommit;
+import io.lancerest.spark.mv.commit.ViewCommitResult;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.UUID;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.ArrowReader;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.spark.SparkException;
+import org.apache.spark.api.java.JavaRDD;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.broadcast.Broadcast;
+import org.apache.spark.sql.Column;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.functions;
+import org.apache.spark.sql.types.StructType;
+import org.lance.FragmentMetadata;
+import org.lance.ReadOptions;
+import org.lance.WriteParams;
+import org.lance.ipc.LanceScanner;
+import org.lance.ipc.ScanOptions;
+import org.roaringbitmap.longlong.Roaring64NavigableMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Incremental refresh of a chunker view, as one atomic commit.
+ *
+ * <p>State kept on the view table, changed only by the refresh's single commit: the watermark
+ * (field metadata {@value #WATERMARK_KEY} on {@code __source_row_id}, as Geneva stores it, plus
+ * schema metadata {@value #BASE_TABLE_VERSION_KEY}) and the set of <em>processed parents</em>
+ * (config {@value #PROCESSED_KEY}: a portable 64-bit roaring bitmap, base64) — every source row
+ * id that was expanded, including those that yielded no children, which is why those are never
+ * re-run.
+ *
+ * <p>A refresh to source version {@code v}:
+ * <ol>
+ *   <li>scans the filtered source at {@code v} for row ids {@code S} and the ids updated after the
+ *       watermark {@code U} ({@code _row_last_updated_at_version > watermark});
+ *   <li>deletes the children of processed parents that are gone ({@code P - S}: deleted, or no
+ *       longer matching the filter) or changed in place ({@code P ∩ U});
+ *   <li>expands new ({@code S - P}) and changed parents in Spark tasks that write fragments;
+ *   <li>commits deletions, new fragments, watermark and processed set in one {@link ViewCommit}.
+ * </ol>
+ * lance-spark's UPDATE gives an updated row a new row id: the old id is then gone and the new
+ * one new, which the same rules handle. A failure anywhere before the commit leaves the view as
+ * it was; the data files written so far are never referenced.
+ */
+public final class ChunkerRefresh {
+  private static final Logger LOG = LoggerFactory.getLogger(ChunkerRefresh.class);
+
+  /** Field metadata on {@code __source_row_id}: the source version the view reflects. */
+  public static final String WATERMARK_KEY = "geneva::mv::last_refreshed_version";
+  /** Schema metadata: the same version, under Geneva's view key. */
+  public static final String BASE_TABLE_VERSION_KEY = "geneva::view::base_table_version";
+  /** Config: source row ids already expanded (roaring bitmap, base64). */
+  public static final String PROCESSED_KEY = "lancerest.mv.chunker.processed_parents";
+  /** Config: parents cut by {@code output_limit}; re-expanded by every refresh. */
+  public static final String TRUNCATED_KEY = "lancerest.mv.chunker.truncated_parents";
+  /** More rowid ranges than this and the task filters by bitmap instead of pushing them down. */
+  private static final int MAX_PUSHED_RANGES = 256;
+
+  /** Test seam: runs on the driver just before the commit. */
+  static volatile Runnable beforeCommit = () -> { };
+
+  private ChunkerRefresh() {}
+
+  /**
+   * Where the source and the view live.
+   *
+   * @param viewName shown in errors, logs and Spark job descriptions
+   * @param errorsTableUri Lance table receiving skipped parents ({@code <view>__errors})
+   */
+  public record Tables(String sourceUri, Map<String, String> sourceStorageOptions,
+      String viewUri, Map<String, String> viewStorageOptions, String viewName,
+      String errorsTableUri) {
+    public Tables {
+      sourceStorageOptions = sourceStorageOptions == null ? Map.of() : Map.copyOf(
+          sourceStorageOptions);
+      viewStorageOptions = viewStorageOptions == null ? Map.of() : Map.copyOf(
+          viewStorageOptions);
+      viewName = viewName == null ? viewUri : viewName;
+      errorsTableUri = errorsTableUri == null ? errorsTableNextTo(viewUri) : errorsTableUri;
+    }
+
+    /** Local or object-store paths without storage options. */
+    public static Tables of(String sourceUri, String viewUri) {
+      return new Tables(sourceUri, Map.of(), viewUri, Map.of(), null, null);
+    }
+  }
+
+  /** {@code .../v.lance} → {@code .../v__errors.lance}. */
+  public static String errorsTableNextTo(String viewUri) {
+    String base = viewUri.endsWith("/") ? viewUri.substring(0, viewUri.length() - 1) : viewUri;
+    return base.endsWith(".lance")
+        ? base.substring(0, base.length() - ".lance".length()) + "__errors.lance"
+        : base + "__errors";
+  }
+
+  /** The view table's columns for this definition over this source DataFrame. */
+  public static Schema viewSchema(Dataset<Row> source, ChunkerDefinition def) {
+    return layout(source, def).viewSchema();
+  }
+
+  /** Creates the (empty) view table with stable row ids; a test and local-mode helper. */
+  public static Schema createViewTable(SparkSession spark, Tables t, ChunkerDefinition def) {
+    Schema schema = viewSchema(read(spark, t, null), def);
+    try (BufferAllocator a = new RootAllocator()) {
+      WriteParams p = new WriteParams.Builder().withEnableStableRowIds(true)
+          .withStorageOptions(t.viewStorageOptions()).build();
+      org.lance.Dataset.create(a, t.viewUri(), schema, p).close();
+    }
+    return schema;
+  }
+
+  public static ChunkerRefreshResult run(SparkSession spark, String sourceUri, String viewUri,
+      ChunkerDefinition def, ChunkerRefreshOptions options) {
+    return run(spark, Tables.of(sourceUri, viewUri), def, options);
+  }
+
+  /** Refreshes the view; see the class comment. */
+  public static ChunkerRefreshResult run(SparkSession spark, Tables t, ChunkerDefinition def,
+      ChunkerRefreshOptions options) {
+    return new Run(spark, t, def, options).execute();
+  }
+
+  static Dataset<Row> read(SparkSession spark, Tables t, Long version) {
+    var reader = spark.read().format("lance").options(t.sourceStorageOptions());
+    if (version != null) {
+      reader = reader.option("version", String.valueOf(version));
+    }
+    return reader.load(t.sourceUri());
+  }
+
+  /** {@code [__source_row_id, projected...]} of the filtered source. */
+  static Dataset<Row> project(Dataset<Row> source, ChunkerDefinition def) {
+    Dataset<Row> filtered = def.filter() == null ? source : source.where(def.filter());
+    List<Column> cols = new ArrayList<>();
+    cols.add(functions.col("_rowid").as(ChunkerLayout.SOURCE_ROW_ID));
+    if (def.projection().isEmpty()) {
+      for (String c : source.columns()) {
+        cols.add(functions.col(c));
+      }
+    } else {
+      for (SourceQuery.OutputColumn c : def.projection()) {
+        cols.add(functions.expr(c.expr()).as(c.name()));
+      }
+    }
+    return filtered.select(cols.toArray(new Column[0]));
+  }
+
+  static ChunkerLayout layout(Dataset<Row> source, ChunkerDefinition def) {
+    StructType full = project(source, def).schema();
+    StructType projected = new StructType(java.util.Arrays.copyOfRange(full.fields(), 1,
+        full.fields().length));
+    return ChunkerLayout.of(projected, def.function().inputColumns(),
+        def.function().outputSchema(), def.inheritInputColumns());
+  }
+
+  /** One refresh. */
+  private static final class Run {
+    final SparkSession spark;
+    final Tables t;
+    final ChunkerDefinition def;
+    final ChunkerRefreshOptions o;
+    final String jobId;
+    final long started = System.currentTimeMillis();
+
+    Run(SparkSession spark, Tables t, ChunkerDefinition def, ChunkerRefreshOptions o) {
+      this.spark = spark;
+      this.t = t;
+      this.def = def;
+      this.o = o;
+      this.jobId = o.jobId() == null ? UUID.randomUUID().toString() : o.jobId();
+    }
+
+    ChunkerRefreshResult execute() {
+      ChunkerFunctions.check(def.function().className(), def.function().batch());
+      // 1. the view's state at the version this refresh reads (and will commit on top of)
+      long readVersion;
+      Schema viewTable;
+      Map<String, String> config;
+      try (BufferAllocator a = new RootAllocator();
+          org.lance.Dataset view = openView(a, null)) {
+        readVersion = view.version();
+        viewTable = view.getSchema();
+        config = view.getConfig();
+      }
+      long watermark = watermark(viewTable);
+      Roaring64NavigableMap processed = ParentIds.fromBase64(config.get(PROCESSED_KEY),
+          "processed parent set");
+      Roaring64NavigableMap truncated = ParentIds.fromBase64(config.get(TRUNCATED_KEY),
+          "truncated parent set");
+      long srcVersion = sourceVersion(watermark);
+
+      Dataset<Row> source = read(spark, t, srcVersion);
+      ChunkerLayout layout = layout(source, def);
+      layout.checkMatches(viewTable, t.viewName());
+
+      // 2. which parents exist now, and which changed since the watermark
+      Roaring64NavigableMap[] state = sourceState(source, watermark);
+      Roaring64NavigableMap now = state[0];
+      Roaring64NavigableMap updated = state[1];
+      Roaring64NavigableMap gone = ParentIds.minus(processed, now);
+      Roaring64NavigableMap changed = ParentIds.and(processed, updated);
+      Roaring64NavigableMap toExpand = ParentIds.or(ParentIds.minus(now, processed), changed);
+      Roaring64NavigableMap deleteParents = ParentIds.or(ParentIds.or(gone, changed), truncated);
+      LOG.info("Chunker view {} (job {}): source version {} (watermark {}), {} parents, {} to "
+          + "expand ({} changed), {} removed", t.viewName(), jobId, srcVersion, watermark,
+          now.getLongCardinality(), toExpand.getLongCardinality(),
+          changed.getLongCardinality(), gone.getLongCardinality());
+      if (toExpand.isEmpty() && deleteParents.isEmpty() && srcVersion == watermark
+          && o.outputLimit() == null) {
+        return new ChunkerRefreshResult(ChunkerRefreshResult.UP_TO_DATE, srcVersion, watermark,
+            readVersion, 0, 0, 0, 0, 0, 0, List.of(), System.currentTimeMillis() - started);
+      }
+
+      // 3. expansion on executors
+      Dataset<Row> projected = project(source, def);
+      Expansion ex = toExpand.isEmpty() ? new Expansion()
+          : expand(projected, layout, viewTable, toExpand, now.equals(toExpand), null);
+      def.errorHandling().checkSkips(ex.skipped.size(), toExpand.getLongCardinality(),
+          "parents");
+
+      // 4. rows to delete, and the output_limit cut
+      ViewRows existing = scanView(readVersion, deleteParents, o.outputLimit() != null);
+      Roaring64NavigableMap newTruncated = ParentIds.empty();
+      if (o.outputLimit() != null) {
+        ex = applyLimit(ex, existing, projected, layout, viewTable, toExpand, newTruncated);
+      }
+
+      // 5. the new processed set; skipped and truncated parents stay unprocessed
+      Roaring64NavigableMap nextProcessed = ParentIds.minus(processed, deleteParents);
+      for (long sid : ex.counts.keySet()) {
+        nextProcessed.addLong(sid);
+      }
+      nextProcessed.andNot(newTruncated);
+
+      Map<String, String> txn = new LinkedHashMap<>();
+      txn.put("lancerest.mv.job_id", jobId);
+      txn.put("lancerest.mv.kind", "chunker");
+      ViewCommit commit = ViewCommit.builder(t.viewUri(), readVersion)
+          .storageOptions(t.viewStorageOptions())
+          .deleteRowAddresses(existing.deleteAddresses)
+          .addFragments(ex.fragments)
+          .fieldMetadata(ChunkerLayout.SOURCE_ROW_ID,
+              Map.of(WATERMARK_KEY, String.valueOf(srcVersion)))
+          .schemaMetadata(Map.of(BASE_TABLE_VERSION_KEY, String.valueOf(srcVersion)))
+          .config(Map.of(PROCESSED_KEY, ParentIds.toBase64(nextProcessed),
+              TRUNCATED_KEY, ParentIds.toBase64(newTruncated)))
+          .transactionProperties(txn)
+          .build();
+      beforeCommit.run();
+      ViewCommitResult r = commit.commit();
+      if (!ex.skipped.isEmpty()) {
+        try {
+          ChunkerErrorsTable.append(t.errorsTableUri(), t.viewStorageOptions(), jobId,
+              t.viewName(), def.function(), srcVersion, ex.skipped);
+        } catch (RuntimeException e) {
+          LOG.warn("Chunker view {} (job {}): {} skipped parents could not be recorded in {}: "
+              + "{}", t.viewName(), jobId, ex.skipped.size(), t.errorsTableUri(), e.toString());
+        }
+      }
+      long zero = ex.counts.values().stream().filter(c -> c == 0).count();
+      ChunkerRefreshResult result = new ChunkerRefreshResult(ex.skipped.isEmpty()
+          ? ChunkerRefreshResult.DONE : ChunkerRefreshResult.PARTIAL, srcVersion, watermark,
+          r.version(), ex.counts.size() + ex.skipped.size(), zero, gone.getLongCardinality(),
+          r.rowsAdded(), r.rowsDeleted(), r.fragmentsAdded(), ex.skipped,
+          System.currentTimeMillis() - started);
+      LOG.info("Chunker view {} (job {}): {}", t.viewName(), jobId, result);
+      return result;
+    }
+
+    private org.lance.Dataset openView(BufferAllocator a, Long version) {
+      ReadOptions.Builder ro = new ReadOptions.Builder().setStorageOptions(
+          t.viewStorageOptions());
+      if (version != null) {
+        ro.setVersion(version);
+      }
+      try {
+        return org.lance.Dataset.open(a, t.viewUri(), ro.build());
+      } catch (RuntimeException e) {
+        throw new ChunkerRefreshException("Cannot open the table of view '" + t.viewName()
+            + "' at '" + t.viewUri() + "': " + e.getMessage(), e);
+      }
+    }
+
+    private long watermark(Schema viewTable) {
+      Field f = viewTable.findField(ChunkerLayout.SOURCE_ROW_ID);
+      String w = f.getMetadata() == null ? null : f.getMetadata().get(WATERMARK_KEY);
+      if (w == null || w.isBlank()) {
+        return 0;
+      }
+      try {
+        return Long.parseLong(w.trim());
+      } catch (NumberFormatException e) {
+        throw new ChunkerRefreshException("View '" + t.viewName() + "' has an unreadable "
+            + "watermark '" + w + "' in " + WATERMARK_KEY);
+      }
+    }
+
+    private long sourceVersion(long watermark) {
+      long latest;
+      try (BufferAllocator a = new RootAllocator();
+          org.lance.Dataset src = org.lance.Dataset.open(a, t.sourceUri(),
+              new ReadOptions.Builder().setStorageOptions(t.sourceStorageOptions()).build())) {
+        latest = src.latestVersion();
+      } catch (RuntimeException e) {
+        throw new ChunkerRefreshException("Cannot open the source of view '" + t.viewName()
+            + "' at '" + t.sourceUri() + "': " + e.getMessage(), e);
+      }
+      long v = o.srcVersion() == null ? latest : o.srcVersion();
+      if (v > latest) {
+        throw new ChunkerRefreshException("src_version " + v + " does not exist: the source of "
+            + "view '" + t.viewName() + "' is at version " + latest);
+      }
+      if (v < watermark) {
+        throw new ChunkerRefreshException("src_version " + v + " is older than the version "
+            + "view '" + t.viewName() + "' already reflects (" + watermark + "); a view cannot "
+            + "be refreshed backwards. Omit src_version or use " + watermark + " or later");
+      }
+      return v;
+    }
+
+    /** [row ids of the filtered source, those updated after the watermark]. */
+    private Roaring64NavigableMap[] sourceState(Dataset<Row> source, long watermark) {
+      Dataset<Row> filtered = def.filter() == null ? source : source.where(def.filter());
+      spark.sparkContext().setJobDescription("chunker refresh " + t.viewName() + " (job "
+          + jobId + "): scan source row ids");
+      List<byte[][]> parts;
+      try {
+        parts = filtered.select(functions.col("_rowid"),
+                functions.col("_row_last_updated_at_version"))
+            .toJavaRDD()
+            .mapPartitions((java.util.Iterator<Row> rows) -> {
+              Roaring64NavigableMap all = new Roaring64NavigableMap();
+              Roaring64NavigableMap upd = new Roaring64NavigableMap();
+              while (rows.hasNext()) {
+                Row r = rows.next();
+                long id = r.getLong(0);
+                all.addLong(id);
+                if (!r.isNullAt(1) && r.getLong(1) > watermark) {
+                  upd.addLong(id);
+                }
+              }
+              byte[][] out = {ParentIds.toBytes(all), ParentIds.toBytes(upd)};
+              return java.util.Collections.singletonList(out).iterator();
+            }).collect();
+      } finally {
+        spark.sparkContext().setJobDescription(null);
+      }
+      Roaring64NavigableMap all = ParentIds.empty();
+      Roaring64NavigableMap upd = ParentIds.empty();
+      for (byte[][] p : parts) {
+        all.or(ParentIds.fromBytes(p[0]));
+        upd.or(ParentIds.fromBytes(p[1]));
+      }
+      if (watermark == 0) {
+        upd = ParentIds.empty();
+      }
+      return new Roaring64NavigableMap[] {all, upd};
+    }
+
+    /** Runs the chunker over {@code ids} on executors; nothing is committed. */
+    private Expansion expand(Dataset<Row> projected, ChunkerLayout layout, Schema viewTable,
+        Roaring64NavigableMap ids, boolean everyParent, Map<Long, Integer> caps) {
+      Dataset<Row> in = projected;
+      List<long[]> ranges = everyParent ? null : ParentIds.ranges(ids, MAX_PUSHED_RANGES);
+      if (ranges != null) {
+        in = in.where(rangePredicate(ranges, 0, ranges.size()));
+      }
+      long parents = ids.getLongCardinality();
+      long items = Math.max(1, (parents + o.sourceTaskSize() - 1) / o.sourceTaskSize());
+      JavaRDD<Row> rdd = in.toJavaRDD();
+      int partitions = rdd.getNumPartitions();
+      int target = o.concurrency() != null ? o.concurrency()
+          : Math.max(partitions, spark.sparkContext().defaultParallelism());
+      target = (int) Math.max(1, Math.min(target, items));
+      if (partitions > target) {
+        rdd = rdd.coalesce(target);
+      } else if (partitions < target) {
+        // Few source fragments: spread the parents so that `target` tasks can run.
+        rdd = rdd.repartition(target);
+      }
+      JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
+      Broadcast<byte[]> bc = jsc.broadcast(ParentIds.toBytes(ids));
+      int[] inputs = plusOne(layout.inputPositions());
+      int[] inherited = plusOne(layout.inheritedPositions());
+      Schema plain = new Schema(viewTable.getFields().stream().map(f -> new Field(f.getName(),
+          new org.apache.arrow.vector.types.pojo.FieldType(f.isNullable(), f.getType(),
+              f.getDictionary()), f.getChildren())).toList());
+      ChunkerTask task = new ChunkerTask(t.viewName(), t.viewUri(), t.viewStorageOptions(),
+          def.function(), def.errorHandling(), plain, layout.inputSchema(), inputs, inherited,
+          o, bc, caps);
+      spark.sparkContext().setJobDescription("chunker refresh " + t.viewName() + " (job "
+          + jobId + "): expand " + parents + " parents in " + items + " work items, "
+          + rdd.getNumPartitions() + " tasks");
+      List<TaskOutput> outs;
+      try {
+        outs = rdd.mapPartitions(task).collect();
+      } catch (Exception e) {
+        throw unwrap(e);
+      } finally {
+        spark.sparkContext().setJobDescription(null);
+        bc.destroy();
+      }
+      Expansion ex = new Expansion();
+      for (TaskOutput out : outs) {
+        for (byte[] f : out.fragments) {
+          ex.fragments.addAll(FragmentShipping.fromBytes(f));
+        }
+        for (int i = 0; i < out.parentCount; i++) {
+          ex.counts.put(out.parents[i], out.childCounts[i]);
+        }
+        ex.skipped.addAll(out.skipped);
+      }
+      return ex;
+    }
+
+    private RuntimeException unwrap(Exception e) {
+      for (Throwable c = e; c != null; c = c.getCause()) {
+        if (c instanceof MaterializedViewException m) {
+          return m;
+        }
+      }
+      if (e instanceof RuntimeException re && !(e.getCause() instanceof SparkException)) {
+        return re;
+      }
+      return new ChunkerRefreshException("Chunker refresh of view '" + t.viewName()
+          + "' failed in a Spark task; the view is unchanged: " + e.getMessage(), e);
+    }
+
+    /** The output_limit cut: keep the first {@code limit} rows in (parent, child) order. */
+    private Expansion applyLimit(Expansion ex, ViewRows existing, Dataset<Row> projected,
+        ChunkerLayout layout, Schema viewTable, Roaring64NavigableMap toExpand,
+        Roaring64NavigableMap truncatedOut) {
+      long limit = o.outputLimit();
+      TreeMap<Long, Integer> perParent = new TreeMap<>(existing.keptCounts);
+      ex.counts.forEach((sid, n) -> perParent.merge(sid, n, Integer::sum));
+      long acc = 0;
+      Long boundary = null;
+      int keep = 0;
+      for (Map.Entry<Long, Integer> e : perParent.entrySet()) {
+        if (acc + e.getValue() <= limit) {
+          acc += e.getValue();
+          continue;
+        }
+        boundary = e.getKey();
+        keep = (int) (limit - acc);
+        break;
+      }
+      if (boundary == null) {
+        return ex;
+      }
+      final long b = boundary;
+      final int k = keep;
+      // Existing rows past the cut go; their parents become truncated (re-expanded later).
+      for (long[] row : existing.kept) {
+        if (row[0] > b || (row[0] == b && row[1] >= k)) {
+          existing.deleteAddresses.add(row[2]);
+          truncatedOut.addLong(row[0]);
+        }
+      }
+      boolean newRowsCut = false;
+      for (Map.Entry<Long, Integer> e : ex.counts.entrySet()) {
+        long sid = e.getKey();
+        if (e.getValue() > 0 && (sid > b || (sid == b && e.getValue() > k))) {
+          truncatedOut.addLong(sid);
+          newRowsCut = true;
+        }
+      }
+      if (!newRowsCut) {
+        return ex;
+      }
+      // Some new children fall past the cut: write the new parents again, capped.
+      Roaring64NavigableMap again = ParentIds.empty();
+      for (long sid : ex.counts.keySet()) {
+        if (sid < b || (sid == b && k > 0)) {
+          again.addLong(sid);
+        }
+      }
+      Expansion capped = again.isEmpty() ? new Expansion()
+          : expand(projected, layout, viewTable, again, false, Map.of(b, k));
+      Expansion out = new Expansion();
+      out.fragments.addAll(capped.fragments);
+      out.counts.putAll(ex.counts);
+      out.skipped.addAll(ex.skipped);
+      return out;
+    }
+
+    /** Addresses of rows to delete; with a limit, also the kept rows (sid, child, address). */
+    private ViewRows scanView(long version, Roaring64NavigableMap deleteParents,
+        boolean keepRest) {
+      ViewRows out = new ViewRows();
+      if (deleteParents.isEmpty() && !keepRest) {
+        return out;
+      }
+      try (BufferAllocator a = new RootAllocator();
+          org.lance.Dataset view = openView(a, version);
+          LanceScanner s = view.newScan(new ScanOptions.Builder()
+              .columns(List.of(ChunkerLayout.SOURCE_ROW_ID, ChunkerLayout.CHILD_INDEX))
+              .withRowAddress(true).build());
+          ArrowReader r = s.scanBatches()) {
+        while (r.loadNextBatch()) {
+          VectorSchemaRoot root = r.getVectorSchemaRoot();
+          FieldVector sids = root.getVector(ChunkerLayout.SOURCE_ROW_ID);
+          IntVector idx = (IntVector) root.getVector(ChunkerLayout.CHILD_INDEX);
+          FieldVector addr = root.getVector("_rowaddr");
+          for (int i = 0; i < root.getRowCount(); i++) {
+            long sid = ((Number) sids.getObject(i)).longValue();
+            long address = ((Number) addr.getObject(i)).longValue();
+            if (deleteParents.contains(sid)) {
+              out.deleteAddresses.add(address);
+            } else if (keepRest) {
+              out.kept.add(new long[] {sid, idx.get(i), address});
+              out.keptCounts.merge(sid, 1, Integer::sum);
+            }
+          }
+        }
+      } catch (ChunkerRefreshException e) {
+        throw e;
+      } catch (Exception e) {
+        throw new ChunkerRefreshException("Cannot scan view '" + t.viewName() + "' version "
+            + version + " for the rows to delete: " + e.getMessage(), e);
+      }
+      return out;
+    }
+  }
+
+  private static int[] plusOne(int[] positions) {
+    int[] out = new int[positions.length];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = positions[i] + 1;
+    }
+    return out;
+  }
+
+  private static Column rangePredicate(List<long[]> ranges, int from, int to) {
+    if (to - from == 1) {
+      long[] r = ranges.get(from);
+      Column c = functions.col(ChunkerLayout.SOURCE_ROW_ID);
+      return r[0] == r[1] ? c.equalTo(r[0]) : c.between(r[0], r[1]);
+    }
+    int mid = (from + to) >>> 1;
+    return rangePredicate(ranges, from, mid).or(rangePredicate(ranges, mid, to));
+  }
+
+  /** Children written by the tasks, not committed yet. */
+  private static final class Expansion {
+    final List<FragmentMetadata> fragments = new ArrayList<>();
+    final Map<Long, Integer> counts = new HashMap<>();
+    final List<ChunkerRefreshResult.SkippedParent> skipped = new ArrayList<>();
+  }
+
+  /** What the driver read from the view at the read version. */
+  private static final class ViewRows {
+    final List<Long> deleteAddresses = new ArrayList<>();
+    final List<long[]> kept = new ArrayList<>();
+    final TreeMap<Long, Integer> keptCounts = new TreeMap<>();
+  }
+}

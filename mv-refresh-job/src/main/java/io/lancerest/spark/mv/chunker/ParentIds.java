@@ -1,0 +1,119 @@
+package io.lancerest.spark.mv.chunker;
+
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import org.roaringbitmap.longlong.LongIterator;
+import org.roaringbitmap.longlong.Roaring64NavigableMap;
+
+/**
+ * Sets of source row ids as 64-bit roaring bitmaps (the portable format of the roaring
+ * specification, which Spark ships). Stable row ids are mostly dense and ascending, so even
+ * millions of parents compress to a few runs.
+ */
+final class ParentIds {
+  private ParentIds() {}
+
+  static Roaring64NavigableMap empty() {
+    return new Roaring64NavigableMap();
+  }
+
+  static byte[] toBytes(Roaring64NavigableMap ids) {
+    ids.runOptimize();
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    try (DataOutputStream out = new DataOutputStream(bytes)) {
+      ids.serializePortable(out);
+    } catch (IOException e) {
+      throw new IllegalStateException("Cannot serialise row id set", e);
+    }
+    return bytes.toByteArray();
+  }
+
+  static Roaring64NavigableMap fromBytes(byte[] bytes) {
+    Roaring64NavigableMap ids = new Roaring64NavigableMap();
+    try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes))) {
+      ids.deserializePortable(in);
+    } catch (IOException e) {
+      throw new IllegalStateException("Cannot read row id set", e);
+    }
+    return ids;
+  }
+
+  static String toBase64(Roaring64NavigableMap ids) {
+    return Base64.getEncoder().encodeToString(toBytes(ids));
+  }
+
+  /** Reads a stored set; {@code null} or empty is the empty set. */
+  static Roaring64NavigableMap fromBase64(String value, String what) {
+    if (value == null || value.isEmpty()) {
+      return empty();
+    }
+    try {
+      return fromBytes(Base64.getDecoder().decode(value));
+    } catch (RuntimeException e) {
+      throw new ChunkerRefreshException("The view's stored " + what + " cannot be read ("
+          + e.getMessage() + "); the view table's config was altered. Re-create the view", e);
+    }
+  }
+
+  static Roaring64NavigableMap minus(Roaring64NavigableMap a, Roaring64NavigableMap b) {
+    Roaring64NavigableMap out = copy(a);
+    out.andNot(b);
+    return out;
+  }
+
+  static Roaring64NavigableMap and(Roaring64NavigableMap a, Roaring64NavigableMap b) {
+    Roaring64NavigableMap out = copy(a);
+    out.and(b);
+    return out;
+  }
+
+  static Roaring64NavigableMap or(Roaring64NavigableMap a, Roaring64NavigableMap b) {
+    Roaring64NavigableMap out = copy(a);
+    out.or(b);
+    return out;
+  }
+
+  static Roaring64NavigableMap copy(Roaring64NavigableMap a) {
+    Roaring64NavigableMap out = new Roaring64NavigableMap();
+    out.or(a);
+    return out;
+  }
+
+  /**
+   * The set as inclusive ranges {@code [from, to]}, or {@code null} when it has more than
+   * {@code maxRanges} of them.
+   */
+  static List<long[]> ranges(Roaring64NavigableMap ids, int maxRanges) {
+    List<long[]> out = new ArrayList<>();
+    LongIterator it = ids.getLongIterator();
+    long from = 0;
+    long to = 0;
+    boolean open = false;
+    while (it.hasNext()) {
+      long v = it.next();
+      if (open && v == to + 1) {
+        to = v;
+        continue;
+      }
+      if (open) {
+        out.add(new long[] {from, to});
+        if (out.size() > maxRanges) {
+          return null;
+        }
+      }
+      from = v;
+      to = v;
+      open = true;
+    }
+    if (open) {
+      out.add(new long[] {from, to});
+    }
+    return out.size() > maxRanges ? null : out;
+  }
+}

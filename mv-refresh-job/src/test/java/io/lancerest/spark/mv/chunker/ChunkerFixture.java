@@ -1,0 +1,86 @@
+package io.lancerest.spark.mv.chunker;
+
+import io.lancerest.spark.mv.ErrorHandling;
+import io.lancerest.spark.mv.FunctionEnvelope;
+import io.lancerest.spark.mv.SourceQuery;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.FieldType;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.lance.Dataset;
+
+/** Shared helpers: one local SparkSession per test class, definitions, view contents. */
+final class ChunkerFixture {
+  static final Schema WORDS_OUT = new Schema(List.of(
+      new Field("chunk", FieldType.notNullable(ArrowType.Utf8.INSTANCE), null),
+      new Field("char_offset", FieldType.notNullable(new ArrowType.Int(32, true)), null)));
+
+  private ChunkerFixture() {}
+
+  static SparkSession spark() {
+    return SparkSession.builder().master("local[2]").appName("chunker-tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .getOrCreate();
+  }
+
+  static FunctionEnvelope function(Class<?> cls, boolean batch, Map<String, String> options) {
+    return FunctionEnvelope.java(cls.getName(), cls.getSimpleName(), "1", WORDS_OUT,
+        List.of("doc"), batch, options);
+  }
+
+  /** SELECT id, doc FROM source [WHERE filter], chunking doc; id is inherited. */
+  static ChunkerDefinition definition(Class<?> cls, String filter, ErrorHandling eh) {
+    return new ChunkerDefinition(List.of(new SourceQuery.OutputColumn("id", "id"),
+        new SourceQuery.OutputColumn("doc", "doc")), filter,
+        function(cls, BatchChunker.class.isAssignableFrom(cls), Map.of()), eh, false);
+  }
+
+  /** A new view table for the definition. */
+  static String newView(SparkSession spark, Path dir, String name, String source,
+      ChunkerDefinition def) {
+    String uri = dir.resolve(name + ".lance").toString();
+    ChunkerRefresh.createViewTable(spark, ChunkerRefresh.Tables.of(source, uri), def);
+    return uri;
+  }
+
+  /** Every row of a Lance table as "a|b|c", sorted. */
+  static List<String> content(SparkSession spark, String uri) {
+    List<String> out = new ArrayList<>();
+    for (Row r : spark.read().format("lance").load(uri).collectAsList()) {
+      StringBuilder sb = new StringBuilder();
+      for (int i = 0; i < r.length(); i++) {
+        sb.append(i == 0 ? "" : "|").append(r.get(i));
+      }
+      out.add(sb.toString());
+    }
+    out.sort(null);
+    return out;
+  }
+
+  /** Content of a from-scratch refresh of the same definition into a new view. */
+  static List<String> fromScratch(SparkSession spark, Path dir, String source,
+      ChunkerDefinition def, ChunkerRefreshOptions o) {
+    String fresh = newView(spark, dir, "fresh" + System.nanoTime(), source, def);
+    ChunkerRefresh.run(spark, source, fresh, def, o);
+    return content(spark, fresh);
+  }
+
+  static long version(String uri) {
+    try (BufferAllocator a = new RootAllocator(); Dataset ds = Dataset.open(uri, a)) {
+      return ds.version();
+    }
+  }
+
+  static Dataset open(BufferAllocator a, String uri) {
+    return Dataset.open(uri, a);
+  }
+}

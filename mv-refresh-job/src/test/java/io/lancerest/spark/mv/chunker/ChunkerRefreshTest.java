@@ -1,0 +1,251 @@
+package io.lancerest.spark.mv.chunker;
+
+import static io.lancerest.spark.mv.chunker.ChunkerFixture.content;
+import static io.lancerest.spark.mv.chunker.ChunkerFixture.definition;
+import static io.lancerest.spark.mv.chunker.ChunkerFixture.fromScratch;
+import static io.lancerest.spark.mv.chunker.ChunkerFixture.newView;
+import static io.lancerest.spark.mv.chunker.ChunkerFixture.version;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.lancerest.spark.mv.ErrorHandling;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.lance.Dataset;
+
+/** Refresh semantics of chunker views on local Lance tables with stable row ids. */
+class ChunkerRefreshTest {
+  private static SparkSession spark;
+  @TempDir Path dir;
+  private String source;
+  private final ChunkerRefreshOptions defaults = ChunkerRefreshOptions.defaults();
+
+  @BeforeAll
+  static void start() {
+    spark = ChunkerFixture.spark();
+  }
+
+  @AfterAll
+  static void stop() {
+    spark.stop();
+  }
+
+  @BeforeEach
+  void source() {
+    TestChunkers.reset();
+    ChunkerRefresh.beforeCommit = () -> { };
+    source = dir.resolve("docs.lance").toString();
+    SourceTables.create(source);
+    SourceTables.append(source, SourceTables.docs(0, 6, i -> "w" + i + " x" + i), 3);
+  }
+
+  private static String doc(long id) {
+    return "w" + id + " x" + id;
+  }
+
+  @Test
+  void fullRefreshExpandsEveryParentIntoContiguousChildrenAfterInheritedColumns() {
+    var def = definition(TestChunkers.Words.class, null, null);
+    String view = newView(spark, dir, "v", source, def);
+    long before = version(view);
+
+    ChunkerRefreshResult r = ChunkerRefresh.run(spark, source, view, def, defaults);
+
+    assertEquals(ChunkerRefreshResult.DONE, r.status());
+    assertEquals(before + 1, r.viewVersion());
+    assertEquals(before + 1, version(view));
+    assertEquals(12, r.rowsInserted());
+    assertEquals(6, r.parentsExpanded());
+    Map<Long, Long> rowIds = SourceTables.rowIds(source);
+    List<String> expected = new ArrayList<>();
+    for (long id = 0; id < 6; id++) {
+      long sid = rowIds.get(id);
+      expected.add(sid + "|0|" + id + "|w" + id + "|0");
+      expected.add(sid + "|1|" + id + "|x" + id + "|" + (("w" + id).length() + 1));
+    }
+    expected.sort(null);
+    assertEquals(expected, content(spark, view));
+    try (BufferAllocator a = new RootAllocator(); Dataset ds = Dataset.open(view, a)) {
+      assertEquals(List.of("__source_row_id", "__child_index", "id", "chunk", "char_offset"),
+          ds.getSchema().getFields().stream().map(Field::getName).toList());
+      assertEquals("2", ds.getSchema().findField("__source_row_id").getMetadata()
+          .get(ChunkerRefresh.WATERMARK_KEY));
+      assertEquals("2", ds.getSchema().getCustomMetadata()
+          .get(ChunkerRefresh.BASE_TABLE_VERSION_KEY));
+      assertEquals(6, ParentIds.fromBase64(ds.getConfig().get(ChunkerRefresh.PROCESSED_KEY),
+          "x").getLongCardinality());
+    }
+  }
+
+  @Test
+  void onlyNewParentsSinceTheWatermarkAreExpanded() {
+    var def = definition(TestChunkers.Words.class, null, null);
+    String view = newView(spark, dir, "v", source, def);
+    ChunkerRefresh.run(spark, source, view, def, defaults);
+    assertEquals(6, TestChunkers.CALLS.get());
+
+    SourceTables.append(source, SourceTables.docs(6, 9, ChunkerRefreshTest::doc), 10);
+    ChunkerRefreshResult r = ChunkerRefresh.run(spark, source, view, def, defaults);
+
+    assertEquals(9, TestChunkers.CALLS.get(), "only the 3 new parents ran");
+    assertEquals(3, r.parentsExpanded());
+    assertEquals(6, r.rowsInserted());
+    assertEquals(0, r.rowsDeleted());
+    assertEquals(2, r.previousWatermark());
+    assertEquals(3, r.sourceVersion());
+    assertEquals(fromScratch(spark, dir, source, def, defaults), content(spark, view));
+  }
+
+  @Test
+  void childrenOfDeletedParentsAreDeleted() {
+    var def = definition(TestChunkers.Words.class, null, null);
+    String view = newView(spark, dir, "v", source, def);
+    ChunkerRefresh.run(spark, source, view, def, defaults);
+
+    SourceTables.delete(source, "id IN (1, 4)");
+    ChunkerRefreshResult r = ChunkerRefresh.run(spark, source, view, def, defaults);
+
+    assertEquals(2, r.parentsRemoved());
+    assertEquals(4, r.rowsDeleted());
+    assertEquals(0, r.parentsExpanded());
+    assertEquals(8, content(spark, view).size());
+    assertEquals(fromScratch(spark, dir, source, def, defaults), content(spark, view));
+  }
+
+  @Test
+  void parentsLeavingOrEnteringTheFilterLoseOrGainChildren() {
+    var def = definition(TestChunkers.Words.class, "tag = 'even'", null);
+    String view = newView(spark, dir, "v", source, def);
+    ChunkerRefresh.run(spark, source, view, def, defaults);
+    assertEquals(6, content(spark, view).size());
+
+    // id 2 leaves the filter, id 3 enters it; both keep their row ids (in-place update).
+    SourceTables.update(source, List.of(new SourceTables.Doc(2, doc(2), "odd"),
+        new SourceTables.Doc(3, doc(3), "even")));
+    ChunkerRefreshResult r = ChunkerRefresh.run(spark, source, view, def, defaults);
+
+    assertEquals(1, r.parentsRemoved());
+    assertEquals(1, r.parentsExpanded());
+    assertEquals(fromScratch(spark, dir, source, def, defaults), content(spark, view));
+    assertTrue(content(spark, view).stream().anyMatch(s -> s.contains("|w3|")));
+    assertTrue(content(spark, view).stream().noneMatch(s -> s.contains("|w2|")));
+  }
+
+  @Test
+  void parentsUpdatedInPlaceAreReExpandedAndTheirOldChildrenDeleted() {
+    var def = definition(TestChunkers.Words.class, null, null);
+    String view = newView(spark, dir, "v", source, def);
+    ChunkerRefresh.run(spark, source, view, def, defaults);
+    long rowIdBefore = SourceTables.rowIds(source).get(1L);
+
+    SourceTables.update(source, List.of(new SourceTables.Doc(1, "one two three", "odd")));
+    assertEquals(rowIdBefore, SourceTables.rowIds(source).get(1L), "same stable row id");
+    ChunkerRefreshResult r = ChunkerRefresh.run(spark, source, view, def, defaults);
+
+    assertEquals(1, r.parentsExpanded());
+    assertEquals(2, r.rowsDeleted());
+    assertEquals(3, r.rowsInserted());
+    List<String> children = content(spark, view).stream()
+        .filter(s -> s.startsWith(rowIdBefore + "|")).toList();
+    assertEquals(List.of(rowIdBefore + "|0|1|one|0", rowIdBefore + "|1|1|two|4",
+        rowIdBefore + "|2|1|three|8"), children);
+    assertEquals(fromScratch(spark, dir, source, def, defaults), content(spark, view));
+  }
+
+  @Test
+  void updateAsDeleteAndInsertWithANewRowIdIsHandled() {
+    // lance-spark's UPDATE deletes the row and inserts it with a new _rowid.
+    var def = definition(TestChunkers.Words.class, null, null);
+    String view = newView(spark, dir, "v", source, def);
+    ChunkerRefresh.run(spark, source, view, def, defaults);
+
+    SourceTables.delete(source, "id = 5");
+    SourceTables.append(source, List.of(new SourceTables.Doc(5, "five again", "odd")), 10);
+    ChunkerRefreshResult r = ChunkerRefresh.run(spark, source, view, def, defaults);
+
+    assertEquals(1, r.parentsRemoved());
+    assertEquals(1, r.parentsExpanded());
+    assertEquals(fromScratch(spark, dir, source, def, defaults), content(spark, view));
+    assertTrue(content(spark, view).stream().anyMatch(s -> s.endsWith("|5|again|5")));
+  }
+
+  @Test
+  void parentsWithoutChildrenAreRememberedAndNotRerun() {
+    SourceTables.append(source, List.of(new SourceTables.Doc(10, "", "even"),
+        new SourceTables.Doc(11, null, "odd")), 10);
+    var def = definition(TestChunkers.Words.class, null, null);
+    String view = newView(spark, dir, "v", source, def);
+    ChunkerRefreshResult first = ChunkerRefresh.run(spark, source, view, def, defaults);
+    assertEquals(8, first.parentsExpanded());
+    assertEquals(2, first.parentsWithoutChildren());
+    assertEquals(8, TestChunkers.CALLS.get());
+
+    SourceTables.append(source, List.of(new SourceTables.Doc(12, "new doc", "even")), 10);
+    ChunkerRefreshResult second = ChunkerRefresh.run(spark, source, view, def, defaults);
+
+    assertEquals(1, second.parentsExpanded());
+    assertEquals(9, TestChunkers.CALLS.get(), "the two empty parents were not re-run");
+    ChunkerRefreshResult third = ChunkerRefresh.run(spark, source, view, def, defaults);
+    assertEquals(ChunkerRefreshResult.UP_TO_DATE, third.status());
+    assertEquals(9, TestChunkers.CALLS.get());
+    assertEquals(second.viewVersion(), version(view), "an up-to-date refresh commits nothing");
+  }
+
+  @Test
+  void refreshingBackwardsIsRefused() {
+    var def = definition(TestChunkers.Words.class, null, null);
+    String view = newView(spark, dir, "v", source, def);
+    SourceTables.append(source, SourceTables.docs(6, 7, ChunkerRefreshTest::doc), 10);
+    ChunkerRefresh.run(spark, source, view, def, defaults);
+
+    ChunkerRefreshException e = assertThrows(ChunkerRefreshException.class,
+        () -> ChunkerRefresh.run(spark, source, view, def,
+            ChunkerRefreshOptions.builder().srcVersion(2L).build()));
+    assertEquals("src_version 2 is older than the version view '" + view + "' already "
+        + "reflects (3); a view cannot be refreshed backwards. Omit src_version or use 3 or "
+        + "later", e.getMessage());
+  }
+
+  @Test
+  void refreshToAnOlderSourceVersionSeesOnlyThatVersion() {
+    var def = definition(TestChunkers.Words.class, null, null);
+    String view = newView(spark, dir, "v", source, def);
+    SourceTables.append(source, SourceTables.docs(6, 8, ChunkerRefreshTest::doc), 10);
+
+    ChunkerRefreshResult r = ChunkerRefresh.run(spark, source, view, def,
+        ChunkerRefreshOptions.builder().srcVersion(2L).build());
+    assertEquals(6, r.parentsExpanded());
+    ChunkerRefreshResult next = ChunkerRefresh.run(spark, source, view, def, defaults);
+    assertEquals(2, next.parentsExpanded());
+    assertEquals(fromScratch(spark, dir, source, def, defaults), content(spark, view));
+  }
+
+  @Test
+  void errorHandlingDefaultsToFailAndCommitsNothing() {
+    SourceTables.append(source, List.of(new SourceTables.Doc(20, "BOOM here", "even")), 10);
+    var def = definition(TestChunkers.Failing.class, null, null);
+    String view = newView(spark, dir, "v", source, def);
+    long before = version(view);
+
+    ChunkerRefreshException e = assertThrows(ChunkerRefreshException.class,
+        () -> ChunkerRefresh.run(spark, source, view, def, defaults));
+    long sid = SourceTables.rowIds(source).get(20L);
+    assertTrue(e.getMessage().startsWith("Chunker 'Failing' (" + TestChunkers.Failing.class
+        .getName() + ") failed on source row id " + sid + " after 1 attempt(s): "
+        + "java.lang.IllegalStateException: cannot chunk BOOM here. The refresh committed "
+        + "nothing"), e.getMessage());
+    assertEquals(before, version(view));
+  }
+}
