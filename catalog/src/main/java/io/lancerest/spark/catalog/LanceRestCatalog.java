@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiFunction;
 import org.apache.spark.sql.catalyst.analysis.NamespaceAlreadyExistsException;
 import org.apache.spark.sql.catalyst.analysis.NoSuchFunctionException;
 import org.apache.spark.sql.catalyst.analysis.NoSuchNamespaceException;
@@ -231,26 +232,23 @@ public class LanceRestCatalog
 
   @Override
   public Table loadTable(Identifier ident) throws NoSuchTableException {
-    try {
-      return tables.load(tableId(ident), display(ident));
-    } catch (NotFoundException e) {
-      throw new NoSuchTableException(ident);
-    }
+    return load(ident, (id, shown) -> tables.load(id, shown));
   }
 
   @Override
   public Table loadTable(Identifier ident, String version) throws NoSuchTableException {
-    try {
-      return tables.loadAtVersion(tableId(ident), version, display(ident));
-    } catch (NotFoundException e) {
-      throw new NoSuchTableException(ident);
-    }
+    return load(ident, (id, shown) -> tables.loadAtVersion(id, version, shown));
   }
 
   @Override
   public Table loadTable(Identifier ident, long timestamp) throws NoSuchTableException {
+    return load(ident, (id, shown) -> tables.loadAtTimestamp(id, timestamp, shown));
+  }
+
+  private Table load(Identifier ident, BiFunction<List<String>, String, Table> loader)
+      throws NoSuchTableException {
     try {
-      return tables.loadAtTimestamp(tableId(ident), timestamp, display(ident));
+      return loader.apply(tableId(ident), display(ident));
     } catch (NotFoundException e) {
       throw new NoSuchTableException(ident);
     }

@@ -3,6 +3,7 @@ package io.lancerest.spark.catalog;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -511,6 +512,16 @@ abstract class CatalogContractTest {
         .collect(Collectors.toMap(r -> r.getString(0), r -> r.getString(1)));
     assertEquals("blue", again.get("owner_team"));
     assertTrue(describeExtended(t).contains("owner_team=blue"));
+    // Where they live: with the server when it keeps properties, else in the dataset config.
+    List<String> id = List.of(nsOf(t));
+    Map<String, String> serverSide = cat().client()
+        .describeTable(io.lancerest.client.model.DescribeTableRequest.of(id)).properties();
+    if (serverKeepsProperties()) {
+      assertEquals("blue", serverSide.get("owner_team"));
+      assertFalse(serverSide.containsKey("tier"));
+    } else {
+      assertNull(serverSide);
+    }
   }
 
   @Test
