@@ -27,7 +27,8 @@ public final class MaterializedViewCommand extends LogicalPlan implements LeafRu
   private final Seq<Attribute> output;
   private Seq<Enumeration.Value> nodePatterns = toSeq(List.of());
 
-  private MaterializedViewCommand(MvStatement statement) {
+  /** Public: Spark's TreeNode.makeCopy finds the constructor by reflection. */
+  public MaterializedViewCommand(MvStatement statement) {
     this.statement = statement;
     StructType schema = MaterializedViewStatements.outputSchema(statement);
     this.output = toSeq(JavaConverters.seqAsJavaList(DataTypeUtils.toAttributes(schema)));

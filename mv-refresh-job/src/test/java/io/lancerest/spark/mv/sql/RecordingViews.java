@@ -1,0 +1,77 @@
+package io.lancerest.spark.mv.sql;
+
+import io.lancerest.spark.mv.CreateViewRequest;
+import io.lancerest.spark.mv.GenevaLayout;
+import io.lancerest.spark.mv.MaterializedViewKind;
+import io.lancerest.spark.mv.MaterializedViewNotFoundException;
+import io.lancerest.spark.mv.MaterializedViews;
+import io.lancerest.spark.mv.RefreshOptions;
+import io.lancerest.spark.mv.RefreshResult;
+import io.lancerest.spark.mv.SourceQuery;
+import io.lancerest.spark.mv.ViewDefinition;
+import io.lancerest.spark.mv.ViewDescription;
+import io.lancerest.spark.mv.ViewState;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.apache.spark.sql.SparkSession;
+
+/** A fake API that records each call as "catalog:operation:args" and answers canned values. */
+public final class RecordingViews implements MaterializedViews, MaterializedViews.Factory {
+  static final List<String> CALLS = new CopyOnWriteArrayList<>();
+  private final String catalog;
+
+  public RecordingViews() {
+    this("?");
+  }
+
+  private RecordingViews(String catalog) {
+    this.catalog = catalog;
+  }
+
+  @Override
+  public MaterializedViews forCatalog(SparkSession spark, String catalogName) {
+    return new RecordingViews(catalogName);
+  }
+
+  @Override
+  public RefreshResult create(CreateViewRequest r) {
+    CALLS.add(catalog + ":create:" + r);
+    return r.withData() ? new RefreshResult("job-1", RefreshResult.JobStatus.DONE, r.kind(), 7L,
+        10, 0, 0, 5) : null;
+  }
+
+  @Override
+  public RefreshResult refresh(List<String> viewId, RefreshOptions options) {
+    CALLS.add(catalog + ":refresh:" + viewId + ":" + options);
+    if (viewId.contains("missing")) {
+      throw new MaterializedViewNotFoundException("View " + viewId + " does not exist");
+    }
+    return new RefreshResult("job-2", RefreshResult.JobStatus.PARTIAL,
+        MaterializedViewKind.CHUNKER, 12L, 30, 4, 2, 1500);
+  }
+
+  @Override
+  public boolean drop(List<String> viewId, boolean ifExists) {
+    CALLS.add(catalog + ":drop:" + viewId + ":" + ifExists);
+    return true;
+  }
+
+  @Override
+  public ViewDescription describe(List<String> viewId) {
+    CALLS.add(catalog + ":describe:" + viewId);
+    SourceQuery q = SourceQuery.of(List.of("ns", "src"), List.of("ns"),
+        List.of(new SourceQuery.OutputColumn("id", "id")), "id > 3", null);
+    return new ViewDescription(viewId, new ViewDefinition(viewId, MaterializedViewKind.QUERY, q,
+        null, false), new ViewState(9L, 9L, "{\"job_id\":\"job-2\"}"), "client");
+  }
+
+  @Override
+  public List<List<String>> list(List<String> namespace) {
+    CALLS.add(catalog + ":list:" + namespace);
+    return List.of(List.of("ns", "a"), List.of("ns", "b"));
+  }
+
+  static String layoutKey() {
+    return GenevaLayout.VERSION;
+  }
+}
