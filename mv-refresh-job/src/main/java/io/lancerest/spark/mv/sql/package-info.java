@@ -1,0 +1,6 @@
+/**
+ * The SQL statements for materialized views: a hand-written parser for the statement prefix that
+ * hands identifiers and the SELECT to Spark's parser, and the Spark command that runs a statement
+ * against the {@link io.lancerest.spark.mv.MaterializedViews} API.
+ */
+package io.lancerest.spark.mv.sql;
