@@ -21,6 +21,9 @@ import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
 import org.lance.namespace.RestAdapter;
 
 /**
@@ -42,10 +45,24 @@ public final class Quickstart {
     server.start();
     String uri = "http://127.0.0.1:" + server.getPort();
     System.out.println("== Embedded REST namespace server on " + uri + " (root " + warehouse + ")");
+    SparkSession spark = null;
     try (LanceRestClient client = LanceRestClient.create(Map.of("uri", uri));
          BufferAllocator allocator = new RootAllocator()) {
       restClientTour(client, allocator);
+      spark = SparkSession.builder()
+          .appName("lance-rest-quickstart")
+          .master("local[2]")
+          .config("spark.ui.enabled", "false")
+          .config("spark.sql.shuffle.partitions", "4")
+          .config("spark.sql.catalog.lance", "io.lancerest.spark.catalog.LanceRestCatalog")
+          .config("spark.sql.catalog.lance.uri", uri)
+          .getOrCreate();
+      spark.sparkContext().setLogLevel("WARN");
+      sparkSqlTour(spark);
     } finally {
+      if (spark != null) {
+        spark.stop();
+      }
       server.close();
     }
     System.out.printf("%n== Quickstart finished in %.1f s%n", (System.nanoTime() - start) / 1e9);
@@ -75,6 +92,41 @@ public final class Quickstart {
         + ", location " + d.location());
     System.out.println("namespaces: " + client.listAllNamespaces(List.of()).toList());
     System.out.println("tables in " + ns + ": " + client.listAllTables(ns).toList());
+  }
+
+  /** Spark SQL through the catalog: writes, reads, DML, time travel and metadata. */
+  static void sparkSqlTour(SparkSession spark) {
+    section("Spark SQL on catalog 'lance'");
+    sql(spark, "SHOW NAMESPACES IN lance");
+    sql(spark, "SHOW TABLES IN lance.quickstart");
+    sql(spark, "INSERT INTO lance.quickstart.cities VALUES (4, 'Quito'), (5, 'Accra')");
+    show(spark, "SELECT id, name FROM lance.quickstart.cities ORDER BY id");
+    sql(spark, "UPDATE lance.quickstart.cities SET name = 'Porto' WHERE id = 1");
+    sql(spark, "DELETE FROM lance.quickstart.cities WHERE id = 5");
+    show(spark, "SELECT id, name FROM lance.quickstart.cities ORDER BY id");
+    show(spark, "SELECT id, name FROM lance.quickstart.cities VERSION AS OF 1 ORDER BY id");
+    sql(spark, "CREATE TABLE lance.quickstart.big_cities TBLPROPERTIES ('team' = 'geo', 'enable_stable_row_ids' = 'true') "
+        + "AS SELECT id, upper(name) AS name FROM lance.quickstart.cities WHERE id > 2");
+    show(spark, "SELECT * FROM lance.quickstart.big_cities ORDER BY id");
+    show(spark, "SHOW TBLPROPERTIES lance.quickstart.big_cities");
+  }
+
+  static void section(String title) {
+    System.out.println();
+    System.out.println("== " + title);
+  }
+
+  static void sql(SparkSession spark, String statement) {
+    System.out.println("sql> " + statement);
+    Dataset<Row> df = spark.sql(statement);
+    if (!df.isEmpty()) {
+      df.show(50, false);
+    }
+  }
+
+  static void show(SparkSession spark, String query) {
+    System.out.println("sql> " + query);
+    spark.sql(query).show(50, false);
   }
 
   static VectorSchemaRoot rows(

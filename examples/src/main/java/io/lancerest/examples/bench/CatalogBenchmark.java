@@ -1,0 +1,284 @@
+package io.lancerest.examples.bench;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.connector.catalog.Identifier;
+import org.lance.namespace.RestAdapter;
+
+/**
+ * This catalog against lance-spark's own {@code LanceNamespaceSparkCatalog} ({@code impl=rest})
+ * on one in-process {@code RestAdapter("dir")} server, in one JVM and one SparkSession, so both
+ * meet the same JIT state, server, page cache and machine load. Rounds alternate which catalog
+ * goes first; best and median are reported. Not a test: it prints figures and ratios.
+ *
+ * <ul>
+ *   <li>(a) N x {@code SELECT count(*)} spread over T small tables (target ours/peer &le; 0.8);
+ *   <li>(b) REST requests per statement (SELECT, INSERT, DESCRIBE), counted at a forwarding
+ *       proxy that a second instance of each catalog points at;
+ *   <li>(c) {@code SELECT sum(x), count(*)} over a table of R rows (target &le; 1.05).
+ * </ul>
+ * Arguments, all optional: {@code queries=200 tables=20 rows=5000000 rounds=5 warehouse=DIR}.
+ */
+public final class CatalogBenchmark {
+  private static final String OURS = "ours";
+  private static final String PEER = "peer";
+  private static final String OURS_NO_CACHE = "ours_nc";
+  private static final String NS = "bench";
+
+  private final SparkSession spark;
+  private final CountingProxy proxy;
+  private final int queries;
+  private final int tables;
+  private final long rows;
+  private final int rounds;
+
+  private CatalogBenchmark(SparkSession spark, CountingProxy proxy, Map<String, String> args) {
+    this.spark = spark;
+    this.proxy = proxy;
+    this.queries = Integer.parseInt(args.getOrDefault("queries", "200"));
+    this.tables = Integer.parseInt(args.getOrDefault("tables", "20"));
+    this.rows = Long.parseLong(args.getOrDefault("rows", "5000000"));
+    this.rounds = Integer.parseInt(args.getOrDefault("rounds", "5"));
+  }
+
+  public static void main(String[] argv) throws Exception {
+    Map<String, String> args = new LinkedHashMap<>();
+    for (String a : argv) {
+      int eq = a.indexOf('=');
+      if (eq < 1) {
+        throw new IllegalArgumentException("Arguments are key=value, got '" + a + "'");
+      }
+      args.put(a.substring(0, eq), a.substring(eq + 1));
+    }
+    Path warehouse = Path.of(args.getOrDefault("warehouse", "target/bench-warehouse"))
+        .toAbsolutePath();
+    reset(warehouse);
+    RestAdapter server = new RestAdapter("dir", Map.of("root", warehouse.toString()),
+        "127.0.0.1", 0);
+    server.start();
+    String uri = "http://127.0.0.1:" + server.getPort();
+    SparkSession spark = null;
+    try (CountingProxy proxy = new CountingProxy(uri)) {
+      String ours = "io.lancerest.spark.catalog.LanceRestCatalog";
+      String peer = "org.lance.spark.LanceNamespaceSparkCatalog";
+      spark = SparkSession.builder()
+          .appName("lance-rest-catalog-benchmark")
+          .master("local[2]")
+          .config("spark.ui.enabled", "false")
+          .config("spark.sql.shuffle.partitions", "2")
+          // Timed instances talk to the server directly.
+          .config("spark.sql.catalog." + OURS, ours)
+          .config("spark.sql.catalog." + OURS + ".uri", uri)
+          .config("spark.sql.catalog." + OURS_NO_CACHE, ours)
+          .config("spark.sql.catalog." + OURS_NO_CACHE + ".uri", uri)
+          .config("spark.sql.catalog." + OURS_NO_CACHE + ".cache.ttl-ms", "0")
+          .config("spark.sql.catalog." + PEER, peer)
+          .config("spark.sql.catalog." + PEER + ".impl", "rest")
+          .config("spark.sql.catalog." + PEER + ".uri", uri)
+          // Counted instances go through the proxy.
+          .config("spark.sql.catalog.ours_c", ours)
+          .config("spark.sql.catalog.ours_c.uri", proxy.uri())
+          .config("spark.sql.catalog.peer_c", peer)
+          .config("spark.sql.catalog.peer_c.impl", "rest")
+          .config("spark.sql.catalog.peer_c.uri", proxy.uri())
+          .getOrCreate();
+      spark.sparkContext().setLogLevel("WARN");
+      System.out.printf("== Catalog benchmark: server %s, warehouse %s%n", uri, warehouse);
+      System.out.printf("   load average at start: %s%n", loadAverage());
+      CatalogBenchmark bench = new CatalogBenchmark(spark, proxy, args);
+      long start = System.nanoTime();
+      bench.setUp();
+      bench.manySmallSelects();
+      bench.requestsPerStatement();
+      bench.bigScan();
+      System.out.printf("%n== Done in %.0f s; load average at end: %s%n",
+          (System.nanoTime() - start) / 1e9, loadAverage());
+    } finally {
+      if (spark != null) {
+        spark.stop();
+      }
+      server.close();
+      reset(warehouse);
+    }
+  }
+
+  // ---------------------------------------------------------------- set-up
+
+  private void setUp() {
+    long t0 = System.nanoTime();
+    sql("CREATE NAMESPACE " + OURS + "." + NS);
+    for (int i = 0; i < tables; i++) {
+      sql("CREATE TABLE " + small(OURS, i) + " AS SELECT id, concat('v', id) AS v FROM range(100)");
+    }
+    sql("CREATE TABLE " + OURS + "." + NS + ".counted (id BIGINT, v STRING)");
+    sql("INSERT INTO " + OURS + "." + NS + ".counted VALUES (0, 'a')");
+    // Four write tasks: four fragments, read by two cores.
+    sql("CREATE TABLE " + OURS + "." + NS + ".big AS SELECT id AS x, id % 97 AS g "
+        + "FROM range(0, " + rows + ", 1, 4)");
+    System.out.printf("   set-up through '%s': %d small tables, 1 table of %,d rows in %.1f s%n",
+        OURS, tables, rows, (System.nanoTime() - t0) / 1e9);
+  }
+
+  private String small(String catalog, int i) {
+    return catalog + "." + NS + ".s" + i;
+  }
+
+  // ---------------------------------------------------------------- (a)
+
+  private void manySmallSelects() {
+    System.out.printf("%n== (a) %d x SELECT count(*) over %d tables, %d rounds after a warm-up"
+        + " round, alternating order%n", queries, tables, rounds);
+    List<String> order = new ArrayList<>(List.of(OURS, PEER, OURS_NO_CACHE));
+    for (String c : order) {
+      selectRound(c); // warm-up
+    }
+    Map<String, List<Long>> times = new LinkedHashMap<>();
+    order.forEach(c -> times.put(c, new ArrayList<>()));
+    for (int r = 0; r < rounds; r++) {
+      for (String c : order) {
+        times.get(c).add(selectRound(c));
+      }
+      java.util.Collections.rotate(order, 1);
+    }
+    printTimes(times, "(a)", 0.8);
+    System.out.printf("   ('%s' is this catalog with cache.ttl-ms=0: every statement describes "
+        + "the table again)%n", OURS_NO_CACHE);
+  }
+
+  private long selectRound(String catalog) {
+    long t0 = System.nanoTime();
+    for (int i = 0; i < queries; i++) {
+      long n = spark.sql("SELECT count(*) FROM " + small(catalog, i % tables)).collectAsList()
+          .get(0).getLong(0);
+      if (n != 100) {
+        throw new IllegalStateException(catalog + " counted " + n + " rows instead of 100");
+      }
+    }
+    return System.nanoTime() - t0;
+  }
+
+  // ---------------------------------------------------------------- (b)
+
+  private void requestsPerStatement() {
+    System.out.printf("%n== (b) REST requests per statement, counted at a forwarding proxy "
+        + "(cold: catalog's table cache emptied first; warm: mean of the next 5)%n");
+    String[] kinds = {"SELECT count(*) FROM %s", "SELECT * FROM %s WHERE id > 0",
+        "INSERT INTO %s VALUES (1, 'x')", "DESCRIBE TABLE %s", "DESCRIBE TABLE EXTENDED %s"};
+    System.out.printf("   %-28s %-6s %6s %6s   %s%n", "statement", "cat", "cold", "warm",
+        "cold requests by route");
+    for (String kind : kinds) {
+      for (String catalog : List.of("ours_c", "peer_c")) {
+        String table = catalog + "." + NS + ".counted";
+        String statement = String.format(kind, table);
+        invalidate(catalog);
+        proxy.reset();
+        spark.sql(statement).collectAsList();
+        long cold = proxy.total();
+        Map<String, Long> routes = proxy.counts();
+        proxy.reset();
+        for (int i = 0; i < 5; i++) {
+          spark.sql(statement).collectAsList();
+        }
+        double warm = proxy.total() / 5.0;
+        System.out.printf("   %-28s %-6s %6d %6.1f   %s%n",
+            String.format(kind, "t").replace(" FROM t", "").replace(" TABLE t", ""),
+            catalog.replace("_c", ""), cold, warm, routes);
+      }
+    }
+  }
+
+  private void invalidate(String catalog) {
+    var tc = (org.apache.spark.sql.connector.catalog.TableCatalog)
+        spark.sessionState().catalogManager().catalog(catalog);
+    tc.invalidateTable(Identifier.of(new String[] {NS}, "counted"));
+  }
+
+  // ---------------------------------------------------------------- (c)
+
+  private void bigScan() {
+    System.out.printf("%n== (c) SELECT sum(x), count(*) over %,d rows, %d rounds after a warm-up,"
+        + " alternating order%n", rows, rounds);
+    long expectedSum = rows * (rows - 1) / 2;
+    List<String> order = new ArrayList<>(List.of(OURS, PEER));
+    for (String c : order) {
+      scan(c, expectedSum);
+    }
+    Map<String, List<Long>> times = new LinkedHashMap<>();
+    order.forEach(c -> times.put(c, new ArrayList<>()));
+    for (int r = 0; r < rounds; r++) {
+      for (String c : order) {
+        times.get(c).add(scan(c, expectedSum));
+      }
+      java.util.Collections.rotate(order, 1);
+    }
+    printTimes(times, "(c)", 1.05);
+  }
+
+  private long scan(String catalog, long expectedSum) {
+    long t0 = System.nanoTime();
+    Row r = spark.sql("SELECT sum(x), count(*) FROM " + catalog + "." + NS + ".big")
+        .collectAsList().get(0);
+    long elapsed = System.nanoTime() - t0;
+    if (r.getLong(0) != expectedSum || r.getLong(1) != rows) {
+      throw new IllegalStateException(catalog + " read " + r + " instead of ["
+          + expectedSum + "," + rows + "]");
+    }
+    return elapsed;
+  }
+
+  // ---------------------------------------------------------------- output
+
+  private static void printTimes(Map<String, List<Long>> times, String label, double target) {
+    for (var e : times.entrySet()) {
+      System.out.printf("   %-8s best %8.1f ms   median %8.1f ms   rounds %s%n", e.getKey(),
+          best(e.getValue()) / 1e6, median(e.getValue()) / 1e6,
+          e.getValue().stream().map(v -> String.format("%.0f", v / 1e6)).toList());
+    }
+    double bestRatio = (double) best(times.get(OURS)) / best(times.get(PEER));
+    double medianRatio = median(times.get(OURS)) / median(times.get(PEER));
+    System.out.printf("   %s ratio ours/peer: best %.3f, median %.3f (target <= %.2f): %s%n",
+        label, bestRatio, medianRatio, target,
+        medianRatio <= target && bestRatio <= target ? "MET" : "MISSED");
+  }
+
+  private static long best(List<Long> v) {
+    return v.stream().mapToLong(Long::longValue).min().orElseThrow();
+  }
+
+  private static double median(List<Long> v) {
+    long[] s = v.stream().mapToLong(Long::longValue).sorted().toArray();
+    return s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2.0;
+  }
+
+  private void sql(String statement) {
+    spark.sql(statement).collectAsList();
+  }
+
+  private static String loadAverage() {
+    try {
+      return String.join(" ", Arrays.asList(Files.readString(Path.of("/proc/loadavg")).trim()
+          .split(" ")).subList(0, 3)) + " (" + Runtime.getRuntime().availableProcessors()
+          + " cores)";
+    } catch (Exception e) {
+      return "unknown";
+    }
+  }
+
+  private static void reset(Path dir) throws Exception {
+    if (Files.exists(dir)) {
+      try (Stream<Path> walk = Files.walk(dir)) {
+        walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+      }
+    }
+    Files.createDirectories(dir);
+  }
+}
