@@ -176,7 +176,7 @@ public final class TestChunkers {
     }
   }
 
-  /** 10,000 children of 32 KiB each for every parent, produced lazily. */
+  /** 10,000 children of 16 Ki characters each for every parent, produced lazily. */
   public static class HugeFanOut implements Chunker {
     @Override
     public Iterator<Row> chunk(Row input) {
@@ -190,9 +190,42 @@ public final class TestChunkers {
 
         @Override
         public Row next() {
-          char[] c = new char[32 * 1024];
+          char[] c = new char[16 * 1024];
           java.util.Arrays.fill(c, (char) ('a' + n % 26));
           return RowFactory.create(new String(c), n++);
+        }
+      };
+    }
+  }
+
+  /**
+   * Words; once 30 rows were emitted in this JVM, creates the file named by system property
+   * {@code chunker.marker} and blocks forever (the test then kills the JVM).
+   */
+  public static class BlockAfter30 implements Chunker {
+    private final TextSplitter words = TextSplitter.of(" ", 0, 0);
+
+    @Override
+    public Iterator<Row> chunk(Row input) {
+      Iterator<Row> it = words.split(input.getString(0));
+      return new Iterator<>() {
+        @Override
+        public boolean hasNext() {
+          return it.hasNext();
+        }
+
+        @Override
+        public Row next() {
+          if (ROWS.incrementAndGet() == 30) {
+            try {
+              java.nio.file.Files.createFile(java.nio.file.Path.of(
+                  System.getProperty("chunker.marker")));
+              Thread.sleep(Long.MAX_VALUE);
+            } catch (Exception e) {
+              throw new IllegalStateException(e);
+            }
+          }
+          return it.next();
         }
       };
     }

@@ -1,0 +1,29 @@
+package io.lancerest.spark.mv.chunker;
+
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * Runs one chunker refresh in its own JVM, for tests that kill it or constrain its heap.
+ * Arguments: chunker class, source uri, view uri, source_task_size, max_rows_per_fragment, and
+ * optionally the task Arrow memory cap in bytes.
+ */
+public final class ChildRefreshMain {
+  private ChildRefreshMain() {}
+
+  public static void main(String[] args) throws Exception {
+    SparkSession spark = SparkSession.builder().master("local[1]").appName("chunker-child")
+        .config("spark.ui.enabled", "false")
+        // Spark refuses to start below ~450 MiB of heap; the test heap is smaller on purpose.
+        .config("spark.testing.memory", String.valueOf(1L << 30))
+        .getOrCreate();
+    var def = ChunkerFixture.definition(Class.forName(args[0]), null, null);
+    ChunkerRefreshResult r = ChunkerRefresh.run(spark, args[1], args[2], def,
+        ChunkerRefreshOptions.builder().sourceTaskSize(Integer.parseInt(args[3]))
+            .maxRowsPerFragment(Integer.parseInt(args[4]))
+            .taskArrowMemoryBytes(args.length > 5 ? Long.parseLong(args[5]) : Long.MAX_VALUE)
+            .build());
+    System.out.println("RESULT " + r.rowsInserted() + " " + ChunkerTask.MAX_BUFFERED_ROWS.get()
+        + " " + Runtime.getRuntime().maxMemory());
+    spark.stop();
+  }
+}
