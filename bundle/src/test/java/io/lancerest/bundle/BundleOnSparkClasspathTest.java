@@ -33,6 +33,9 @@ class BundleOnSparkClasspathTest {
   static final String EXTENSIONS = "io.lancerest.spark.LanceRestSparkExtensions";
   static final String REFRESH_JOB = "io.lancerest.spark.mv.RefreshJob";
   static final String SHADED = "io/lancerest/shaded/";
+  /** What the MV SQL answers while the refresh engine is not wired in (mv-refresh-job). */
+  static final String ENGINE_NOT_YET = "need the refresh engine, which is not available in this "
+      + "build yet";
 
   private static SparkSubmitLauncher launcher;
   private static Set<String> entries;
@@ -94,6 +97,23 @@ class BundleOnSparkClasspathTest {
   }
 
   @Test
+  void documentedLanceJarListIsTheOneTheBuildCopies() throws IOException {
+    String doc = Files.readString(launcher.packagingDoc);
+    // Markers on lines of their own (the fetch loop in the doc mentions them inline too).
+    int from = doc.indexOf("\n<!-- lance-jars -->\n");
+    int to = doc.indexOf("\n<!-- /lance-jars -->\n");
+    assertTrue(from >= 0 && to > from, "lance-jars markers missing in " + launcher.packagingDoc);
+    // group:artifact:version -> artifact-version.jar, the name dependency:copy gives it.
+    List<String> documented = doc.substring(from + 1, to).lines().skip(1)
+        .map(String::trim).filter(l -> !l.isEmpty())
+        .map(l -> l.split(":")).map(c -> c[1] + "-" + c[2] + ".jar").sorted().toList();
+    try (Stream<Path> jars = Files.list(launcher.lanceJars)) {
+      assertEquals(jars.map(p -> p.getFileName().toString()).sorted().toList(), documented,
+          "docs/packaging.md and the lance-jars execution of bundle/pom.xml disagree");
+    }
+  }
+
+  @Test
   void sparkApplicationReadsAndWritesThroughTheBundle() {
     SparkSubmitLauncher.Result r = smokeRun();
     String out = r.output();
@@ -121,6 +141,10 @@ class BundleOnSparkClasspathTest {
   void queryViewIsCreatedAndRefreshedThroughTheBundle() {
     assumeTrue(bundled(EXTENSIONS), EXTENSIONS + " is not in the bundle yet (issue 4)");
     SparkSubmitLauncher.Result r = smokeRun();
+    // The SQL extension ships before the refresh engine does; until then the engine says so
+    // itself, and only that exact refusal is tolerated.
+    assumeTrue(r.exitCode() != BundleSmokeApp.VIEWS_FAILED
+        || !r.output().contains(ENGINE_NOT_YET), "view engine not in this build yet: " + r.tail());
     assertEquals(0, r.exitCode(), r.tail());
     assertTrue(r.output().contains("VIEW [1|apple|30, 3|plum|70, 4|fig|20]\n"), r.tail());
     assertTrue(r.output().contains(

@@ -37,6 +37,7 @@ final class SparkSubmitLauncher {
   final Path appJar = requiredPath("bundle.app.jar");
   final Path lanceJars = requiredPath("bundle.lance.jars");
   final Path workDir = Path.of(required("bundle.work.dir"));
+  final Path packagingDoc = requiredPath("bundle.packaging.doc");
   private final List<String> sparkClasspath;
   private final List<String> javaOpens;
 
