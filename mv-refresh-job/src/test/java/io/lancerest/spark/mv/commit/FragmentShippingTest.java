@@ -16,7 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.lance.Dataset;
 import org.lance.FragmentMetadata;
 
-/** Executors write fragments, the driver commits them once (Kryo is the session serializer). */
+/** Executors write fragments, the driver commits them once. */
 class FragmentShippingTest {
   @TempDir Path dir;
 

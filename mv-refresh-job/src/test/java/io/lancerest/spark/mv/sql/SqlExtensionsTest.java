@@ -33,21 +33,21 @@ class SqlExtensionsTest {
   void otherStatementsReachSparkAndLanceSparkParsers() throws Exception {
     assertEquals(List.of(RowFactory.create(1)), sql("SELECT 1 AS x"));
     LogicalPlan lanceSpark = spark.sessionState().sqlParser()
-        .parsePlan("SHOW INDEXES FROM lance.ns.t");
+        .parsePlan("SHOW INDEXES FROM mvtest.ns.t");
     assertEquals("ShowIndexes", lanceSpark.getClass().getSimpleName());
     LogicalPlan ours = spark.sessionState().sqlParser()
-        .parsePlan("REFRESH MATERIALIZED VIEW lance.ns.v");
+        .parsePlan("REFRESH MATERIALIZED VIEW mvtest.ns.v");
     assertInstanceOf(MaterializedViewCommand.class, ours);
     assertEquals(List.of(), RecordingViews.CALLS, "parsing has no side effects");
   }
 
   @Test
   void refreshReturnsOneResultRowAndPassesOptionsToTheNamedCatalog() {
-    List<Row> rows = sql("REFRESH MATERIALIZED VIEW lance.ns.v WITH (src_version = 12, "
+    List<Row> rows = sql("REFRESH MATERIALIZED VIEW mvtest.ns.v WITH (src_version = 12, "
         + "concurrency = 4)");
     assertEquals(List.of(RowFactory.create("job-2", "PARTIAL", "chunker", 12L, 30L, 4L, 2L,
         1500L)), rows);
-    assertEquals(List.of("lance:refresh:[ns, v]:RefreshOptions[srcVersion=12, concurrency=4, "
+    assertEquals(List.of("mvtest:refresh:[ns, v]:RefreshOptions[srcVersion=12, concurrency=4, "
         + "maxRowsPerFragment=null, intraApplierConcurrency=null, sourceTaskSize=null, "
         + "outputLimit=null, cluster=null, manifest=null, jobId=null, force=false]"),
         RecordingViews.CALLS);
@@ -58,38 +58,38 @@ class SqlExtensionsTest {
 
   @Test
   void createRunsTheApiWithTheStatementAndWithNoDataReturnsNoRow() {
-    assertEquals(List.of(), sql("CREATE MATERIALIZED VIEW IF NOT EXISTS lance.ns.chunks "
+    assertEquals(List.of(), sql("CREATE MATERIALIZED VIEW IF NOT EXISTS mvtest.ns.chunks "
         + "USING CHUNKER 'com.example.Split' OPTIONS (size = 200) "
-        + "AS SELECT id, text FROM lance.ns.docs WHERE lang = 'en' WITH NO DATA"));
-    assertEquals(List.of("lance:create:CreateViewRequest[viewId=[ns, chunks], ifNotExists=true, "
-        + "kind=CHUNKER, selectSql=SELECT id, text FROM lance.ns.docs WHERE lang = 'en', "
+        + "AS SELECT id, text FROM mvtest.ns.docs WHERE lang = 'en' WITH NO DATA"));
+    assertEquals(List.of("mvtest:create:CreateViewRequest[viewId=[ns, chunks], ifNotExists=true, "
+        + "kind=CHUNKER, selectSql=SELECT id, text FROM mvtest.ns.docs WHERE lang = 'en', "
         + "sourceQuery=null, functionClass=com.example.Split, partitionBy=null, "
         + "partitionByIndexedColumn=null, options={size=200}, tableProperties={}, "
         + "withData=false]"), RecordingViews.CALLS);
     assertEquals(List.of(RowFactory.create("job-1", "DONE", "query", 7L, 10L, 0L, 0L, 5L)),
-        sql("CREATE MATERIALIZED VIEW lance.ns.q AS SELECT id FROM lance.ns.docs"));
+        sql("CREATE MATERIALIZED VIEW mvtest.ns.q AS SELECT id FROM mvtest.ns.docs"));
   }
 
   @Test
   void singlePartNamesResolveInTheCurrentCatalogAndNamespace() {
     assertEquals(List.of(), sql("DROP MATERIALIZED VIEW v"));
-    assertEquals(List.of(), sql("DROP MATERIALIZED VIEW IF EXISTS lance.ns.v"));
-    assertEquals(List.of("spark_catalog:drop:[default, v]:false", "lance:drop:[ns, v]:true"),
+    assertEquals(List.of(), sql("DROP MATERIALIZED VIEW IF EXISTS mvtest.ns.v"));
+    assertEquals(List.of("spark_catalog:drop:[default, v]:false", "mvtest:drop:[ns, v]:true"),
         RecordingViews.CALLS);
   }
 
   @Test
   void showListsTheViewsOfANamespace() {
     assertEquals(List.of(RowFactory.create("ns", "a"), RowFactory.create("ns", "b")),
-        sql("SHOW MATERIALIZED VIEWS IN lance.ns"));
+        sql("SHOW MATERIALIZED VIEWS IN mvtest.ns"));
     sql("SHOW MATERIALIZED VIEWS");
-    assertEquals(List.of("lance:list:[ns]", "spark_catalog:list:[default]"),
+    assertEquals(List.of("mvtest:list:[ns]", "spark_catalog:list:[default]"),
         RecordingViews.CALLS);
   }
 
   @Test
   void describeShowsKindSourceDefinitionWatermarkAndLastJob() {
-    List<Row> rows = sql("DESCRIBE MATERIALIZED VIEW lance.ns.v");
+    List<Row> rows = sql("DESCRIBE MATERIALIZED VIEW mvtest.ns.v");
     assertEquals(RowFactory.create("Kind", "query"), rows.get(1));
     assertEquals(RowFactory.create("Source", "ns.src"), rows.get(3));
     assertTrue(rows.get(4).getString(1).contains("\"filter\":\"id > 3\""), rows.toString());
@@ -100,13 +100,13 @@ class SqlExtensionsTest {
   @Test
   void errorsSurfaceWithTheirTypeAndMessage() {
     InvalidOptionException bad = assertThrows(InvalidOptionException.class,
-        () -> sql("REFRESH MATERIALIZED VIEW lance.ns.v WITH (colour = 'red')"));
+        () -> sql("REFRESH MATERIALIZED VIEW mvtest.ns.v WITH (colour = 'red')"));
     assertTrue(bad.getMessage().startsWith("Unknown refresh option 'colour'; known options: "
         + "src_version, concurrency,"), bad.getMessage());
     assertThrows(MaterializedViewNotFoundException.class,
-        () -> sql("REFRESH MATERIALIZED VIEW lance.ns.missing"));
+        () -> sql("REFRESH MATERIALIZED VIEW mvtest.ns.missing"));
     MaterializedViewSqlException syntax = assertThrows(MaterializedViewSqlException.class,
-        () -> spark.sql("DROP MATERIALIZED VIEW IF lance.ns.v"));
-    assertTrue(syntax.getMessage().startsWith("Expected EXISTS, found 'lance' at position 26"));
+        () -> spark.sql("DROP MATERIALIZED VIEW IF mvtest.ns.v"));
+    assertTrue(syntax.getMessage().startsWith("Expected EXISTS, found 'mvtest' at position 26"));
   }
 }
