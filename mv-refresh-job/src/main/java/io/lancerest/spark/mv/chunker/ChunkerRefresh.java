@@ -1,5 +1,6 @@
 package io.lancerest.spark.mv.chunker;
 
+import io.lancerest.spark.mv.GenevaLayout;
 import io.lancerest.spark.mv.MaterializedViewException;
 import io.lancerest.spark.mv.SourceQuery;
 import io.lancerest.spark.mv.commit.FragmentShipping;
@@ -66,9 +67,9 @@ public final class ChunkerRefresh {
   private static final Logger LOG = LoggerFactory.getLogger(ChunkerRefresh.class);
 
   /** Field metadata on {@code __source_row_id}: the source version the view reflects. */
-  public static final String WATERMARK_KEY = "geneva::mv::last_refreshed_version";
+  public static final String WATERMARK_KEY = GenevaLayout.WATERMARK;
   /** Schema metadata: the same version, under Geneva's view key. */
-  public static final String BASE_TABLE_VERSION_KEY = "geneva::view::base_table_version";
+  public static final String BASE_TABLE_VERSION_KEY = GenevaLayout.BASE_TABLE_VERSION;
   /** Config: source row ids already expanded (roaring bitmap, base64). */
   public static final String PROCESSED_KEY = "lancerest.mv.chunker.processed_parents";
   /** Config: parents cut by {@code output_limit}; re-expanded by every refresh. */

@@ -1,0 +1,62 @@
+package io.lancerest.spark.mv.chunker;
+
+import io.lancerest.spark.mv.InvalidViewDefinitionException;
+import io.lancerest.spark.mv.MaterializedViewKind;
+import io.lancerest.spark.mv.RefreshOptions;
+import io.lancerest.spark.mv.RefreshResult;
+import io.lancerest.spark.mv.ViewDefinition;
+import java.util.UUID;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * The entry point the materialized-view framework calls for {@code chunker} views: maps its
+ * {@link ViewDefinition} and {@link RefreshOptions} to the chunker engine and the outcome back
+ * to a {@link RefreshResult}.
+ */
+public final class ChunkerViews {
+  private ChunkerViews() {}
+
+  /** The chunker definition of a stored view. */
+  public static ChunkerDefinition definition(ViewDefinition view) {
+    if (view.kind() != MaterializedViewKind.CHUNKER) {
+      throw new InvalidViewDefinitionException("View " + view.viewId() + " is a "
+          + view.kind().wire() + " view, not a chunker view");
+    }
+    ChunkerFunctions.check(view.function().envelope().className(),
+        view.function().envelope().batch());
+    return ChunkerDefinition.of(view.sourceQuery(), view.function().envelope(),
+        view.function().errorHandling());
+  }
+
+  /** Engine options; unset fields take the chunker defaults. */
+  public static ChunkerRefreshOptions options(RefreshOptions o, String jobId) {
+    o.checkApplicableTo(MaterializedViewKind.CHUNKER);
+    ChunkerRefreshOptions.Builder b = ChunkerRefreshOptions.builder().srcVersion(o.srcVersion())
+        .concurrency(o.concurrency()).outputLimit(o.outputLimit()).jobId(jobId);
+    if (o.sourceTaskSize() != null) {
+      b.sourceTaskSize(o.sourceTaskSize());
+    }
+    if (o.intraApplierConcurrency() != null) {
+      b.intraApplierConcurrency(o.intraApplierConcurrency());
+    }
+    if (o.maxRowsPerFragment() != null) {
+      b.maxRowsPerFragment(o.maxRowsPerFragment());
+    }
+    return b.build();
+  }
+
+  /** Refreshes a chunker view whose source and table are at {@code tables}. */
+  public static RefreshResult refresh(SparkSession spark, ChunkerRefresh.Tables tables,
+      ViewDefinition view, RefreshOptions options) {
+    String jobId = options.jobId() == null ? UUID.randomUUID().toString() : options.jobId();
+    ChunkerRefreshResult r = ChunkerRefresh.run(spark, tables, definition(view),
+        options(options, jobId));
+    RefreshResult.JobStatus status = switch (r.status()) {
+      case ChunkerRefreshResult.PARTIAL -> RefreshResult.JobStatus.PARTIAL;
+      case ChunkerRefreshResult.UP_TO_DATE -> RefreshResult.JobStatus.SKIPPED;
+      default -> RefreshResult.JobStatus.DONE;
+    };
+    return new RefreshResult(jobId, status, MaterializedViewKind.CHUNKER, r.sourceVersion(),
+        r.rowsInserted(), r.rowsDeleted(), r.skipped().size(), r.durationMs());
+  }
+}
