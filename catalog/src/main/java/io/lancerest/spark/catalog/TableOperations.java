@@ -302,21 +302,67 @@ final class TableOperations {
     }
   }
 
+  /**
+   * RTAS. The replaced table's properties are the statement's (plus table-default.*), not a merge
+   * with the old ones: once the data has committed, the server's map or the dataset config is
+   * replaced as a whole. The connector is told not to store properties itself, because its
+   * follow-up commit upserts and would keep every old key.
+   */
   StagedTable stageReplace(List<String> id, StructType schema, Map<String, String> statementProps) {
     Map<String, String> props = newTableProperties(id, statementProps);
     props.remove(TableCatalog.PROP_LOCATION);
     cache.invalidate(id);
     Entry e = describe(id);
     boolean serverProps = e.describe.properties() != null;
-    return LanceTables.stageReplace(e.handle, schema, datasetProps(props), !serverProps,
-        catalogName, listener(id, false));
+    if (!serverProps && !props.isEmpty()) {
+      // Checked before any data is written, so a refused RTAS leaves the table untouched.
+      requireUnmanaged(id, e, "replace table properties");
+    }
+    return LanceTables.stageReplace(e.handle, schema, datasetProps(props), false,
+        catalogName, listener(id, false, () -> replaceProperties(id, e, serverProps, props)));
+  }
+
+  /** After an RTAS commit: the table's properties become exactly {@code props}. */
+  private void replaceProperties(List<String> id, Entry e, boolean serverProps,
+      Map<String, String> props) {
+    if (serverProps && !Boolean.FALSE.equals(serverSchemaMetadata)) {
+      try {
+        client.updateTableSchemaMetadata(new UpdateTableSchemaMetadataRequest(id, null, props));
+        serverSchemaMetadata = true;
+        return;
+      } catch (UnsupportedOperationByServerException ex) {
+        serverSchemaMetadata = false;
+      }
+    }
+    if (e.handle.managedVersioning()) {
+      if (!props.isEmpty()) {
+        requireUnmanaged(id, e, "replace table properties");
+      }
+      return;
+    }
+    try (Dataset ds = openDataset(e.handle, null)) {
+      Map<String, String> current = ds.getConfig();
+      Map<String, String> next = TableProperties.replacedDatasetConfig(current, datasetProps(props));
+      if (!next.equals(current)) {
+        // lance-core's updateConfig replaces the whole config: one commit, no stale keys.
+        ds.updateConfig(next);
+      }
+    }
   }
 
   private StagedTableListener listener(List<String> id, boolean created) {
+    return listener(id, created, () -> { });
+  }
+
+  private StagedTableListener listener(List<String> id, boolean created, Runnable onCommit) {
     return new StagedTableListener() {
       @Override
       public void committed(TableHandle table, long version) {
-        cache.invalidate(id);
+        try {
+          onCommit.run();
+        } finally {
+          cache.invalidate(id);
+        }
       }
 
       @Override
@@ -402,7 +448,15 @@ final class TableOperations {
     for (TableChange c : changes) {
       if (c instanceof TableChange.SetProperty s) {
         checkSettable(id, s.property());
-        set.put(s.property(), s.value());
+        if (s.property().equals(TableCatalog.PROP_COMMENT)
+            && (s.value() == null || s.value().isEmpty())) {
+          // COMMENT ON TABLE … IS NULL arrives as an empty comment: remove it, as Hive does.
+          set.remove(s.property());
+          unset.add(s.property());
+        } else {
+          unset.remove(s.property());
+          set.put(s.property(), s.value());
+        }
       } else if (c instanceof TableChange.RemoveProperty r) {
         checkSettable(id, r.property());
         unset.add(r.property());

@@ -20,12 +20,13 @@ final class TableProperties {
 
   /**
    * Keys the catalog computes or Spark owns; SET/UNSET TBLPROPERTIES on them is refused. Comment
-   * is not among them: {@code COMMENT ON TABLE} sets it as a property.
+   * is not among them ({@code COMMENT ON TABLE} sets it as a property), but the dataset config
+   * key it is stored under is: that key only ever surfaces as Spark's {@code comment}.
    */
   static final Set<String> RESERVED = Set.of(
       TableCatalog.PROP_LOCATION, TableCatalog.PROP_PROVIDER, TableCatalog.PROP_OWNER,
       TableCatalog.PROP_EXTERNAL, TableCatalog.PROP_IS_MANAGED_LOCATION, CURRENT_VERSION,
-      MANAGED_VERSIONING, "path");
+      MANAGED_VERSIONING, "path", TableProperties.COMMENT_CONFIG_KEY);
 
   /** Fixed at creation: the dataset's row-id scheme and file format cannot change afterwards. */
   static final Set<String> CREATE_ONLY =
@@ -40,6 +41,8 @@ final class TableProperties {
 
   /** Lance's own dataset config keys start with this; they are not user properties. */
   private static final String LANCE_INTERNAL_PREFIX = "lance.";
+  /** lance-spark's per-write options ({@code option.*}); they are not table properties. */
+  private static final String WRITE_OPTION_PREFIX = "option.";
 
   private TableProperties() {}
 
@@ -72,6 +75,28 @@ final class TableProperties {
       }
     });
     return out;
+  }
+
+  /**
+   * The dataset config after an RTAS: Lance's own {@code lance.*} keys of {@code current} kept,
+   * every user key replaced by {@code userConfig} (already mapped by {@link #toDatasetConfig}).
+   * Keys that only steer how the dataset is written never enter the config.
+   */
+  static Map<String, String> replacedDatasetConfig(Map<String, String> current,
+      Map<String, String> userConfig) {
+    Map<String, String> next = new LinkedHashMap<>();
+    current.forEach((k, v) -> {
+      if (k.startsWith(LANCE_INTERNAL_PREFIX)) {
+        next.put(k, v);
+      }
+    });
+    userConfig.forEach((k, v) -> {
+      if (v != null && !LanceTables.SPARK_RESERVED_PROPERTIES.contains(k)
+          && !k.startsWith(WRITE_OPTION_PREFIX) && !CREATE_ONLY.contains(k)) {
+        next.put(k, v);
+      }
+    });
+    return next;
   }
 
   /** Name of a dataset config key for {@code key}, as used by SET / UNSET. */

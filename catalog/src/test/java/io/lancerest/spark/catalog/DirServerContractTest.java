@@ -16,4 +16,14 @@ class DirServerContractTest extends CatalogContractTest {
   boolean serverKeepsProperties() {
     return false;
   }
+
+  @Override
+  boolean pagesLists() {
+    return false;
+  }
+
+  @Override
+  boolean runsServerIndependentCases() {
+    return true;
+  }
 }

@@ -19,4 +19,14 @@ class ScriptedServerContractTest extends CatalogContractTest {
   boolean serverKeepsProperties() {
     return true;
   }
+
+  @Override
+  boolean pagesLists() {
+    return true;
+  }
+
+  @Override
+  boolean runsServerIndependentCases() {
+    return false;
+  }
 }
