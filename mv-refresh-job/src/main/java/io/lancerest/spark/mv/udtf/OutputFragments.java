@@ -35,6 +35,8 @@ final class OutputFragments {
   private final Schema arrowSchema;
   private final StructType sparkSchema;
   private final int maxRowsPerFile;
+  // Built once per task: creating it generates and compiles code, far too slow per partition.
+  private final ExpressionEncoder.Serializer<Row> encoder;
 
   OutputFragments(String viewLocation, Map<String, String> storageOptions, Schema arrowSchema,
       int maxRowsPerFile) {
@@ -43,6 +45,7 @@ final class OutputFragments {
     this.arrowSchema = arrowSchema;
     this.sparkSchema = LanceArrowUtils.fromArrowSchema(arrowSchema);
     this.maxRowsPerFile = maxRowsPerFile;
+    this.encoder = ExpressionEncoder.apply(RowEncoder.encoderFor(sparkSchema)).createSerializer();
   }
 
   StructType sparkSchema() {
@@ -95,7 +98,6 @@ final class OutputFragments {
   private final class RowBatches extends ArrowReader {
     private final Iterator<Row> rows;
     private final String where;
-    private final ExpressionEncoder.Serializer<Row> encoder;
     private LanceArrowWriter writer;
     Exception failure;
     long rowsCount;
@@ -104,7 +106,6 @@ final class OutputFragments {
       super(allocator);
       this.rows = rows;
       this.where = where;
-      this.encoder = ExpressionEncoder.apply(RowEncoder.encoderFor(sparkSchema)).createSerializer();
     }
 
     @Override

@@ -71,8 +71,20 @@ final class PartitionCheckpoints implements java.io.Serializable {
     return new Path(location);
   }
 
+  /** One per JVM: a new Configuration re-reads Hadoop's XML resources, ~100 ms each time. */
+  private static volatile Configuration conf;
+
   private static FileSystem fs(Path p) throws IOException {
-    return p.getFileSystem(new Configuration());
+    Configuration c = conf;
+    if (c == null) {
+      c = new Configuration();
+      conf = c;
+    }
+    if ("file".equals(p.toUri().getScheme())) {
+      // The raw local file system: no .crc side files, rename is one syscall.
+      return FileSystem.getLocal(c).getRawFileSystem();
+    }
+    return p.getFileSystem(c);
   }
 
   void write(Checkpoint c) {

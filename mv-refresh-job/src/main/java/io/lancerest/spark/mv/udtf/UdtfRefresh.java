@@ -139,8 +139,11 @@ public final class UdtfRefresh {
       JavaRDD<PartitionOutcome> outcomes = rows.mapPartitions(new PartitionTask(spec));
       outcomes = withResources(spark, outcomes, def.resources(), view.name());
       List<PartitionOutcome> collected;
+      long computeStarted = System.nanoTime();
       try {
         collected = outcomes.collect();
+        LOG.info("View '{}' (job {}): partitions computed in {} ms", view.name(), jobId,
+            elapsed(computeStarted).toMillis());
       } catch (RuntimeException e) {
         throw new UdtfRefreshException("Refresh of view '" + view.name() + "' (job " + jobId
             + ") failed in Spark; nothing was committed and the view stays at version "
@@ -217,6 +220,7 @@ public final class UdtfRefresh {
     meta.put(LAST_JOB_KEY, jobId);
     meta.put(LAST_STATUS_KEY, status.name());
     meta.put(SKIPPED_KEY, Integer.toString(skipped.size()));
+    long commitStarted = System.nanoTime();
     ViewCommitResult committed = ViewCommit.builder(view.location(), viewVersion)
         .storageOptions(view.storageOptions())
         .replaceAllRows()
@@ -226,6 +230,8 @@ public final class UdtfRefresh {
         .build()
         .commit();
     checkpoints.clear();
+    LOG.info("View '{}' (job {}): committed in {} ms", view.name(), jobId,
+        elapsed(commitStarted).toMillis());
     LOG.info("View '{}' (job {}) {}: version {} from source version {}, {} partitions ({} "
         + "computed, {} reused, {} skipped), {} rows", view.name(), jobId, status,
         committed.version(), source.version(), total, computed, reused, skipped.size(),
