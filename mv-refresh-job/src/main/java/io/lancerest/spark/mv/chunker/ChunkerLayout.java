@@ -1,7 +1,6 @@
 package io.lancerest.spark.mv.chunker;
 
 import io.lancerest.spark.mv.InvalidViewDefinitionException;
-import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -131,10 +130,5 @@ record ChunkerLayout(StructType projected, List<String> inputColumns, List<Strin
           + " but its definition produces " + want + " (the source or the chunker's output "
           + "schema changed). Re-create the view to pick up the new columns");
     }
-  }
-
-  /** The serialisable part handed to tasks. */
-  Serializable describe() {
-    return inherited.toArray(new String[0]);
   }
 }

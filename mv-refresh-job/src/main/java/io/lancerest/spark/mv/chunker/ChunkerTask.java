@@ -246,17 +246,7 @@ final class ChunkerTask implements FlatMapFunction<Iterator<Row>, TaskOutput> {
         if (out == null) {
           return Collections.emptyIterator();
         }
-        return new Iterator<>() {
-          @Override
-          public boolean hasNext() {
-            return out.hasNext();
-          }
-
-          @Override
-          public Child next() {
-            return new Child(sid, out.next(), 0);
-          }
-        };
+        return map(out, r -> new Child(sid, r, 0));
       }
       List<Row> in = new ArrayList<>(u.parents().size());
       for (Row p : u.parents()) {
@@ -271,23 +261,28 @@ final class ChunkerTask implements FlatMapFunction<Iterator<Row>, TaskOutput> {
       if (out == null) {
         return Collections.emptyIterator();
       }
+      return map(out, r -> {
+        Object sid = r == null || r.length() == 0 ? null : r.get(0);
+        if (!(sid instanceof Long id)) {
+          throw new ChunkerOutputException(ChunkerLayout.SOURCE_ROW_ID, "Batch chunker '"
+              + function.name() + "' returned a row whose field 0 is " + (sid == null ? "null"
+              : "a " + sid.getClass().getName()) + "; it must be the parent's "
+              + ChunkerLayout.SOURCE_ROW_ID + " (a Long)");
+        }
+        return new Child(id, r, 1);
+      });
+    }
+
+    private Iterator<Child> map(Iterator<Row> rows, java.util.function.Function<Row, Child> f) {
       return new Iterator<>() {
         @Override
         public boolean hasNext() {
-          return out.hasNext();
+          return rows.hasNext();
         }
 
         @Override
         public Child next() {
-          Row r = out.next();
-          Object sid = r == null || r.length() == 0 ? null : r.get(0);
-          if (!(sid instanceof Long id)) {
-            throw new ChunkerOutputException(ChunkerLayout.SOURCE_ROW_ID, "Batch chunker '"
-                + function.name() + "' returned a row whose field 0 is " + (sid == null ? "null"
-                : "a " + sid.getClass().getName()) + "; it must be the parent's "
-                + ChunkerLayout.SOURCE_ROW_ID + " (a Long)");
-          }
-          return new Child(id, r, 1);
+          return f.apply(rows.next());
         }
       };
     }
