@@ -117,7 +117,7 @@ final class PartitionTask implements FlatMapFunction<Iterator<Row>, PartitionOut
             spec.options(), spec.inputSchema(), writer.sparkSchema(), attempt);
         try {
           Iterator<Row> out = udtf.process(ctx, in);
-          OutputFragments.Written w = writer.write(allocator,
+          FragmentShipping.Written w = writer.write(allocator,
               out == null ? java.util.Collections.emptyIterator() : out, where);
           byte[] bytes = FragmentShipping.toBytes(w.fragments());
           spec.checkpoints().write(

@@ -149,8 +149,8 @@ public final class UdtfRefresh {
             + ") failed in Spark; nothing was committed and the view stays at version "
             + viewVersion + ": " + rootMessage(e), e);
       }
-      return commit(view, def, source, options, jobId, viewVersion, collected, finished,
-          checkpoints, started);
+      return commit(spark, view, def, source, options, jobId, viewVersion, collected,
+          finished, checkpoints, started);
     } finally {
       spark.sparkContext().clearJobGroup();
       if (members != null) {
@@ -159,7 +159,7 @@ public final class UdtfRefresh {
     }
   }
 
-  private static UdtfRefreshResult commit(UdtfView view, UdtfDefinition def, UdtfSource source,
+  private static UdtfRefreshResult commit(SparkSession spark, UdtfView view, UdtfDefinition def, UdtfSource source,
       UdtfRefreshOptions options, String jobId, long viewVersion,
       List<PartitionOutcome> outcomes, Map<String, PartitionCheckpoints.Checkpoint> finished,
       PartitionCheckpoints checkpoints, long started) {
@@ -209,7 +209,7 @@ public final class UdtfRefresh {
     if (!skipped.isEmpty()) {
       errorsTable = options.errorsTable() != null ? options.errorsTable()
           : view.defaultErrorsTable();
-      UdtfErrorsTable.append(errorsTable, view.storageOptions(), jobId, view.name(), def,
+      UdtfErrorsTable.append(spark, errorsTable, view.storageOptions(), jobId, view.name(), def,
           source.version(), skipped);
       LOG.warn("View '{}' (job {}): {} of {} partitions skipped after failing; the view is "
           + "PARTIAL, errors are in '{}'", view.name(), jobId, skipped.size(), total,

@@ -114,9 +114,14 @@ public final class UdtfBenchmark {
         Integer.toString(iterations), Boolean.toString(groupBy)));
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
     Map<String, Long> result = new LinkedHashMap<>();
+    java.util.ArrayDeque<String> tail = new java.util.ArrayDeque<>();
     try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream()))) {
       String line;
       while ((line = r.readLine()) != null) {
+        tail.addLast(line);
+        if (tail.size() > 40) {
+          tail.removeFirst();
+        }
         if (line.startsWith("RESULT ")) {
           for (String kv : line.substring(7).trim().split(" ")) {
             String[] parts = kv.split("=");
@@ -126,6 +131,7 @@ public final class UdtfBenchmark {
       }
     }
     if (p.waitFor() != 0 || result.isEmpty()) {
+      tail.forEach(System.err::println);
       throw new IllegalStateException("benchmark JVM for " + master + " failed (exit "
           + p.exitValue() + ")");
     }

@@ -9,10 +9,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lancerest.spark.mv.ErrorHandling;
 import io.lancerest.spark.mv.FunctionEnvelope;
+import io.lancerest.spark.mv.FunctionSpec;
+import io.lancerest.spark.mv.MaterializedViewKind;
+import io.lancerest.spark.mv.SourceQuery;
+import io.lancerest.spark.mv.ViewDefinition;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
@@ -337,5 +342,63 @@ class UdtfRefreshTest {
     UdtfRefreshResult r = refresh(def, UdtfRefreshOptions.DEFAULT);
     assertEquals(UdtfRefreshResult.Status.DONE, r.status());
     assertEquals(ALL_COUNTS, rows(spark, viewUri, null));
+  }
+
+  @Test
+  void aStoredFrameworkDefinitionRunsWithTheOutputSchemaTheClassReports() {
+    SourceQuery query = SourceQuery.of(List.of("ns", "items"), null, List.of(), null, null);
+    StructType out = new StructType()
+        .add("category", DataTypes.StringType, true)
+        .add("name", DataTypes.StringType, false)
+        .add("price", DataTypes.LongType, false)
+        .add("rank", DataTypes.IntegerType, false);
+    Map<String, String> options = Map.of("k", "1", "order_by", "price");
+    // The output schema a SQL CREATE gets from the class itself.
+    Schema derived = UdtfViews.outputSchema(TopKUdtf.class.getName(), UdtfFixtures.ITEMS, null,
+        null, options);
+    assertEquals(UdtfFixtures.arrow(out), derived);
+    FunctionSpec spec = new FunctionSpec(MaterializedViewKind.UDTF,
+        FunctionEnvelope.java(TopKUdtf.class.getName(), "topk", "1", derived, null, false,
+            options),
+        "category", null, null, null, null, null, null, null);
+    ViewDefinition def = new ViewDefinition(List.of("ns", "top1"), MaterializedViewKind.UDTF,
+        query, spec, false);
+    String uri = dir.resolve("top1.lance").toString();
+    UdtfFixtures.createView(uri, out);
+    UdtfViews.validateCreate(def, new UdtfViews.Table(source, null));
+
+    UdtfRefreshResult r = UdtfRefresh.run(spark, UdtfSource.lanceTable(source, 1),
+        new UdtfView("ns.top1", uri, Map.of()), UdtfViews.definition(def),
+        UdtfRefreshOptions.DEFAULT);
+
+    assertEquals(5, r.rowsInserted());
+    assertEquals(List.of("[a,a3,3,1]", "[b,b2,20,1]", "[c,c2,200,1]", "[d,d1,1000,1]",
+        "[null,n2,6,1]"), rows(spark, uri, null));
+  }
+
+  @Test
+  void indexedPartitioningOfAColumnWithoutAVectorIndexIsRefusedAtCreate() {
+    FunctionSpec spec = new FunctionSpec(MaterializedViewKind.UDTF,
+        FunctionEnvelope.java(TopKUdtf.class.getName(), "topk", "1", UdtfFixtures.arrow(COUNTS),
+            null, false, Map.of()), null, "price", null, null, null, null, null, null);
+    ViewDefinition def = new ViewDefinition(List.of("ns", "v"), MaterializedViewKind.UDTF,
+        SourceQuery.of(List.of("ns", "items"), null, List.of(), null, null), spec, false);
+    UdtfValidationException e = assertThrows(UdtfValidationException.class,
+        () -> UdtfViews.validateCreate(def, new UdtfViews.Table(source, null)));
+    assertTrue(e.getMessage().startsWith("PARTITION BY INDEXED price: source table '" + source
+        + "' has no vector index on column 'price'"), e.getMessage());
+  }
+
+  @Test
+  void aClassThatCannotTellItsOutputSchemaNeedsTheOption() {
+    UdtfValidationException e = assertThrows(UdtfValidationException.class,
+        () -> UdtfViews.outputSchema(UdtfFixtures.CountingUdtf.class.getName(),
+            UdtfFixtures.ITEMS, null, null, Map.of()));
+    assertEquals("UDTF class " + UdtfFixtures.CountingUdtf.class.getName() + " does not report "
+        + "its output schema; declare it with OPTIONS (output_schema = '<col> <type>, ...')",
+        e.getMessage());
+    assertEquals(UdtfFixtures.arrow(COUNTS), UdtfViews.outputSchema(
+        UdtfFixtures.CountingUdtf.class.getName(), UdtfFixtures.ITEMS, null, null,
+        Map.of("output_schema", "category STRING, n BIGINT NOT NULL, total BIGINT NOT NULL")));
   }
 }
