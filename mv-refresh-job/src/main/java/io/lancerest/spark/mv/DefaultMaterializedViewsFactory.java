@@ -1,16 +1,16 @@
 package io.lancerest.spark.mv;
 
+import io.lancerest.spark.mv.engine.CatalogBinding;
+import io.lancerest.spark.mv.engine.EngineViews;
 import org.apache.spark.sql.SparkSession;
 
 /**
- * The default {@link MaterializedViews.Factory}. The engine behind it (server-managed and
- * client-managed modes over {@code LanceRestCatalog}) is being built; until it lands every
- * call says so instead of failing obscurely.
+ * The default {@link MaterializedViews.Factory}: the engine over a {@code LanceRestCatalog}
+ * (server-managed or client-managed views, per the catalog's {@code mv.mode}).
  */
 public final class DefaultMaterializedViewsFactory implements MaterializedViews.Factory {
   @Override
   public MaterializedViews forCatalog(SparkSession spark, String catalogName) {
-    throw new MaterializedViewException("Materialized views on catalog '" + catalogName
-        + "' need the refresh engine, which is not available in this build yet");
+    return new EngineViews(spark, CatalogBinding.of(spark, catalogName));
   }
 }

@@ -5,7 +5,7 @@ package io.lancerest.spark.mv;
  *
  * @param jobId the job id (the server's, in server-managed mode)
  * @param status how it ended (SUBMITTED when the server runs it asynchronously)
- * @param kind the view's kind
+ * @param kind the view's kind; {@code null} for a server-managed view whose table is unreadable
  * @param sourceVersion the source version refreshed to, or {@code null} if unknown (SUBMITTED)
  * @param rowsInserted view rows added
  * @param rowsDeleted view rows removed

@@ -142,11 +142,9 @@ public final class ChunkerRefresh {
   }
 
   static Dataset<Row> read(SparkSession spark, Tables t, Long version) {
-    var reader = spark.read().format("lance").options(t.sourceStorageOptions());
-    if (version != null) {
-      reader = reader.option("version", String.valueOf(version));
-    }
-    return reader.load(t.sourceUri());
+    // Bound to lance-spark's path catalog: a session catalog named "lance" would capture it.
+    return io.lancerest.spark.mv.LanceReads.reader(spark, t.sourceStorageOptions(), version)
+        .load(t.sourceUri());
   }
 
   /** {@code [__source_row_id, projected...]} of the filtered source. */

@@ -8,10 +8,19 @@ import java.io.ObjectOutputStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Iterator;
+import org.apache.arrow.c.ArrowArrayStream;
+import org.apache.arrow.c.Data;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.ArrowReader;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.util.LanceArrowUtils;
 import org.lance.Fragment;
 import org.lance.FragmentMetadata;
+import org.lance.spark.arrow.LanceArrowWriter;
 
 /**
  * Executors write fragments; the driver commits them once.
@@ -39,6 +48,125 @@ public final class FragmentShipping {
       b.maxRowsPerFile(maxRowsPerFile);
     }
     return b.execute();
+  }
+
+  /** Rows per Arrow batch handed to lance-core by {@link #writeRows}. */
+  public static final int BATCH_ROWS = 8192;
+
+  /**
+   * What {@link #writeRows} wrote.
+   *
+   * @param fragments new, uncommitted fragments
+   * @param rows rows in them
+   */
+  public record Written(List<FragmentMetadata> fragments, long rows) {}
+
+  /**
+   * Streams Spark rows into new, uncommitted fragments of the dataset at {@code uri}: rows are
+   * encoded into Arrow batches of {@value #BATCH_ROWS} and handed to lance-core as one stream,
+   * so a task's output becomes a few fragments of up to {@code maxRowsPerFile} rows and is never
+   * held whole. {@code schema} is the dataset's Arrow schema (no metadata); the rows must have
+   * its columns, in order, with the Spark types {@code LanceArrowUtils.fromArrowSchema} gives.
+   *
+   * @param afterBatch called after each batch is encoded (tests inject failures here)
+   */
+  public static Written writeRows(String uri, Map<String, String> storageOptions,
+      BufferAllocator allocator, Schema schema, Iterator<InternalRow> rows, int maxRowsPerFile,
+      Runnable afterBatch) {
+    if (!rows.hasNext()) {
+      return new Written(List.of(), 0);
+    }
+    RowStream batches = new RowStream(allocator, schema, rows, afterBatch);
+    try (ArrowArrayStream stream = ArrowArrayStream.allocateNew(allocator)) {
+      Data.exportArrayStream(allocator, batches, stream);
+      var b = Fragment.write()
+          .datasetUri(uri)
+          .allocator(allocator)
+          .data(stream)
+          .storageOptions(storageOptions == null ? Map.of() : storageOptions);
+      if (maxRowsPerFile > 0) {
+        b.maxRowsPerFile(maxRowsPerFile);
+      }
+      List<FragmentMetadata> out;
+      try {
+        out = b.execute();
+      } catch (RuntimeException e) {
+        // A failure inside the stream crosses the native boundary as text only; rethrow the
+        // original so callers (and tests) see its type.
+        if (batches.failure != null) {
+          throw batches.failure;
+        }
+        throw e;
+      }
+      if (batches.failure != null) {
+        throw batches.failure;
+      }
+      return new Written(out, batches.count);
+    } finally {
+      try {
+        batches.close();
+      } catch (IOException ignored) {
+        // vectors are released by close; nothing else to clean
+      }
+    }
+  }
+
+  /** Pulls {@link #BATCH_ROWS} rows at a time into the stream's batch. */
+  private static final class RowStream extends ArrowReader {
+    private final Schema schema;
+    private final StructType sparkSchema;
+    private final Iterator<InternalRow> rows;
+    private final Runnable afterBatch;
+    private LanceArrowWriter writer;
+    RuntimeException failure;
+    long count;
+
+    RowStream(BufferAllocator allocator, Schema schema, Iterator<InternalRow> rows,
+        Runnable afterBatch) {
+      super(allocator);
+      this.schema = schema;
+      this.sparkSchema = LanceArrowUtils.fromArrowSchema(schema);
+      this.rows = rows;
+      this.afterBatch = afterBatch == null ? () -> { } : afterBatch;
+    }
+
+    @Override
+    public boolean loadNextBatch() throws IOException {
+      VectorSchemaRoot root = getVectorSchemaRoot();
+      if (writer == null) {
+        writer = LanceArrowWriter.create(root, sparkSchema);
+      }
+      writer.reset();
+      int n = 0;
+      try {
+        while (n < BATCH_ROWS && rows.hasNext()) {
+          writer.write(rows.next());
+          n++;
+        }
+        writer.finish();
+        count += n;
+        if (n > 0) {
+          afterBatch.run();
+        }
+      } catch (RuntimeException e) {
+        failure = e;
+        throw new IOException(e.toString(), e);
+      }
+      return n > 0;
+    }
+
+    @Override
+    public long bytesRead() {
+      return 0;
+    }
+
+    @Override
+    protected void closeReadSource() {}
+
+    @Override
+    protected Schema readSchema() {
+      return schema;
+    }
   }
 
   public static byte[] toBytes(List<FragmentMetadata> fragments) {

@@ -92,7 +92,9 @@ public final class MaterializedViewStatements {
   }
 
   static Row row(RefreshResult r) {
-    return RowFactory.create(r.jobId(), r.status().name(), r.kind().wire(), r.sourceVersion(),
+    // A server-managed refresh of a view whose table this client cannot read has no known kind.
+    return RowFactory.create(r.jobId(), r.status().name(),
+        r.kind() == null ? "unknown" : r.kind().wire(), r.sourceVersion(),
         r.rowsInserted(), r.rowsDeleted(), r.skipped(), r.durationMs());
   }
 

@@ -1,0 +1,170 @@
+package io.lancerest.spark.mv.engine;
+
+import io.lancerest.client.Identifiers;
+import io.lancerest.client.LanceRestClient;
+import io.lancerest.client.error.NotFoundException;
+import io.lancerest.client.model.DescribeTableRequest;
+import io.lancerest.client.model.DescribeTableResponse;
+import io.lancerest.spark.catalog.CatalogOptions;
+import io.lancerest.spark.mv.MaterializedViewException;
+import io.lancerest.spark.mv.MaterializedViewNotFoundException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.connector.catalog.CatalogPlugin;
+import org.apache.spark.sql.connector.catalog.Identifier;
+import org.apache.spark.sql.connector.catalog.TableCatalog;
+
+/**
+ * One Spark catalog as the engine sees it: the Spark {@link TableCatalog} (views are created and
+ * dropped through it, so they are ordinary tables to Spark), and a REST client built from the
+ * same {@code spark.sql.catalog.<name>.*} options (for DescribeTable and the materialized-view
+ * endpoints). Identifiers handed in are catalog-relative; the catalog's {@code parent} prefix is
+ * added for the server.
+ */
+public final class CatalogBinding {
+  /** One client per distinct option set: statements must not each open a connection pool. */
+  private static final Map<Map<String, String>, LanceRestClient> CLIENTS =
+      new ConcurrentHashMap<>();
+
+  private final String name;
+  private final TableCatalog catalog;
+  private final CatalogOptions options;
+  private final LanceRestClient client;
+
+  CatalogBinding(String name, TableCatalog catalog, CatalogOptions options,
+      LanceRestClient client) {
+    this.name = name;
+    this.catalog = catalog;
+    this.options = options;
+    this.client = client;
+  }
+
+  /** The binding of catalog {@code name} in {@code spark}. */
+  public static CatalogBinding of(SparkSession spark, String name) {
+    CatalogPlugin plugin;
+    try {
+      plugin = spark.sessionState().catalogManager().catalog(name);
+    } catch (RuntimeException e) {
+      throw new MaterializedViewException("Catalog '" + name + "' is not configured: set "
+          + "spark.sql.catalog." + name + " = io.lancerest.spark.catalog.LanceRestCatalog and "
+          + "its uri", e);
+    }
+    if (!(plugin instanceof TableCatalog tc)) {
+      throw new MaterializedViewException("Catalog '" + name + "' (" + plugin.getClass()
+          .getName() + ") is not a table catalog; materialized views need a "
+          + "io.lancerest.spark.catalog.LanceRestCatalog");
+    }
+    Map<String, String> raw = catalogConf(spark, name);
+    CatalogOptions opts = CatalogOptions.parse(name, raw);
+    LanceRestClient client = CLIENTS.computeIfAbsent(Map.copyOf(opts.clientOptions()),
+        LanceRestClient::create);
+    return new CatalogBinding(name, tc, opts, client);
+  }
+
+  /** {@code spark.sql.catalog.<name>.*} from the session conf, prefix removed. */
+  static Map<String, String> catalogConf(SparkSession spark, String name) {
+    String prefix = "spark.sql.catalog." + name + ".";
+    Map<String, String> out = new LinkedHashMap<>();
+    scala.collection.Iterator<scala.Tuple2<String, String>> it = spark.conf().getAll()
+        .iterator();
+    while (it.hasNext()) {
+      scala.Tuple2<String, String> kv = it.next();
+      if (kv._1().startsWith(prefix)) {
+        out.put(kv._1().substring(prefix.length()), kv._2());
+      }
+    }
+    return out;
+  }
+
+  public String name() {
+    return name;
+  }
+
+  public TableCatalog catalog() {
+    return catalog;
+  }
+
+  public LanceRestClient client() {
+    return client;
+  }
+
+  public CatalogOptions options() {
+    return options;
+  }
+
+  /** The server-side identifier of a catalog-relative one. */
+  public List<String> serverId(List<String> relative) {
+    List<String> id = new ArrayList<>(options.parent());
+    id.addAll(relative);
+    return id;
+  }
+
+  /** The catalog-relative identifier of a server-side one (the parent prefix removed). */
+  public List<String> relativeId(List<String> serverId) {
+    List<String> p = options.parent();
+    if (serverId.size() > p.size() && serverId.subList(0, p.size()).equals(p)) {
+      return List.copyOf(serverId.subList(p.size(), serverId.size()));
+    }
+    return List.copyOf(serverId);
+  }
+
+  /** Spark's identifier for a catalog-relative id. */
+  public static Identifier ident(List<String> relative) {
+    return Identifier.of(relative.subList(0, relative.size() - 1).toArray(String[]::new),
+        relative.get(relative.size() - 1));
+  }
+
+  /** {@code catalog.ns.name}, as users write it. */
+  public String display(List<String> relative) {
+    List<String> parts = new ArrayList<>();
+    parts.add(name);
+    parts.addAll(relative);
+    return Identifiers.display(parts);
+  }
+
+  /** Where a table's data lives (DescribeTable with vended credentials). */
+  public record TableLocation(List<String> relativeId, String location,
+      Map<String, String> storageOptions, boolean managedVersioning) {
+    @Override
+    public String toString() {
+      return "TableLocation{" + relativeId + " at " + location + ", storage options "
+          + storageOptions.keySet() + "}";
+    }
+  }
+
+  /**
+   * Describes a table. {@code what} ("view", "source table") names it in the not-found error.
+   *
+   * @throws MaterializedViewNotFoundException the server does not know it
+   */
+  public TableLocation locate(List<String> relative, String what) {
+    DescribeTableResponse d;
+    try {
+      d = client.describeTable(DescribeTableRequest.of(serverId(relative))
+          .withVendCredentials(true));
+    } catch (NotFoundException e) {
+      throw new MaterializedViewNotFoundException(what.substring(0, 1).toUpperCase(
+          java.util.Locale.ROOT) + what.substring(1) + " " + display(relative)
+          + " does not exist", e);
+    }
+    if (d.location() == null || d.location().isBlank()) {
+      throw new MaterializedViewException("The server described " + what + " "
+          + display(relative) + " without a location; its data cannot be read");
+    }
+    Map<String, String> storage = new LinkedHashMap<>(options.storageOptions());
+    if (d.storageOptions() != null) {
+      storage.putAll(d.storageOptions());
+    }
+    return new TableLocation(List.copyOf(relative), d.location(), Map.copyOf(storage),
+        Boolean.TRUE.equals(d.managedVersioning()));
+  }
+
+  /** Invalidates Spark's cached table (after the engine changed it behind Spark's back). */
+  public void invalidate(List<String> relative) {
+    catalog.invalidateTable(ident(relative));
+  }
+}

@@ -1,0 +1,504 @@
+package io.lancerest.spark.mv.engine;
+
+import io.lancerest.client.arrow.ArrowIpc;
+import io.lancerest.client.error.AlreadyExistsException;
+import io.lancerest.client.error.NotFoundException;
+import io.lancerest.client.error.UnsupportedOperationByServerException;
+import io.lancerest.client.model.CreateMaterializedViewRequest;
+import io.lancerest.client.model.CreateMaterializedViewResponse;
+import io.lancerest.client.model.RefreshMaterializedViewResponse;
+import io.lancerest.spark.mv.CreateViewRequest;
+import io.lancerest.spark.mv.FunctionSpec;
+import io.lancerest.spark.mv.GenevaLayout;
+import io.lancerest.spark.mv.InvalidOptionException;
+import io.lancerest.spark.mv.InvalidViewDefinitionException;
+import io.lancerest.spark.mv.MaterializedViewAlreadyExistsException;
+import io.lancerest.spark.mv.MaterializedViewException;
+import io.lancerest.spark.mv.MaterializedViewKind;
+import io.lancerest.spark.mv.MaterializedViewNotFoundException;
+import io.lancerest.spark.mv.MaterializedViews;
+import io.lancerest.spark.mv.RefreshOptions;
+import io.lancerest.spark.mv.RefreshResult;
+import io.lancerest.spark.mv.SourceQuery;
+import io.lancerest.spark.mv.ViewDefinition;
+import io.lancerest.spark.mv.ViewDescription;
+import io.lancerest.spark.mv.ViewState;
+import io.lancerest.spark.mv.chunker.ChunkerRefresh;
+import io.lancerest.spark.mv.chunker.ChunkerViews;
+import io.lancerest.spark.mv.commit.ViewCommit;
+import io.lancerest.spark.mv.engine.CatalogBinding.TableLocation;
+import io.lancerest.spark.mv.query.QueryLayout;
+import io.lancerest.spark.mv.query.SelectAnalysis;
+import io.lancerest.spark.mv.query.StableRowIds;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.catalyst.analysis.NoSuchNamespaceException;
+import org.apache.spark.sql.catalyst.analysis.TableAlreadyExistsException;
+import org.apache.spark.sql.connector.catalog.Identifier;
+import org.apache.spark.sql.connector.catalog.SupportsNamespaces;
+import org.apache.spark.sql.connector.expressions.Transform;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.util.LanceArrowUtils;
+import org.lance.ReadOptions;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The engine behind {@link MaterializedViews} for one {@code LanceRestCatalog}: server-managed
+ * views through the spec's CreateMaterializedView / RefreshMaterializedView, client-managed views
+ * as catalog tables carrying their definition in the Geneva layout, refreshed in this Spark
+ * session by {@link KindDispatch}. Mode: catalog option {@code mv.mode} ({@link MvMode}).
+ */
+public final class EngineViews implements MaterializedViews {
+  private static final Logger LOG = LoggerFactory.getLogger(EngineViews.class);
+  /** Dataset config keys that make the definition visible in DESCRIBE TABLE EXTENDED. */
+  public static final String PROP_KIND = "materialized_view.kind";
+  public static final String PROP_SOURCE = "materialized_view.source";
+  public static final String PROP_DEFINITION = "materialized_view.definition";
+  public static final String PROP_FUNCTION = "materialized_view.function";
+
+  private final SparkSession spark;
+  private final CatalogBinding cat;
+  private final MvMode mode;
+
+  public EngineViews(SparkSession spark, CatalogBinding cat) {
+    this.spark = spark;
+    this.cat = cat;
+    this.mode = MvMode.parse(cat.options().mvMode(), cat.name());
+  }
+
+  public MvMode mode() {
+    return mode;
+  }
+
+  // ---------------------------------------------------------------- create
+
+  @Override
+  public RefreshResult create(CreateViewRequest r) {
+    long started = System.currentTimeMillis();
+    String viewName = cat.display(r.viewId());
+    Prepared p = prepare(r, viewName);
+    if (p == null) {
+      return null; // IF NOT EXISTS and it exists
+    }
+    if (mode != MvMode.CLIENT) {
+      try {
+        return createOnServer(r, p, started);
+      } catch (UnsupportedOperationByServerException e) {
+        if (mode == MvMode.SERVER) {
+          throw new MaterializedViewException("The server at " + cat.client().config().uri()
+              + " does not implement CreateMaterializedView, and catalog '" + cat.name()
+              + "' has mv.mode = server. Set mv.mode = auto or client to keep the view on the "
+              + "client side", e);
+        }
+        LOG.info("Server has no materialized-view endpoints ({}); view {} is client-managed",
+            e.getMessage(), viewName);
+      }
+    }
+    return createOnClient(r, p);
+  }
+
+  /** Everything checked and computed before anything is created. */
+  private record Prepared(ViewDefinition definition, StructType viewSchema, Schema arrowSchema,
+      Long outputLimit, Map<String, String> tableProperties) {}
+
+  private Prepared prepare(CreateViewRequest r, String viewName) {
+    MaterializedViewKind kind = r.kind();
+    Map<String, String> options = FunctionOptions.normalized(r.options());
+    Long outputLimit = null;
+    if (options.containsKey(FunctionOptions.OUTPUT_LIMIT)) {
+      if (kind != MaterializedViewKind.CHUNKER) {
+        throw new InvalidOptionException("output_limit caps the rows of a chunker view; "
+            + viewName + " is a " + kind.wire() + " view. Remove output_limit"
+            + (kind == MaterializedViewKind.QUERY ? " (use LIMIT in the SELECT)" : ""));
+      }
+      try {
+        outputLimit = Long.parseLong(options.get(FunctionOptions.OUTPUT_LIMIT).trim());
+      } catch (NumberFormatException e) {
+        throw new InvalidOptionException("output_limit must be a whole number, got '"
+            + options.get(FunctionOptions.OUTPUT_LIMIT) + "'");
+      }
+    }
+    if (kind == MaterializedViewKind.QUERY) {
+      if (r.partitionBy() != null || r.partitionByIndexedColumn() != null) {
+        throw new InvalidViewDefinitionException("PARTITION BY is for UDTF views; query view "
+            + viewName + " is 1:1 with its source rows");
+      }
+      FunctionOptions.checkQueryView(options, viewName);
+    }
+    boolean autoRefresh = options.containsKey(FunctionOptions.AUTO_REFRESH)
+        && FunctionOptions.bool(FunctionOptions.AUTO_REFRESH,
+            options.get(FunctionOptions.AUTO_REFRESH));
+    if (viewExists(r.viewId())) {
+      if (r.ifNotExists()) {
+        LOG.info("View {} exists; IF NOT EXISTS: nothing to do", viewName);
+        return null;
+      }
+      throw new MaterializedViewAlreadyExistsException("Cannot create materialized view "
+          + viewName + ": a table or view with that name already exists. Drop it first "
+          + "(DROP MATERIALIZED VIEW " + viewName + ") or use CREATE MATERIALIZED VIEW IF NOT "
+          + "EXISTS");
+    }
+    // The source query and where the source lives
+    SourceQuery query;
+    List<String> sourceRelative;
+    if (r.selectSql() != null) {
+      SelectAnalysis.Analyzed a = SelectAnalysis.analyze(spark, r.selectSql(), kind, viewName);
+      if (!a.catalogName().equals(cat.name())) {
+        throw new InvalidViewDefinitionException("The source of view " + viewName + " is in "
+            + "catalog '" + a.catalogName() + "'; a materialized view reads a table of its own "
+            + "catalog '" + cat.name() + "'");
+      }
+      sourceRelative = a.sourceRelativeId();
+      query = SourceQuery.of(cat.serverId(sourceRelative),
+          sourceRelative.subList(0, sourceRelative.size() - 1), a.projection(), a.filter(),
+          a.limit());
+    } else {
+      query = r.sourceQuery();
+      sourceRelative = cat.relativeId(query.sourceTableId());
+    }
+    TableLocation source = cat.locate(sourceRelative, "source table of view " + viewName);
+    if (kind.incremental()) {
+      requireStableRowIds(source, viewName);
+    }
+    Dataset<Row> sourceDf = QueryLayout.readSource(spark, source.location(),
+        source.storageOptions(), null);
+    if (query.projection().isEmpty()) {
+      List<SourceQuery.OutputColumn> all = new ArrayList<>();
+      for (String c : sourceDf.columns()) {
+        all.add(new SourceQuery.OutputColumn(c, "`" + c.replace("`", "``") + "`"));
+      }
+      query = SourceQuery.of(query.sourceTableId(), query.sourceNamespace(), all, query.filter(),
+          query.limit());
+    }
+    StructType queryView = QueryLayout.viewSchema(sourceDf, query, viewName);
+    StructType selected = new StructType(Arrays.copyOfRange(queryView.fields(), 2,
+        queryView.fields().length));
+    FunctionSpec function = kind == MaterializedViewKind.QUERY ? null
+        : FunctionOptions.build(kind, r.functionClass(), r.partitionBy(),
+            r.partitionByIndexedColumn(), options, selected, viewName);
+    if (kind == MaterializedViewKind.CHUNKER && query.limit() != null) {
+      throw new InvalidViewDefinitionException("Chunker view " + viewName + " cannot LIMIT its "
+          + "source rows; cap its rows with the refresh option output_limit");
+    }
+    ViewDefinition def = new ViewDefinition(cat.serverId(r.viewId()), kind, query, function,
+        autoRefresh);
+    if (kind == MaterializedViewKind.UDTF) {
+      // PARTITION BY INDEXED needs a usable vector index on the source now, not at refresh.
+      io.lancerest.spark.mv.udtf.UdtfViews.validateCreate(def,
+          new io.lancerest.spark.mv.udtf.UdtfViews.Table(source.location(),
+              source.storageOptions()));
+    }
+    Schema arrow = switch (kind) {
+      case QUERY -> LanceArrowUtils.toArrowSchema(queryView, "UTC", true);
+      case CHUNKER -> ChunkerRefresh.viewSchema(sourceDf, ChunkerViews.definition(def));
+      case UDTF -> function.envelope().outputSchema();
+    };
+    StructType viewSchema = kind == MaterializedViewKind.QUERY ? queryView
+        : LanceArrowUtils.fromArrowSchema(plain(arrow));
+    return new Prepared(def, viewSchema, arrow, outputLimit, r.tableProperties());
+  }
+
+  private boolean viewExists(List<String> viewId) {
+    try {
+      cat.locate(viewId, "view");
+      return true;
+    } catch (MaterializedViewNotFoundException e) {
+      return false;
+    }
+  }
+
+  private void requireStableRowIds(TableLocation source, String viewName) {
+    try (BufferAllocator a = new RootAllocator();
+        org.lance.Dataset ds = org.lance.Dataset.open(a, source.location(),
+            new ReadOptions.Builder().setStorageOptions(source.storageOptions()).build())) {
+      if (Boolean.FALSE.equals(StableRowIds.of(ds))) {
+        throw new InvalidViewDefinitionException(StableRowIds.missingMessage("view "
+            + viewName, null).replace("<source>", cat.display(source.relativeId())));
+      }
+    }
+  }
+
+  private RefreshResult createOnServer(CreateViewRequest r, Prepared p, long started) {
+    ViewDefinition d = p.definition();
+    byte[] ipc = ArrowIpc.toStream(p.arrowSchema(), List.of());
+    CreateMaterializedViewRequest req = CreateMaterializedViewRequest.builder(d.viewId())
+        .kind(d.kind().wire())
+        .sourceQuery(d.sourceQuery().toJson())
+        .outputSchema(Base64.getEncoder().encodeToString(ipc))
+        .udtfSpec(d.function() == null ? null : d.function().toWire())
+        .withNoData(!r.withData())
+        .autoRefresh(d.autoRefresh())
+        .build();
+    CreateMaterializedViewResponse resp;
+    try {
+      resp = cat.client().createMaterializedView(req);
+    } catch (AlreadyExistsException e) {
+      if (r.ifNotExists()) {
+        return null;
+      }
+      throw new MaterializedViewAlreadyExistsException("Cannot create materialized view "
+          + cat.display(r.viewId()) + ": the server says it already exists", e);
+    }
+    LOG.info("Server created view {} (version {}, job {})", cat.display(r.viewId()),
+        resp.version(), resp.jobId());
+    if (!r.withData()) {
+      return null;
+    }
+    return new RefreshResult(resp.jobId(), RefreshResult.JobStatus.SUBMITTED, d.kind(), null,
+        0, 0, 0, System.currentTimeMillis() - started);
+  }
+
+  private RefreshResult createOnClient(CreateViewRequest r, Prepared p) {
+    ViewDefinition d = p.definition();
+    String viewName = cat.display(r.viewId());
+    Identifier ident = CatalogBinding.ident(r.viewId());
+    Map<String, String> props = new LinkedHashMap<>(p.tableProperties());
+    props.put("enable_stable_row_ids", "true");
+    try {
+      cat.catalog().createTable(ident, p.viewSchema(), new Transform[0], props);
+    } catch (TableAlreadyExistsException e) {
+      throw new MaterializedViewAlreadyExistsException("Cannot create materialized view "
+          + viewName + ": it was created concurrently", e);
+    } catch (NoSuchNamespaceException e) {
+      throw new MaterializedViewNotFoundException("Cannot create materialized view " + viewName
+          + ": its namespace does not exist. Create it first (CREATE NAMESPACE)", e);
+    }
+    try {
+      TableLocation view = cat.locate(r.viewId(), "view");
+      GenevaLayout.Metadata md = GenevaLayout.encode(d, ViewState.NEVER_REFRESHED,
+          cat.client().config().uri().toString());
+      long version;
+      try (BufferAllocator a = new RootAllocator();
+          org.lance.Dataset ds = org.lance.Dataset.open(a, view.location(),
+              new ReadOptions.Builder().setStorageOptions(view.storageOptions()).build())) {
+        version = ds.version();
+      }
+      ViewCommit.Builder b = ViewCommit.builder(view.location(), version)
+          .storageOptions(view.storageOptions())
+          .schemaMetadata(md.schema())
+          .config(describeTableProperties(d));
+      md.fields().forEach(b::fieldMetadata);
+      b.build().commit();
+    } catch (RuntimeException e) {
+      try {
+        cat.catalog().purgeTable(ident);
+      } catch (RuntimeException cleanup) {
+        e.addSuppressed(cleanup);
+      }
+      throw e;
+    } finally {
+      cat.invalidate(r.viewId());
+    }
+    LOG.info("Created client-managed {} view {}", d.kind().wire(), viewName);
+    if (!r.withData()) {
+      return null;
+    }
+    RefreshOptions initial = p.outputLimit() == null ? RefreshOptions.DEFAULTS
+        : new RefreshOptions(null, null, null, null, null, p.outputLimit(), null, null, null,
+            false);
+    return refreshOnClient(r.viewId(), initial);
+  }
+
+  private static Map<String, String> describeTableProperties(ViewDefinition d) {
+    Map<String, String> m = new LinkedHashMap<>();
+    m.put(PROP_KIND, d.kind().wire());
+    m.put(PROP_SOURCE, String.join(".", d.sourceQuery().sourceTableId()));
+    m.put(PROP_DEFINITION, d.sourceQuery().toJson());
+    if (d.function() != null) {
+      m.put(PROP_FUNCTION, d.function().envelope().className());
+    }
+    return m;
+  }
+
+  // ---------------------------------------------------------------- refresh
+
+  @Override
+  public RefreshResult refresh(List<String> viewId, RefreshOptions options) {
+    if (mode == MvMode.CLIENT) {
+      return refreshOnClient(viewId, options);
+    }
+    Stored stored = mode == MvMode.AUTO ? read(viewId) : null;
+    if (stored != null && stored.clientManaged()) {
+      return refreshOnClient(viewId, options);
+    }
+    try {
+      return refreshOnServer(viewId, options, stored);
+    } catch (UnsupportedOperationByServerException e) {
+      if (mode == MvMode.SERVER) {
+        throw new MaterializedViewException("The server at " + cat.client().config().uri()
+            + " does not implement RefreshMaterializedView, and catalog '" + cat.name()
+            + "' has mv.mode = server", e);
+      }
+      return refreshOnClient(viewId, options);
+    }
+  }
+
+  private RefreshResult refreshOnServer(List<String> viewId, RefreshOptions options,
+      Stored stored) {
+    long started = System.currentTimeMillis();
+    MaterializedViewKind kind = stored == null ? null : stored.definition().kind();
+    if (kind != null) {
+      options.checkApplicableTo(kind);
+    }
+    RefreshMaterializedViewResponse resp;
+    try {
+      resp = cat.client().refreshMaterializedView(options.toWire(cat.serverId(viewId)));
+    } catch (NotFoundException e) {
+      throw new MaterializedViewNotFoundException("Materialized view " + cat.display(viewId)
+          + " does not exist on the server", e);
+    }
+    LOG.info("Server accepted refresh of view {}: job {}", cat.display(viewId), resp.jobId());
+    return new RefreshResult(resp.jobId(), RefreshResult.JobStatus.SUBMITTED, kind,
+        null, 0, 0, 0, System.currentTimeMillis() - started);
+  }
+
+  private RefreshResult refreshOnClient(List<String> viewId, RefreshOptions options) {
+    String viewName = cat.display(viewId);
+    Stored stored = read(viewId);
+    if (stored == null) {
+      throw new MaterializedViewNotFoundException("Materialized view " + viewName
+          + " does not exist");
+    }
+    ViewDefinition def = stored.definition();
+    List<String> sourceRelative = cat.relativeId(def.sourceQuery().sourceTableId());
+    TableLocation source = cat.locate(sourceRelative, "source table of view " + viewName);
+    String jobId = options.jobId() != null ? options.jobId() : UUID.randomUUID().toString();
+    LOG.info("Refreshing {} view {} (job {}) from {}", def.kind().wire(), viewName, jobId,
+        cat.display(sourceRelative));
+    try {
+      return KindDispatch.refresh(spark, viewName, stored.view(), source, def, options, jobId);
+    } finally {
+      cat.invalidate(viewId);
+    }
+  }
+
+  // ---------------------------------------------------------------- drop, describe, list
+
+  @Override
+  public boolean drop(List<String> viewId, boolean ifExists) {
+    String viewName = cat.display(viewId);
+    Stored stored = read(viewId);
+    if (stored == null) {
+      if (ifExists) {
+        return false;
+      }
+      throw new MaterializedViewNotFoundException("Materialized view " + viewName
+          + " does not exist");
+    }
+    // PURGE: a view's data is derived; leaving it behind unreferenced would only leak storage.
+    boolean dropped = cat.catalog().purgeTable(CatalogBinding.ident(viewId));
+    LOG.info("Dropped materialized view {} and its data", viewName);
+    return dropped;
+  }
+
+  @Override
+  public ViewDescription describe(List<String> viewId) {
+    Stored stored = read(viewId);
+    if (stored == null) {
+      throw new MaterializedViewNotFoundException("Materialized view " + cat.display(viewId)
+          + " does not exist");
+    }
+    return new ViewDescription(viewId, stored.definition(), stored.state(),
+        stored.clientManaged() ? MvMode.CLIENT.wire() : MvMode.SERVER.wire());
+  }
+
+  @Override
+  public List<List<String>> list(List<String> namespace) {
+    Identifier[] tables;
+    try {
+      tables = cat.catalog().listTables(namespace.toArray(String[]::new));
+    } catch (NoSuchNamespaceException e) {
+      throw new MaterializedViewNotFoundException("Namespace " + cat.display(namespace)
+          + " does not exist", e);
+    }
+    List<List<String>> out = new ArrayList<>();
+    for (Identifier t : tables) {
+      List<String> id = new ArrayList<>(Arrays.asList(t.namespace()));
+      id.add(t.name());
+      try {
+        TableLocation loc = cat.locate(id, "table");
+        if (GenevaLayout.isMaterializedView(schemaMetadata(loc))) {
+          out.add(List.copyOf(id));
+        }
+      } catch (MaterializedViewNotFoundException | NotFoundException gone) {
+        // dropped while listing
+      } catch (RuntimeException unreadable) {
+        LOG.debug("Table {} is not readable as a Lance dataset: {}", id, unreadable.toString());
+      }
+    }
+    return out;
+  }
+
+  // ---------------------------------------------------------------- stored definitions
+
+  /** A view's table and its decoded definition. */
+  record Stored(TableLocation view, ViewDefinition definition, ViewState state,
+      boolean clientManaged) {}
+
+  /** The view's stored definition; {@code null} when no such table exists. */
+  Stored read(List<String> viewId) {
+    TableLocation view;
+    try {
+      view = cat.locate(viewId, "view");
+    } catch (MaterializedViewNotFoundException e) {
+      return null;
+    }
+    GenevaLayout.Metadata md = metadata(view);
+    if (!GenevaLayout.isMaterializedView(md.schema())) {
+      throw new InvalidViewDefinitionException("Table " + cat.display(viewId) + " is not a "
+          + "materialized view (its schema has no '" + GenevaLayout.VERSION + "' metadata); "
+          + "use the TABLE statements for it");
+    }
+    GenevaLayout.StoredView sv = GenevaLayout.decode(viewId, md);
+    return new Stored(view, sv.definition(), sv.state(),
+        md.schema().containsKey(GenevaLayout.FORMAT));
+  }
+
+  private static Map<String, String> schemaMetadata(TableLocation loc) {
+    return metadata(loc).schema();
+  }
+
+  private static GenevaLayout.Metadata metadata(TableLocation loc) {
+    try (BufferAllocator a = new RootAllocator();
+        org.lance.Dataset ds = org.lance.Dataset.open(a, loc.location(),
+            new ReadOptions.Builder().setStorageOptions(loc.storageOptions()).build())) {
+      Schema s = ds.getSchema();
+      Map<String, Map<String, String>> fields = new LinkedHashMap<>();
+      for (Field f : s.getFields()) {
+        if (f.getMetadata() != null && !f.getMetadata().isEmpty()) {
+          fields.put(f.getName(), f.getMetadata());
+        }
+      }
+      return new GenevaLayout.Metadata(
+          s.getCustomMetadata() == null ? Map.of() : s.getCustomMetadata(), fields);
+    }
+  }
+
+  private static Schema plain(Schema s) {
+    List<Field> fields = new ArrayList<>();
+    for (Field f : s.getFields()) {
+      fields.add(new Field(f.getName(), new org.apache.arrow.vector.types.pojo.FieldType(
+          f.isNullable(), f.getType(), f.getDictionary()), f.getChildren()));
+    }
+    return new Schema(fields);
+  }
+
+  static StructField field(String name, org.apache.spark.sql.types.DataType t, boolean nullable) {
+    return DataTypes.createStructField(name, t, nullable);
+  }
+}

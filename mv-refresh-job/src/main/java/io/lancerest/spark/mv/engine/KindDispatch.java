@@ -1,0 +1,109 @@
+package io.lancerest.spark.mv.engine;
+
+import io.lancerest.spark.mv.GenevaLayout;
+import io.lancerest.spark.mv.MaterializedViewKind;
+import io.lancerest.spark.mv.RefreshOptions;
+import io.lancerest.spark.mv.RefreshResult;
+import io.lancerest.spark.mv.SourceQuery;
+import io.lancerest.spark.mv.ViewDefinition;
+import io.lancerest.spark.mv.chunker.ChunkerRefresh;
+import io.lancerest.spark.mv.chunker.ChunkerViews;
+import io.lancerest.spark.mv.engine.CatalogBinding.TableLocation;
+import io.lancerest.spark.mv.query.QueryLayout;
+import io.lancerest.spark.mv.query.QueryRefresh;
+import io.lancerest.spark.mv.udtf.UdtfDefinition;
+import io.lancerest.spark.mv.udtf.UdtfRefresh;
+import io.lancerest.spark.mv.udtf.UdtfRefreshOptions;
+import io.lancerest.spark.mv.udtf.UdtfRefreshResult;
+import io.lancerest.spark.mv.udtf.UdtfSource;
+import io.lancerest.spark.mv.udtf.UdtfView;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.spark.sql.Column;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.functions;
+
+/**
+ * The one place a client-managed refresh is routed by kind: query views to {@link QueryRefresh},
+ * chunker views to {@link ChunkerViews}, UDTF views to {@link UdtfRefresh}. SQL REFRESH, the Java
+ * API and the RefreshJob CLI all end here.
+ */
+final class KindDispatch {
+  private KindDispatch() {}
+
+  static RefreshResult refresh(SparkSession spark, String viewName, TableLocation view,
+      TableLocation source, ViewDefinition def, RefreshOptions options, String jobId) {
+    options.checkApplicableTo(def.kind());
+    return switch (def.kind()) {
+      case QUERY -> QueryRefresh.run(spark, new QueryRefresh.Tables(viewName, view.location(),
+          view.storageOptions(), source.location(), source.storageOptions()),
+          def.sourceQuery(), options, jobId);
+      case CHUNKER -> ChunkerViews.refresh(spark, new ChunkerRefresh.Tables(source.location(),
+          source.storageOptions(), view.location(), view.storageOptions(), viewName, null), def,
+          withJobId(options, jobId));
+      case UDTF -> udtf(spark, viewName, view, source, def, options, jobId);
+    };
+  }
+
+  private static RefreshOptions withJobId(RefreshOptions o, String jobId) {
+    return new RefreshOptions(o.srcVersion(), o.concurrency(), o.maxRowsPerFragment(),
+        o.intraApplierConcurrency(), o.sourceTaskSize(), o.outputLimit(), o.cluster(),
+        o.manifest(), jobId, o.force());
+  }
+
+  private static RefreshResult udtf(SparkSession spark, String viewName, TableLocation view,
+      TableLocation source, ViewDefinition def, RefreshOptions o, String jobId) {
+    long version;
+    try (org.apache.arrow.memory.BufferAllocator a = new org.apache.arrow.memory.RootAllocator();
+        org.lance.Dataset ds = org.lance.Dataset.open(a, source.location(),
+            new org.lance.ReadOptions.Builder().setStorageOptions(source.storageOptions())
+                .build())) {
+      version = o.srcVersion() != null ? o.srcVersion() : ds.latestVersion();
+    }
+    SourceQuery q = def.sourceQuery();
+    UdtfSource src = new UdtfSource(source.location(), source.storageOptions(), version,
+        (s, withRowId) -> projected(s, source, version, q, withRowId));
+    UdtfRefreshOptions opts = new UdtfRefreshOptions(o.force(),
+        o.concurrency() == null ? 0 : o.concurrency(),
+        o.maxRowsPerFragment() == null ? 0 : o.maxRowsPerFragment(), jobId, null);
+    UdtfRefreshResult r = UdtfRefresh.run(spark, src,
+        new UdtfView(viewName, view.location(), view.storageOptions()),
+        UdtfDefinition.of(def.function()), opts);
+    RefreshResult.JobStatus status = switch (r.status()) {
+      case UP_TO_DATE -> RefreshResult.JobStatus.SKIPPED;
+      case PARTIAL -> RefreshResult.JobStatus.PARTIAL;
+      case DONE -> RefreshResult.JobStatus.DONE;
+    };
+    return new RefreshResult(r.jobId(), status, MaterializedViewKind.UDTF, r.sourceVersion(),
+        r.rowsInserted(), r.rowsDeleted(), r.skipped().size(), r.duration().toMillis());
+  }
+
+  /** The source query's rows (projection and filter applied; no limit), optionally with _rowid. */
+  private static Dataset<Row> projected(SparkSession spark, TableLocation source, long version,
+      SourceQuery q, boolean withRowId) {
+    Dataset<Row> df = QueryLayout.readSource(spark, source.location(), source.storageOptions(),
+        version);
+    if (q.filter() != null) {
+      df = df.where(q.filter());
+    }
+    if (q.projection().isEmpty()) {
+      return withRowId ? df.select(df.col("*"), df.col("_rowid")) : df;
+    }
+    List<Column> cols = new ArrayList<>();
+    for (SourceQuery.OutputColumn c : q.projection()) {
+      cols.add(functions.expr(c.expr()).as(c.name()));
+    }
+    if (withRowId) {
+      cols.add(functions.col("_rowid"));
+    }
+    return df.select(cols.toArray(Column[]::new));
+  }
+
+  /** Geneva's view columns of the kind never come from the function (used by describe). */
+  static boolean isLayoutColumn(String name) {
+    return name.equals(GenevaLayout.SOURCE_ROW_ID) || name.equals(GenevaLayout.IS_SET)
+        || name.equals(GenevaLayout.CHILD_INDEX);
+  }
+}

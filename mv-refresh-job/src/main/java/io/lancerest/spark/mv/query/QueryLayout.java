@@ -1,0 +1,87 @@
+package io.lancerest.spark.mv.query;
+
+import io.lancerest.spark.mv.GenevaLayout;
+import io.lancerest.spark.mv.InvalidViewDefinitionException;
+import io.lancerest.spark.mv.SourceQuery;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.spark.sql.Column;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.functions;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
+
+/**
+ * The columns of a query view and how its rows are computed from the source:
+ * {@code __source_row_id} (the source row's stable {@code _rowid}), {@code __is_set} (always
+ * true: the row's projection is computed), then the projected columns in definition order.
+ */
+public final class QueryLayout {
+  private QueryLayout() {}
+
+  /** The source table at {@code version} ({@code null}: latest), read by path through lance-spark. */
+  public static Dataset<Row> readSource(SparkSession spark, String location,
+      Map<String, String> storageOptions, Long version) {
+    return io.lancerest.spark.mv.LanceReads.reader(spark, storageOptions, version).load(location);
+  }
+
+  /** The filtered source. */
+  static Dataset<Row> filtered(Dataset<Row> source, SourceQuery q) {
+    return q.filter() == null ? source : source.where(q.filter());
+  }
+
+  /**
+   * {@code [__source_row_id, __is_set, projection...]} of the filtered source; with {@code
+   * target}, each projected column is cast to the view column's type where they differ.
+   */
+  public static Dataset<Row> project(Dataset<Row> source, SourceQuery q, StructType target,
+      String viewName) {
+    List<Column> cols = new ArrayList<>();
+    cols.add(functions.col("_rowid").as(GenevaLayout.SOURCE_ROW_ID));
+    cols.add(functions.lit(true).as(GenevaLayout.IS_SET));
+    int i = 2;
+    for (SourceQuery.OutputColumn c : q.projection()) {
+      Column col = functions.expr(c.expr());
+      if (target != null) {
+        if (target.fields().length <= i || !target.fields()[i].name().equalsIgnoreCase(c.name())) {
+          throw new InvalidViewDefinitionException("View " + viewName + " has columns "
+              + List.of(target.fieldNames()) + " but its definition projects '" + c.name()
+              + "' as column " + (i + 1) + "; the view table was altered. Re-create the view");
+        }
+        col = col.cast(target.fields()[i].dataType());
+      }
+      cols.add(col.as(c.name()));
+      i++;
+    }
+    if (target != null && target.fields().length != i) {
+      throw new InvalidViewDefinitionException("View " + viewName + " has columns "
+          + List.of(target.fieldNames()) + " but its definition has " + q.projection().size()
+          + " projected columns; the view table was altered. Re-create the view");
+    }
+    try {
+      return filtered(source, q).select(cols.toArray(new Column[0]));
+    } catch (RuntimeException e) {
+      throw new InvalidViewDefinitionException("The definition of view " + viewName
+          + " no longer applies to its source table (" + e.getMessage().lines().findFirst()
+          .orElse("") + "); the source's columns changed. Re-create the view", e);
+    }
+  }
+
+  /** The Spark schema of the view table for {@code q} over {@code source}. */
+  public static StructType viewSchema(Dataset<Row> source, SourceQuery q, String viewName) {
+    StructType projected = project(source, q, null, viewName).schema();
+    List<StructField> fields = new ArrayList<>();
+    fields.add(DataTypes.createStructField(GenevaLayout.SOURCE_ROW_ID, DataTypes.LongType,
+        false));
+    fields.add(DataTypes.createStructField(GenevaLayout.IS_SET, DataTypes.BooleanType, false));
+    for (int i = 2; i < projected.fields().length; i++) {
+      StructField f = projected.fields()[i];
+      fields.add(DataTypes.createStructField(f.name(), f.dataType(), f.nullable()));
+    }
+    return DataTypes.createStructType(fields);
+  }
+}

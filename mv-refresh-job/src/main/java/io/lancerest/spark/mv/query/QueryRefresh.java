@@ -1,0 +1,529 @@
+package io.lancerest.spark.mv.query;
+
+import io.lancerest.spark.mv.GenevaLayout;
+import io.lancerest.spark.mv.MaterializedViewException;
+import io.lancerest.spark.mv.MaterializedViewKind;
+import io.lancerest.spark.mv.RefreshOptions;
+import io.lancerest.spark.mv.RefreshResult;
+import io.lancerest.spark.mv.SourceQuery;
+import io.lancerest.spark.mv.commit.FragmentShipping;
+import io.lancerest.spark.mv.commit.ViewCommit;
+import io.lancerest.spark.mv.commit.ViewCommitConflictException;
+import io.lancerest.spark.mv.commit.ViewCommitResult;
+import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.IntConsumer;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.FieldType;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.spark.SparkContext;
+import org.apache.spark.TaskContext;
+import org.apache.spark.api.java.JavaRDD;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.api.java.function.FlatMapFunction;
+import org.apache.spark.broadcast.Broadcast;
+import org.apache.spark.sql.Column;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.functions;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.util.LanceArrowUtils;
+import org.lance.Fragment;
+import org.lance.FragmentMetadata;
+import org.lance.ReadOptions;
+import org.roaringbitmap.longlong.Roaring64NavigableMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Incremental refresh of a query view to a source version, as ONE atomic {@link ViewCommit}.
+ *
+ * <p>With {@code S} the row ids of the filtered source at the target version, {@code U} those
+ * of them updated after the watermark ({@code _row_last_updated_at_version > watermark}), and
+ * {@code V} the {@code __source_row_id}s in the view:
+ * <ul>
+ *   <li>rows of {@code V − S} are deleted (source row deleted, or no longer matching the
+ *       filter);</li>
+ *   <li>rows of {@code V ∩ U} are deleted and re-projected (updated in place, same row id);</li>
+ *   <li>rows of {@code S − V} are appended (new source rows, or rows that entered the filter).
+ *       lance-spark's UPDATE gives the row a new {@code _rowid}: the old id is then in {@code V −
+ *       S} and the new one in {@code S − V}, so it is a delete plus an insert.</li>
+ * </ul>
+ * Spark tasks write the new rows as uncommitted fragments; the driver commits deletions, new
+ * fragments, the watermark (field metadata on {@code __source_row_id}), the base table version
+ * and the last job in one Overwrite read at the view version the refresh started from. A crash
+ * or failure before that commit leaves the view at its version; the next refresh recomputes the
+ * same change from the same state. A concurrent commit to the view makes the commit fail; the
+ * refresh is then recomputed from the new version (up to {@value #COMMIT_ATTEMPTS} attempts).
+ */
+public final class QueryRefresh {
+  private static final Logger LOG = LoggerFactory.getLogger(QueryRefresh.class);
+  static final int COMMIT_ATTEMPTS = 3;
+  /** More runs of ids than this and tasks filter by a broadcast set instead of pushed ranges. */
+  private static final int MAX_PUSHED_RUNS = 64;
+
+  /** Test seams: before the commit (driver), after each batch a write task encoded. */
+  static volatile Runnable beforeCommit = () -> { };
+  static volatile IntConsumer afterTaskBatch = partition -> { };
+
+  private QueryRefresh() {}
+
+  /**
+   * Where the view and its source live.
+   *
+   * @param viewName shown in logs, errors and Spark job descriptions ({@code cat.ns.v})
+   */
+  public record Tables(String viewName, String viewUri, Map<String, String> viewStorageOptions,
+      String sourceUri, Map<String, String> sourceStorageOptions) {
+    public Tables {
+      viewStorageOptions = viewStorageOptions == null ? Map.of() : Map.copyOf(viewStorageOptions);
+      sourceStorageOptions = sourceStorageOptions == null ? Map.of()
+          : Map.copyOf(sourceStorageOptions);
+    }
+  }
+
+  /** Refreshes the view; see the class comment. */
+  public static RefreshResult run(SparkSession spark, Tables t, SourceQuery query,
+      RefreshOptions options, String jobId) {
+    long started = System.currentTimeMillis();
+    SparkContext sc = spark.sparkContext();
+    String previousGroup = sc.getLocalProperty("spark.jobGroup.id");
+    try {
+      for (int attempt = 1; ; attempt++) {
+        try {
+          return new Run(spark, t, query, options, jobId, started).execute();
+        } catch (ViewCommitConflictException e) {
+          if (attempt >= COMMIT_ATTEMPTS) {
+            throw new QueryRefreshException("Refresh of view " + t.viewName() + " (job " + jobId
+                + ") gave up after " + attempt + " attempts: other writers kept committing to "
+                + "the view while it ran (" + e.getMessage() + ")", e);
+          }
+          LOG.info("View {} (job {}): concurrent commit to the view; recomputing the refresh "
+              + "(attempt {} of {})", t.viewName(), jobId, attempt + 1, COMMIT_ATTEMPTS);
+        }
+      }
+    } finally {
+      if (previousGroup == null) {
+        sc.clearJobGroup();
+      }
+    }
+  }
+
+  /** Source versions must have stable row ids, or {@code __source_row_id} means nothing. */
+  static void requireStableRowIds(org.lance.Dataset source, String viewName, long version) {
+    for (Fragment f : source.getFragments()) {
+      if (f.metadata().getRowIdMeta() == null) {
+        throw new QueryRefreshException(StableRowIds.missingMessage(viewName, version));
+      }
+      return; // every fragment of a dataset shares the setting: one is enough
+    }
+  }
+
+  /** One attempt. */
+  private static final class Run {
+    final SparkSession spark;
+    final Tables t;
+    final SourceQuery q;
+    final RefreshOptions o;
+    final String jobId;
+    final long started;
+
+    Run(SparkSession spark, Tables t, SourceQuery q, RefreshOptions o, String jobId,
+        long started) {
+      this.spark = spark;
+      this.t = t;
+      this.q = q;
+      this.o = o;
+      this.jobId = jobId;
+      this.started = started;
+    }
+
+    RefreshResult execute() {
+      // 1. the view at the version this refresh reads, and will commit on top of
+      long readVersion;
+      Schema viewArrow;
+      long viewRows;
+      try (BufferAllocator a = new RootAllocator();
+          org.lance.Dataset view = open(a, t.viewUri(), t.viewStorageOptions(), null, "view")) {
+        readVersion = view.version();
+        viewArrow = view.getSchema();
+        viewRows = view.countRows();
+      }
+      long watermark = watermark(viewArrow);
+      // 2. the source version to refresh to
+      long srcVersion;
+      try (BufferAllocator a = new RootAllocator();
+          org.lance.Dataset src = open(a, t.sourceUri(), t.sourceStorageOptions(), null,
+              "source table")) {
+        long latest = src.latestVersion();
+        srcVersion = o.srcVersion() == null ? latest : o.srcVersion();
+        if (srcVersion > latest || srcVersion < 1) {
+          throw new QueryRefreshException("src_version " + srcVersion + " does not exist: the "
+              + "source of view " + t.viewName() + " is at version " + latest);
+        }
+        if (srcVersion < watermark) {
+          throw new QueryRefreshException("src_version " + srcVersion + " is older than the "
+              + "version view " + t.viewName() + " already reflects (" + watermark + "); a "
+              + "view cannot be refreshed backwards. Omit src_version or give " + watermark
+              + " or later");
+        }
+        try (org.lance.Dataset at = srcVersion == src.version() ? null
+            : open(a, t.sourceUri(), t.sourceStorageOptions(), srcVersion, "source table")) {
+          requireStableRowIds(at == null ? src : at, t.viewName(), srcVersion);
+        }
+      }
+      if (srcVersion == watermark && !o.force()) {
+        LOG.info("View {} (job {}): already at source version {}; nothing to do", t.viewName(),
+            jobId, srcVersion);
+        return new RefreshResult(jobId, RefreshResult.JobStatus.SKIPPED,
+            MaterializedViewKind.QUERY, srcVersion, 0, 0, 0, elapsed());
+      }
+
+      Dataset<Row> source = QueryLayout.readSource(spark, t.sourceUri(),
+          t.sourceStorageOptions(), srcVersion);
+      Schema plain = withoutMetadata(viewArrow);
+      StructType target = LanceArrowUtils.fromArrowSchema(plain);
+      Dataset<Row> projected = QueryLayout.project(source, q, target, t.viewName());
+
+      // 3. which source rows are in the view now, and which changed since the watermark
+      boolean replaceAll = o.force() || viewRows == 0;
+      Roaring64NavigableMap[] su = sourceState(source, watermark, !replaceAll);
+      Roaring64NavigableMap inSource = su[0];
+      Roaring64NavigableMap updated = su[1];
+      Roaring64NavigableMap inView = Roaring64NavigableMap.bitmapOf();
+      List<Long> deletes = new ArrayList<>();
+      if (!replaceAll) {
+        viewState(readVersion, inSource, updated, inView, deletes);
+      }
+      Roaring64NavigableMap changed = RowIdSet.intersection(inView, updated);
+      Roaring64NavigableMap fresh = RowIdSet.difference(inSource, inView);
+      if (q.limit() != null) {
+        long kept = replaceAll ? 0 : inView.getLongCardinality() - deletes.size()
+            + changed.getLongCardinality();
+        long room = Math.max(0, q.limit() - kept);
+        if (fresh.getLongCardinality() > room) {
+          fresh = RowIdSet.smallest(fresh, room);
+        }
+      }
+      Roaring64NavigableMap toWrite = RowIdSet.difference(fresh, changed);
+      toWrite.or(changed);
+      LOG.info("View {} (job {}): source version {} (watermark {}): {} source rows, {} in the "
+          + "view; writing {} ({} changed in place), deleting {}", t.viewName(), jobId,
+          srcVersion, watermark, inSource.getLongCardinality(), inView.getLongCardinality(),
+          toWrite.getLongCardinality(), changed.getLongCardinality(),
+          replaceAll ? viewRows : deletes.size());
+
+      // 4. new rows, written by Spark tasks as uncommitted fragments
+      List<FragmentMetadata> fragments = toWrite.isEmpty() ? List.of()
+          : write(projected, plain, toWrite, toWrite.getLongCardinality()
+              == inSource.getLongCardinality());
+
+      // 5. one commit: deletions, new fragments, watermark, base version, last job
+      long inserted = fragments.stream().mapToLong(FragmentMetadata::getNumRows).sum();
+      long deleted = replaceAll ? viewRows : deletes.size();
+      String lastJob = LastJob.json(jobId, "DONE", MaterializedViewKind.QUERY, srcVersion,
+          inserted, deleted, System.currentTimeMillis());
+      Map<String, String> txn = new LinkedHashMap<>();
+      txn.put("lancerest.mv.job_id", jobId);
+      txn.put("lancerest.mv.kind", MaterializedViewKind.QUERY.wire());
+      ViewCommit.Builder commit = ViewCommit.builder(t.viewUri(), readVersion)
+          .storageOptions(t.viewStorageOptions())
+          .deleteRowAddresses(deletes)
+          .addFragments(fragments)
+          .fieldMetadata(GenevaLayout.SOURCE_ROW_ID,
+              Map.of(GenevaLayout.WATERMARK, String.valueOf(srcVersion)))
+          .schemaMetadata(Map.of(GenevaLayout.BASE_TABLE_VERSION, String.valueOf(srcVersion),
+              GenevaLayout.LAST_JOB, lastJob))
+          .transactionProperties(txn);
+      if (replaceAll) {
+        commit.replaceAllRows();
+      }
+      describe("commit");
+      beforeCommit.run();
+      ViewCommitResult r = commit.build().commit();
+      RefreshResult result = new RefreshResult(jobId, RefreshResult.JobStatus.DONE,
+          MaterializedViewKind.QUERY, srcVersion, r.rowsAdded(), r.rowsDeleted(), 0, elapsed());
+      LOG.info("View {} (job {}): committed view version {}: {} rows inserted, {} deleted, "
+          + "source version {}, {} ms", t.viewName(), jobId, r.version(), r.rowsAdded(),
+          r.rowsDeleted(), srcVersion, result.durationMs());
+      return result;
+    }
+
+    private long elapsed() {
+      return System.currentTimeMillis() - started;
+    }
+
+    private void describe(String phase) {
+      spark.sparkContext().setJobGroup(jobId, "REFRESH MATERIALIZED VIEW " + t.viewName()
+          + " (job " + jobId + "): " + phase, false);
+    }
+
+    private long watermark(Schema view) {
+      Field f;
+      try {
+        f = view.findField(GenevaLayout.SOURCE_ROW_ID);
+      } catch (IllegalArgumentException e) {
+        throw new QueryRefreshException("Table of view " + t.viewName() + " has no "
+            + GenevaLayout.SOURCE_ROW_ID + " column; it is not a query view table");
+      }
+      String w = f.getMetadata() == null ? null : f.getMetadata().get(GenevaLayout.WATERMARK);
+      if (w == null || w.isBlank()) {
+        return 0;
+      }
+      try {
+        return Long.parseLong(w.trim());
+      } catch (NumberFormatException e) {
+        throw new QueryRefreshException("View " + t.viewName() + " has an unreadable "
+            + "watermark '" + w + "' (" + GenevaLayout.WATERMARK + ")");
+      }
+    }
+
+    /** [ids of the filtered source, those of them updated after the watermark]. */
+    private Roaring64NavigableMap[] sourceState(Dataset<Row> source, long watermark,
+        boolean wantUpdated) {
+      describe("scan source row ids");
+      Dataset<Row> ids = QueryLayout.filtered(source, q).select(functions.col("_rowid"),
+          wantUpdated ? functions.col("_row_last_updated_at_version")
+              : functions.lit(0L).as("u"));
+      List<byte[][]> parts = ids.queryExecution().toRdd().toJavaRDD()
+          .mapPartitions((FlatMapFunction<Iterator<InternalRow>, byte[][]>) rows -> {
+            Roaring64NavigableMap all = Roaring64NavigableMap.bitmapOf();
+            Roaring64NavigableMap upd = Roaring64NavigableMap.bitmapOf();
+            while (rows.hasNext()) {
+              InternalRow r = rows.next();
+              long id = r.getLong(0);
+              all.addLong(id);
+              if (wantUpdated && !r.isNullAt(1) && r.getLong(1) > watermark) {
+                upd.addLong(id);
+              }
+            }
+            byte[][] out = {RowIdSet.serialize(all), RowIdSet.serialize(upd)};
+            return java.util.Collections.singletonList(out).iterator();
+          }).collect();
+      Roaring64NavigableMap all = Roaring64NavigableMap.bitmapOf();
+      Roaring64NavigableMap upd = Roaring64NavigableMap.bitmapOf();
+      for (byte[][] p : parts) {
+        all.or(RowIdSet.deserialize(p[0]));
+        upd.or(RowIdSet.deserialize(p[1]));
+      }
+      return new Roaring64NavigableMap[] {all, watermark == 0 ? Roaring64NavigableMap.bitmapOf()
+          : upd};
+    }
+
+    /**
+     * Scans the view at {@code version}: fills {@code inView} with its source row ids and
+     * {@code deletes} with the addresses of rows that are gone or changed.
+     */
+    private void viewState(long version, Roaring64NavigableMap inSource,
+        Roaring64NavigableMap updated, Roaring64NavigableMap inView, List<Long> deletes) {
+      describe("scan view rows");
+      JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
+      Broadcast<byte[]> src = jsc.broadcast(RowIdSet.serialize(inSource));
+      Broadcast<byte[]> upd = jsc.broadcast(RowIdSet.serialize(updated));
+      List<ViewPart> parts;
+      try {
+        Dataset<Row> view = QueryLayout.readSource(spark, t.viewUri(), t.viewStorageOptions(),
+            version).select(functions.col(GenevaLayout.SOURCE_ROW_ID), functions.col("_rowaddr"));
+        parts = view.queryExecution().toRdd().toJavaRDD()
+            .mapPartitions((FlatMapFunction<Iterator<InternalRow>, ViewPart>) rows -> {
+              Roaring64NavigableMap s = RowIdSet.deserialize(src.value());
+              Roaring64NavigableMap u = RowIdSet.deserialize(upd.value());
+              Roaring64NavigableMap ids = Roaring64NavigableMap.bitmapOf();
+              List<Long> del = new ArrayList<>();
+              while (rows.hasNext()) {
+                InternalRow r = rows.next();
+                long id = r.getLong(0);
+                ids.addLong(id);
+                if (!s.contains(id) || u.contains(id)) {
+                  del.add(r.getLong(1));
+                }
+              }
+              long[] d = del.stream().mapToLong(Long::longValue).toArray();
+              return List.of(new ViewPart(RowIdSet.serialize(ids), d)).iterator();
+            }).collect();
+      } finally {
+        src.destroy();
+        upd.destroy();
+      }
+      for (ViewPart p : parts) {
+        inView.or(RowIdSet.deserialize(p.ids));
+        for (long a : p.deletes) {
+          deletes.add(a);
+        }
+      }
+    }
+
+    /** Writes the projected rows whose ids are in {@code ids}; nothing is committed. */
+    private List<FragmentMetadata> write(Dataset<Row> projected, Schema plain,
+        Roaring64NavigableMap ids, boolean everyRow) {
+      Dataset<Row> in = projected;
+      Broadcast<byte[]> filter = null;
+      JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
+      if (!everyRow) {
+        List<long[]> runs = RowIdSet.runs(ids, MAX_PUSHED_RUNS);
+        if (runs != null) {
+          in = in.where(runPredicate(runs, 0, runs.size()));
+        } else {
+          filter = jsc.broadcast(RowIdSet.serialize(ids));
+        }
+      }
+      JavaRDD<InternalRow> rdd = in.queryExecution().toRdd().toJavaRDD();
+      if (o.concurrency() != null && rdd.getNumPartitions() > o.concurrency()) {
+        rdd = rdd.coalesce(o.concurrency());
+      }
+      describe("write " + ids.getLongCardinality() + " rows in " + rdd.getNumPartitions()
+          + " tasks");
+      WriteTask task = new WriteTask(t.viewUri(), new HashMap<>(t.viewStorageOptions()),
+          plain.toJson(), o.maxRowsPerFragment() == null ? 0 : o.maxRowsPerFragment(), filter);
+      List<TaskOutput> outs;
+      try {
+        outs = rdd.mapPartitions(task).collect();
+      } catch (RuntimeException e) {
+        throw failedTask(e);
+      } finally {
+        if (filter != null) {
+          filter.destroy();
+        }
+      }
+      List<FragmentMetadata> out = new ArrayList<>();
+      long rows = 0;
+      for (TaskOutput o : outs) {
+        out.addAll(FragmentShipping.fromBytes(o.fragments));
+        rows += o.rows;
+      }
+      LOG.info("View {} (job {}): {} tasks wrote {} rows in {} fragments (not committed yet)",
+          t.viewName(), jobId, outs.size(), rows, out.size());
+      return out;
+    }
+
+    private RuntimeException failedTask(RuntimeException e) {
+      for (Throwable c = e; c != null; c = c.getCause()) {
+        if (c instanceof MaterializedViewException m) {
+          return m;
+        }
+      }
+      return new QueryRefreshException("Refresh of view " + t.viewName() + " (job " + jobId
+          + ") failed in a Spark task; nothing was committed, the view is unchanged: "
+          + e.getMessage(), e);
+    }
+  }
+
+  private static Column runPredicate(List<long[]> runs, int from, int to) {
+    if (to - from == 1) {
+      long[] r = runs.get(from);
+      Column c = functions.col(GenevaLayout.SOURCE_ROW_ID);
+      return r[0] == r[1] ? c.equalTo(r[0]) : c.between(r[0], r[1]);
+    }
+    int mid = (from + to) >>> 1;
+    return runPredicate(runs, from, mid).or(runPredicate(runs, mid, to));
+  }
+
+  static Schema withoutMetadata(Schema s) {
+    List<Field> fields = new ArrayList<>();
+    for (Field f : s.getFields()) {
+      fields.add(new Field(f.getName(), new FieldType(f.isNullable(), f.getType(),
+          f.getDictionary()), f.getChildren()));
+    }
+    return new Schema(fields);
+  }
+
+  static org.lance.Dataset open(BufferAllocator a, String uri, Map<String, String> storage,
+      Long version, String what) {
+    ReadOptions.Builder ro = new ReadOptions.Builder().setStorageOptions(storage);
+    if (version != null) {
+      ro.setVersion(version);
+    }
+    try {
+      return org.lance.Dataset.open(a, uri, ro.build());
+    } catch (RuntimeException e) {
+      throw new QueryRefreshException("Cannot open the " + what + " at '" + uri + "'"
+          + (version == null ? "" : " version " + version) + ": " + e.getMessage(), e);
+    }
+  }
+
+  /** What one view-scan task found. */
+  record ViewPart(byte[] ids, long[] deletes) implements Serializable {}
+
+  /** What one write task wrote (serialised fragment metadata, row count). */
+  record TaskOutput(byte[] fragments, long rows) implements Serializable {}
+
+  /** Executor side: streams a partition's projected rows into new view fragments. */
+  static final class WriteTask implements FlatMapFunction<Iterator<InternalRow>, TaskOutput> {
+    private static final long serialVersionUID = 1L;
+    private final String viewUri;
+    private final HashMap<String, String> storage;
+    private final String schemaJson;
+    private final int maxRowsPerFile;
+    private final Broadcast<byte[]> filter;
+
+    WriteTask(String viewUri, HashMap<String, String> storage, String schemaJson,
+        int maxRowsPerFile, Broadcast<byte[]> filter) {
+      this.viewUri = viewUri;
+      this.storage = storage;
+      this.schemaJson = schemaJson;
+      this.maxRowsPerFile = maxRowsPerFile;
+      this.filter = filter;
+    }
+
+    @Override
+    public Iterator<TaskOutput> call(Iterator<InternalRow> rows) throws Exception {
+      Schema schema = Schema.fromJSON(schemaJson);
+      Iterator<InternalRow> in = rows;
+      if (filter != null) {
+        Roaring64NavigableMap keep = RowIdSet.deserialize(filter.value());
+        in = new FilteringIterator(rows, keep);
+      }
+      TaskContext tc = TaskContext.get();
+      int partition = tc == null ? -1 : tc.partitionId();
+      IntConsumer hook = afterTaskBatch;
+      try (BufferAllocator a = new RootAllocator()) {
+        FragmentShipping.Written w = FragmentShipping.writeRows(viewUri, storage, a, schema, in,
+            maxRowsPerFile, () -> hook.accept(partition));
+        return List.of(new TaskOutput(FragmentShipping.toBytes(w.fragments()), w.rows()))
+            .iterator();
+      }
+    }
+  }
+
+  /** Rows whose {@code __source_row_id} (column 0) is in the set. */
+  private static final class FilteringIterator implements Iterator<InternalRow> {
+    private final Iterator<InternalRow> rows;
+    private final Roaring64NavigableMap keep;
+    private InternalRow next;
+
+    FilteringIterator(Iterator<InternalRow> rows, Roaring64NavigableMap keep) {
+      this.rows = rows;
+      this.keep = keep;
+    }
+
+    @Override
+    public boolean hasNext() {
+      while (next == null && rows.hasNext()) {
+        InternalRow r = rows.next();
+        if (keep.contains(r.getLong(0))) {
+          next = r;
+        }
+      }
+      return next != null;
+    }
+
+    @Override
+    public InternalRow next() {
+      if (!hasNext()) {
+        throw new java.util.NoSuchElementException();
+      }
+      InternalRow r = next;
+      next = null;
+      return r;
+    }
+  }
+}

@@ -1,0 +1,84 @@
+package io.lancerest.spark.mv.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.lancerest.spark.mv.RefreshOptions;
+import io.lancerest.spark.mv.RefreshResult;
+import io.lancerest.spark.mv.ViewDescription;
+import java.util.List;
+import java.util.Map;
+import org.apache.spark.sql.Row;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** Client-managed query views end to end on the real directory server. */
+class ClientQueryViewTest {
+  static EngineFixture f;
+
+  @BeforeAll
+  static void start() {
+    f = new EngineFixture(Map.of());
+  }
+
+  @AfterAll
+  static void stop() {
+    f.close();
+  }
+
+  private static String source(String ns, int from, int to) {
+    String t = "lance." + ns + ".src";
+    f.sql("CREATE TABLE " + t + " (id BIGINT, name STRING, score INT)");
+    insert(t, from, to);
+    return t;
+  }
+
+  private static void insert(String t, int from, int to) {
+    StringBuilder values = new StringBuilder();
+    for (int i = from; i < to; i++) {
+      values.append(i == from ? "" : ", ").append("(").append(i).append(", 'n").append(i)
+          .append("', ").append(i % 20).append(")");
+    }
+    f.sql("INSERT INTO " + t + " VALUES " + values);
+  }
+
+  @Test
+  void createPopulatesAndRefreshFollowsInsertsUpdatesAndDeletes() {
+    String ns = f.namespace("q");
+    String src = source(ns, 0, 50);
+    String v = "lance." + ns + ".v";
+    String select = "SELECT id, upper(name) AS uname, score * 2 AS s2 FROM " + src
+        + " WHERE score > 5";
+    List<Row> created = f.sql("CREATE MATERIALIZED VIEW " + v + " AS " + select);
+    assertEquals(1, created.size());
+    Row c = created.get(0);
+    assertEquals("DONE", c.getString(1));
+    assertEquals("query", c.getString(2));
+    assertEquals(2L, c.getLong(3)); // CREATE TABLE = version 1, INSERT = version 2
+    assertEquals(f.rows(select).size(), c.getLong(4));
+    assertEquals(f.rows(select), f.rows("SELECT id, uname, s2 FROM " + v));
+
+    insert(src, 50, 60);
+    f.sql("UPDATE " + src + " SET score = 19 WHERE id = 3"); // enters the filter
+    f.sql("UPDATE " + src + " SET name = 'changed' WHERE id = 10"); // stays, new value
+    f.sql("UPDATE " + src + " SET score = 0 WHERE id = 11"); // leaves the filter
+    f.sql("DELETE FROM " + src + " WHERE id = 12");
+    Row r = f.sql("REFRESH MATERIALIZED VIEW " + v).get(0);
+    assertEquals("DONE", r.getString(1));
+    assertEquals(f.rows(select), f.rows("SELECT id, uname, s2 FROM " + v));
+    assertTrue(r.getLong(4) > 0 && r.getLong(5) > 0, r.toString());
+
+    // nothing changed: no commit, SKIPPED
+    Row again = f.sql("REFRESH MATERIALIZED VIEW " + v).get(0);
+    assertEquals("SKIPPED", again.getString(1));
+
+    ViewDescription d = f.views().describe(List.of(ns, "v"));
+    assertEquals("client", d.mode());
+    assertEquals(r.getLong(3), d.state().watermark());
+    assertTrue(d.state().lastJob().contains(r.getString(0)), d.state().lastJob());
+    assertEquals(List.of(List.of(ns, "v")), f.views().list(List.of(ns)));
+    RefreshResult skipped = f.views().refresh(List.of(ns, "v"), RefreshOptions.DEFAULTS);
+    assertEquals(RefreshResult.JobStatus.SKIPPED, skipped.status());
+  }
+}

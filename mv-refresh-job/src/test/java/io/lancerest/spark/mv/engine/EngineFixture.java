@@ -1,0 +1,104 @@
+package io.lancerest.spark.mv.engine;
+
+import io.lancerest.spark.LanceRestSparkExtensions;
+import io.lancerest.spark.mv.DefaultMaterializedViewsFactory;
+import io.lancerest.spark.mv.MaterializedViews;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.lance.namespace.RestAdapter;
+import org.lance.spark.extensions.LanceSparkSessionExtensions;
+
+/**
+ * A real directory REST server (lance-core's RestAdapter) and a local SparkSession with catalog
+ * {@value #CATALOG} = LanceRestCatalog on it, our SQL extensions next to lance-spark's, and the
+ * default materialized-view engine. One per test class: {@link #close()} in {@code @AfterAll}.
+ */
+final class EngineFixture implements AutoCloseable {
+  static final String CATALOG = "lance";
+  private static final AtomicInteger NAMES = new AtomicInteger();
+
+  final Path root;
+  final RestAdapter server;
+  final String uri;
+  final SparkSession spark;
+
+  EngineFixture(Map<String, String> catalogOptions) {
+    try {
+      root = Files.createTempDirectory("mv-engine");
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    server = new RestAdapter("dir", Map.of("root", root.toString()), "127.0.0.1", 0);
+    server.start();
+    uri = "http://127.0.0.1:" + server.getPort();
+    SparkSession.clearActiveSession();
+    SparkSession.clearDefaultSession();
+    spark = SparkSession.builder()
+        .master("local[2]")
+        .appName("mv-engine-tests")
+        .config("spark.ui.enabled", "false")
+        .config("spark.sql.shuffle.partitions", "2")
+        .withExtensions(new LanceRestSparkExtensions())
+        .withExtensions(new LanceSparkSessionExtensions())
+        .getOrCreate();
+    String p = "spark.sql.catalog." + CATALOG;
+    spark.conf().set(p, "io.lancerest.spark.catalog.LanceRestCatalog");
+    spark.conf().set(p + ".uri", uri);
+    catalogOptions.forEach((k, v) -> spark.conf().set(p + "." + k, v));
+    spark.conf().set(MaterializedViews.FACTORY_CONF,
+        DefaultMaterializedViewsFactory.class.getName());
+    SparkSession.setActiveSession(spark);
+  }
+
+  /** A namespace no other test uses, created. */
+  String namespace(String prefix) {
+    String ns = prefix + "_" + NAMES.incrementAndGet();
+    sql("CREATE NAMESPACE " + CATALOG + "." + ns);
+    return ns;
+  }
+
+  List<Row> sql(String sql) {
+    SparkSession.setActiveSession(spark);
+    return spark.sql(sql).collectAsList();
+  }
+
+  /** Rows as "a|b|c" strings, sorted. */
+  List<String> rows(String sql) {
+    List<String> out = new ArrayList<>();
+    for (Row r : sql(sql)) {
+      StringBuilder sb = new StringBuilder();
+      for (int i = 0; i < r.length(); i++) {
+        if (i > 0) {
+          sb.append('|');
+        }
+        sb.append(r.isNullAt(i) ? "null" : r.get(i).toString());
+      }
+      out.add(sb.toString());
+    }
+    out.sort(null);
+    return out;
+  }
+
+  MaterializedViews views() {
+    return MaterializedViews.forCatalog(spark, CATALOG);
+  }
+
+  @Override
+  public void close() {
+    try {
+      spark.stop();
+    } finally {
+      SparkSession.clearActiveSession();
+      SparkSession.clearDefaultSession();
+      server.close();
+    }
+  }
+}
