@@ -9,6 +9,7 @@ import io.lancerest.client.error.UnauthenticatedException;
 import io.lancerest.client.internal.ErrorClassifier;
 import io.lancerest.client.internal.Interceptors;
 import io.lancerest.client.internal.RetryPolicy;
+import io.lancerest.client.internal.StaleConnections;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
@@ -20,6 +21,8 @@ import java.security.KeyStore;
 import java.security.cert.Certificate;
 import java.security.cert.CertificateFactory;
 import java.time.Clock;
+import java.time.Duration;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -54,6 +57,21 @@ public final class HttpTransport implements Closeable {
   private final OkHttpClient http;
   private final HttpUrl base;
   private final AuthManager auth;
+  private final String encodedDelimiter;
+  /**
+   * Pooled connections idle this long are probed before use (a few ms of idleness cannot have
+   * met a server's idle timeout; probing costs up to 1 ms).
+   */
+  static final Duration STALE_CHECK_AFTER_IDLE = Duration.ofSeconds(1);
+
+  /** Each route's path template split into segments, once (URL building is per call). */
+  private static final Map<Operation, String[]> SEGMENTS = new EnumMap<>(Operation.class);
+
+  static {
+    for (Operation op : Operation.values()) {
+      SEGMENTS.put(op, op.pathTemplate().substring(1).split("/"));
+    }
+  }
 
   public HttpTransport(RestClientConfig config) {
     this(config, Interceptors.Sleeper.REAL, Clock.systemUTC());
@@ -66,12 +84,17 @@ public final class HttpTransport implements Closeable {
       throw new ClientConfigException("Option 'uri' is not a valid URL: " + config.uri());
     }
     this.base = parsed;
+    this.encodedDelimiter = new HttpUrl.Builder().scheme("http").host("h")
+        .addQueryParameter("d", config.delimiter()).build().encodedQuery().substring(2);
+    StaleConnections stale = new StaleConnections(STALE_CHECK_AFTER_IDLE);
     OkHttpClient.Builder b = new OkHttpClient.Builder()
         .connectTimeout(config.connectTimeout().toMillis(), TimeUnit.MILLISECONDS)
         .readTimeout(config.readTimeout().toMillis(), TimeUnit.MILLISECONDS)
         .writeTimeout(config.readTimeout().toMillis(), TimeUnit.MILLISECONDS)
         .callTimeout(config.callTimeout().toMillis(), TimeUnit.MILLISECONDS)
-        .connectionPool(new ConnectionPool(16, 5, TimeUnit.MINUTES))
+        .connectionPool(
+            new ConnectionPool(16, config.keepAlive().toMillis(), TimeUnit.MILLISECONDS))
+        .eventListener(stale.listener())
         // Retries are decided per operation by our own interceptor, never silently by OkHttp.
         .retryOnConnectionFailure(false)
         .followRedirects(false);
@@ -87,16 +110,22 @@ public final class HttpTransport implements Closeable {
     // Static headers are added by their own interceptor; the API key must survive OAuth2.
     Map<String, String> apiKeyHeader = config.apiKey() == null ? Map.of()
         : Map.of(AuthManager.API_KEY_HEADER, config.apiKey().reveal());
-    this.auth = config.oauth2Enabled()
-        ? new OAuth2ClientCredentials(plain, config.oauth2TokenUri(), config.oauth2ClientId(),
-            config.oauth2ClientSecret(), config.oauth2Scope(), apiKeyHeader, clock)
-        : AuthManager.fixed(config.token(), config.apiKey());
     RetryPolicy policy = new RetryPolicy(config.retryMaxAttempts(), config.retryInitialBackoff(),
         config.retryMaxBackoff(), clock);
+    // The token endpoint gets the User-Agent, but none of the catalog's static headers: it may
+    // be another host.
+    OkHttpClient tokenHttp = plain.newBuilder()
+        .addInterceptor(Interceptors.headers(Map.of(), USER_AGENT)).build();
+    this.auth = config.oauth2Enabled()
+        ? new OAuth2ClientCredentials(tokenHttp, config.oauth2TokenUri(),
+            config.oauth2ClientId(), config.oauth2ClientSecret(), config.oauth2Scope(),
+            apiKeyHeader, clock, policy, sleeper)
+        : AuthManager.fixed(config.token(), config.apiKey());
     this.http = plain.newBuilder()
         .addInterceptor(Interceptors.retry(policy, sleeper))
         .addInterceptor(Interceptors.auth(auth))
         .addInterceptor(Interceptors.headers(config.headers(), USER_AGENT))
+        .addNetworkInterceptor(stale.guard())
         .addNetworkInterceptor(Interceptors.logging())
         .build();
   }
@@ -108,8 +137,7 @@ public final class HttpTransport implements Closeable {
   /** The URL a request goes to (exposed for tests and diagnostics; carries no secrets). */
   public HttpUrl urlFor(RestRequest request) {
     HttpUrl.Builder url = base.newBuilder();
-    String path = request.operation().pathTemplate();
-    for (String seg : path.substring(1).split("/")) {
+    for (String seg : SEGMENTS.get(request.operation())) {
       if (seg.equals("{id}")) {
         String joined = Identifiers.join(request.id(), config.delimiter());
         if (joined.equals(".") || joined.equals("..")) {
@@ -132,10 +160,10 @@ public final class HttpTransport implements Closeable {
         }
         url.addEncodedPathSegment(Identifiers.encodePathSegment(value));
       } else {
-        url.addPathSegment(seg);
+        url.addEncodedPathSegment(seg); // route words: plain ASCII, nothing to encode
       }
     }
-    url.addQueryParameter("delimiter", config.delimiter());
+    url.addEncodedQueryParameter("delimiter", encodedDelimiter);
     request.query().forEach(url::addQueryParameter);
     return url.build();
   }
@@ -143,7 +171,6 @@ public final class HttpTransport implements Closeable {
   /** Sends the request; returns the 2xx answer or throws a typed {@code LanceRestException}. */
   public RestResponse execute(RestRequest request) {
     Operation op = request.operation();
-    String display = request.id() == null ? null : Identifiers.display(request.id());
     HttpUrl url = urlFor(request);
     RequestBody body = null;
     if (request.body() != null) {
@@ -161,13 +188,14 @@ public final class HttpTransport implements Closeable {
         return new RestResponse(response.code(), headersOf(response), bytes);
       }
       throw ErrorClassifier.classify(
-          op, display, response.code(), requestId(response), bytes, sentSecrets(response));
+          op, display(request), response.code(), requestId(response), bytes, sentSecrets(response));
     } catch (OAuth2ClientCredentials.OAuth2Exception e) {
       // No token, so nothing was sent: the call failed before reaching the server.
       throw new UnauthenticatedException(new ErrorDetails("could not obtain an access token ("
-          + e.getMessage() + ")", null, null, 0, op, display, null, null), e);
+          + e.getMessage() + ")", null, null, 0, op, display(request), null, null), e);
     } catch (IOException e) {
       boolean unknown = !op.isRead() && !(e instanceof java.net.ConnectException)
+          && !(e instanceof StaleConnections.StaleConnectionException)
           && !(e instanceof SSLException) && !(e instanceof java.net.UnknownHostException);
       String what = e instanceof SocketTimeoutException ? "timed out"
           : "could not reach the server (" + e.getClass().getSimpleName()
@@ -175,8 +203,13 @@ public final class HttpTransport implements Closeable {
       throw new CommunicationException(new ErrorDetails(what,
           unknown ? "The server may or may not have applied this change; re-read the object "
               + "before acting again" : "Check 'uri', the network and the server",
-          null, 0, op, display, null, null), unknown, e);
+          null, 0, op, display(request), null, null), unknown, e);
     }
+  }
+
+  /** The identifier as users write it, for error messages (computed only when one is raised). */
+  private static String display(RestRequest request) {
+    return request.id() == null ? null : Identifiers.display(request.id());
   }
 
   private static Map<String, List<String>> headersOf(Response response) {

@@ -11,6 +11,7 @@ import io.lancerest.client.error.NotFoundException;
 import io.lancerest.client.arrow.ArrowBatches;
 import io.lancerest.client.arrow.ArrowIpc;
 import io.lancerest.client.error.ClientConfigException;
+import io.lancerest.client.internal.RecordContext;
 import io.lancerest.client.model.AlterTableAddColumnsRequest;
 import io.lancerest.client.model.AlterTableAddColumnsResponse;
 import io.lancerest.client.model.AlterTableAlterColumnsRequest;
@@ -174,7 +175,7 @@ public final class LanceRestClient implements Closeable {
 
   /** Every child namespace of {@code parent}, following every page. */
   public Stream<String> listAllNamespaces(List<String> parent) {
-    return Pages.stream(
+    return Pages.stream(Operation.LIST_NAMESPACES, parent,
         token -> listNamespaces(new ListNamespacesRequest(parent, token, null)),
         ListNamespacesResponse::namespaces, ListNamespacesResponse::pageToken);
   }
@@ -214,7 +215,7 @@ public final class LanceRestClient implements Closeable {
 
   /** Every table of a namespace, following every page. */
   public Stream<String> listAllTables(List<String> namespace) {
-    return Pages.stream(
+    return Pages.stream(Operation.LIST_TABLES, namespace,
         token -> listTables(new ListTablesRequest(namespace, token, null)),
         ListTablesResponse::tables, ListTablesResponse::pageToken);
   }
@@ -234,7 +235,7 @@ public final class LanceRestClient implements Closeable {
 
   /** Every table of the catalog (ListAllTables), following every page. */
   public Stream<String> streamAllTables() {
-    return Pages.stream(
+    return Pages.stream(Operation.LIST_ALL_TABLES, null,
         token -> listAllTables(new ListAllTablesRequest(token, null, null)),
         ListTablesResponse::tables, ListTablesResponse::pageToken);
   }
@@ -376,7 +377,7 @@ public final class LanceRestClient implements Closeable {
 
   /** Every version of a table (main branch), following every page. */
   public Stream<TableVersion> listAllTableVersions(List<String> id) {
-    return Pages.stream(
+    return Pages.stream(Operation.LIST_TABLE_VERSIONS, id,
         token -> listTableVersions(new ListTableVersionsRequest(id, null, token, null, null)),
         ListTableVersionsResponse::versions, ListTableVersionsResponse::pageToken);
   }
@@ -495,7 +496,8 @@ public final class LanceRestClient implements Closeable {
     try {
       return ArrowIpc.read(r.body(), allocator);
     } catch (IOException | RuntimeException e) {
-      throw invalidResponse(Operation.QUERY_TABLE, request.id(), r, e);
+      throw invalidResponse(Operation.QUERY_TABLE, request.id(), r,
+          "not an Arrow IPC file or stream: " + e.getClass().getSimpleName());
     }
   }
 
@@ -512,11 +514,12 @@ public final class LanceRestClient implements Closeable {
         try {
           return Long.parseLong(n.asText().trim());
         } catch (NumberFormatException e) {
-          throw invalidResponse(op, request.id(), r, e);
+          throw invalidResponse(op, request.id(), r, "expected an integer row count, got text"
+              + " that is not one");
         }
       }
       throw invalidResponse(op, request.id(), r,
-          new IOException("expected an integer row count, got " + node.getNodeType()));
+          "expected an integer row count, got " + (n == null ? node : n).getNodeType());
     }
     return n.asLong();
   }
@@ -552,7 +555,7 @@ public final class LanceRestClient implements Closeable {
 
   /** Every index of a table (latest version, main branch), following every page. */
   public Stream<IndexContent> listAllTableIndices(List<String> id) {
-    return Pages.stream(
+    return Pages.stream(Operation.LIST_TABLE_INDICES, id,
         token -> listTableIndices(new ListTableIndicesRequest(id, null, null, token, null)),
         ListTableIndicesResponse::indexes, ListTableIndicesResponse::pageToken);
   }
@@ -585,7 +588,8 @@ public final class LanceRestClient implements Closeable {
   /** Every tag of a table, following every page, in the server's order. */
   public Map<String, TagContents> listAllTableTags(List<String> id) {
     Map<String, TagContents> out = new LinkedHashMap<>();
-    Pages.stream(token -> listTableTags(new ListTableTagsRequest(id, token, null)),
+    Pages.stream(Operation.LIST_TABLE_TAGS, id,
+            token -> listTableTags(new ListTableTagsRequest(id, token, null)),
             (ListTableTagsResponse p) -> p.tags().entrySet(), ListTableTagsResponse::pageToken)
         .forEach(e -> out.put(e.getKey(), e.getValue()));
     return out;
@@ -619,7 +623,8 @@ public final class LanceRestClient implements Closeable {
   /** Every branch of a table, following every page, in the server's order. */
   public Map<String, BranchContents> listAllTableBranches(List<String> id) {
     Map<String, BranchContents> out = new LinkedHashMap<>();
-    Pages.stream(token -> listTableBranches(new ListTableBranchesRequest(id, token, null)),
+    Pages.stream(Operation.LIST_TABLE_BRANCHES, id,
+            token -> listTableBranches(new ListTableBranchesRequest(id, token, null)),
             (ListTableBranchesResponse p) -> p.branches().entrySet(),
             ListTableBranchesResponse::pageToken)
         .forEach(e -> out.put(e.getKey(), e.getValue()));
@@ -798,19 +803,29 @@ public final class LanceRestClient implements Closeable {
 
   /** Reads a JSON response, with the response headers as {@code context} entries. */
   <T> T read(Operation op, List<String> id, RestResponse r, Class<T> type) {
+    if (r.body().length > 0 && RecordContext.supports(type)) {
+      // Fast path: decode the bytes directly. Any failure (or a JSON null) goes through the
+      // tree path below, which gives the same answer and the same errors as before.
+      T direct = null;
+      try {
+        direct = json.readValue(r.body(), type);
+      } catch (IOException | RuntimeException retriedBelow) {
+        // reported by the tree path
+      }
+      if (direct != null) {
+        return RecordContext.withContext(direct, contextOf(r));
+      }
+    }
     JsonNode node = readTree(op, id, r);
     if (!node.isObject()) {
-      throw invalidResponse(op, id, r,
-          new IOException("expected a JSON object, got " + node.getNodeType()));
+      throw invalidResponse(op, id, r, "expected a JSON object, got " + node.getNodeType());
     }
     return fromTree(op, id, r, (ObjectNode) node, type);
   }
 
   private <T> T fromTree(
       Operation op, List<String> id, RestResponse r, ObjectNode node, Class<T> type) {
-    ObjectNode ctx = json.createObjectNode();
-    r.headers().forEach((k, v) -> ctx.put(CONTEXT_HEADER + k, String.join(",", v)));
-    node.set("context", ctx);
+    node.set("context", json.valueToTree(contextOf(r)));
     try {
       return json.treeToValue(node, type);
     } catch (IOException | IllegalArgumentException e) {
@@ -818,19 +833,32 @@ public final class LanceRestClient implements Closeable {
     }
   }
 
+  /** Response headers as {@code context} entries: {@code header.<lower-case name>}. */
+  private static Map<String, String> contextOf(RestResponse r) {
+    Map<String, String> ctx = new LinkedHashMap<>();
+    r.headers().forEach((k, v) -> ctx.put(CONTEXT_HEADER + k, String.join(",", v)));
+    return ctx;
+  }
+
+  /**
+   * A 2xx answer whose body could not be read. The reason quotes nothing of the body and the
+   * exception carries no cause: parser messages (Jackson's, or Long.parseLong's) quote the body,
+   * and a DescribeTable body may hold vended storage credentials.
+   */
   static LanceRestException invalidResponse(
       Operation op, List<String> id, RestResponse r, Exception e) {
-    String why = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
-    int nl = why.indexOf('\n');
-    if (nl > 0) {
-      why = why.substring(0, nl);
-    }
+    return invalidResponse(op, id, r, InvalidResponseException.reasonWithoutContent(e));
+  }
+
+  /** As above, with a reason written by this client (it must not quote the body). */
+  static LanceRestException invalidResponse(
+      Operation op, List<String> id, RestResponse r, String reason) {
     return new InvalidResponseException(new ErrorDetails(
         "the server answered HTTP " + r.status() + " with a body that is not a valid "
-            + op.specName() + " response (" + why + ")",
+            + op.specName() + " response (" + reason + ")",
         "Check that 'uri' points at a Lance REST namespace server",
         null, r.status(), op, id == null ? null : Identifiers.display(id), null,
-        r.header("x-request-id")), e);
+        r.header("x-request-id")), null);
   }
 
   @Override

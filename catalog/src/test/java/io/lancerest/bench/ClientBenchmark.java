@@ -7,8 +7,10 @@ import io.lancerest.client.model.DescribeTableRequest;
 import io.lancerest.client.model.ListTablesRequest;
 import io.lancerest.client.testing.RestServerFixture;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.function.IntConsumer;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -19,24 +21,39 @@ import org.apache.arrow.vector.types.pojo.Schema;
 import org.lance.namespace.RestNamespace;
 
 /**
- * Metadata-call throughput of our client against lance-core's own JNI {@code RestNamespace},
- * on one in-process RestAdapter: N DescribeTable + N ListTables calls each, after a warm-up,
- * in alternating rounds. Not a test (no pass/fail); run it with
+ * Metadata-call throughput of our client against lance-core's own JNI {@code RestNamespace}, on
+ * one in-process RestAdapter: each iteration is one DescribeTable and one ListTables.
+ *
+ * <p>Method, because the machines this runs on are often shared and loaded:
+ * <ul>
+ *   <li>a long warm-up of both clients, interleaved (at least 3000 iterations and 15 s): under
+ *       load the JIT compiles the JSON code paths late, and a short warm-up measures our client
+ *       half-interpreted against the peer's native code;
+ *   <li>then the two clients take turns call by call (who goes first alternates), so changes of
+ *       load hit both alike; every iteration is timed;
+ *   <li>reported: per client the best and median round, and the median iteration; the ratios
+ *       ours/peer of the median round, the best rounds and the median iterations.
+ * </ul>
+ * Not a test (no pass/fail). Run it, after {@code mvn -q install -DskipTests} once, with
  *
  * <pre>
- * MAVEN_OPTS="--add-opens=java.base/java.nio=ALL-UNNAMED" mvn -o -q -pl catalog test-compile \
- *   exec:java -Dexec.classpathScope=test -Dexec.mainClass=io.lancerest.bench.ClientBenchmark \
- *   [-Dexec.args="2000"]
+ * mvn -o -q -pl catalog test-compile exec:exec -Dexec.classpathScope=test \
+ *   -Dexec.executable=java -Dexec.args="--add-opens=java.base/java.nio=ALL-UNNAMED \
+ *   -cp %classpath io.lancerest.bench.ClientBenchmark [iterations-per-round rounds warmup-s]"
  * </pre>
+ *
+ * ({@code exec:exec} forks a JVM of its own, so neither Maven's heap nor its JIT state, nor a
+ * MAVEN_OPTS setting, affects the figures; Arrow needs the one {@code --add-opens}.)
  */
 public final class ClientBenchmark {
   private static final int TABLES = 10;
-  private static final int ROUNDS = 3;
 
   private ClientBenchmark() {}
 
   public static void main(String[] args) throws Exception {
-    int n = args.length > 0 ? Integer.parseInt(args[0]) : 2000;
+    int n = args.length > 0 ? Integer.parseInt(args[0]) : 200;
+    int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 10;
+    int warmupSeconds = args.length > 2 ? Integer.parseInt(args[2]) : 15;
     try (RestServerFixture server = RestServerFixture.start();
         BufferAllocator allocator = new RootAllocator();
         LanceRestClient ours = server.newClient();
@@ -53,32 +70,67 @@ public final class ClientBenchmark {
             .id(tables.get(i % TABLES)));
         peer.listTables(new org.lance.namespace.model.ListTablesRequest().id(List.of("bench")));
       };
-      // Warm-up: JIT, connection pools, the server's caches.
-      run(oursCall, n / 4);
-      run(peerCall, n / 4);
 
-      long bestOurs = Long.MAX_VALUE;
-      long bestPeer = Long.MAX_VALUE;
-      for (int r = 0; r < ROUNDS; r++) {
-        // Alternate who goes first so that neither always meets a warmer server.
-        if (r % 2 == 0) {
-          bestOurs = Math.min(bestOurs, run(oursCall, n));
-          bestPeer = Math.min(bestPeer, run(peerCall, n));
-        } else {
-          bestPeer = Math.min(bestPeer, run(peerCall, n));
-          bestOurs = Math.min(bestOurs, run(oursCall, n));
+      long warmEnd = System.nanoTime() + TimeUnit.SECONDS.toNanos(warmupSeconds);
+      int warmed = 0;
+      while (System.nanoTime() < warmEnd || warmed < 3000) {
+        oursCall.accept(warmed);
+        peerCall.accept(warmed);
+        warmed++;
+      }
+
+      double[] oursNs = new double[rounds];
+      double[] peerNs = new double[rounds];
+      double[] ratio = new double[rounds];
+      long[] oursIt = new long[rounds * n];
+      long[] peerIt = new long[rounds * n];
+      for (int r = 0; r < rounds; r++) {
+        // Call by call, alternating who goes first: load changes hit both clients alike.
+        for (int i = 0; i < n; i++) {
+          int k = r * n + i;
+          if ((i + r) % 2 == 0) {
+            oursIt[k] = time(oursCall, i);
+            peerIt[k] = time(peerCall, i);
+          } else {
+            peerIt[k] = time(peerCall, i);
+            oursIt[k] = time(oursCall, i);
+          }
+          oursNs[r] += oursIt[k];
+          peerNs[r] += peerIt[k];
         }
+        ratio[r] = oursNs[r] / peerNs[r];
       }
       int calls = 2 * n;
-      System.out.printf("calls per client per round: %d (%d DescribeTable + %d ListTables),"
-          + " best of %d rounds%n", calls, n, n, ROUNDS);
-      System.out.printf("ours (OkHttp client):      %8.0f calls/s  (%.3f ms)%n",
-          calls / (bestOurs / 1e9), bestOurs / 1e6);
-      System.out.printf("peer (lance-core JNI):     %8.0f calls/s  (%.3f ms)%n",
-          calls / (bestPeer / 1e9), bestPeer / 1e6);
-      System.out.printf("ratio ours_time/peer_time: %.3f (target <= 1.0)%n",
-          (double) bestOurs / bestPeer);
+      System.out.printf("warm-up: %d iterations per client (>= %d s); then %d rounds of %d calls"
+          + " per client (%d DescribeTable + %d ListTables), interleaved call by call%n",
+          warmed, warmupSeconds, rounds, calls, n, n);
+      report("ours (OkHttp client)", oursNs, oursIt, calls);
+      report("peer (lance-core JNI)", peerNs, peerIt, calls);
+      System.out.printf("ratio ours/peer time: median of rounds %.3f, best round/best round %.3f,"
+          + " median iteration/median iteration %.3f (target <= 1.0)%n",
+          median(ratio), min(oursNs) / min(peerNs),
+          median(toDouble(oursIt)) / median(toDouble(peerIt)));
     }
+  }
+
+  private static void report(String who, double[] roundNs, long[] iterationNs, int calls) {
+    System.out.printf("%-22s rounds: best %6.0f calls/s, median %6.0f calls/s;"
+        + " per call: median %.3f ms%n", who, calls / (min(roundNs) / 1e9),
+        calls / (median(roundNs) / 1e9), median(toDouble(iterationNs)) / 2 / 1e6);
+  }
+
+  private static double[] toDouble(long[] v) {
+    return Arrays.stream(v).asDoubleStream().toArray();
+  }
+
+  private static double min(double[] v) {
+    return Arrays.stream(v).min().orElseThrow();
+  }
+
+  private static double median(double[] v) {
+    double[] s = v.clone();
+    Arrays.sort(s);
+    return s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
   }
 
   private static List<List<String>> setUp(LanceRestClient client, BufferAllocator allocator) {
@@ -96,11 +148,9 @@ public final class ClientBenchmark {
     return ids;
   }
 
-  private static long run(IntConsumer call, int n) {
+  private static long time(IntConsumer call, int i) {
     long start = System.nanoTime();
-    for (int i = 0; i < n; i++) {
-      call.accept(i);
-    }
+    call.accept(i);
     return System.nanoTime() - start;
   }
 }

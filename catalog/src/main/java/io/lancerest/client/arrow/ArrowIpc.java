@@ -69,12 +69,39 @@ public final class ArrowIpc {
   }
 
   /**
+   * Rejects bytes that cannot start an IPC stream before Arrow reads them: Arrow takes the first
+   * bytes as a message length and would try to read (and allocate) that much, e.g. 1.8 GB for a
+   * body starting with the text '{"ro'.
+   */
+  private static void checkStreamStart(byte[] bytes) throws IOException {
+    java.nio.ByteBuffer b = java.nio.ByteBuffer.wrap(bytes).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+    if (bytes.length < 4) {
+      throw new IOException("too short for an Arrow IPC stream");
+    }
+    int length = b.getInt(0);
+    int header = 4;
+    if (length == -1) { // continuation marker, then the length (format since Arrow 0.15)
+      if (bytes.length < 8) {
+        throw new IOException("too short for an Arrow IPC stream");
+      }
+      length = b.getInt(4);
+      header = 8;
+    }
+    if (length < 0 || length > bytes.length - header) {
+      throw new IOException("the first message length does not fit the body: not Arrow IPC");
+    }
+  }
+
+  /**
    * Decodes an IPC payload, file or stream format (told apart by the file magic), into batches
    * owned by {@code allocator}. The caller closes the result.
    */
   public static ArrowBatches read(byte[] bytes, BufferAllocator allocator) throws IOException {
     boolean file = bytes.length >= FILE_MAGIC.length
         && Arrays.equals(Arrays.copyOf(bytes, FILE_MAGIC.length), FILE_MAGIC);
+    if (!file) {
+      checkStreamStart(bytes);
+    }
     List<VectorSchemaRoot> batches = new ArrayList<>();
     try (ArrowReader reader = file
         ? new ArrowFileReader(

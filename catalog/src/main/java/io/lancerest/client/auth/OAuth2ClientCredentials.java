@@ -2,6 +2,8 @@ package io.lancerest.client.auth;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.lancerest.client.internal.Interceptors;
+import io.lancerest.client.internal.RetryPolicy;
 import java.io.IOException;
 import java.net.URI;
 import java.time.Clock;
@@ -42,6 +44,8 @@ public final class OAuth2ClientCredentials implements AuthManager {
   private final Clock clock;
   private final ObjectMapper mapper = new ObjectMapper();
   private final ScheduledExecutorService scheduler;
+  private final RetryPolicy retry;
+  private final Interceptors.Sleeper sleeper;
 
   private volatile Secret accessToken;
   private volatile Instant expiresAt;
@@ -56,6 +60,26 @@ public final class OAuth2ClientCredentials implements AuthManager {
       String scope,
       Map<String, String> extraHeaders,
       Clock clock) {
+    this(http, tokenUri, clientId, clientSecret, scope, extraHeaders, clock, null, null);
+  }
+
+  /**
+   * As above; a synchronous fetch (the first one, or after a 401) that fails with an I/O error,
+   * 429 or a 5xx is tried again per {@code retry} (attempts and backoff), waiting with
+   * {@code sleeper}. A null {@code retry} means one attempt.
+   */
+  public OAuth2ClientCredentials(
+      OkHttpClient http,
+      URI tokenUri,
+      String clientId,
+      Secret clientSecret,
+      String scope,
+      Map<String, String> extraHeaders,
+      Clock clock,
+      RetryPolicy retry,
+      Interceptors.Sleeper sleeper) {
+    this.retry = retry;
+    this.sleeper = sleeper == null ? Interceptors.Sleeper.REAL : sleeper;
     this.http = http;
     this.tokenUri = tokenUri;
     this.clientId = clientId;
@@ -115,7 +139,15 @@ public final class OAuth2ClientCredentials implements AuthManager {
 
   /** Fetches a new token now; throws when the token endpoint refuses or cannot be reached. */
   public synchronized Secret refreshNow() {
-    TokenAnswer answer = fetch();
+    return refresh(true);
+  }
+
+  /**
+   * {@code withRetries}: a caller waits for this token, so transient failures are retried here;
+   * the background refresh re-arms itself instead.
+   */
+  private synchronized Secret refresh(boolean withRetries) {
+    TokenAnswer answer = withRetries ? fetchWithRetries() : fetch();
     this.accessToken = answer.token;
     this.consecutiveFailures = 0;
     if (answer.expiresIn != null) {
@@ -143,7 +175,7 @@ public final class OAuth2ClientCredentials implements AuthManager {
 
   private void backgroundRefresh() {
     try {
-      refreshNow();
+      refresh(false);
       LOG.debug("OAuth2 token refreshed in the background");
     } catch (RuntimeException e) {
       int failures;
@@ -160,6 +192,29 @@ public final class OAuth2ClientCredentials implements AuthManager {
 
   private record TokenAnswer(Secret token, Duration expiresIn) {}
 
+  private TokenAnswer fetchWithRetries() {
+    int attempt = 1;
+    while (true) {
+      try {
+        return fetch();
+      } catch (TransientTokenFailure e) {
+        if (retry == null || attempt >= retry.maxAttempts()) {
+          throw e;
+        }
+        Duration wait = retry.backoff(attempt, e.retryAfter);
+        LOG.debug("OAuth2 token fetch attempt {} failed ({}), retrying in {} ms", attempt,
+            e.getMessage(), wait.toMillis());
+        try {
+          sleeper.sleep(wait);
+        } catch (InterruptedException ie) {
+          Thread.currentThread().interrupt();
+          throw e;
+        }
+        attempt++;
+      }
+    }
+  }
+
   private TokenAnswer fetch() {
     FormBody.Builder form = new FormBody.Builder()
         .add("grant_type", "client_credentials")
@@ -172,6 +227,10 @@ public final class OAuth2ClientCredentials implements AuthManager {
     try (Response resp = http.newCall(req).execute()) {
       ResponseBody body = resp.body();
       String text = body == null ? "" : body.string();
+      if (resp.code() == 429 || resp.code() >= 500) {
+        throw new TransientTokenFailure("OAuth2 token endpoint " + tokenUri + " answered HTTP "
+            + resp.code() + " for client '" + clientId + "'", resp.header("Retry-After"));
+      }
       if (!resp.isSuccessful()) {
         throw new OAuth2Exception("OAuth2 token endpoint " + tokenUri + " answered HTTP "
             + resp.code() + " for client '" + clientId + "'; check the client id, secret and scope");
@@ -193,8 +252,13 @@ public final class OAuth2ClientCredentials implements AuthManager {
           ? Duration.ofSeconds(exp.asLong()) : null;
       return new TokenAnswer(Secret.of(tok.asText()), expiresIn);
     } catch (IOException e) {
-      throw new OAuth2Exception("OAuth2 token endpoint " + tokenUri + " could not be reached: "
-          + e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage()));
+      String why = "OAuth2 token endpoint " + tokenUri + " could not be reached: "
+          + e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage());
+      // Repeating cannot fix a TLS or name-resolution failure.
+      if (e instanceof javax.net.ssl.SSLException || e instanceof java.net.UnknownHostException) {
+        throw new OAuth2Exception(why);
+      }
+      throw new TransientTokenFailure(why, null);
     }
   }
 
@@ -210,9 +274,19 @@ public final class OAuth2ClientCredentials implements AuthManager {
   }
 
   /** The token endpoint refused, or could not be reached. */
-  public static final class OAuth2Exception extends RuntimeException {
+  public static class OAuth2Exception extends RuntimeException {
     public OAuth2Exception(String message) {
       super(message);
+    }
+  }
+
+  /** A failure that may pass: I/O error, 429 or 5xx. */
+  private static final class TransientTokenFailure extends OAuth2Exception {
+    private final String retryAfter;
+
+    TransientTokenFailure(String message, String retryAfter) {
+      super(message);
+      this.retryAfter = retryAfter;
     }
   }
 }

@@ -2,6 +2,8 @@ package io.lancerest.client.internal;
 
 import io.lancerest.client.Operation;
 import io.lancerest.client.auth.AuthManager;
+import io.lancerest.client.error.ErrorDetails;
+import io.lancerest.client.error.InvalidResponseException;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Map;
@@ -9,6 +11,8 @@ import java.util.concurrent.TimeUnit;
 import okhttp3.Interceptor;
 import okhttp3.Request;
 import okhttp3.Response;
+import okhttp3.ResponseBody;
+import okio.BufferedSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -84,10 +88,18 @@ public final class Interceptors {
       while (true) {
         Response response;
         try {
-          response = chain.proceed(request);
+          // Read the body here, inside the loop: a read whose body is cut off mid-way is a failed
+          // attempt like a reset, not an error after the retries are over.
+          response = buffered(op, chain.proceed(request));
         } catch (IOException e) {
           if (attempt >= policy.maxAttempts() || !policy.shouldRetry(op, e)) {
             throw e;
+          }
+          if (e instanceof StaleConnections.StaleConnectionException) {
+            // A dead pooled connection was dropped before sending: go again at once.
+            LOG.debug("{}: pooled connection was closed by the server, sending again", op);
+            attempt++;
+            continue;
           }
           Duration wait = policy.backoff(attempt, null);
           LOG.debug("{}: attempt {} failed ({}), retrying in {} ms", op, attempt,
@@ -109,6 +121,36 @@ public final class Interceptors {
         attempt++;
       }
     };
+  }
+
+  /** Largest answer accepted: far above any real JSON answer, far below a memory problem. */
+  public static final long MAX_RESPONSE_BYTES = 256L << 20;
+
+  /**
+   * The response with its body read into memory, refusing more than {@link
+   * #MAX_RESPONSE_BYTES} (a misbehaving server or proxy must not exhaust the driver's heap).
+   */
+  static Response buffered(Operation op, Response response) throws IOException {
+    ResponseBody body = response.body();
+    if (body == null) {
+      return response;
+    }
+    try (body) {
+      long declared = body.contentLength();
+      BufferedSource source = body.source();
+      boolean tooLarge = declared >= 0 ? declared > MAX_RESPONSE_BYTES
+          : source.request(MAX_RESPONSE_BYTES + 1);
+      if (tooLarge) {
+        throw new InvalidResponseException(new ErrorDetails("the answer to "
+            + response.request().method() + " " + response.request().url().encodedPath()
+            + " is larger than the " + (MAX_RESPONSE_BYTES >> 20) + " MiB the client accepts",
+            "Check that 'uri' points at a Lance REST namespace server and not at another "
+                + "service or a misbehaving proxy", null, response.code(), op, null, null, null),
+            null);
+      }
+      byte[] bytes = source.readByteArray();
+      return response.newBuilder().body(ResponseBody.create(bytes, body.contentType())).build();
+    }
   }
 
   private static void sleep(Sleeper sleeper, Duration d) throws IOException {

@@ -21,7 +21,8 @@ import javax.net.ssl.SSLException;
  *       the request was not processed.
  *   <li>other 5xx and 408, connection resets and timeouts: reads only. A mutation that failed
  *       this way may have been applied: repeating it could turn success into a false conflict.
- *   <li>connection refused: every operation (nothing reached the server).
+ *   <li>connection refused, and a pooled connection found closed before the request was
+ *       written: every operation (nothing reached the server).
  *   <li>TLS and unknown-host errors: never (repeating cannot help).
  * </ul>
  *
@@ -65,8 +66,8 @@ public final class RetryPolicy {
     if (e instanceof SSLException || e instanceof UnknownHostException) {
       return false;
     }
-    if (e instanceof ConnectException) {
-      return true;
+    if (e instanceof ConnectException || e instanceof StaleConnections.StaleConnectionException) {
+      return true; // nothing reached the server
     }
     if (e instanceof InterruptedIOException && !(e instanceof java.net.SocketTimeoutException)) {
       // The whole-call timeout (or a thread interrupt): give up, whatever the operation.

@@ -57,7 +57,8 @@ class ConfigTest {
       "read-timeout-ms, 1.5", "call-timeout-ms, -3", "retry.max-attempts, 0",
       "retry.max-attempts, five", "retry.max-attempts, 4294967296",
       "retry.initial-backoff-ms, x", "retry.max-backoff-ms, -100",
-      "read-timeout-ms, 99999999999999999999", "connect-timeout-ms, 3000000000"})
+      "read-timeout-ms, 99999999999999999999", "connect-timeout-ms, 3000000000",
+      "pool.keep-alive-ms, 0", "pool.keep-alive-ms, soon"})
   void badNumberNamesTheOption(String option, String value) {
     String m = invalid(with(option, value)).getMessage();
     assertTrue(m.startsWith("Option '" + option + "' must be"), m);
@@ -70,6 +71,9 @@ class ConfigTest {
     assertEquals(7, c.retryMaxAttempts());
     assertEquals(Duration.ofMillis(1500), c.readTimeout());
     assertEquals(Duration.ZERO, c.callTimeout());
+    assertEquals(Duration.ofSeconds(4), c.keepAlive(), "default keep-alive");
+    assertEquals(Duration.ofMillis(250), RestClientConfig.fromProperties(
+        with("pool.keep-alive-ms", "250"), Map.of()).keepAlive());
   }
 
   @Test
@@ -112,7 +116,7 @@ class ConfigTest {
 
   @ParameterizedTest(name = "{0}")
   @ValueSource(strings = {"retry.max-attempt", "oauth2.client_id", "tls.ca_file",
-      "retry.backoff-ms"})
+      "retry.backoff-ms", "pool.keepalive-ms"})
   void misspelledOptionOfTheClientIsRejected(String option) {
     String m = invalid(with(option, "1")).getMessage();
     assertTrue(m.startsWith("Unknown option '" + option + "'"), m);

@@ -22,6 +22,7 @@ import okhttp3.HttpUrl;
 import okhttp3.mockwebserver.Dispatcher;
 import okhttp3.mockwebserver.MockResponse;
 import okhttp3.mockwebserver.RecordedRequest;
+import okhttp3.mockwebserver.SocketPolicy;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -237,10 +238,55 @@ class OAuth2Test extends ScriptedServerTest {
     UnauthenticatedException e = assertThrows(UnauthenticatedException.class, () -> describe(c));
 
     assertTrue(apiRequests.isEmpty());
+    assertEquals(1, tokenRequests.size(), "a refusal is not retried");
     assertEquals(0, e.httpStatus());
     assertTrue(e.getMessage().startsWith("DescribeNamespace 'ns': could not obtain an access "
         + "token (OAuth2 token endpoint " + uri() + "/oauth/token answered HTTP 401 for client "
         + "'spark-job'"), e.getMessage());
+  }
+
+  @Test
+  void firstTokenFetchIsRetriedAfterA5xxAndADroppedConnection() {
+    tokenFailures.add(json(503, "{\"error\":\"starting\"}"));
+    tokenFailures.add(new MockResponse().setSocketPolicy(SocketPolicy.DISCONNECT_AFTER_REQUEST));
+    LanceRestClient c = oauthClient("retry.initial-backoff-ms", "40");
+
+    describe(c);
+
+    assertEquals(3, tokenRequests.size(), "token requests");
+    assertEquals("Bearer tok-1", lastBearer());
+    assertEquals(2, waits.size(), "one wait before each new attempt: " + waits);
+    for (java.time.Duration w : waits) {
+      assertTrue(w.toMillis() >= 20 && w.toMillis() <= 160, "backoff of the policy: " + waits);
+    }
+  }
+
+  @Test
+  void tokenFetchRetriesAreBoundedByRetryMaxAttempts() {
+    for (int i = 0; i < 5; i++) {
+      tokenFailures.add(json(500, "{}"));
+    }
+    LanceRestClient c = oauthClient("retry.max-attempts", "3");
+
+    UnauthenticatedException e = assertThrows(UnauthenticatedException.class, () -> describe(c));
+
+    assertEquals(3, tokenRequests.size(), "token requests");
+    assertTrue(apiRequests.isEmpty());
+    assertTrue(e.getMessage().contains("answered HTTP 500 for client 'spark-job'"),
+        e.getMessage());
+  }
+
+  @Test
+  void tokenRequestCarriesTheUserAgentButNotTheCatalogHeaders() {
+    LanceRestClient c = oauthClient("header.X-Team", "blue");
+
+    describe(c);
+
+    RecordedRequest t = tokenRequests.get(0);
+    assertTrue(t.getHeader("User-Agent").startsWith("lance-rest-spark/"),
+        t.getHeader("User-Agent"));
+    assertEquals(null, t.getHeader("X-Team"));
+    assertEquals("blue", apiRequests.get(0).getHeader("X-Team"));
   }
 
   @Test

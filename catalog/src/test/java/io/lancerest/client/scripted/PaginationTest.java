@@ -97,13 +97,27 @@ class PaginationTest extends ScriptedServerTest {
     assertEquals("a", it.next());
     InvalidResponseException e = assertThrows(InvalidResponseException.class, it::next);
 
-    assertTrue(e.getMessage().contains(
-        "the server sent page token 'same' a second time, so the listing would never end"),
+    assertTrue(e.getMessage().startsWith("ListNamespaces 'ns': "
+        + "the server sent page token 'same' a second time, so the listing would never end"),
         e.getMessage());
+    assertEquals(Operation.LIST_NAMESPACES, e.operation());
+    assertEquals("ns", e.identifier());
     assertEquals(2, requestCount());
   }
 
-  /** ListAllTables has no client method yet: the same pager over the transport. */
+  @Test
+  void repeatedTokenOfATableListingNamesListTables() {
+    enqueue(ok(page("tables", "t", "a")), ok(page("tables", "t", "b")));
+
+    InvalidResponseException e = assertThrows(InvalidResponseException.class,
+        () -> client().listAllTables(List.of("db")).toList());
+
+    assertEquals(Operation.LIST_TABLES, e.operation());
+    assertTrue(e.getMessage().startsWith("ListTables 'db': the server sent page token 't'"),
+        e.getMessage());
+  }
+
+  /** The same pager over the bare transport (ListAllTables, GET /v1/table). */
   @Test
   void listAllTablesOverTheTransportFollowsThreePages() throws Exception {
     enqueue(ok(page("tables", "x1", "ns$a")), ok(page("tables", "x2", "ns$b")),

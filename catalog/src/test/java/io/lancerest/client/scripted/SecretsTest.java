@@ -13,6 +13,7 @@ import io.lancerest.client.auth.OAuth2ClientCredentials;
 import io.lancerest.client.auth.Secret;
 import io.lancerest.client.error.InvalidResponseException;
 import io.lancerest.client.error.LanceRestException;
+import io.lancerest.client.model.CountTableRowsRequest;
 import io.lancerest.client.model.DescribeNamespaceRequest;
 import io.lancerest.client.model.DescribeTableRequest;
 import io.lancerest.client.model.DescribeTableResponse;
@@ -160,9 +161,48 @@ class SecretsTest extends ScriptedServerTest {
   }
 
   /**
+   * A 2xx DescribeTable body the client cannot read, holding vended credentials: the exception
+   * says why and where, but neither its message, toString, stack trace nor any cause quotes
+   * the body (Jackson's own exception would: it is not attached).
+   */
+  @ParameterizedTest(name = "{1}")
+  @CsvSource(delimiter = '|', value = {
+      "{\"location\":\"s3://b/t\",\"storage_options\":{\"k\":\"SECRET\" | JSON ends early at line 1, column 63",
+      "{\"version\":\"SECRET\"}                               | field 'version' does not have the expected type",
+      "{\"storage_options\":[\"SECRET\"]}                     | field 'storage_options' does not have the expected type",
+      "{\"location\": SECRET}                                 | malformed JSON at line 1, column 17",
+      "[\"SECRET\"]                                           | expected a JSON object, got ARRAY"})
+  void unreadableDescribeTableBodyLeaksNothing(String body, String reason) {
+    enqueue(ok(body.replace("SECRET", STORAGE_KEY)));
+
+    InvalidResponseException e = assertThrows(InvalidResponseException.class,
+        () -> client().describeTable(DescribeTableRequest.of(List.of("ns", "t"))));
+    show(e);
+    show(e.toString());
+
+    assertEquals("DescribeTable 'ns.t': the server answered HTTP 200 with a body that is not a "
+        + "valid DescribeTable response (" + reason + ")", e.getMessage().split("\\. Check")[0]);
+    assertEquals(null, e.getCause());
+    assertNothingLeaked();
+  }
+
+  @Test
+  void unreadableRowCountLeaksNothing() {
+    enqueue(ok("{\"count\":\"" + STORAGE_KEY + "\"}"));
+
+    InvalidResponseException e = assertThrows(InvalidResponseException.class,
+        () -> client().countTableRows(new CountTableRowsRequest(List.of("ns", "t"), null,
+            null, null, null, null)));
+    show(e);
+
+    assertTrue(e.getMessage().contains("(expected an integer row count, got text that is not "
+        + "one)"), e.getMessage());
+    assertNothingLeaked();
+  }
+
+  /**
    * Jackson quotes bad values and up to 500 characters of the body in its messages; the reason
-   * given for an invalid response must quote nothing. (LanceRestClient.invalidResponse still
-   * uses Jackson's message and attaches its exception: see the report of issue 2.)
+   * given for an invalid response must quote nothing.
    */
   @ParameterizedTest(name = "{1}")
   @CsvSource(delimiter = '|', value = {
