@@ -159,6 +159,22 @@ public class LanceRestCatalog
       client.createNamespace(new CreateNamespaceRequest(id, null, metadata));
     } catch (AlreadyExistsException e) {
       throw new NamespaceAlreadyExistsException(namespace);
+    } catch (RuntimeException e) {
+      // Answer lost or 5xx: re-read. There now means created (by this call or a racing one);
+      // not there means not applied, so creating once more cannot create it twice.
+      if (!OutcomeUnknown.is(e)) {
+        throw e;
+      }
+      if (client.namespaceExists(id)) {
+        OutcomeUnknown.reconciled("CreateNamespace", id, "the namespace exists", e);
+        return;
+      }
+      OutcomeUnknown.reconciled("CreateNamespace", id, "not created, creating again", e);
+      try {
+        client.createNamespace(new CreateNamespaceRequest(id, null, metadata));
+      } catch (AlreadyExistsException again) {
+        throw new NamespaceAlreadyExistsException(namespace);
+      }
     }
   }
 
@@ -185,6 +201,13 @@ public class LanceRestCatalog
       throw new NonEmptyNamespaceException(namespace);
     } catch (NotFoundException e) {
       throw new NoSuchNamespaceException(namespace);
+    } catch (RuntimeException e) {
+      // Answer lost or 5xx: re-read. Gone now means the drop was applied.
+      if (!OutcomeUnknown.is(e) || client.namespaceExists(id)) {
+        throw e;
+      }
+      OutcomeUnknown.reconciled("DropNamespace", id, "the namespace is gone", e);
+      return true;
     } finally {
       tables.invalidateUnder(id);
     }

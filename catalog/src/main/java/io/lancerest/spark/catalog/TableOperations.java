@@ -3,7 +3,11 @@ package io.lancerest.spark.catalog;
 import io.lancerest.client.Identifiers;
 import io.lancerest.client.LanceRestClient;
 import io.lancerest.client.RestClientConfig;
+import io.lancerest.client.Operation;
+import io.lancerest.client.error.ErrorCode;
+import io.lancerest.client.error.ErrorDetails;
 import io.lancerest.client.error.NotFoundException;
+import io.lancerest.client.error.TableAlreadyExistsException;
 import io.lancerest.client.error.UnsupportedOperationByServerException;
 import io.lancerest.client.model.AlterTableDropColumnsRequest;
 import io.lancerest.client.model.DeclareTableRequest;
@@ -15,6 +19,7 @@ import io.lancerest.client.model.DropTableRequest;
 import io.lancerest.client.model.RenameTableRequest;
 import io.lancerest.client.model.UpdateTableSchemaMetadataRequest;
 import io.lancerest.spark.connector.LanceTableAlterations;
+import io.lancerest.spark.connector.LanceTableException;
 import io.lancerest.spark.connector.LanceTables;
 import io.lancerest.spark.connector.StagedTableListener;
 import io.lancerest.spark.connector.TableHandle;
@@ -252,8 +257,17 @@ final class TableOperations {
   private Declared declare(List<String> id, Map<String, String> props) {
     Map<String, String> userProps = new LinkedHashMap<>(props);
     String location = userProps.remove(TableCatalog.PROP_LOCATION);
-    DeclareTableResponse r = client.declareTable(DeclareTableRequest.builder(id)
-        .location(location).vendCredentials(true).properties(userProps).build());
+    DeclareTableRequest request = DeclareTableRequest.builder(id)
+        .location(location).vendCredentials(true).properties(userProps).build();
+    DeclareTableResponse r;
+    try {
+      r = client.declareTable(request);
+    } catch (RuntimeException e) {
+      if (!OutcomeUnknown.is(e)) {
+        throw e;
+      }
+      return reconcileDeclare(id, request, e);
+    }
     if (r.location() == null || r.location().isBlank()) {
       deregisterQuietly(id);
       throw new IllegalStateException("The server declared table " + Identifiers.display(id)
@@ -265,6 +279,48 @@ final class TableOperations {
         r.properties() != null);
   }
 
+  /**
+   * DeclareTable's outcome is unknown: re-read. Not there: it was not applied, so declaring once
+   * more cannot apply it twice. Declared without data: ours (or a racing creator's, whose own
+   * dataset create then fails cleanly), so go on and write it. With data: someone else's table.
+   */
+  private Declared reconcileDeclare(List<String> id, DeclareTableRequest request,
+      RuntimeException lost) {
+    DescribeTableResponse d;
+    try {
+      d = client.describeTable(DescribeTableRequest.of(id).withVendCredentials(true));
+    } catch (NotFoundException notApplied) {
+      OutcomeUnknown.reconciled("DeclareTable", id, "not declared, declaring again", lost);
+      DeclareTableResponse r = client.declareTable(request);
+      return new Declared(handle(id, r.location(), r.storageOptions(),
+          Boolean.TRUE.equals(r.managedVersioning()), r.properties()), r.properties() != null);
+    }
+    if (d.location() == null || d.location().isBlank()) {
+      throw lost;
+    }
+    TableHandle h = handle(id, d.location(), d.storageOptions(),
+        Boolean.TRUE.equals(d.managedVersioning()), d.properties());
+    if (LanceTables.datasetExists(h.location(), h.storageOptions())) {
+      OutcomeUnknown.reconciled("DeclareTable", id, "a table with data exists", lost);
+      throw othersTable(id, lost);
+    }
+    OutcomeUnknown.reconciled("DeclareTable", id, "declared, going on", lost);
+    return new Declared(h, d.properties() != null);
+  }
+
+  /** The dataset create found data at the location: someone else's, never to be cleaned up. */
+  private static boolean foundOthersData(RuntimeException e) {
+    return e instanceof LanceTableException lte
+        && lte.reason() == LanceTableException.Reason.ALREADY_EXISTS;
+  }
+
+  private static TableAlreadyExistsException othersTable(List<String> id, Exception cause) {
+    return new TableAlreadyExistsException(new ErrorDetails("table already exists: it was "
+        + "created concurrently, with data this statement did not write (left untouched)",
+        "Choose another name, or drop the existing table first", ErrorCode.TABLE_ALREADY_EXISTS,
+        0, Operation.DECLARE_TABLE, Identifiers.display(id), null, null), cause);
+  }
+
   Table create(List<String> id, StructType schema, Map<String, String> statementProps,
       String displayName) {
     Map<String, String> props = newTableProperties(id, statementProps);
@@ -273,6 +329,9 @@ final class TableOperations {
       LanceTables.createDataset(declared.handle, schema, datasetProps(props),
           !declared.serverKeepsProperties);
     } catch (RuntimeException e) {
+      if (foundOthersData(e)) {
+        throw othersTable(id, e);
+      }
       // Nothing may stay behind: not the declaration, not a half-written dataset.
       deregisterQuietly(id);
       LanceTables.purge(declared.handle.location(), declared.handle.storageOptions());
@@ -297,6 +356,9 @@ final class TableOperations {
       return LanceTables.stageCreate(declared.handle, schema, datasetProps(props),
           !declared.serverKeepsProperties, catalogName, listener(id, true));
     } catch (RuntimeException e) {
+      if (foundOthersData(e)) {
+        throw othersTable(id, e);
+      }
       deregisterQuietly(id);
       throw e;
     }
@@ -397,6 +459,9 @@ final class TableOperations {
       return true;
     } catch (NotFoundException e) {
       return false;
+    } catch (RuntimeException e) {
+      return reconcileGone("DeregisterTable", id, e,
+          () -> client.deregisterTable(new DeregisterTableRequest(id)));
     } finally {
       cache.invalidate(id);
     }
@@ -415,9 +480,36 @@ final class TableOperations {
       client.deregisterTable(new DeregisterTableRequest(id));
       LanceTables.purge(entry.handle.location(), entry.handle.storageOptions());
       return true;
+    } catch (RuntimeException e) {
+      return reconcileGone("DropTable", id, e, () -> client.dropTable(new DropTableRequest(id)));
     } finally {
       cache.invalidate(id);
     }
+  }
+
+  /**
+   * A drop whose outcome is unknown: done if the table is gone now; otherwise it was not applied,
+   * and {@code again} (the same drop) is sent once more, whose error, if any, stands.
+   */
+  private boolean reconcileGone(String what, List<String> id, RuntimeException e,
+      Runnable again) {
+    if (!OutcomeUnknown.is(e)) {
+      throw e;
+    }
+    cache.invalidate(id);
+    try {
+      client.describeTable(DescribeTableRequest.of(id));
+    } catch (NotFoundException gone) {
+      OutcomeUnknown.reconciled(what, id, "the table is gone, the drop was applied", e);
+      return true;
+    }
+    OutcomeUnknown.reconciled(what, id, "the table is still there, dropping again", e);
+    try {
+      again.run();
+    } catch (NotFoundException raced) {
+      // dropped by someone else in between: gone, which is what was asked
+    }
+    return true;
   }
 
   void rename(List<String> from, List<String> to) {
