@@ -118,8 +118,13 @@ public final class SelectAnalysis {
       filter = sqlOf(f.condition(), viewName, "WHERE");
       p = f.child();
     }
-    while (p instanceof SubqueryAlias a && a.child() instanceof DataSourceV2Relation) {
-      p = a.child();
+    // Table aliases (FROM t AS s) are SubqueryAlias nodes straight over the relation.
+    LogicalPlan below = p;
+    while (below instanceof SubqueryAlias a) {
+      below = a.child();
+    }
+    if (below instanceof DataSourceV2Relation) {
+      p = below;
     }
     if (!(p instanceof DataSourceV2Relation rel) || rel.catalog().isEmpty()
         || rel.identifier().isEmpty()) {
