@@ -3,8 +3,11 @@ package io.lancerest.spark.catalog;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.function.Supplier;
+import org.apache.spark.sql.connector.read.ScanBuilder;
+import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 import org.lance.spark.LanceDataset;
 import org.lance.spark.LancePositionDeltaDataset;
+import org.lance.spark.read.LanceScanBuilder;
 
 /**
  * The connector's lance-spark table plus what the catalog knows about it: its name and the
@@ -12,7 +15,9 @@ import org.lance.spark.LancePositionDeltaDataset;
  * (lance-spark's own table reports none).
  *
  * <p>Everything else (scans, writes, DELETE / UPDATE / MERGE) is lance-spark's, built from the
- * very same read options, storage options and namespace connection as the connector's table.
+ * very same read options, storage options and namespace connection as the connector's table;
+ * scans only learn to report a manifest-answered {@code COUNT(*)} as complete
+ * ({@link CompleteCountScanBuilder}).
  */
 final class CatalogTable extends LancePositionDeltaDataset {
   private final transient String name;
@@ -31,6 +36,12 @@ final class CatalogTable extends LancePositionDeltaDataset {
     this.name = name;
     this.properties = Map.copyOf(properties);
     this.live = live;
+  }
+
+  @Override
+  public ScanBuilder newScanBuilder(CaseInsensitiveStringMap options) {
+    ScanBuilder b = super.newScanBuilder(options);
+    return b instanceof LanceScanBuilder lance ? new CompleteCountScanBuilder(lance) : b;
   }
 
   @Override

@@ -69,6 +69,23 @@ class CatalogBehaviourTest {
   }
 
   @Test
+  void aPlainCountIsAnsweredWithoutASparkJob() {
+    String t = newTable("lance");
+    sql("INSERT INTO " + t + " VALUES (3, 'c')");
+    sql("DELETE FROM " + t + " WHERE id = 1");
+    var count = spark.sql("SELECT count(*) FROM " + t);
+    String plan = count.queryExecution().executedPlan().toString();
+    assertTrue(plan.contains("LocalTableScan") && !plan.contains("Aggregate"), plan);
+    assertEquals(2L, count.collectAsList().get(0).getLong(0));
+    // Filtered counts are per-fragment partial counts: Spark still sums them.
+    var filtered = spark.sql("SELECT count(*) FROM " + t + " WHERE id > 2");
+    assertTrue(filtered.queryExecution().executedPlan().toString().contains("Aggregate"));
+    assertEquals(1L, filtered.collectAsList().get(0).getLong(0));
+    assertEquals("[[2,2,5]]",
+        sql("SELECT count(*), min(id), sum(id) FROM " + t).toString());
+  }
+
+  @Test
   void withTheCacheDisabledEachSelectDescribesOnce() {
     String t = newTable("lance_nc");
     shared.plain.resetCounts();

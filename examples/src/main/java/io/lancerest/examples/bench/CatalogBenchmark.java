@@ -26,7 +26,8 @@ import org.lance.namespace.RestAdapter;
  *       proxy that a second instance of each catalog points at;
  *   <li>(c) {@code SELECT sum(x), count(*)} over a table of R rows (target &le; 1.05).
  * </ul>
- * Arguments, all optional: {@code queries=200 tables=20 rows=5000000 rounds=5 warehouse=DIR}.
+ * Arguments, all optional: {@code queries=200 tables=20 rows=5000000 rounds=5 parts=abc
+ * warehouse=DIR}.
  */
 public final class CatalogBenchmark {
   private static final String OURS = "ours";
@@ -40,6 +41,7 @@ public final class CatalogBenchmark {
   private final int tables;
   private final long rows;
   private final int rounds;
+  private final String parts;
 
   private CatalogBenchmark(SparkSession spark, CountingProxy proxy, Map<String, String> args) {
     this.spark = spark;
@@ -48,6 +50,7 @@ public final class CatalogBenchmark {
     this.tables = Integer.parseInt(args.getOrDefault("tables", "20"));
     this.rows = Long.parseLong(args.getOrDefault("rows", "5000000"));
     this.rounds = Integer.parseInt(args.getOrDefault("rounds", "5"));
+    this.parts = args.getOrDefault("parts", "abc");
   }
 
   public static void main(String[] argv) throws Exception {
@@ -97,9 +100,15 @@ public final class CatalogBenchmark {
       CatalogBenchmark bench = new CatalogBenchmark(spark, proxy, args);
       long start = System.nanoTime();
       bench.setUp();
-      bench.manySmallSelects();
-      bench.requestsPerStatement();
-      bench.bigScan();
+      if (bench.parts.contains("a")) {
+        bench.manySmallSelects();
+      }
+      if (bench.parts.contains("b")) {
+        bench.requestsPerStatement();
+      }
+      if (bench.parts.contains("c")) {
+        bench.bigScan();
+      }
       System.out.printf("%n== Done in %.0f s; load average at end: %s%n",
           (System.nanoTime() - start) / 1e9, loadAverage());
     } finally {
@@ -122,10 +131,13 @@ public final class CatalogBenchmark {
     sql("CREATE TABLE " + OURS + "." + NS + ".counted (id BIGINT, v STRING)");
     sql("INSERT INTO " + OURS + "." + NS + ".counted VALUES (0, 'a')");
     // Four write tasks: four fragments, read by two cores.
-    sql("CREATE TABLE " + OURS + "." + NS + ".big AS SELECT id AS x, id % 97 AS g "
-        + "FROM range(0, " + rows + ", 1, 4)");
-    System.out.printf("   set-up through '%s': %d small tables, 1 table of %,d rows in %.1f s%n",
-        OURS, tables, rows, (System.nanoTime() - t0) / 1e9);
+    if (parts.contains("c")) {
+      sql("CREATE TABLE " + OURS + "." + NS + ".big AS SELECT id AS x, id % 97 AS g "
+          + "FROM range(0, " + rows + ", 1, 4)");
+    }
+    System.out.printf("   set-up through '%s': %d small tables%s in %.1f s%n", OURS, tables,
+        parts.contains("c") ? String.format(", 1 table of %,d rows", rows) : "",
+        (System.nanoTime() - t0) / 1e9);
   }
 
   private String small(String catalog, int i) {
@@ -134,36 +146,58 @@ public final class CatalogBenchmark {
 
   // ---------------------------------------------------------------- (a)
 
+  /**
+   * The catalogs take turns statement by statement (the order rotating each time), so a burst of
+   * load on the machine hits all of them alike; a round's time per catalog is the sum of its
+   * {@code queries} statements.
+   */
   private void manySmallSelects() {
-    System.out.printf("%n== (a) %d x SELECT count(*) over %d tables, %d rounds after a warm-up"
-        + " round, alternating order%n", queries, tables, rounds);
+    System.out.printf("%n== (a) %d x SELECT count(*) over %d tables per catalog and round, %d "
+        + "rounds after a warm-up round; catalogs interleaved statement by statement%n",
+        queries, tables, rounds);
     List<String> order = new ArrayList<>(List.of(OURS, PEER, OURS_NO_CACHE));
-    for (String c : order) {
-      selectRound(c); // warm-up
-    }
     Map<String, List<Long>> times = new LinkedHashMap<>();
-    order.forEach(c -> times.put(c, new ArrayList<>()));
-    for (int r = 0; r < rounds; r++) {
-      for (String c : order) {
-        times.get(c).add(selectRound(c));
+    Map<String, List<Long>> single = new LinkedHashMap<>();
+    order.forEach(c -> {
+      times.put(c, new ArrayList<>());
+      single.put(c, new ArrayList<>());
+    });
+    for (int r = -1; r < rounds; r++) {
+      Map<String, Long> round = new LinkedHashMap<>();
+      for (int i = 0; i < queries; i++) {
+        for (String c : order) {
+          long t = countStatement(c, i % tables);
+          round.merge(c, t, Long::sum);
+          if (r >= 0) {
+            single.get(c).add(t);
+          }
+        }
+        java.util.Collections.rotate(order, 1);
       }
-      java.util.Collections.rotate(order, 1);
+      if (r >= 0) { // round -1 is the warm-up
+        round.forEach((c, t) -> times.get(c).add(t));
+      }
     }
     printTimes(times, "(a)", 0.8);
+    for (var e : single.entrySet()) {
+      System.out.printf("   %-8s per statement: median %6.2f ms%n", e.getKey(),
+          median(e.getValue()) / 1e6);
+    }
+    System.out.printf("   per-statement median ratio ours/peer: %.3f%n",
+        median(single.get(OURS)) / median(single.get(PEER)));
     System.out.printf("   ('%s' is this catalog with cache.ttl-ms=0: every statement describes "
         + "the table again)%n", OURS_NO_CACHE);
   }
 
-  private long selectRound(String catalog) {
+  private long countStatement(String catalog, int table) {
     long t0 = System.nanoTime();
-    for (int i = 0; i < queries; i++) {
-      long n = spark.sql("SELECT count(*) FROM " + small(catalog, i % tables)).collectAsList()
-          .get(0).getLong(0);
-      if (n != 100) {
-        throw new IllegalStateException(catalog + " counted " + n + " rows instead of 100");
-      }
+    long n = spark.sql("SELECT count(*) FROM " + small(catalog, table)).collectAsList()
+        .get(0).getLong(0);
+    long elapsed = System.nanoTime() - t0;
+    if (n != 100) {
+      throw new IllegalStateException(catalog + " counted " + n + " rows instead of 100");
     }
-    return System.nanoTime() - t0;
+    return elapsed;
   }
 
   // ---------------------------------------------------------------- (b)
