@@ -1,0 +1,158 @@
+package io.lancerest.spark.mv.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.lancerest.spark.mv.CreateViewRequest;
+import io.lancerest.spark.mv.EnvelopeChecksumException;
+import io.lancerest.spark.mv.InvalidOptionException;
+import io.lancerest.spark.mv.InvalidViewDefinitionException;
+import io.lancerest.spark.mv.MaterializedViewAlreadyExistsException;
+import io.lancerest.spark.mv.MaterializedViewKind;
+import io.lancerest.spark.mv.MaterializedViewNotFoundException;
+import io.lancerest.spark.mv.query.QueryRefreshException;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
+
+/** Every CREATE validation gives a clear error and creates nothing (client-managed mode). */
+class ViewValidationTest {
+  static EngineFixture f;
+  static String ns;
+  static String src;
+
+  @BeforeAll
+  static void start() {
+    f = new EngineFixture(Map.of("mv.mode", "client"));
+    ns = f.namespace("val");
+    src = "lance." + ns + ".src";
+    f.sql("CREATE TABLE " + src + " (id BIGINT, name STRING, score INT)");
+    f.sql("INSERT INTO " + src + " VALUES (1, 'a', 1), (2, 'b', 2)");
+  }
+
+  @AfterAll
+  static void stop() {
+    f.close();
+  }
+
+  /** Runs the statement, expects {@code type} with {@code text}, and that no view was made. */
+  private static <T extends Throwable> T refused(Class<T> type, String text, String view,
+      Executable statement) {
+    T e = assertThrows(type, statement);
+    assertTrue(e.getMessage().contains(text), e.getMessage());
+    assertFalse(f.spark.catalog().tableExists("lance." + ns + "." + view), view + " exists");
+    return e;
+  }
+
+  private static Executable create(String view, String rest) {
+    return () -> f.sql("CREATE MATERIALIZED VIEW lance." + ns + "." + view + " " + rest);
+  }
+
+  @Test
+  void joinsAggregatesWindowsAndSubqueriesAreRefusedForQueryViews() {
+    refused(InvalidViewDefinitionException.class, "uses a join", "j", create("j",
+        "AS SELECT a.id FROM " + src + " a JOIN " + src + " b ON a.id = b.id"));
+    refused(InvalidViewDefinitionException.class, "uses an aggregate", "g", create("g",
+        "AS SELECT name, count(*) AS n FROM " + src + " GROUP BY name"));
+    refused(InvalidViewDefinitionException.class, "uses an aggregate", "g2", create("g2",
+        "AS SELECT count(*) AS n FROM " + src));
+    refused(InvalidViewDefinitionException.class, "uses a window function", "w", create("w",
+        "AS SELECT id, row_number() OVER (ORDER BY id) AS r FROM " + src));
+    refused(InvalidViewDefinitionException.class, "uses a subquery", "s", create("s",
+        "AS SELECT id FROM " + src + " WHERE id IN (SELECT id FROM " + src + ")"));
+    refused(InvalidViewDefinitionException.class, "reads from a subquery", "s2", create("s2",
+        "AS SELECT id FROM (SELECT id, name FROM " + src + ") t"));
+    refused(InvalidViewDefinitionException.class, "nondeterministic", "r", create("r",
+        "AS SELECT id, rand() AS x FROM " + src));
+  }
+
+  @Test
+  void unknownSourceTable() {
+    refused(MaterializedViewNotFoundException.class, "does not exist", "u", create("u",
+        "AS SELECT id FROM lance." + ns + ".missing"));
+  }
+
+  @Test
+  void optionsThatDoNotFitTheKind() {
+    refused(InvalidOptionException.class, "output_limit caps the rows of a chunker view", "o",
+        create("o", "OPTIONS (output_limit = 5) AS SELECT id FROM " + src));
+    refused(InvalidViewDefinitionException.class, "cannot have a udtf_spec", "o2",
+        create("o2", "OPTIONS (input_columns = 'name') AS SELECT id, name FROM " + src));
+    refused(InvalidOptionException.class, "output_limit caps the rows of a chunker view", "o3",
+        create("o3", "USING UDTF 'io.lancerest.spark.mv.udtf.TopKUdtf' OPTIONS (output_limit = "
+            + "5) AS SELECT id, score FROM " + src));
+  }
+
+  @Test
+  void usingClassMissingOrOfTheWrongInterface() {
+    refused(InvalidViewDefinitionException.class, "cannot be loaded", "c1", create("c1",
+        "USING CHUNKER 'com.example.Nope' AS SELECT id, name FROM " + src));
+    refused(InvalidViewDefinitionException.class, "does not implement", "c2", create("c2",
+        "USING CHUNKER 'java.lang.String' AS SELECT id, name FROM " + src));
+    refused(InvalidViewDefinitionException.class, "(it is a chunker: use USING CHUNKER)", "c3",
+        create("c3", "USING UDTF 'io.lancerest.spark.mv.chunker.TextSplitter' AS SELECT id, "
+            + "name FROM " + src));
+  }
+
+  @Test
+  void envelopeShaMismatch() {
+    refused(EnvelopeChecksumException.class, "does not match the SHA-256", "e", create("e",
+        "USING CHUNKER 'io.lancerest.spark.mv.chunker.TextSplitter' OPTIONS (input_columns = "
+            + "'name', chunk_size = 8, udtf_sha = '00ff') AS SELECT id, name FROM " + src));
+  }
+
+  @Test
+  void partitionOptions() {
+    CreateViewRequest both = new CreateViewRequest(List.of(ns, "p1"), false,
+        MaterializedViewKind.UDTF, "SELECT id, score FROM " + src, null,
+        "io.lancerest.spark.mv.udtf.TopKUdtf", "score", "id", Map.of(), Map.of(), true);
+    refused(InvalidViewDefinitionException.class, "has both PARTITION BY score and PARTITION BY "
+        + "INDEXED id", "p1", () -> f.views().create(both));
+    refused(InvalidViewDefinitionException.class, "Partition column 'nope'", "p2",
+        create("p2", "USING UDTF 'io.lancerest.spark.mv.udtf.TopKUdtf' PARTITION BY nope AS "
+            + "SELECT id, score FROM " + src));
+    refused(InvalidViewDefinitionException.class, "PARTITION BY is for UDTF views", "p3",
+        create("p3", "PARTITION BY id AS SELECT id FROM " + src));
+  }
+
+  @Test
+  void existingViewUnlessIfNotExists() {
+    f.sql("CREATE MATERIALIZED VIEW lance." + ns + ".dup AS SELECT id FROM " + src
+        + " WITH NO DATA");
+    MaterializedViewAlreadyExistsException e = assertThrows(
+        MaterializedViewAlreadyExistsException.class, create("dup", "AS SELECT id FROM " + src));
+    assertTrue(e.getMessage().contains("already exists"), e.getMessage());
+    assertTrue(f.sql("CREATE MATERIALIZED VIEW IF NOT EXISTS lance." + ns + ".dup AS SELECT "
+        + "id, name FROM " + src).isEmpty());
+    // the existing definition is untouched: one projected column, never refreshed
+    assertEquals(List.of("__source_row_id", "__is_set", "id"),
+        List.of(f.spark.table("lance." + ns + ".dup").columns()));
+    assertEquals(null, f.views().describe(List.of(ns, "dup")).state().watermark());
+  }
+
+  @Test
+  void sourceWithoutStableRowIdsSaysHowToFixIt() {
+    f.sql("CREATE TABLE lance." + ns + ".plain (id BIGINT) TBLPROPERTIES "
+        + "('enable_stable_row_ids' = 'false')");
+    f.sql("INSERT INTO lance." + ns + ".plain VALUES (1)");
+    InvalidViewDefinitionException e = refused(InvalidViewDefinitionException.class,
+        "does not have stable row ids", "nr", create("nr", "AS SELECT id FROM lance." + ns
+            + ".plain"));
+    assertTrue(e.getMessage().contains("TBLPROPERTIES ('enable_stable_row_ids' = 'true') AS "
+        + "SELECT * FROM lance." + ns + ".plain"), e.getMessage());
+  }
+
+  @Test
+  void refreshToAVersionOlderThanTheWatermark() {
+    f.sql("CREATE MATERIALIZED VIEW lance." + ns + ".old AS SELECT id FROM " + src);
+    QueryRefreshException e = assertThrows(QueryRefreshException.class, () -> f.sql(
+        "REFRESH MATERIALIZED VIEW lance." + ns + ".old WITH (src_version = 1)"));
+    assertTrue(e.getMessage().contains("src_version 1 is older than the version view lance."
+        + ns + ".old already reflects (2)"), e.getMessage());
+  }
+}
