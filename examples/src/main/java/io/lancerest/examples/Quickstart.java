@@ -56,9 +56,11 @@ public final class Quickstart {
           .config("spark.sql.shuffle.partitions", "4")
           .config("spark.sql.catalog.lance", "io.lancerest.spark.catalog.LanceRestCatalog")
           .config("spark.sql.catalog.lance.uri", uri)
+          .config("spark.sql.extensions", "io.lancerest.spark.LanceRestSparkExtensions")
           .getOrCreate();
       spark.sparkContext().setLogLevel("WARN");
       sparkSqlTour(spark);
+      materializedViewTour(spark);
     } finally {
       if (spark != null) {
         spark.stop();
@@ -109,6 +111,89 @@ public final class Quickstart {
         + "AS SELECT id, upper(name) AS name FROM lance.quickstart.cities WHERE id > 2");
     show(spark, "SELECT * FROM lance.quickstart.big_cities ORDER BY id");
     show(spark, "SHOW TBLPROPERTIES lance.quickstart.big_cities");
+  }
+
+  /**
+   * One materialized view of each kind over a generated document table, refreshed, then
+   * refreshed again incrementally after the source changes.
+   */
+  static void materializedViewTour(SparkSession spark) {
+    section("Materialized views");
+    sql(spark, "CREATE TABLE lance.quickstart.docs (id BIGINT, category STRING, title STRING, "
+        + "body STRING, score INT) TBLPROPERTIES ('enable_stable_row_ids' = 'true')");
+    spark.sql("INSERT INTO lance.quickstart.docs " + documents(1, 200)).collect();
+    System.out.println("inserted 200 generated documents");
+
+    long t0 = System.nanoTime();
+    sql(spark, "CREATE MATERIALIZED VIEW lance.quickstart.good_docs AS "
+        + "SELECT id, upper(title) AS title, score * 10 AS points FROM lance.quickstart.docs "
+        + "WHERE score >= 7");
+    long tQuery = System.nanoTime() - t0;
+
+    t0 = System.nanoTime();
+    sql(spark, "CREATE MATERIALIZED VIEW lance.quickstart.passages "
+        + "USING CHUNKER 'io.lancerest.spark.mv.chunker.TextSplitter' "
+        + "OPTIONS (input_columns = 'body', chunk_size = 60, overlap = 10) "
+        + "AS SELECT id, title, body FROM lance.quickstart.docs");
+    long tChunker = System.nanoTime() - t0;
+
+    t0 = System.nanoTime();
+    sql(spark, "CREATE MATERIALIZED VIEW lance.quickstart.top_docs "
+        + "USING UDTF 'io.lancerest.spark.mv.udtf.TopKUdtf' PARTITION BY category "
+        + "OPTIONS (k = '2', order_by = 'score') "
+        + "AS SELECT category, id, title, score FROM lance.quickstart.docs");
+    long tUdtf = System.nanoTime() - t0;
+
+    sql(spark, "SHOW MATERIALIZED VIEWS IN lance.quickstart");
+    show(spark, "SELECT count(*) AS good_docs FROM lance.quickstart.good_docs");
+    show(spark, "SELECT id, __child_index, chunk FROM lance.quickstart.passages "
+        + "WHERE id = 1 ORDER BY __child_index");
+    show(spark, "SELECT category, rank, id, score FROM lance.quickstart.top_docs "
+        + "ORDER BY category, rank");
+
+    section("Change the source, refresh incrementally");
+    spark.sql("INSERT INTO lance.quickstart.docs " + documents(201, 210)).collect();
+    sql(spark, "UPDATE lance.quickstart.docs SET score = 10, "
+        + "body = 'Rewritten body of document two, now much longer than before.' WHERE id = 2");
+    sql(spark, "DELETE FROM lance.quickstart.docs WHERE id = 3");
+    System.out.println("appended 10 documents, updated id 2, deleted id 3");
+    long[] refresh = new long[3];
+    String[] views = {"good_docs", "passages", "top_docs"};
+    for (int i = 0; i < views.length; i++) {
+      t0 = System.nanoTime();
+      sql(spark, "REFRESH MATERIALIZED VIEW lance.quickstart." + views[i]);
+      refresh[i] = System.nanoTime() - t0;
+    }
+    show(spark, "SELECT id, title, points FROM lance.quickstart.good_docs WHERE id <= 3 "
+        + "ORDER BY id");
+    sql(spark, "DESCRIBE MATERIALIZED VIEW lance.quickstart.passages");
+
+    section("Summary");
+    System.out.printf("%-10s %-8s %12s %12s %10s%n", "view", "kind", "create (s)", "refresh (s)",
+        "rows");
+    String[] kinds = {"query", "chunker", "udtf"};
+    long[] create = {tQuery, tChunker, tUdtf};
+    for (int i = 0; i < views.length; i++) {
+      long rows = spark.table("lance.quickstart." + views[i]).count();
+      System.out.printf("%-10s %-8s %12.1f %12.1f %10d%n", views[i], kinds[i], create[i] / 1e9,
+          refresh[i] / 1e9, rows);
+    }
+  }
+
+  /** A VALUES clause of generated documents with ids {@code from..to}. */
+  static String documents(int from, int to) {
+    String[] categories = {"science", "travel", "food", "sport"};
+    StringBuilder sb = new StringBuilder("VALUES ");
+    for (int id = from; id <= to; id++) {
+      if (id > from) {
+        sb.append(", ");
+      }
+      String category = categories[id % categories.length];
+      String body = ("Document " + id + " is about " + category + ". ").repeat(1 + id % 4);
+      sb.append('(').append(id).append(", '").append(category).append("', 'doc ").append(id)
+          .append("', '").append(body.trim()).append("', ").append(id * 7 % 11).append(')');
+    }
+    return sb.toString();
   }
 
   static void section(String title) {
