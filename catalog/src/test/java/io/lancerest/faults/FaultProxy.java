@@ -257,6 +257,8 @@ public final class FaultProxy implements AutoCloseable {
   private final AtomicInteger total = new AtomicInteger();
   private final Set<Socket> open = ConcurrentHashMap.newKeySet();
   private volatile OAuthEndpoint oauth;
+  private volatile int pageSize;
+  private final Map<String, byte[]> listings = new ConcurrentHashMap<>();
 
   private FaultProxy(String upstreamUri) throws IOException {
     this.upstream = HttpUrl.get(upstreamUri);
@@ -294,9 +296,19 @@ public final class FaultProxy implements AutoCloseable {
     return r;
   }
 
+  /**
+   * Makes every GET list answer (ListNamespaces, ListTables) come in pages of {@code size}
+   * names, as a server with paging would: the directory server answers everything at once.
+   * The upstream is asked for the whole list and the proxy slices it by its own page tokens.
+   */
+  public void pageLists(int size) {
+    this.pageSize = size;
+  }
+
   /** Forgets every rule and count (tests call it first; the proxy is shared per class). */
   public void reset() {
     rules.clear();
+    listings.clear();
     seenCounts.clear();
     upstreamCounts.clear();
   }
@@ -404,6 +416,12 @@ public final class FaultProxy implements AutoCloseable {
       }
     }
     if (rule == null) {
+      int size = pageSize;
+      if (size > 0 && ex.method.equals("GET") && route[0].endsWith("/list")) {
+        Upstream u = page(ex, route[0], size);
+        respond(out, u.status, u.contentType, u.body, Map.of());
+        return true;
+      }
       Upstream u = forward(ex, route[0]);
       respond(out, u.status, u.contentType, u.body, Map.of());
       return true;
@@ -503,6 +521,38 @@ public final class FaultProxy implements AutoCloseable {
       String type = r.header("Content-Type");
       return new Upstream(r.code(), type == null ? "application/json" : type, body);
     }
+  }
+
+  private Upstream page(Exchange ex, String route, int size) throws IOException {
+    HttpUrl asked = HttpUrl.get("http://x" + ex.target);
+    String whole = asked.newBuilder().removeAllQueryParameters("page_token")
+        .removeAllQueryParameters("limit").build().toString().substring("http://x".length());
+    String token = asked.queryParameter("page_token");
+    // Later pages come from the list read for the first one, as a server's cursor would.
+    byte[] listing = token == null ? null : listings.get(whole);
+    if (listing == null) {
+      Upstream u = forward(new Exchange(ex.method, whole, ex.headers, ex.body), route);
+      if (u.status != 200) {
+        return u;
+      }
+      listing = u.body;
+      listings.put(whole, listing);
+    }
+    JsonNode node = JSON.readTree(listing);
+    String field = node.has("tables") ? "tables" : "namespaces";
+    List<String> all = new ArrayList<>();
+    node.path(field).forEach(n -> all.add(n.asText()));
+    Collections.sort(all);
+    int from = token == null || token.isEmpty() ? 0 : Integer.parseInt(token.substring(1));
+    String limit = asked.queryParameter("limit");
+    int n = limit == null ? size : Math.min(size, Integer.parseInt(limit));
+    int to = Math.min(all.size(), from + n);
+    ObjectNode answer = JSON.createObjectNode();
+    all.subList(from, to).forEach(answer.putArray(field)::add);
+    if (to < all.size()) {
+      answer.put("page_token", "p" + to);
+    }
+    return new Upstream(200, "application/json", JSON.writeValueAsBytes(answer));
   }
 
   private static void count(Map<String, AtomicInteger> m, String route) {

@@ -128,8 +128,25 @@ final class TableOperations {
       throw new IllegalStateException("The server described table " + Identifiers.display(id)
           + " without a location; the catalog cannot read it");
     }
+    if (!isAbsolute(d.location())) {
+      // A relative location would resolve against the driver's working directory.
+      throw new IllegalStateException("The server described table " + Identifiers.display(id)
+          + " with location '" + d.location() + "', which is neither an absolute URI nor an "
+          + "absolute path; the catalog cannot read it. Check the server's answer");
+    }
     return new Entry(d, handle(id, d.location(), d.storageOptions(),
         Boolean.TRUE.equals(d.managedVersioning()), d.properties()));
+  }
+
+  private static boolean isAbsolute(String location) {
+    if (location.startsWith("/")) {
+      return true;
+    }
+    try {
+      return new java.net.URI(location).isAbsolute();
+    } catch (java.net.URISyntaxException e) {
+      return false;
+    }
   }
 
   private TableHandle handle(List<String> id, String location, Map<String, String> vended,
