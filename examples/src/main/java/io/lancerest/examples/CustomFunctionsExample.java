@@ -41,7 +41,7 @@ public final class CustomFunctionsExample {
 
     Quickstart.sql(spark, "CREATE MATERIALIZED VIEW lance.custom.sentences "
         + "USING CHUNKER 'io.lancerest.examples.custom.SentenceChunker' "
-        + "OPTIONS (min_length = '4') "
+        + "OPTIONS (input_columns = 'body', min_length = '4') "
         + "AS SELECT id, body FROM lance.custom.notes");
     Quickstart.show(spark, "SELECT id, __child_index, position, sentence "
         + "FROM lance.custom.sentences ORDER BY id, __child_index");

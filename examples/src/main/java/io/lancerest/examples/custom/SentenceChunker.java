@@ -12,12 +12,13 @@ import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 
 /**
- * A user-written chunker: one output row per sentence of the first input column.
+ * A user-written chunker: one output row per sentence of the first input column ({@code
+ * input_columns}; the other selected columns are carried to every child row).
  *
  * <pre>
  * CREATE MATERIALIZED VIEW lance.ns.sentences
  *   USING CHUNKER 'io.lancerest.examples.custom.SentenceChunker'
- *   OPTIONS (min_length = '3')
+ *   OPTIONS (input_columns = 'body', min_length = '3')
  *   AS SELECT id, body FROM lance.ns.docs
  * </pre>
  *
