@@ -387,7 +387,8 @@ public final class QueryRefresh {
       List<TaskOutput> outs;
       try {
         outs = rdd.mapPartitions(task).collect();
-      } catch (RuntimeException e) {
+      } catch (Exception e) {
+        // SparkException is checked to javac but thrown by Scala code all the same.
         throw failedTask(e);
       } finally {
         if (filter != null) {
@@ -405,7 +406,7 @@ public final class QueryRefresh {
       return out;
     }
 
-    private RuntimeException failedTask(RuntimeException e) {
+    private RuntimeException failedTask(Exception e) {
       for (Throwable c = e; c != null; c = c.getCause()) {
         if (c instanceof MaterializedViewException m) {
           return m;

@@ -21,16 +21,16 @@ import org.lance.spark.extensions.LanceSparkSessionExtensions;
  * {@value #CATALOG} = LanceRestCatalog on it, our SQL extensions next to lance-spark's, and the
  * default materialized-view engine. One per test class: {@link #close()} in {@code @AfterAll}.
  */
-final class EngineFixture implements AutoCloseable {
-  static final String CATALOG = "lance";
+public final class EngineFixture implements AutoCloseable {
+  public static final String CATALOG = "lance";
   private static final AtomicInteger NAMES = new AtomicInteger();
 
-  final Path root;
-  final RestAdapter server;
-  final String uri;
-  final SparkSession spark;
+  public final Path root;
+  public final RestAdapter server;
+  public final String uri;
+  public final SparkSession spark;
 
-  EngineFixture(Map<String, String> catalogOptions) {
+  public EngineFixture(Map<String, String> catalogOptions) {
     try {
       root = Files.createTempDirectory("mv-engine");
     } catch (IOException e) {
@@ -59,19 +59,19 @@ final class EngineFixture implements AutoCloseable {
   }
 
   /** A namespace no other test uses, created. */
-  String namespace(String prefix) {
+  public String namespace(String prefix) {
     String ns = prefix + "_" + NAMES.incrementAndGet();
     sql("CREATE NAMESPACE " + CATALOG + "." + ns);
     return ns;
   }
 
-  List<Row> sql(String sql) {
+  public List<Row> sql(String sql) {
     SparkSession.setActiveSession(spark);
     return spark.sql(sql).collectAsList();
   }
 
   /** Rows as "a|b|c" strings, sorted. */
-  List<String> rows(String sql) {
+  public List<String> rows(String sql) {
     List<String> out = new ArrayList<>();
     for (Row r : sql(sql)) {
       StringBuilder sb = new StringBuilder();
@@ -87,7 +87,7 @@ final class EngineFixture implements AutoCloseable {
     return out;
   }
 
-  MaterializedViews views() {
+  public MaterializedViews views() {
     return MaterializedViews.forCatalog(spark, CATALOG);
   }
 

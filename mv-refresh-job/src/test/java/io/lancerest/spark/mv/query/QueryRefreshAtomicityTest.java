@@ -1,0 +1,323 @@
+package io.lancerest.spark.mv.query;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.lancerest.spark.mv.RefreshOptions;
+import io.lancerest.spark.mv.RefreshResult;
+import io.lancerest.spark.mv.engine.CatalogBinding;
+import io.lancerest.spark.mv.engine.EngineFixture;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+import org.apache.arrow.c.ArrowArrayStream;
+import org.apache.arrow.c.Data;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.IntVector;
+import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.ArrowReader;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.lance.Dataset;
+import org.lance.merge.MergeInsertParams;
+
+/**
+ * Atomicity of query-view refresh: a failing task, a failure before the commit, a killed JVM,
+ * two concurrent refreshes, and in-place updates of source rows (same row id).
+ */
+class QueryRefreshAtomicityTest {
+  static EngineFixture f;
+
+  @BeforeAll
+  static void start() {
+    f = new EngineFixture(Map.of("mv.mode", "client"));
+  }
+
+  @AfterAll
+  static void stop() {
+    f.close();
+  }
+
+  @AfterEach
+  void clearHooks() {
+    QueryRefresh.beforeCommit = () -> { };
+    QueryRefresh.afterTaskBatch = p -> { };
+  }
+
+  private static final String SELECT = "SELECT id, concat(name, '!') AS n, score + 1 AS s1 "
+      + "FROM %s WHERE score %% 3 <> 0";
+
+  /** A source with {@code fragments} inserts of {@code rows} rows, and a populated view. */
+  private static String[] viewOver(String ns, int fragments, int rows) {
+    String src = "lance." + ns + ".src";
+    f.sql("CREATE TABLE " + src + " (id BIGINT, name STRING, score INT)");
+    for (int i = 0; i < fragments; i++) {
+      insert(src, (long) i * rows, rows);
+    }
+    String v = "lance." + ns + ".v";
+    f.sql("CREATE MATERIALIZED VIEW " + v + " AS " + String.format(SELECT, src));
+    return new String[] {src, v};
+  }
+
+  private static void insert(String table, long from, int rows) {
+    f.sql("INSERT INTO " + table + " SELECT id, concat('n', id), CAST(id % 17 AS INT) FROM "
+        + "range(" + from + ", " + (from + rows) + ")");
+  }
+
+  private static void assertConverged(String src, String v) {
+    assertEquals(f.rows(String.format(SELECT, src)), f.rows("SELECT id, n, s1 FROM " + v));
+    long distinct = f.sql("SELECT count(DISTINCT __source_row_id) FROM " + v).get(0).getLong(0);
+    long all = f.sql("SELECT count(*) FROM " + v).get(0).getLong(0);
+    assertEquals(all, distinct, "no duplicated source rows");
+  }
+
+  private static long viewVersion(String ns) {
+    return Long.parseLong(f.sql("SHOW TBLPROPERTIES lance." + ns + ".v ('current-version')")
+        .get(0).getString(1));
+  }
+
+  private static String location(String ns, String table) {
+    return CatalogBinding.of(f.spark, "lance").locate(List.of(ns, table), "table").location();
+  }
+
+  private static long dataFiles(String ns) throws IOException {
+    Path data = Path.of(java.net.URI.create(location(ns, "v").replaceFirst("^/", "file:///")))
+        .resolve("data");
+    try (Stream<Path> s = Files.list(data)) {
+      return s.count();
+    }
+  }
+
+  @Test
+  void aTaskFailingAfterItWroteFragmentsCommitsNothing() throws IOException {
+    String ns = f.namespace("tf");
+    String[] t = viewOver(ns, 2, 100);
+    insert(t[0], 1000, 60_000);
+    f.sql("DELETE FROM " + t[0] + " WHERE id < 10");
+    long version = viewVersion(ns);
+    List<String> before = f.rows("SELECT * FROM " + t[1]);
+    long files = dataFiles(ns);
+    java.util.Map<Integer, Integer> batches = new java.util.concurrent.ConcurrentHashMap<>();
+    // The third batch of a task fails: by then lance-core has written its first two batches
+    // as fragments of at most 5,000 rows.
+    QueryRefresh.afterTaskBatch = partition -> {
+      if (batches.merge(partition, 1, Integer::sum) == 3) {
+        throw new IllegalStateException("injected task failure");
+      }
+    };
+    QueryRefreshException e = assertThrows(QueryRefreshException.class, () -> f.sql(
+        "REFRESH MATERIALIZED VIEW " + t[1] + " WITH (max_rows_per_fragment = 5000)"));
+    assertTrue(e.getMessage().contains("failed in a Spark task; nothing was committed"),
+        e.getMessage());
+    assertTrue(e.getMessage().contains("injected task failure"), e.getMessage());
+    assertTrue(dataFiles(ns) >= files + 3, "the task wrote fragments before it failed");
+    assertEquals(version, viewVersion(ns));
+    assertEquals(before, f.rows("SELECT * FROM " + t[1]));
+
+    QueryRefresh.afterTaskBatch = p -> { };
+    f.sql("REFRESH MATERIALIZED VIEW " + t[1]);
+    assertConverged(t[0], t[1]);
+  }
+
+  @Test
+  void aFailureJustBeforeTheCommitLeavesThePreviousVersion() {
+    String ns = f.namespace("bc");
+    String[] t = viewOver(ns, 1, 50);
+    insert(t[0], 50, 20);
+    f.sql("UPDATE " + t[0] + " SET score = 4 WHERE id = 3");
+    long version = viewVersion(ns);
+    List<String> before = f.rows("SELECT * FROM " + t[1]);
+    QueryRefresh.beforeCommit = () -> {
+      throw new IllegalStateException("crash before commit");
+    };
+    IllegalStateException e = assertThrows(IllegalStateException.class,
+        () -> f.sql("REFRESH MATERIALIZED VIEW " + t[1]));
+    assertEquals("crash before commit", e.getMessage());
+    assertEquals(version, viewVersion(ns));
+    assertEquals(before, f.rows("SELECT * FROM " + t[1]));
+    QueryRefresh.beforeCommit = () -> { };
+    f.sql("REFRESH MATERIALIZED VIEW " + t[1]);
+    assertConverged(t[0], t[1]);
+  }
+
+  @Test
+  void twoConcurrentRefreshesNeitherDuplicateNorLoseRows() throws Exception {
+    String ns = f.namespace("cc");
+    String[] t = viewOver(ns, 1, 60);
+    insert(t[0], 60, 30);
+    f.sql("DELETE FROM " + t[0] + " WHERE id BETWEEN 5 AND 9");
+    CountDownLatch both = new CountDownLatch(2);
+    AtomicInteger commits = new AtomicInteger();
+    QueryRefresh.beforeCommit = () -> {
+      if (commits.incrementAndGet() <= 2) {
+        both.countDown();
+        try {
+          both.await(60, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+    };
+    ExecutorService pool = Executors.newFixedThreadPool(2);
+    try {
+      List<Future<RefreshResult>> runs = new ArrayList<>();
+      for (int i = 0; i < 2; i++) {
+        runs.add(pool.submit(() -> f.views().refresh(List.of(ns, "v"),
+            RefreshOptions.DEFAULTS)));
+      }
+      List<RefreshResult.JobStatus> statuses = new ArrayList<>();
+      for (Future<RefreshResult> r : runs) {
+        statuses.add(r.get(180, TimeUnit.SECONDS).status());
+      }
+      statuses.sort(null);
+      // both computed against the same view version; the loser's commit conflicted, it
+      // recomputed against the winner's version and found nothing left to do (no commit)
+      assertEquals(List.of(RefreshResult.JobStatus.DONE, RefreshResult.JobStatus.SKIPPED),
+          statuses);
+      assertEquals(2, commits.get());
+    } finally {
+      pool.shutdownNow();
+    }
+    assertConverged(t[0], t[1]);
+  }
+
+  @Test
+  void rowsUpdatedInPlaceKeepTheirRowIdAndAreReprojected() throws Exception {
+    String ns = f.namespace("ip");
+    String[] t = viewOver(ns, 1, 30);
+    // merge insert updates matched rows in place: same _rowid, newer last-updated version
+    mergeUpdate(location(ns, "src"), new long[] {1, 2, 4}, new int[] {5, 3, 8});
+    f.spark.catalog().refreshTable(t[0]);
+    RefreshResult r = f.views().refresh(List.of(ns, "v"), RefreshOptions.DEFAULTS);
+    assertEquals(RefreshResult.JobStatus.DONE, r.status());
+    assertConverged(t[0], t[1]);
+    assertTrue(f.rows("SELECT id, n FROM " + t[1] + " WHERE id IN (1, 2, 4)")
+        .contains("1|upd1!"), f.rows("SELECT id, n FROM " + t[1]).toString());
+  }
+
+  @Test
+  void aJobKilledMidWriteLeavesTheViewAsItWasAndTheNextRefreshConverges() throws Exception {
+    String ns = f.namespace("kill");
+    String[] t = viewOver(ns, 1, 100);
+    insert(t[0], 100, 30_000);
+    long version = viewVersion(ns);
+    List<String> before = f.rows("SELECT * FROM " + t[1]);
+    long files = dataFiles(ns);
+    Path marker = Files.createTempDirectory("kill").resolve("marker");
+    Process p = child(f.uri, ns, "v", marker.toString());
+    try {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(150);
+      while (!Files.exists(marker) && p.isAlive() && System.nanoTime() < deadline) {
+        Thread.sleep(100);
+      }
+      assertTrue(Files.exists(marker), "the child reached the middle of the write: "
+          + new String(p.getInputStream().readNBytes(p.getInputStream().available()),
+              StandardCharsets.UTF_8));
+      assertTrue(dataFiles(ns) > files, "fragments were written before the kill");
+    } finally {
+      p.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+    }
+    assertEquals(version, viewVersion(ns));
+    assertEquals(before, f.rows("SELECT * FROM " + t[1]));
+    f.sql("REFRESH MATERIALIZED VIEW " + t[1]);
+    assertConverged(t[0], t[1]);
+  }
+
+  private static Process child(String... args) throws IOException {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    cmd.add("-Xmx1g");
+    for (String opens : List.of("java.base/java.lang", "java.base/java.lang.invoke",
+        "java.base/java.lang.reflect", "java.base/java.io", "java.base/java.net",
+        "java.base/java.nio", "java.base/java.util", "java.base/java.util.concurrent",
+        "java.base/java.util.concurrent.atomic", "java.base/sun.nio.ch",
+        "java.base/sun.nio.cs", "java.base/sun.security.action", "java.base/sun.util.calendar")) {
+      cmd.add("--add-opens=" + opens + "=ALL-UNNAMED");
+    }
+    cmd.add("-cp");
+    cmd.add(System.getProperty("java.class.path"));
+    cmd.add(ChildQueryRefreshMain.class.getName());
+    cmd.addAll(List.of(args));
+    return new ProcessBuilder(cmd).redirectErrorStream(true).start();
+  }
+
+  /** Sets name = 'upd<id>' and the given score on rows matched by id, in place. */
+  private static void mergeUpdate(String uri, long[] ids, int[] scores) throws Exception {
+    try (BufferAllocator a = new RootAllocator(); Dataset ds = Dataset.open(uri, a)) {
+      Schema schema = ds.getSchema();
+      try (VectorSchemaRoot root = VectorSchemaRoot.create(new Schema(schema.getFields()), a)) {
+        root.allocateNew();
+        for (int i = 0; i < ids.length; i++) {
+          ((BigIntVector) root.getVector("id")).setSafe(i, ids[i]);
+          ((VarCharVector) root.getVector("name")).setSafe(i,
+              ("upd" + ids[i]).getBytes(StandardCharsets.UTF_8));
+          ((IntVector) root.getVector("score")).setSafe(i, scores[i]);
+        }
+        root.setRowCount(ids.length);
+        try (ArrowReader reader = new OneBatch(a, root);
+            ArrowArrayStream stream = ArrowArrayStream.allocateNew(a)) {
+          Data.exportArrayStream(a, reader, stream);
+          MergeInsertParams params = new MergeInsertParams(List.of("id")).withMatchedUpdateAll()
+              .withNotMatched(MergeInsertParams.WhenNotMatched.DoNothing);
+          ds.mergeInsert(params, stream).dataset().close();
+        }
+      }
+    }
+  }
+
+  /** Hands one prepared batch to lance-core as a stream. */
+  private static final class OneBatch extends ArrowReader {
+    private final VectorSchemaRoot batch;
+    private boolean done;
+
+    OneBatch(BufferAllocator a, VectorSchemaRoot batch) {
+      super(a);
+      this.batch = batch;
+    }
+
+    @Override
+    public boolean loadNextBatch() {
+      if (done) {
+        return false;
+      }
+      done = true;
+      try (var rb = new org.apache.arrow.vector.VectorUnloader(batch).getRecordBatch()) {
+        new org.apache.arrow.vector.VectorLoader(getVectorSchemaRoot()).load(rb);
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException(e);
+      }
+      return true;
+    }
+
+    @Override
+    public long bytesRead() {
+      return 0;
+    }
+
+    @Override
+    protected void closeReadSource() {}
+
+    @Override
+    protected Schema readSchema() {
+      return batch.getSchema();
+    }
+  }
+}
