@@ -74,6 +74,12 @@ public final class ChunkerRefresh {
   public static final String PROCESSED_KEY = "lancerest.mv.chunker.processed_parents";
   /** Config: parents cut by {@code output_limit}; re-expanded by every refresh. */
   public static final String TRUNCATED_KEY = "lancerest.mv.chunker.truncated_parents";
+  /**
+   * Config: filtered source rows at the watermark that are not processed (skipped or cut by
+   * {@code output_limit}). When it is 0 the next refresh scans only the source fragments that
+   * changed since the watermark; see {@link SourceState}.
+   */
+  public static final String UNPROCESSED_KEY = "lancerest.mv.chunker.unprocessed_parents";
   /** More rowid ranges than this and the task filters by bitmap instead of pushing them down. */
   private static final int MAX_PUSHED_RANGES = 256;
 
@@ -213,17 +219,21 @@ public final class ChunkerRefresh {
       layout.checkMatches(viewTable, t.viewName());
 
       // 2. which parents exist now, and which changed since the watermark
-      Roaring64NavigableMap[] state = sourceState(source, watermark);
-      Roaring64NavigableMap now = state[0];
-      Roaring64NavigableMap updated = state[1];
-      Roaring64NavigableMap gone = ParentIds.minus(processed, now);
-      Roaring64NavigableMap changed = ParentIds.and(processed, updated);
-      Roaring64NavigableMap toExpand = ParentIds.or(ParentIds.minus(now, processed), changed);
+      long t0 = System.nanoTime();
+      boolean mayScope = o.outputLimit() == null && truncated.isEmpty()
+          && "0".equals(config.get(UNPROCESSED_KEY));
+      SourceState state = SourceState.scan(new SourceState.Source(spark, t, t.viewName(), jobId,
+          def.filter(), source), watermark, srcVersion, processed, mayScope);
+      Roaring64NavigableMap gone = state.gone;
+      Roaring64NavigableMap changed = state.changed;
+      Roaring64NavigableMap toExpand = state.toExpand;
       Roaring64NavigableMap deleteParents = ParentIds.or(ParentIds.or(gone, changed), truncated);
-      LOG.info("Chunker view {} (job {}): source version {} (watermark {}), {} parents, {} to "
-          + "expand ({} changed), {} removed", t.viewName(), jobId, srcVersion, watermark,
-          now.getLongCardinality(), toExpand.getLongCardinality(),
-          changed.getLongCardinality(), gone.getLongCardinality());
+      long scanned = System.nanoTime();
+      LOG.info("Chunker view {} (job {}): source version {} (watermark {}), scanned {}: {} "
+          + "parents, {} to expand ({} changed), {} removed", t.viewName(), jobId, srcVersion,
+          watermark, state.scope, state.present.getLongCardinality(),
+          toExpand.getLongCardinality(), changed.getLongCardinality(),
+          gone.getLongCardinality());
       if (toExpand.isEmpty() && deleteParents.isEmpty() && srcVersion == watermark
           && o.outputLimit() == null) {
         return new ChunkerRefreshResult(ChunkerRefreshResult.UP_TO_DATE, srcVersion, watermark,
@@ -231,17 +241,18 @@ public final class ChunkerRefresh {
       }
 
       // 3. expansion on executors
-      Dataset<Row> projected = project(source, def);
+      boolean everyParent = state.wholeSource && state.present.equals(toExpand);
       Expansion ex = toExpand.isEmpty() ? new Expansion()
-          : expand(projected, layout, viewTable, toExpand, now.equals(toExpand), null);
+          : expand(source, layout, viewTable, toExpand, everyParent, null);
       def.errorHandling().checkSkips(ex.skipped.size(), toExpand.getLongCardinality(),
           "parents");
+      long expanded = System.nanoTime();
 
       // 4. rows to delete, and the output_limit cut
       ViewRows existing = scanView(readVersion, deleteParents, o.outputLimit() != null);
       Roaring64NavigableMap newTruncated = ParentIds.empty();
       if (o.outputLimit() != null) {
-        ex = applyLimit(ex, existing, projected, layout, viewTable, toExpand, newTruncated);
+        ex = applyLimit(ex, existing, source, layout, viewTable, toExpand, newTruncated);
       }
 
       // 5. the new processed set; skipped and truncated parents stay unprocessed
@@ -250,6 +261,10 @@ public final class ChunkerRefresh {
         nextProcessed.addLong(sid);
       }
       nextProcessed.andNot(newTruncated);
+      // Filtered parents of the scanned fragments left unprocessed (skipped or truncated); the
+      // fragments not scanned have none (they were skipped only when the last refresh left none).
+      long unprocessed = ParentIds.minus(state.present, nextProcessed).getLongCardinality();
+      long viewScanned = System.nanoTime();
 
       Map<String, String> txn = new LinkedHashMap<>();
       txn.put("lancerest.mv.job_id", jobId);
@@ -262,7 +277,8 @@ public final class ChunkerRefresh {
               Map.of(WATERMARK_KEY, String.valueOf(srcVersion)))
           .schemaMetadata(Map.of(BASE_TABLE_VERSION_KEY, String.valueOf(srcVersion)))
           .config(Map.of(PROCESSED_KEY, ParentIds.toBase64(nextProcessed),
-              TRUNCATED_KEY, ParentIds.toBase64(newTruncated)))
+              TRUNCATED_KEY, ParentIds.toBase64(newTruncated),
+              UNPROCESSED_KEY, String.valueOf(unprocessed)))
           .transactionProperties(txn)
           .build();
       beforeCommit.run();
@@ -282,7 +298,9 @@ public final class ChunkerRefresh {
           r.version(), ex.counts.size() + ex.skipped.size(), zero, gone.getLongCardinality(),
           r.rowsAdded(), r.rowsDeleted(), r.fragmentsAdded(), ex.skipped,
           System.currentTimeMillis() - started);
-      LOG.info("Chunker view {} (job {}): {}", t.viewName(), jobId, result);
+      LOG.info("Chunker view {} (job {}): {}; source scan {} ms, expansion {} ms, view scan {} "
+          + "ms, commit {} ms", t.viewName(), jobId, result, ms(t0, scanned),
+          ms(scanned, expanded), ms(expanded, viewScanned), ms(viewScanned, System.nanoTime()));
       return result;
     }
 
@@ -337,52 +355,19 @@ public final class ChunkerRefresh {
       return v;
     }
 
-    /** [row ids of the filtered source, those updated after the watermark]. */
-    private Roaring64NavigableMap[] sourceState(Dataset<Row> source, long watermark) {
-      Dataset<Row> filtered = def.filter() == null ? source : source.where(def.filter());
-      spark.sparkContext().setJobDescription("chunker refresh " + t.viewName() + " (job "
-          + jobId + "): scan source row ids");
-      List<byte[][]> parts;
-      try {
-        parts = filtered.select(functions.col("_rowid"),
-                functions.col("_row_last_updated_at_version"))
-            .toJavaRDD()
-            .mapPartitions((java.util.Iterator<Row> rows) -> {
-              Roaring64NavigableMap all = new Roaring64NavigableMap();
-              Roaring64NavigableMap upd = new Roaring64NavigableMap();
-              while (rows.hasNext()) {
-                Row r = rows.next();
-                long id = r.getLong(0);
-                all.addLong(id);
-                if (!r.isNullAt(1) && r.getLong(1) > watermark) {
-                  upd.addLong(id);
-                }
-              }
-              byte[][] out = {ParentIds.toBytes(all), ParentIds.toBytes(upd)};
-              return java.util.Collections.singletonList(out).iterator();
-            }).collect();
-      } finally {
-        spark.sparkContext().setJobDescription(null);
-      }
-      Roaring64NavigableMap all = ParentIds.empty();
-      Roaring64NavigableMap upd = ParentIds.empty();
-      for (byte[][] p : parts) {
-        all.or(ParentIds.fromBytes(p[0]));
-        upd.or(ParentIds.fromBytes(p[1]));
-      }
-      if (watermark == 0) {
-        upd = ParentIds.empty();
-      }
-      return new Roaring64NavigableMap[] {all, upd};
-    }
-
     /** Runs the chunker over {@code ids} on executors; nothing is committed. */
-    private Expansion expand(Dataset<Row> projected, ChunkerLayout layout, Schema viewTable,
+    private Expansion expand(Dataset<Row> source, ChunkerLayout layout, Schema viewTable,
         Roaring64NavigableMap ids, boolean everyParent, Map<Long, Integer> caps) {
-      Dataset<Row> in = projected;
-      List<long[]> ranges = everyParent ? null : ParentIds.ranges(ids, MAX_PUSHED_RANGES);
-      if (ranges != null) {
-        in = in.where(rangePredicate(ranges, 0, ranges.size()));
+      Dataset<Row> in = project(source, def);
+      if (!everyParent) {
+        // Pushed down to Lance (it skips the data of other rows); the tasks still filter by the
+        // broadcast bitmap.
+        List<long[]> ranges = ParentIds.ranges(ids, MAX_PUSHED_RANGES);
+        if (ranges != null) {
+          in = in.where(rangePredicate(ranges, 0, ranges.size()));
+        } else if (ids.getLongCardinality() <= SourceState.MAX_ID_LITERALS) {
+          in = in.where(SourceState.idsIn(ChunkerLayout.SOURCE_ROW_ID, ids));
+        }
       }
       long parents = ids.getLongCardinality();
       long items = Math.max(1, (parents + o.sourceTaskSize() - 1) / o.sourceTaskSize());
@@ -446,7 +431,7 @@ public final class ChunkerRefresh {
     }
 
     /** The output_limit cut: keep the first {@code limit} rows in (parent, child) order. */
-    private Expansion applyLimit(Expansion ex, ViewRows existing, Dataset<Row> projected,
+    private Expansion applyLimit(Expansion ex, ViewRows existing, Dataset<Row> source,
         ChunkerLayout layout, Schema viewTable, Roaring64NavigableMap toExpand,
         Roaring64NavigableMap truncatedOut) {
       long limit = o.outputLimit();
@@ -495,7 +480,7 @@ public final class ChunkerRefresh {
         }
       }
       Expansion capped = again.isEmpty() ? new Expansion()
-          : expand(projected, layout, viewTable, again, false, Map.of(b, k));
+          : expand(source, layout, viewTable, again, false, Map.of(b, k));
       Expansion out = new Expansion();
       out.fragments.addAll(capped.fragments);
       out.counts.putAll(ex.counts);
@@ -540,6 +525,10 @@ public final class ChunkerRefresh {
       }
       return out;
     }
+  }
+
+  private static long ms(long fromNanos, long toNanos) {
+    return (toNanos - fromNanos) / 1_000_000;
   }
 
   private static int[] plusOne(int[] positions) {

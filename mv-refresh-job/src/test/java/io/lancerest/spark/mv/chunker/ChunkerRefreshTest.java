@@ -23,6 +23,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.lance.Dataset;
 
 /** Refresh semantics of chunker views on local Lance tables with stable row ids. */
@@ -46,6 +48,7 @@ class ChunkerRefreshTest {
   void source() {
     TestChunkers.reset();
     ChunkerRefresh.beforeCommit = () -> { };
+    SourceState.allowFragmentScope = true;
     source = dir.resolve("docs.lance").toString();
     SourceTables.create(source);
     SourceTables.append(source, SourceTables.docs(0, 6, i -> "w" + i + " x" + i), 3);
@@ -201,6 +204,55 @@ class ChunkerRefreshTest {
     assertEquals(ChunkerRefreshResult.UP_TO_DATE, third.status());
     assertEquals(9, TestChunkers.CALLS.get());
     assertEquals(second.viewVersion(), version(view), "an up-to-date refresh commits nothing");
+  }
+
+  @ParameterizedTest(name = "fragment scope allowed: {0}")
+  @ValueSource(booleans = {true, false})
+  void fragmentsUnchangedSinceTheWatermarkAreSkippedAndTheResultIsExact(boolean scoped) {
+    // Fragments 0 (ids 0-2), 1 (3-5), 2 (6-8).
+    SourceTables.append(source, SourceTables.docs(6, 9, ChunkerRefreshTest::doc), 10);
+    var def = definition(TestChunkers.Words.class, null, null);
+    String view = newView(spark, dir, "v", source, def);
+    ChunkerRefresh.run(spark, source, view, def, defaults);
+    assertEquals(null, SourceState.lastScannedFragments, "the first refresh reads everything");
+    SourceState.allowFragmentScope = scoped;
+
+    SourceTables.delete(source, "id = 4");
+    SourceTables.update(source, List.of(new SourceTables.Doc(7, "seven anew", "odd")));
+    SourceTables.append(source, SourceTables.docs(9, 11, ChunkerRefreshTest::doc), 10);
+    ChunkerRefreshResult r = ChunkerRefresh.run(spark, source, view, def, defaults);
+
+    if (scoped) {
+      List<Integer> scanned = SourceState.lastScannedFragments;
+      assertTrue(scanned != null && !scanned.contains(0) && scanned.contains(1)
+          && scanned.contains(2), "fragment 0 is skipped, 1 and 2 changed: " + scanned);
+    } else {
+      assertEquals(null, SourceState.lastScannedFragments);
+    }
+    assertEquals(1, r.parentsRemoved());
+    assertEquals(3, r.parentsExpanded(), "two new parents and the updated one");
+    assertEquals(2 + 2, r.rowsDeleted(), "children of id 4 and the old ones of id 7");
+    assertEquals(fromScratch(spark, dir, source, def, defaults), content(spark, view));
+    assertTrue(content(spark, view).stream().anyMatch(s -> s.contains("|7|anew|")));
+  }
+
+  @Test
+  void aSkippedParentInAnUnchangedFragmentIsRetriedByTheNextRefresh() {
+    SourceTables.append(source, List.of(new SourceTables.Doc(20, "BOOM here", "even")), 10);
+    var def = definition(TestChunkers.Failing.class, null, new ErrorHandling(null,
+        List.of(ErrorHandling.Rule.of(null, ErrorHandling.Action.SKIP)), null, null, null));
+    String view = newView(spark, dir, "v", source, def);
+    assertEquals(ChunkerRefreshResult.PARTIAL,
+        ChunkerRefresh.run(spark, source, view, def, defaults).status());
+
+    // Only a new fragment changes; the skipped parent's fragment does not.
+    SourceTables.append(source, SourceTables.docs(30, 31, ChunkerRefreshTest::doc), 10);
+    int calls = TestChunkers.CALLS.get();
+    ChunkerRefreshResult r = ChunkerRefresh.run(spark, source, view, def, defaults);
+
+    assertEquals(null, SourceState.lastScannedFragments, "an unprocessed parent: full scan");
+    assertEquals(2, r.parentsExpanded(), "the new parent and the skipped one again");
+    assertEquals(calls + 2, TestChunkers.CALLS.get());
   }
 
   @Test

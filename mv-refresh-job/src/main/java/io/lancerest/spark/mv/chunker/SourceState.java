@@ -1,0 +1,370 @@
+package io.lancerest.spark.mv.chunker;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.ArrowReader;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.broadcast.Broadcast;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.functions;
+import org.lance.Fragment;
+import org.lance.FragmentMetadata;
+import org.lance.ReadOptions;
+import org.lance.ipc.LanceScanner;
+import org.lance.ipc.ScanOptions;
+import org.roaringbitmap.longlong.Roaring64NavigableMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What a refresh must do to the view, learned from the source: the parents to expand and the
+ * processed parents whose children must go.
+ *
+ * <p><b>Scope.</b> Lance data and deletion files are immutable and a fragment id is never given
+ * to another fragment, so a fragment whose metadata (data files, deletion file, physical rows,
+ * row-id sequence) is equal at the watermark and at the target version holds exactly the same
+ * rows with the same values and row ids. Such fragments are skipped when the view's previous
+ * refresh left every filtered row of its source version processed ({@link
+ * ChunkerRefresh#UNPROCESSED_KEY} = 0): their filtered rows were all expanded then and are
+ * unchanged. Only the fragments that differ are scanned: at the target version for present,
+ * new and updated rows, at the watermark for the row ids that were there (a processed id among
+ * those that is not present now is gone). Any doubt (watermark version cleaned up, schema
+ * changed, unprocessed parents, {@code output_limit}) scans every fragment instead.
+ *
+ * <p><b>Readers.</b> The scan reads only Lance's metadata columns ({@code _rowid}, {@code
+ * _row_last_updated_at_version}; neither touches a data file) on the driver through
+ * lance-core. A filter is evaluated by Spark through lance-spark: over the changed
+ * fragments' rows only ({@code _rowid IN (...)}, answered from Lance's row-id index), or over
+ * every fragment in a Spark job. (lance-spark prunes fragments by {@code _rowaddr IN (...)}, but
+ * lance-core 4.0.0 matches no row for {@code _rowaddr =} or {@code IN}; ranges work.)
+ */
+final class SourceState {
+  private static final Logger LOG = LoggerFactory.getLogger(SourceState.class);
+
+  /** Most row ids put into one {@code _rowid IN} filter. */
+  static final int MAX_ID_LITERALS = 1 << 16;
+
+  /** Test seam: {@code false} forces the scan of every fragment. */
+  static volatile boolean allowFragmentScope = true;
+  /** Test probe: fragment ids the last scan read at the target version; {@code null} = all. */
+  static volatile List<Integer> lastScannedFragments;
+
+  /** Filtered row ids present in the scanned fragments. */
+  final Roaring64NavigableMap present;
+  /** Processed parents that are gone (deleted, or no longer matching the filter). */
+  final Roaring64NavigableMap gone;
+  /** Processed parents updated in place since the watermark. */
+  final Roaring64NavigableMap changed;
+  /** New and changed parents. */
+  final Roaring64NavigableMap toExpand;
+  /** Whether every fragment was scanned ({@link #present} is then the whole filtered source). */
+  final boolean wholeSource;
+  /** For the log: which fragments were scanned. */
+  final String scope;
+
+  private SourceState(Roaring64NavigableMap present, Roaring64NavigableMap gone,
+      Roaring64NavigableMap changed, Roaring64NavigableMap toExpand, boolean wholeSource,
+      String scope) {
+    this.present = present;
+    this.gone = gone;
+    this.changed = changed;
+    this.toExpand = toExpand;
+    this.wholeSource = wholeSource;
+    this.scope = scope;
+  }
+
+  /** What one scan found: present ids, changed ids, ids to expand. */
+  private static final class Found {
+    final Roaring64NavigableMap present = new Roaring64NavigableMap();
+    final Roaring64NavigableMap changed = new Roaring64NavigableMap();
+    final Roaring64NavigableMap expand = new Roaring64NavigableMap();
+
+    void add(long id, long lastUpdated, long watermark,
+        Roaring64NavigableMap processed) {
+      present.addLong(id);
+      boolean done = processed.contains(id);
+      boolean updated = watermark > 0 && lastUpdated > watermark;
+      if (done && !updated) {
+        return;
+      }
+      if (done) {
+        changed.addLong(id);
+      }
+      expand.addLong(id);
+    }
+
+    void or(Found o) {
+      present.or(o.present);
+      changed.or(o.changed);
+      expand.or(o.expand);
+    }
+
+    byte[][] toBytes() {
+      return new byte[][] {ParentIds.toBytes(present), ParentIds.toBytes(changed),
+          ParentIds.toBytes(expand)};
+    }
+
+    static Found fromBytes(byte[][] b) {
+      Found f = new Found();
+      f.present.or(ParentIds.fromBytes(b[0]));
+      f.changed.or(ParentIds.fromBytes(b[1]));
+      f.expand.or(ParentIds.fromBytes(b[2]));
+      return f;
+    }
+  }
+
+  /** Where and how a refresh reads its source. */
+  record Source(SparkSession spark, ChunkerRefresh.Tables tables, String viewName, String jobId,
+      String filter, Dataset<Row> frame) {}
+
+  /**
+   * Scans the source at {@code version} against the processed set.
+   *
+   * @param mayScope whether fragments unchanged since the watermark may be skipped (the caller
+   *     checked the view's state allows it)
+   */
+  static SourceState scan(Source src, long watermark, long version,
+      Roaring64NavigableMap processed, boolean mayScope) {
+    try (BufferAllocator a = new RootAllocator();
+        org.lance.Dataset target = open(a, src, version)) {
+      List<FragmentMetadata> now = metadata(target.getFragments());
+      Scope scope = mayScope && allowFragmentScope && watermark > 0
+          ? Scope.between(a, src, watermark, target, now) : null;
+      if (scope != null && src.filter() != null && scope.physicalRows > MAX_ID_LITERALS) {
+        LOG.info("Chunker view {}: {} rows in changed fragments, more than one row id filter "
+            + "holds; scanning every fragment", src.viewName(), scope.physicalRows);
+        scope = null;
+      }
+      lastScannedFragments = scope == null ? null : List.copyOf(scope.now);
+      Found found;
+      if (src.filter() == null) {
+        found = scanDriver(target, scope == null ? null : scope.now, watermark, processed, null);
+      } else if (scope != null) {
+        found = scanFiltered(src, target, scope.now, watermark, processed);
+      } else {
+        found = scanSpark(src, watermark, processed);
+      }
+      Roaring64NavigableMap gone;
+      if (scope == null) {
+        gone = ParentIds.minus(processed, found.present);
+      } else {
+        gone = ParentIds.and(processed, scope.rowIdsBefore(a, src, watermark));
+        gone.andNot(found.present);
+      }
+      String described = scope == null ? "all " + now.size() + " fragments"
+          : scope.now.size() + " changed of " + now.size() + " fragments (" + scope.before.size()
+              + " changed or removed since version " + watermark + ")";
+      return new SourceState(found.present, gone, found.changed, found.expand, scope == null,
+          described);
+    }
+  }
+
+  private static org.lance.Dataset open(BufferAllocator a, Source src, long version) {
+    try {
+      return org.lance.Dataset.open(a, src.tables().sourceUri(), new ReadOptions.Builder()
+          .setStorageOptions(src.tables().sourceStorageOptions()).setVersion(version).build());
+    } catch (RuntimeException e) {
+      throw new ChunkerRefreshException("Cannot open the source of view '" + src.viewName()
+          + "' at '" + src.tables().sourceUri() + "' version " + version + ": "
+          + e.getMessage(), e);
+    }
+  }
+
+  private static List<FragmentMetadata> metadata(List<Fragment> fragments) {
+    List<FragmentMetadata> out = new ArrayList<>(fragments.size());
+    for (Fragment f : fragments) {
+      out.add(f.metadata());
+    }
+    return out;
+  }
+
+  /** The fragments that differ between the watermark and the target version. */
+  private static final class Scope {
+    /** Fragment ids at the target version not identical at the watermark (new or changed). */
+    final List<Integer> now = new ArrayList<>();
+    /** Fragment ids at the watermark not identical at the target (changed or removed). */
+    final List<Integer> before = new ArrayList<>();
+    final Map<Integer, Long> physical = new HashMap<>();
+    long physicalRows;
+
+    /** {@code null} when the watermark version cannot be compared to the target. */
+    static Scope between(BufferAllocator a, Source src, long watermark,
+        org.lance.Dataset target, List<FragmentMetadata> now) {
+      List<FragmentMetadata> then;
+      try (org.lance.Dataset old = open(a, src, watermark)) {
+        if (!old.getSchema().getFields().equals(target.getSchema().getFields())) {
+          LOG.info("Chunker view {}: the source schema changed since version {}; scanning "
+              + "every fragment", src.viewName(), watermark);
+          return null;
+        }
+        then = metadata(old.getFragments());
+      } catch (ChunkerRefreshException e) {
+        LOG.info("Chunker view {}: source version {} cannot be opened ({}); scanning every "
+            + "fragment", src.viewName(), watermark, e.getMessage());
+        return null;
+      }
+      Map<Integer, FragmentMetadata> byId = new HashMap<>();
+      for (FragmentMetadata f : then) {
+        byId.put(f.getId(), f);
+      }
+      Scope s = new Scope();
+      TreeSet<Integer> same = new TreeSet<>();
+      for (FragmentMetadata f : now) {
+        if (f.equals(byId.get(f.getId()))) {
+          same.add(f.getId());
+        } else {
+          s.now.add(f.getId());
+          s.physical.put(f.getId(), f.getPhysicalRows());
+          s.physicalRows += f.getPhysicalRows();
+        }
+      }
+      for (FragmentMetadata f : then) {
+        if (!same.contains(f.getId())) {
+          s.before.add(f.getId());
+        }
+      }
+      return s;
+    }
+
+    /** Row ids in the changed or removed fragments at the watermark. */
+    Roaring64NavigableMap rowIdsBefore(BufferAllocator a, Source src, long watermark) {
+      Roaring64NavigableMap ids = new Roaring64NavigableMap();
+      if (before.isEmpty()) {
+        return ids;
+      }
+      try (org.lance.Dataset old = open(a, src, watermark);
+          LanceScanner s = old.newScan(new ScanOptions.Builder().fragmentIds(before)
+              .columns(List.of()).withRowId(true).build());
+          ArrowReader r = s.scanBatches()) {
+        while (r.loadNextBatch()) {
+          VectorSchemaRoot root = r.getVectorSchemaRoot();
+          FieldVector rid = root.getVector("_rowid");
+          for (int i = 0; i < root.getRowCount(); i++) {
+            ids.addLong(((Number) rid.getObject(i)).longValue());
+          }
+        }
+      } catch (ChunkerRefreshException e) {
+        throw e;
+      } catch (Exception e) {
+        throw new ChunkerRefreshException("Cannot read the row ids of source version "
+            + watermark + " of view '" + src.viewName() + "': " + e.getMessage(), e);
+      }
+      return ids;
+    }
+  }
+
+  /** No filter: Lance's metadata columns of the (scoped) fragments, read on the driver. */
+  private static Found scanDriver(org.lance.Dataset target, List<Integer> fragments,
+      long watermark, Roaring64NavigableMap processed, Roaring64NavigableMap only) {
+    Found found = new Found();
+    if (fragments != null && fragments.isEmpty()) {
+      return found;
+    }
+    ScanOptions.Builder o = new ScanOptions.Builder()
+        .columns(List.of("_row_last_updated_at_version")).withRowId(true);
+    if (fragments != null) {
+      o.fragmentIds(fragments);
+    }
+    try (LanceScanner s = target.newScan(o.build()); ArrowReader r = s.scanBatches()) {
+      while (r.loadNextBatch()) {
+        VectorSchemaRoot root = r.getVectorSchemaRoot();
+        FieldVector rid = root.getVector("_rowid");
+        FieldVector upd = root.getVector("_row_last_updated_at_version");
+        for (int i = 0; i < root.getRowCount(); i++) {
+          long id = ((Number) rid.getObject(i)).longValue();
+          if (only != null && !only.contains(id)) {
+            continue;
+          }
+          long lastUpdated = upd.isNull(i) ? 0 : ((Number) upd.getObject(i)).longValue();
+          found.add(id, lastUpdated, watermark, processed);
+        }
+      }
+    } catch (Exception e) {
+      throw new ChunkerRefreshException("Cannot scan the row ids of the source at version "
+          + target.version() + ": " + e.getMessage(), e);
+    }
+    return found;
+  }
+
+  /**
+   * A filter over the changed fragments: their row ids come from the driver's metadata scan,
+   * Spark evaluates the filter on just those rows ({@code _rowid IN (...)}, which Lance answers
+   * from its row-id index), and the driver keeps the rows that pass.
+   */
+  private static Found scanFiltered(Source src, org.lance.Dataset target,
+      List<Integer> fragments, long watermark, Roaring64NavigableMap processed) {
+    if (fragments.isEmpty()) {
+      return new Found();
+    }
+    Found all = scanDriver(target, fragments, watermark, ParentIds.empty(), null);
+    if (all.present.isEmpty()) {
+      return all;
+    }
+    Roaring64NavigableMap passing = new Roaring64NavigableMap();
+    SparkSession spark = src.spark();
+    spark.sparkContext().setJobDescription("chunker refresh " + src.viewName() + " (job "
+        + src.jobId() + "): filter " + all.present.getLongCardinality()
+        + " rows of changed source fragments");
+    try {
+      Dataset<Row> in = src.frame().where(idsIn("_rowid", all.present)).where(src.filter())
+          .select(functions.col("_rowid"));
+      for (Row r : in.collectAsList()) {
+        passing.addLong(r.getLong(0));
+      }
+    } finally {
+      spark.sparkContext().setJobDescription(null);
+    }
+    return scanDriver(target, fragments, watermark, processed, passing);
+  }
+
+  /** {@code column IN (ids)}. */
+  static org.apache.spark.sql.Column idsIn(String column, Roaring64NavigableMap ids) {
+    Object[] lits = new Object[(int) ids.getLongCardinality()];
+    int i = 0;
+    for (var it = ids.getLongIterator(); it.hasNext(); ) {
+      lits[i++] = it.next();
+    }
+    return functions.col(column).isin(lits);
+  }
+
+  /** A filter over every fragment: Spark evaluates it through lance-spark. */
+  private static Found scanSpark(Source src, long watermark, Roaring64NavigableMap processed) {
+    Found found = new Found();
+    Dataset<Row> in = src.frame().where(src.filter()).select(functions.col("_rowid"),
+        functions.col("_row_last_updated_at_version"));
+    SparkSession spark = src.spark();
+    JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
+    Broadcast<byte[]> done = jsc.broadcast(ParentIds.toBytes(processed));
+    spark.sparkContext().setJobDescription("chunker refresh " + src.viewName() + " (job "
+        + src.jobId() + "): scan source row ids");
+    List<byte[][]> parts;
+    try {
+      parts = in.toJavaRDD().mapPartitions((java.util.Iterator<Row> rows) -> {
+        Roaring64NavigableMap p = ParentIds.fromBytes(done.value());
+        Found f = new Found();
+        while (rows.hasNext()) {
+          Row r = rows.next();
+          f.add(r.getLong(0), r.isNullAt(1) ? 0 : r.getLong(1), watermark, p);
+        }
+        return Arrays.<byte[][]>asList(f.toBytes()).iterator();
+      }).collect();
+    } finally {
+      spark.sparkContext().setJobDescription(null);
+      done.destroy();
+    }
+    for (byte[][] p : parts) {
+      found.or(Found.fromBytes(p));
+    }
+    return found;
+  }
+}
