@@ -562,6 +562,14 @@ abstract class CatalogContractTest {
     assertEquals("blue", props.get("owner_team"));
     assertFalse(props.containsKey("tier"));
     SparkSession fresh = spark.newSession();
+    // A new session starts from the SparkContext's conf. When another suite created the context
+    // first, the catalogs were set on this session only, so carry them over as a user would.
+    spark.conf().getAll().foreach(kv -> {
+      if (kv._1().startsWith("spark.sql.catalog.")) {
+        fresh.conf().set(kv._1(), kv._2());
+      }
+      return null;
+    });
     Map<String, String> again = fresh.sql("SHOW TBLPROPERTIES " + t).collectAsList().stream()
         .collect(Collectors.toMap(r -> r.getString(0), r -> r.getString(1)));
     assertEquals("blue", again.get("owner_team"));
