@@ -83,6 +83,8 @@ public final class TimeTravelExample {
   }
 
   private static long version(LanceRestClient client) {
-    return client.describeTable(DescribeTableRequest.of(List.of("tt", "prices"))).version();
+    // The dir server returns the version only with load_detailed_metadata.
+    return client.describeTable(DescribeTableRequest.of(List.of("tt", "prices"))
+        .withLoadDetailedMetadata(true)).version();
   }
 }
