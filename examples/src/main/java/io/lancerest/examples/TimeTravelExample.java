@@ -73,8 +73,6 @@ public final class TimeTravelExample {
         + "ORDER BY sku");
     Quickstart.show(spark, "SELECT * FROM lance.tt.prices TIMESTAMP AS OF '" + between
         + "' ORDER BY sku");
-    // The DataFrame reader takes the same as options.
-    spark.read().option("versionAsOf", v1).table("lance.tt.prices").orderBy("sku").show();
     try {
       spark.sql("SELECT * FROM lance.tt.prices VERSION AS OF 'no_such_tag'").collect();
     } catch (RuntimeException e) {
