@@ -196,7 +196,14 @@ public final class QueryRefresh {
 
       // 3. which source rows are in the view now, and which changed since the watermark
       boolean replaceAll = o.force() || viewRows == 0;
-      Roaring64NavigableMap[] su = sourceState(source, watermark, !replaceAll);
+      // A rebuild without LIMIT writes every filtered source row: no id scan needed.
+      boolean everything = replaceAll && q.limit() == null;
+      long t0 = System.currentTimeMillis();
+      Roaring64NavigableMap[] su = everything
+          ? new Roaring64NavigableMap[] {Roaring64NavigableMap.bitmapOf(),
+              Roaring64NavigableMap.bitmapOf()}
+          : sourceState(source, watermark, !replaceAll);
+      long t1 = System.currentTimeMillis();
       Roaring64NavigableMap inSource = su[0];
       Roaring64NavigableMap updated = su[1];
       Roaring64NavigableMap inView = Roaring64NavigableMap.bitmapOf();
@@ -204,6 +211,7 @@ public final class QueryRefresh {
       if (!replaceAll) {
         viewState(readVersion, inSource, updated, inView, deletes);
       }
+      long t2 = System.currentTimeMillis();
       Roaring64NavigableMap changed = RowIdSet.intersection(inView, updated);
       Roaring64NavigableMap fresh = RowIdSet.difference(inSource, inView);
       if (q.limit() != null) {
@@ -223,10 +231,12 @@ public final class QueryRefresh {
           replaceAll ? viewRows : deletes.size());
 
       // 4. new rows, written by Spark tasks as uncommitted fragments
-      List<FragmentMetadata> fragments = toWrite.isEmpty() ? List.of()
+      List<FragmentMetadata> fragments = everything ? write(projected, plain, null, true)
+          : toWrite.isEmpty() ? List.of()
           : write(projected, plain, toWrite, toWrite.getLongCardinality()
               == inSource.getLongCardinality());
 
+      long t3 = System.currentTimeMillis();
       // 5. one commit: deletions, new fragments, watermark, base version, last job
       long inserted = fragments.stream().mapToLong(FragmentMetadata::getNumRows).sum();
       long deleted = replaceAll ? viewRows : deletes.size();
@@ -250,6 +260,9 @@ public final class QueryRefresh {
       describe("commit");
       beforeCommit.run();
       ViewCommitResult r = commit.build().commit();
+      LOG.info("View {} (job {}): phases: source scan {} ms, view scan {} ms, write {} ms, "
+          + "commit {} ms", t.viewName(), jobId, t1 - t0, t2 - t1, t3 - t2,
+          System.currentTimeMillis() - t3);
       RefreshResult result = new RefreshResult(jobId, RefreshResult.JobStatus.DONE,
           MaterializedViewKind.QUERY, srcVersion, r.rowsAdded(), r.rowsDeleted(), 0, elapsed());
       LOG.info("View {} (job {}): committed view version {}: {} rows inserted, {} deleted, "
@@ -380,8 +393,8 @@ public final class QueryRefresh {
       if (o.concurrency() != null && rdd.getNumPartitions() > o.concurrency()) {
         rdd = rdd.coalesce(o.concurrency());
       }
-      describe("write " + ids.getLongCardinality() + " rows in " + rdd.getNumPartitions()
-          + " tasks");
+      describe("write " + (ids == null ? "every" : String.valueOf(ids.getLongCardinality()))
+          + " rows in " + rdd.getNumPartitions() + " tasks");
       WriteTask task = new WriteTask(t.viewUri(), new HashMap<>(t.viewStorageOptions()),
           plain.toJson(), o.maxRowsPerFragment() == null ? 0 : o.maxRowsPerFragment(), filter);
       List<TaskOutput> outs;

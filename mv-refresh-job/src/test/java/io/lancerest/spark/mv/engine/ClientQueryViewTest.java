@@ -81,4 +81,72 @@ class ClientQueryViewTest {
     RefreshResult skipped = f.views().refresh(List.of(ns, "v"), RefreshOptions.DEFAULTS);
     assertEquals(RefreshResult.JobStatus.SKIPPED, skipped.status());
   }
+
+  @Test
+  void aViewIsATableAndShowDescribeDropWork() {
+    String ns = f.namespace("dd");
+    String src = source(ns, 0, 20);
+    String v = "lance." + ns + ".v";
+    f.sql("CREATE MATERIALIZED VIEW " + v + " AS SELECT id, name FROM " + src
+        + " WHERE score < 10");
+    f.sql("CREATE TABLE lance." + ns + ".plain (x INT)");
+    insert(src, 20, 25);
+    f.sql("REFRESH MATERIALIZED VIEW " + v);
+
+    List<String> shown = f.rows("SHOW MATERIALIZED VIEWS IN lance." + ns);
+    assertEquals(List.of(ns + "|v"), shown);
+    Map<String, String> info = new java.util.HashMap<>();
+    for (Row r : f.sql("DESCRIBE MATERIALIZED VIEW " + v)) {
+      info.put(r.getString(0), r.isNullAt(1) ? null : r.getString(1));
+    }
+    assertEquals("query", info.get("Kind"));
+    assertEquals("client", info.get("Mode"));
+    assertEquals(ns + ".src", info.get("Source"));
+    assertTrue(info.get("Definition").contains("\"filter\":\"(score < 10)\""),
+        info.get("Definition"));
+    assertEquals("3", info.get("Last refreshed source version"));
+    assertTrue(info.get("Last job").contains("\"status\":\"DONE\""), info.get("Last job"));
+
+    // DESCRIBE TABLE EXTENDED shows the definition as table properties
+    String extended = f.rows("DESCRIBE TABLE EXTENDED " + v).toString();
+    assertTrue(extended.contains("materialized_view.kind=query"), extended);
+    assertTrue(extended.contains("materialized_view.definition="), extended);
+    // time travel: the view version before the refresh has the first population only
+    long before = f.sql("SELECT count(*) FROM " + v + " VERSION AS OF 3").get(0).getLong(0);
+    assertEquals(f.rows("SELECT id FROM " + src + " WHERE score < 10 AND id < 20").size(),
+        before);
+
+    io.lancerest.spark.mv.InvalidViewDefinitionException notView = org.junit.jupiter.api
+        .Assertions.assertThrows(io.lancerest.spark.mv.InvalidViewDefinitionException.class,
+            () -> f.sql("DROP MATERIALIZED VIEW lance." + ns + ".plain"));
+    assertTrue(notView.getMessage().contains("is not a materialized view"), notView.getMessage());
+    f.sql("DROP MATERIALIZED VIEW " + v);
+    assertTrue(f.rows("SHOW MATERIALIZED VIEWS IN lance." + ns).isEmpty());
+    assertTrue(!f.spark.catalog().tableExists(v));
+    f.sql("DROP MATERIALIZED VIEW IF EXISTS " + v);
+    org.junit.jupiter.api.Assertions.assertThrows(
+        io.lancerest.spark.mv.MaterializedViewNotFoundException.class,
+        () -> f.sql("DROP MATERIALIZED VIEW " + v));
+  }
+
+  @Test
+  void chunkerViewsAreCreatedAndRefreshedThroughTheSameEngine() {
+    String ns = f.namespace("ck");
+    String docs = "lance." + ns + ".docs";
+    f.sql("CREATE TABLE " + docs + " (id BIGINT, body STRING)");
+    f.sql("INSERT INTO " + docs + " VALUES (1, 'aaaa bbbb'), (2, 'cc')");
+    String v = "lance." + ns + ".p";
+    Row c = f.sql("CREATE MATERIALIZED VIEW " + v + " USING CHUNKER "
+        + "'io.lancerest.spark.mv.chunker.TextSplitter' OPTIONS (input_columns = 'body', "
+        + "separator = ' ') AS SELECT id, body FROM " + docs).get(0);
+    assertEquals("chunker", c.getString(2));
+    assertEquals(List.of("1|aaaa|0", "1|bbbb|5", "2|cc|0"),
+        f.rows("SELECT id, chunk, char_offset FROM " + v));
+    f.sql("INSERT INTO " + docs + " VALUES (3, 'dd ee')");
+    f.sql("DELETE FROM " + docs + " WHERE id = 1");
+    Row r = f.sql("REFRESH MATERIALIZED VIEW " + v).get(0);
+    assertEquals("DONE", r.getString(1));
+    assertEquals(List.of("2|cc|0", "3|dd|0", "3|ee|3"),
+        f.rows("SELECT id, chunk, char_offset FROM " + v));
+  }
 }

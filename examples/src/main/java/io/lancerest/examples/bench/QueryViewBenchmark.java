@@ -1,0 +1,140 @@
+package io.lancerest.examples.bench;
+
+import io.lancerest.spark.LanceRestSparkExtensions;
+import io.lancerest.spark.mv.DefaultMaterializedViewsFactory;
+import io.lancerest.spark.mv.MaterializedViews;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.lance.namespace.RestAdapter;
+import org.lance.spark.extensions.LanceSparkSessionExtensions;
+
+/**
+ * Query materialized views against their baselines, in one JVM and one SparkSession over an
+ * in-process {@code RestAdapter("dir")} server. Not a test: it prints figures and ratios.
+ * <ul>
+ *   <li>(a) a full refresh of a query view over R source rows versus {@code CREATE TABLE … AS
+ *       SELECT} of the same projection through the catalog (target ratio &le; 1.15);</li>
+ *   <li>(b) an incremental refresh after appending 1 % new rows and updating 0.1 % (lance-spark
+ *       UPDATE, so delete + insert of those rows) versus the full refresh (target &le; 10 %).</li>
+ * </ul>
+ * Rounds alternate which of (CTAS, full refresh) goes first; the median of each is reported.
+ * Arguments, all optional: {@code rows=5000000 rounds=3 warehouse=DIR}.
+ */
+public final class QueryViewBenchmark {
+  private static final String NS = "lance.bench";
+  private static final String PROJECTION = "SELECT id, upper(name) AS uname, score * 2 AS s2, "
+      + "payload FROM %s WHERE score %% 10 <> 0";
+
+  private QueryViewBenchmark() {}
+
+  public static void main(String[] argv) throws Exception {
+    Map<String, String> args = new LinkedHashMap<>();
+    for (String a : argv) {
+      int eq = a.indexOf('=');
+      args.put(a.substring(0, eq), a.substring(eq + 1));
+    }
+    long rows = Long.parseLong(args.getOrDefault("rows", "5000000"));
+    int rounds = Integer.parseInt(args.getOrDefault("rounds", "3"));
+    Path dir = args.containsKey("warehouse") ? Path.of(args.get("warehouse"))
+        : Files.createTempDirectory("qv-bench");
+    try (RestAdapter server = new RestAdapter("dir", Map.of("root", dir.toString()),
+        "127.0.0.1", 0)) {
+      server.start();
+      SparkSession spark = SparkSession.builder().master("local[*]").appName("qv-bench")
+          .config("spark.ui.enabled", "false")
+          .config("spark.sql.shuffle.partitions", "4")
+          .config("spark.sql.catalog.lance", "io.lancerest.spark.catalog.LanceRestCatalog")
+          .config("spark.sql.catalog.lance.uri", "http://127.0.0.1:" + server.getPort())
+          .config(MaterializedViews.FACTORY_CONF, DefaultMaterializedViewsFactory.class.getName())
+          .withExtensions(new LanceRestSparkExtensions())
+          .withExtensions(new LanceSparkSessionExtensions())
+          .getOrCreate();
+      spark.sparkContext().setLogLevel(System.getProperty("bench.log", "WARN"));
+      run(spark, rows, rounds);
+      spark.stop();
+    }
+  }
+
+  private static void run(SparkSession spark, long rows, int rounds) {
+    spark.sql("CREATE NAMESPACE " + NS);
+    String src = NS + ".src";
+    spark.sql("CREATE TABLE " + src + " (id BIGINT, name STRING, score INT, payload DOUBLE)");
+    long t0 = System.nanoTime();
+    insert(spark, src, 0, rows);
+    System.out.printf("source: %,d rows loaded in %.1f s%n", rows, secs(t0));
+    String select = String.format(PROJECTION, src);
+    // warm-up: JIT, Spark code generation, lance-core
+    timeCtas(spark, String.format(PROJECTION, src) + " LIMIT 100000", "warm_ctas");
+    timeFullRefresh(spark, select, "warm_view");
+
+    List<Double> ctas = new ArrayList<>();
+    List<Double> full = new ArrayList<>();
+    for (int r = 0; r < rounds; r++) {
+      if (r % 2 == 0) {
+        ctas.add(timeCtas(spark, select, "c" + r));
+        full.add(timeFullRefresh(spark, select, "v" + r));
+      } else {
+        full.add(timeFullRefresh(spark, select, "v" + r));
+        ctas.add(timeCtas(spark, select, "c" + r));
+      }
+      System.out.printf("round %d: CTAS %.2f s, full refresh %.2f s%n", r, ctas.get(r),
+          full.get(r));
+    }
+    double c = median(ctas);
+    double fr = median(full);
+    System.out.printf("(a) full refresh / CTAS = %.2f / %.2f s = %.3f (target <= 1.15)%n", fr, c,
+        fr / c);
+
+    // (b) incremental: the last full-refresh view stays; +1 % rows, 0.1 % updated
+    String view = NS + ".v" + (rounds - 1);
+    long appended = rows / 100;
+    long updated = rows / 1000;
+    insert(spark, src, rows, appended);
+    spark.sql("UPDATE " + src + " SET payload = payload + 1, score = score + 1 WHERE id < "
+        + updated);
+    long t = System.nanoTime();
+    Row r = spark.sql("REFRESH MATERIALIZED VIEW " + view).collectAsList().get(0);
+    double inc = secs(t);
+    System.out.printf("(b) incremental refresh (+%,d rows, %,d updated): %.2f s, %s inserted, "
+        + "%s deleted; / full = %.3f (target <= 0.10)%n", appended, updated, inc, r.get(4),
+        r.get(5), inc / fr);
+    long expected = spark.sql(select).count();
+    long actual = spark.table(view).count();
+    System.out.printf("check: view rows %,d, SELECT rows %,d -> %s%n", actual, expected,
+        actual == expected ? "equal" : "DIFFERENT");
+  }
+
+  private static void insert(SparkSession spark, String table, long from, long n) {
+    spark.sql("INSERT INTO " + table + " SELECT id, concat('name-', id), CAST(id % 97 AS INT), "
+        + "id * 0.5 FROM range(" + from + ", " + (from + n) + ")");
+  }
+
+  private static double timeCtas(SparkSession spark, String select, String name) {
+    long t = System.nanoTime();
+    spark.sql("CREATE TABLE " + NS + "." + name + " AS " + select);
+    return secs(t);
+  }
+
+  private static double timeFullRefresh(SparkSession spark, String select, String name) {
+    spark.sql("CREATE MATERIALIZED VIEW " + NS + "." + name + " AS " + select + " WITH NO DATA");
+    long t = System.nanoTime();
+    spark.sql("REFRESH MATERIALIZED VIEW " + NS + "." + name).collectAsList();
+    return secs(t);
+  }
+
+  private static double secs(long startNanos) {
+    return (System.nanoTime() - startNanos) / 1e9;
+  }
+
+  private static double median(List<Double> xs) {
+    List<Double> s = new ArrayList<>(xs);
+    s.sort(null);
+    return s.get(s.size() / 2);
+  }
+}
