@@ -11,6 +11,7 @@ import io.lancerest.spark.mv.chunker.BatchChunker;
 import io.lancerest.spark.mv.chunker.Chunker;
 import io.lancerest.spark.mv.chunker.ChunkerFunctions;
 import io.lancerest.spark.mv.udtf.BatchUdtf;
+import io.lancerest.spark.mv.udtf.IvfPartitions;
 import io.lancerest.spark.mv.udtf.UdtfResources;
 import java.lang.reflect.Modifier;
 import java.util.ArrayList;
@@ -22,6 +23,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.Metadata;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.LanceArrowUtils;
@@ -135,7 +138,8 @@ final class FunctionOptions {
       boolean isBatch = batch != null && batch;
       Class<?> cls = checkClass(kind, className, isBatch);
       Schema out = outputSchema != null ? parseSchema(outputSchema, viewName)
-          : derivedSchema(kind, cls, functionOptions, select(inputSchema, inputs), viewName);
+          : derivedSchema(kind, cls, functionOptions,
+              functionInput(select(inputSchema, inputs), partitionByIndexed), viewName);
       envelope = FunctionEnvelope.java(className, name != null ? name : cls.getSimpleName(),
           version != null ? version : "1", out, inputs, isBatch, functionOptions);
       if (givenSha != null && !envelope.sha256Hex().equalsIgnoreCase(givenSha.trim())) {
@@ -221,6 +225,19 @@ final class FunctionOptions {
       throw new InvalidViewDefinitionException("output_schema of view " + viewName + " is "
           + "neither Spark DDL ('a STRING, b INT') nor Arrow JSON: " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * What the function is handed per row: the selected columns, plus the constant {@code
+   * _partition_id int32} that a PARTITION BY INDEXED refresh adds (so a UDTF deriving its output
+   * schema from its input sees the column it will be given).
+   */
+  private static StructType functionInput(StructType selected, String partitionByIndexed) {
+    if (partitionByIndexed == null) {
+      return selected;
+    }
+    return selected.add(new StructField(IvfPartitions.PARTITION_ID, DataTypes.IntegerType,
+        false, Metadata.empty()));
   }
 
   private static StructType select(StructType schema, List<String> columns) {

@@ -1,6 +1,7 @@
 package io.lancerest.spark.mv.engine;
 
 import io.lancerest.spark.mv.GenevaLayout;
+import io.lancerest.spark.mv.InvalidViewDefinitionException;
 import io.lancerest.spark.mv.MaterializedViewKind;
 import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.RefreshResult;
@@ -64,7 +65,7 @@ final class KindDispatch {
     }
     SourceQuery q = def.sourceQuery();
     UdtfSource src = new UdtfSource(source.location(), source.storageOptions(), version,
-        (s, withRowId) -> projected(s, source, version, q, withRowId));
+        (s, withRowId) -> projected(s, viewName, source, version, q, withRowId));
     UdtfRefreshOptions opts = new UdtfRefreshOptions(o.force(),
         o.concurrency() == null ? 0 : o.concurrency(),
         o.maxRowsPerFragment() == null ? 0 : o.maxRowsPerFragment(), jobId, null);
@@ -80,13 +81,28 @@ final class KindDispatch {
         r.rowsInserted(), r.rowsDeleted(), r.skipped().size(), r.duration().toMillis());
   }
 
-  /** The source query's rows (projection and filter applied; no limit), optionally with _rowid. */
-  private static Dataset<Row> projected(SparkSession spark, TableLocation source, long version,
-      SourceQuery q, boolean withRowId) {
+  /**
+   * The source query's rows (filter, limit and projection applied), optionally with _rowid.
+   * A LIMIT keeps the first {@code n} filtered rows in {@code _rowid} order, as query views do:
+   * a bare Spark limit takes whichever rows its tasks return first, so a rebuild of the same
+   * source version could see other rows.
+   */
+  private static Dataset<Row> projected(SparkSession spark, String viewName,
+      TableLocation source, long version, SourceQuery q, boolean withRowId) {
     Dataset<Row> df = QueryLayout.readSource(spark, source.location(), source.storageOptions(),
         version);
     if (q.filter() != null) {
       df = df.where(q.filter());
+    }
+    if (q.limit() != null) {
+      if (q.limit() > Integer.MAX_VALUE) {
+        throw new InvalidViewDefinitionException("The source query of view " + viewName
+            + " has LIMIT " + q.limit() + "; a function view can take at most "
+            + Integer.MAX_VALUE + " source rows (recreate it with a smaller LIMIT or none)");
+      }
+      // Sorted by an expression, not the bare column: lance-spark 0.4 would push a top-n on
+      // _rowid into its scanner, which has no such column ("Column _rowid not found").
+      df = df.orderBy(df.col("_rowid").plus(0)).limit(q.limit().intValue());
     }
     if (q.projection().isEmpty()) {
       return withRowId ? df.select(df.col("*"), df.col("_rowid")) : df;
