@@ -1,5 +1,7 @@
 package io.lancerest.spark.mv.chunker;
 
+import io.lancerest.spark.mv.ErrorsTable;
+
 import io.lancerest.spark.mv.GenevaLayout;
 import io.lancerest.spark.mv.MaterializedViewException;
 import io.lancerest.spark.mv.SourceQuery;
@@ -114,10 +116,7 @@ public final class ChunkerRefresh {
 
   /** {@code .../v.lance} → {@code .../v__errors.lance}. */
   public static String errorsTableNextTo(String viewUri) {
-    String base = viewUri.endsWith("/") ? viewUri.substring(0, viewUri.length() - 1) : viewUri;
-    return base.endsWith(".lance")
-        ? base.substring(0, base.length() - ".lance".length()) + "__errors.lance"
-        : base + "__errors";
+    return ErrorsTable.nextTo(viewUri);
   }
 
   /** The view table's columns for this definition over this source DataFrame. */
@@ -281,17 +280,18 @@ public final class ChunkerRefresh {
               UNPROCESSED_KEY, String.valueOf(unprocessed)))
           .transactionProperties(txn)
           .build();
-      beforeCommit.run();
-      ViewCommitResult r = commit.commit();
-      if (!ex.skipped.isEmpty()) {
-        try {
-          ChunkerErrorsTable.append(t.errorsTableUri(), t.viewStorageOptions(), jobId,
-              t.viewName(), def.function(), srcVersion, ex.skipped);
-        } catch (RuntimeException e) {
-          LOG.warn("Chunker view {} (job {}): {} skipped parents could not be recorded in {}: "
-              + "{}", t.viewName(), jobId, ex.skipped.size(), t.errorsTableUri(), e.toString());
-        }
+      // Skipped parents are written before the commit and appended after it (ErrorsTable).
+      ErrorsTable.Staged errors = ChunkerErrorsTable.stage(t.errorsTableUri(),
+          t.viewStorageOptions(), jobId, t.viewName(), def.function(), srcVersion, ex.skipped);
+      ViewCommitResult r;
+      try {
+        beforeCommit.run();
+        r = commit.commit();
+      } catch (RuntimeException e) {
+        errors.abandon(e.toString());
+        throw e;
       }
+      errors.commit();
       long zero = ex.counts.values().stream().filter(c -> c == 0).count();
       ChunkerRefreshResult result = new ChunkerRefreshResult(ex.skipped.isEmpty()
           ? ChunkerRefreshResult.DONE : ChunkerRefreshResult.PARTIAL, srcVersion, watermark,

@@ -1,6 +1,8 @@
 package io.lancerest.spark.mv.udtf;
 
+import io.lancerest.spark.mv.ErrorsTable;
 import io.lancerest.spark.mv.MaterializedViewException;
+import io.lancerest.spark.mv.MaterializedViewKind;
 import io.lancerest.spark.mv.commit.FragmentShipping;
 import io.lancerest.spark.mv.commit.ViewCommit;
 import io.lancerest.spark.mv.commit.ViewCommitResult;
@@ -45,8 +47,8 @@ import org.slf4j.LoggerFactory;
  *       same UDTF name, version and source version.</li>
  *   <li>Failures follow the view's {@code error_handling} ({@link
  *       io.lancerest.spark.mv.ErrorHandling}) per partition: a failed refresh commits nothing;
- *       skipped partitions are written to the errors table and the result is {@code
- *       PARTIAL}.</li>
+ *       skipped partitions are recorded in the errors table ({@link ErrorsTable}: staged
+ *       before the commit, appended after it) and the result is {@code PARTIAL}.</li>
  *   <li>The driver commits all fragments at once with {@link ViewCommit} (replace all rows,
  *       schema metadata with the base version), then drops the checkpoints.</li>
  * </ol>
@@ -186,6 +188,21 @@ public final class UdtfRefresh {
       }
     }
     long total = outcomes.size();
+    MaterializedViewException tooManySkips = null;
+    try {
+      def.errorHandling().checkSkips(skipped.size(), total, "partitions");
+    } catch (MaterializedViewException e) {
+      tooManySkips = e;
+    }
+    if (!failed.isEmpty() || tooManySkips != null) {
+      // The refresh commits nothing, so no error is recorded in the errors table; the log is
+      // where the skipped partitions of a failed refresh can still be seen.
+      for (UdtfRefreshResult.SkippedPartition s : skipped) {
+        LOG.warn("View '{}' (job {}) fails; partition {} would have been skipped after {} "
+            + "attempt(s): {}: {}", view.name(), jobId, s.partitionKey(), s.attempts(),
+            s.errorClass(), s.errorMessage());
+      }
+    }
     if (!failed.isEmpty()) {
       PartitionOutcome f = failed.get(0);
       throw new UdtfRefreshException("Refresh of view '" + view.name() + "' (job " + jobId
@@ -194,9 +211,8 @@ public final class UdtfRefresh {
           + "committed; the view stays at version " + viewVersion + ". " + (computed + reused)
           + " finished partitions are checkpointed and will be reused by the next refresh.");
     }
-    try {
-      def.errorHandling().checkSkips(skipped.size(), total, "partitions");
-    } catch (MaterializedViewException e) {
+    if (tooManySkips != null) {
+      MaterializedViewException e = tooManySkips;
       throw new UdtfRefreshException("Refresh of view '" + view.name() + "' (job " + jobId
           + ") failed: " + e.getMessage() + ". First error: partition "
           + skipped.get(0).partitionKey() + ": " + skipped.get(0).errorClass() + ": "
@@ -206,13 +222,26 @@ public final class UdtfRefresh {
     UdtfRefreshResult.Status status = skipped.isEmpty()
         ? UdtfRefreshResult.Status.DONE : UdtfRefreshResult.Status.PARTIAL;
     String errorsTable = null;
+    ErrorsTable.Staged errors = ErrorsTable.Staged.NONE;
     if (!skipped.isEmpty()) {
       errorsTable = options.errorsTable() != null ? options.errorsTable()
           : view.defaultErrorsTable();
-      UdtfErrorsTable.append(spark, errorsTable, view.storageOptions(), jobId, view.name(), def,
-          source.version(), skipped);
+      List<ErrorsTable.Entry> entries = new ArrayList<>(skipped.size());
+      for (UdtfRefreshResult.SkippedPartition s : skipped) {
+        entries.add(new ErrorsTable.Entry(null, def.keyColumn(), s.partitionKey(), s.attempts(),
+            s.errorClass(), s.errorMessage()));
+      }
+      try {
+        errors = ErrorsTable.stage(errorsTable, view.storageOptions(), new ErrorsTable.Origin(
+            jobId, view.name(), MaterializedViewKind.UDTF, def.name(), def.version(),
+            source.version()), entries);
+      } catch (MaterializedViewException e) {
+        throw new UdtfRefreshException("Refresh of view '" + view.name() + "' (job " + jobId
+            + ") failed: " + e.getMessage() + ". The view stays at version " + viewVersion
+            + ".", e);
+      }
       LOG.warn("View '{}' (job {}): {} of {} partitions skipped after failing; the view is "
-          + "PARTIAL, errors are in '{}'", view.name(), jobId, skipped.size(), total,
+          + "PARTIAL, errors go to '{}'", view.name(), jobId, skipped.size(), total,
           errorsTable);
     }
     Map<String, String> meta = new LinkedHashMap<>();
@@ -221,14 +250,21 @@ public final class UdtfRefresh {
     meta.put(LAST_STATUS_KEY, status.name());
     meta.put(SKIPPED_KEY, Integer.toString(skipped.size()));
     long commitStarted = System.nanoTime();
-    ViewCommitResult committed = ViewCommit.builder(view.location(), viewVersion)
-        .storageOptions(view.storageOptions())
-        .replaceAllRows()
-        .addFragments(fragments)
-        .schemaMetadata(meta)
-        .transactionProperties(Map.of(LAST_JOB_KEY, jobId))
-        .build()
-        .commit();
+    ViewCommitResult committed;
+    try {
+      committed = ViewCommit.builder(view.location(), viewVersion)
+          .storageOptions(view.storageOptions())
+          .replaceAllRows()
+          .addFragments(fragments)
+          .schemaMetadata(meta)
+          .transactionProperties(Map.of(LAST_JOB_KEY, jobId))
+          .build()
+          .commit();
+    } catch (RuntimeException e) {
+      errors.abandon(e.toString());
+      throw e;
+    }
+    errors.commit();
     checkpoints.clear();
     LOG.info("View '{}' (job {}): committed in {} ms", view.name(), jobId,
         elapsed(commitStarted).toMillis());

@@ -1,5 +1,6 @@
 package io.lancerest.spark.mv.udtf;
 
+import io.lancerest.spark.mv.LanceReads;
 import java.util.Map;
 import java.util.Objects;
 import org.apache.spark.sql.Dataset;
@@ -30,11 +31,18 @@ public record UdtfSource(String location, Map<String, String> storageOptions, lo
 
   /** Every column of the Lance table at {@code location}, version {@code version}. */
   public static UdtfSource lanceTable(String location, long version) {
-    return new UdtfSource(location, Map.of(), version, (spark, withRowId) -> {
-      Dataset<Row> df = spark.read().format("lance")
-          .option("path", location)
-          .option("version", Long.toString(version))
-          .load();
+    return lanceTable(location, Map.of(), version);
+  }
+
+  /**
+   * Every column of the Lance table at {@code location}, version {@code version}, read like
+   * every other engine read (through {@link LanceReads}, lance-spark's path catalog).
+   */
+  public static UdtfSource lanceTable(String location, Map<String, String> storageOptions,
+      long version) {
+    Map<String, String> options = storageOptions == null ? Map.of() : Map.copyOf(storageOptions);
+    return new UdtfSource(location, options, version, (spark, withRowId) -> {
+      Dataset<Row> df = LanceReads.reader(spark, options, version).load(location);
       return withRowId ? df.select(df.col("*"), df.col("_rowid")) : df;
     });
   }

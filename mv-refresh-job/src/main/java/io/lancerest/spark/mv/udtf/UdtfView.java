@@ -19,11 +19,6 @@ public record UdtfView(String name, String location, Map<String, String> storage
 
   /** {@code <view>__errors.lance} next to the view's own directory. */
   String defaultErrorsTable() {
-    String base = location.endsWith("/") ? location.substring(0, location.length() - 1)
-        : location;
-    if (base.endsWith(".lance")) {
-      base = base.substring(0, base.length() - ".lance".length());
-    }
-    return base + "__errors.lance";
+    return io.lancerest.spark.mv.ErrorsTable.nextTo(location);
   }
 }

@@ -102,7 +102,8 @@ final class UdtfFixtures {
   /**
    * Counts and sums {@code price} per partition. Options: {@code tag} (call counting), {@code
    * fail_key} + {@code fail_times} (throw on that key's first N calls, after reading half of
-   * its rows), {@code bad_output} (return a string where a long is declared).
+   * its rows), {@code bad_output} (return a string where a long is declared), {@code
+   * touch_view} (on key a, commit a config change to that table: a concurrent writer).
    */
   public static final class CountingUdtf implements BatchUdtf {
     @Override
@@ -125,6 +126,13 @@ final class UdtfFixtures {
       }
       if (fail) {
         throw new IllegalStateException("boom on " + key + " (call " + call + ")");
+      }
+      String touch = ctx.option("touch_view", null);
+      if (touch != null && key.equals("a")) {
+        try (BufferAllocator a = new RootAllocator();
+            org.lance.Dataset ds = org.lance.Dataset.open(touch, a)) {
+          ds.updateConfig(Map.of("touched_by", "a concurrent writer"));
+        }
       }
       Object totalValue = ctx.options().containsKey("bad_output") ? "oops" : (Object) total;
       return List.of(RowFactory.create(ctx.partitionKey(), n, totalValue)).iterator();

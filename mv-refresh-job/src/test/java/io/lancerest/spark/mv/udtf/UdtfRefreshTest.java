@@ -231,11 +231,37 @@ class UdtfRefreshTest {
     String errors = dir.resolve("v__errors.lance").toString();
     assertEquals(errors, r.errorsTable());
     Row e = spark.read().format("lance").option("path", errors).load()
-        .select("job_id", "view", "udtf_name", "source_version", "partition_column",
-            "partition_key", "attempts", "error_class", "error_message")
+        .select("job_id", "view", "kind", "function_name", "function_version",
+            "source_version", "__source_row_id", "partition_column", "partition_key",
+            "attempts", "error_class", "error_message")
         .collectAsList().get(0);
-    assertEquals("[job-7,ns.v,counts,1,category,b,2,java.lang.IllegalStateException,"
-        + "boom on b (call 2)]", e.toString());
+    assertEquals("[job-7,ns.v,udtf,counts,1,1,null,category,b,2,"
+        + "java.lang.IllegalStateException,boom on b (call 2)]", e.toString());
+  }
+
+  @Test
+  void skippedPartitionsOfARefreshThatDoesNotCommitAreNotRecorded() {
+    ErrorHandling skip = handling(null, null,
+        ErrorHandling.Rule.of(null, ErrorHandling.Action.SKIP));
+    // Partition a commits to the view table meanwhile, so the view commit conflicts after the
+    // skipped partition b has been staged in the errors table.
+    UdtfDefinition racing = counting(Map.of("fail_key", "b", "fail_times", "99",
+        "touch_view", viewUri)).withErrorHandling(skip);
+
+    assertThrows(io.lancerest.spark.mv.commit.ViewCommitConflictException.class,
+        () -> refresh(racing, UdtfRefreshOptions.DEFAULT.withJobId("job-lost")));
+
+    String errors = dir.resolve("v__errors.lance").toString();
+    assertEquals(0, spark.read().format("lance").option("path", errors).load().count(),
+        "nothing recorded for a refresh that did not commit");
+
+    UdtfDefinition plain = counting(Map.of("fail_key", "b", "fail_times", "99"))
+        .withErrorHandling(skip);
+    UdtfRefreshResult r = refresh(plain, UdtfRefreshOptions.DEFAULT.withJobId("job-ok"));
+    assertEquals(UdtfRefreshResult.Status.PARTIAL, r.status());
+    assertEquals(List.of("job-ok|b"), spark.read().format("lance").option("path", errors).load()
+        .collectAsList().stream().map(e -> e.getAs("job_id") + "|" + e.getAs("partition_key"))
+        .toList());
   }
 
   @Test
