@@ -14,7 +14,7 @@ import org.lance.namespace.RestAdapter;
 
 /**
  * Time travel through the catalog: {@code VERSION AS OF n}, {@code VERSION AS OF 'tag'} and
- * {@code TIMESTAMP AS OF '...'}.
+ * {@code TIMESTAMP AS OF '...'}, and the DataFrame read option {@code versionAsOf}.
  *
  * <p>Tags are Lance dataset tags. A server that implements CreateTableTag creates them over REST
  * ({@code LanceRestClient.createTableTag}); the upstream dir server does not, so this example
@@ -73,6 +73,11 @@ public final class TimeTravelExample {
         + "ORDER BY sku");
     Quickstart.show(spark, "SELECT * FROM lance.tt.prices TIMESTAMP AS OF '" + between
         + "' ORDER BY sku");
+    // The DataFrame form: read options, resolved when Spark builds the scan.
+    System.out.println("df> spark.read().option(\"versionAsOf\", " + v1
+        + ").table(\"lance.tt.prices\")");
+    spark.read().option("versionAsOf", v1).table("lance.tt.prices").orderBy("sku")
+        .show(50, false);
     try {
       spark.sql("SELECT * FROM lance.tt.prices VERSION AS OF 'no_such_tag'").collect();
     } catch (RuntimeException e) {

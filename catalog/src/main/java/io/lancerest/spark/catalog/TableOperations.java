@@ -218,7 +218,7 @@ final class TableOperations {
     // The dataset config and version are read when Spark asks (DESCRIBE, SHOW TBLPROPERTIES):
     // writes go through lance-spark, not the catalog, so anything read at load time goes stale.
     return new CatalogTable((LanceDataset) base, e.handle.managedVersioning(), displayName,
-        props, () -> datasetProperties(e, version, props));
+        props, () -> datasetProperties(e, version, props), e.handle, version);
   }
 
   private static Map<String, String> datasetProperties(Entry e, Long version,

@@ -685,6 +685,8 @@ abstract class CatalogContractTest {
     Thread.sleep(50);
     sql("INSERT INTO " + t + " VALUES (4, 'd')");
     assertEquals(List.of(1L, 2L, 3L), ids(t + " TIMESTAMP AS OF '" + ts + "'"));
+    // The DataFrame form (read option), same syntax and session time zone.
+    assertEquals(List.of(1L, 2L, 3L), idsWith(t, "timestampAsOf", ts));
   }
 
   @Test
@@ -697,6 +699,114 @@ abstract class CatalogContractTest {
     IllegalArgumentException e2 = assertThrows(IllegalArgumentException.class,
         () -> sql("SELECT * FROM " + t + " VERSION AS OF 'nightly'"));
     assertTrue(e2.getMessage().contains("has no tag 'nightly'"), e2.getMessage());
+  }
+
+  // ---------------------------------------------------------------- time travel by read options
+
+  private List<Long> idsWith(String table, String... keyValues) {
+    var reader = spark.read();
+    for (int i = 0; i < keyValues.length; i += 2) {
+      reader = reader.option(keyValues[i], keyValues[i + 1]);
+    }
+    return reader.table(table).orderBy("id").collectAsList().stream().map(r -> r.getLong(0))
+        .collect(Collectors.toList());
+  }
+
+  @Test
+  void readOptionsVersionAsOfAndVersionReadThatVersion() throws Exception {
+    serverIndependent();
+    String t = newTable(); // v1 create, v2 insert
+    sql("INSERT INTO " + t + " VALUES (4, 'd')"); // v3
+    try (org.lance.Dataset ds = org.lance.Dataset.open(location(t).toUri().toString())) {
+      ds.tags().create("three_rows", 2);
+    }
+    assertEquals(List.of(1L, 2L, 3L), idsWith(t, "versionAsOf", "2"));
+    assertEquals(List.of(1L, 2L, 3L), idsWith(t, "VERSIONASOF", "three_rows"));
+    assertEquals(List.of(1L, 2L, 3L), idsWith(t, "version", "2")); // lance-spark's own name
+    assertEquals(List.of(), idsWith(t, "versionAsOf", "1"));
+    // The manifest-answered count and other read options keep the version.
+    assertEquals(3L, spark.read().option("versionAsOf", 2).table(t).count());
+    assertEquals(List.of(1L, 2L, 3L), idsWith(t, "versionAsOf", "2", "batch_size", "1"));
+    assertEquals(4, ids(t).size(), "the latest is still read without options");
+    assertEquals(List.of(1L, 2L, 3L, 4L), idsWith(t, "batch_size", "1"));
+  }
+
+  @Test
+  void conflictingTimeTravelReadOptionsAreRefused() {
+    serverIndependent();
+    String t = readOnlyTable();
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> idsWith(t, "versionAsOf", "1", "timestampAsOf", "2026-01-01 00:00:00"));
+    assertEquals("Cannot read table " + t + " with the read options versionAsOf=1 and"
+        + " timestampAsOf=2026-01-01 00:00:00: they ask for different points in time. Give only"
+        + " one of versionAsOf, timestampAsOf or version.", e.getMessage());
+    IllegalArgumentException e2 = assertThrows(IllegalArgumentException.class,
+        () -> idsWith(t, "versionAsOf", "1", "version", "2"));
+    assertTrue(e2.getMessage().contains("versionAsOf=1 and version=2"), e2.getMessage());
+  }
+
+  /** The row count a scan of {@code table} answers from the manifest. */
+  private static long manifestCount(Table table, Map<String, String> options) {
+    var builder = (org.apache.spark.sql.connector.read.SupportsPushDownAggregates)
+        ((org.apache.spark.sql.connector.catalog.SupportsRead) table)
+            .newScanBuilder(new org.apache.spark.sql.util.CaseInsensitiveStringMap(options));
+    var countStar = new org.apache.spark.sql.connector.expressions.aggregate.Aggregation(
+        new org.apache.spark.sql.connector.expressions.aggregate.AggregateFunc[] {
+            new org.apache.spark.sql.connector.expressions.aggregate.CountStar()},
+        new org.apache.spark.sql.connector.expressions.Expression[0]);
+    assertTrue(builder.pushAggregation(countStar));
+    var scan = (org.apache.spark.sql.connector.read.LocalScan) builder.build();
+    return scan.rows()[0].getLong(0);
+  }
+
+  @Test
+  void aReadOptionOnATableReadWithSqlTimeTravelIsRefused() throws Exception {
+    serverIndependent();
+    String t = readOnlyTable(); // version 1 empty, version 2 three rows
+    // Spark 3.5's SQL has no per-table options, so this is the catalog API a future Spark (or
+    // another engine) would use: a table loaded for VERSION AS OF 1, then scanned with options.
+    Table atOne = cat().loadTable(ident(t), "1");
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> manifestCount(atOne, Map.of("versionAsOf", "2")));
+    assertEquals("Cannot read table " + t + " with the read option versionAsOf=2: the query"
+        + " already reads it at version 1 (VERSION AS OF / TIMESTAMP AS OF). Use either the SQL"
+        + " clause or the option, not both.", e.getMessage());
+    // Other options keep the SQL version (lance-spark alone would fall back to the latest).
+    assertEquals(0L, manifestCount(atOne, Map.of("batch_size", "1")));
+    assertEquals(0L, manifestCount(atOne, Map.of()));
+    assertEquals(3L, manifestCount(cat().loadTable(ident(t)), Map.of("batch_size", "1")));
+  }
+
+  @Test
+  void aReadOptionForAMissingVersionNamesTheLatest() {
+    serverIndependent();
+    String t = readOnlyTable(); // versions 1..2
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> idsWith(t, "versionAsOf", "42"));
+    assertEquals("Table " + t.substring(catalog().length() + 1) + " has no version 42. Its latest"
+        + " version is 2; available versions: 1..2 (older ones may have been cleaned up).",
+        e.getMessage());
+    IllegalArgumentException e2 = assertThrows(IllegalArgumentException.class,
+        () -> idsWith(t, "version", "two"));
+    assertTrue(e2.getMessage().contains("read option version must be a version number, got"
+        + " 'two'"), e2.getMessage());
+    IllegalArgumentException e3 = assertThrows(IllegalArgumentException.class,
+        () -> idsWith(t, "timestampAsOf", "yesterday-ish"));
+    assertTrue(e3.getMessage().startsWith("Cannot read table " + t + ": read option timestampAsOf"
+        + " 'yesterday-ish' is not a timestamp"), e3.getMessage());
+  }
+
+  @Test
+  void aReadOptionForAVersionWithOtherColumnsPointsToSql() {
+    serverIndependent();
+    String t = newTable(); // v2: (id, name)
+    sql("ALTER TABLE " + t + " ADD COLUMNS (extra INT)");
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> idsWith(t, "versionAsOf", "2"));
+    assertTrue(e.getMessage().contains("the columns then were struct<id:bigint,name:string> but"
+        + " Spark already resolved the query with the current"
+        + " struct<id:bigint,name:string,extra:int>. Use SQL instead"), e.getMessage());
+    assertEquals(List.of(1L, 2L, 3L), ids(t + " VERSION AS OF 2"));
   }
 
   // ================================================================ names

@@ -169,6 +169,16 @@ public final class LanceTables {
     }
   }
 
+  /**
+   * The Spark schema of the table as of {@code version}; fails with {@link
+   * UnknownTableVersionException} when the version does not exist.
+   */
+  public static StructType schemaAt(TableHandle handle, long version) {
+    try (Dataset ds = openAt(handle.withVersion(null), version)) {
+      return LanceArrowUtils.fromArrowSchema(ds.getSchema());
+    }
+  }
+
   /** The dataset's current version number. */
   public static long latestVersion(TableHandle handle) {
     try (Dataset ds = openAt(handle.withVersion(null), null)) {
@@ -439,7 +449,9 @@ public final class LanceTables {
           "version " + version,
           versions.isEmpty()
               ? "The table has no versions."
-              : "Available versions: "
+              : "Its latest version is "
+                  + latest.version()
+                  + "; available versions: "
                   + describeRange(versions)
                   + " (older ones may have been cleaned up).");
     }
