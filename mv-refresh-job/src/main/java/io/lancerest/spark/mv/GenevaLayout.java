@@ -172,6 +172,25 @@ public final class GenevaLayout {
     }
   }
 
+  /**
+   * The {@link #LAST_JOB} value: JSON with {@code job_id}, {@code status}, {@code kind}, {@code
+   * source_version}, {@code rows_inserted}, {@code rows_deleted}, {@code finished_at_ms}. Written
+   * by {@code ViewCommit} in the refresh's own commit, so it never describes a change the view
+   * does not have.
+   */
+  public static String lastJobJson(String jobId, String status, MaterializedViewKind kind,
+      long sourceVersion, long rowsInserted, long rowsDeleted, long finishedAtMs) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("job_id", jobId);
+    m.put("status", status);
+    m.put("kind", kind.wire());
+    m.put("source_version", sourceVersion);
+    m.put("rows_inserted", rowsInserted);
+    m.put("rows_deleted", rowsDeleted);
+    m.put("finished_at_ms", finishedAtMs);
+    return DefinitionJson.write(m);
+  }
+
   /** Splits a Geneva {@code namespace_path}. */
   public static List<String> namespacePath(String value) {
     return value == null || value.isEmpty() ? List.of()

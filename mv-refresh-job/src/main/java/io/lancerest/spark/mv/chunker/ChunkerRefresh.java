@@ -4,13 +4,14 @@ import io.lancerest.spark.mv.ErrorsTable;
 
 import io.lancerest.spark.mv.GenevaLayout;
 import io.lancerest.spark.mv.MaterializedViewException;
+import io.lancerest.spark.mv.MaterializedViewKind;
+import io.lancerest.spark.mv.RefreshResult;
 import io.lancerest.spark.mv.SourceQuery;
 import io.lancerest.spark.mv.commit.FragmentShipping;
 import io.lancerest.spark.mv.commit.ViewCommit;
 import io.lancerest.spark.mv.commit.ViewCommitResult;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -265,9 +266,6 @@ public final class ChunkerRefresh {
       long unprocessed = ParentIds.minus(state.present, nextProcessed).getLongCardinality();
       long viewScanned = System.nanoTime();
 
-      Map<String, String> txn = new LinkedHashMap<>();
-      txn.put("lancerest.mv.job_id", jobId);
-      txn.put("lancerest.mv.kind", "chunker");
       ViewCommit commit = ViewCommit.builder(t.viewUri(), readVersion)
           .storageOptions(t.viewStorageOptions())
           .deleteRowAddresses(existing.deleteAddresses)
@@ -278,7 +276,8 @@ public final class ChunkerRefresh {
           .config(Map.of(PROCESSED_KEY, ParentIds.toBase64(nextProcessed),
               TRUNCATED_KEY, ParentIds.toBase64(newTruncated),
               UNPROCESSED_KEY, String.valueOf(unprocessed)))
-          .transactionProperties(txn)
+          .job(new ViewCommit.Job(jobId, MaterializedViewKind.CHUNKER, ex.skipped.isEmpty()
+              ? RefreshResult.JobStatus.DONE : RefreshResult.JobStatus.PARTIAL, srcVersion))
           .build();
       // Skipped parents are written before the commit and appended after it (ErrorsTable).
       ErrorsTable.Staged errors = ChunkerErrorsTable.stage(t.errorsTableUri(),

@@ -1,5 +1,8 @@
 package io.lancerest.spark.mv.commit;
 
+import io.lancerest.spark.mv.GenevaLayout;
+import io.lancerest.spark.mv.MaterializedViewKind;
+import io.lancerest.spark.mv.RefreshResult;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -59,6 +62,7 @@ public final class ViewCommit {
   private final Map<String, Map<String, String>> fieldMetadata;
   private final Map<String, String> config;
   private final Map<String, String> transactionProperties;
+  private final Job job;
   /** Test seam: runs between the stale-version check and the commit. */
   Runnable beforeCommit = () -> { };
 
@@ -74,6 +78,21 @@ public final class ViewCommit {
     this.fieldMetadata = new LinkedHashMap<>(b.fieldMetadata);
     this.config = new LinkedHashMap<>(b.config);
     this.transactionProperties = new LinkedHashMap<>(b.transactionProperties);
+    this.job = b.job;
+  }
+
+  /**
+   * The refresh job a commit belongs to. Every kind's refresh names it, and the commit records
+   * it as {@link GenevaLayout#LAST_JOB} (what DESCRIBE MATERIALIZED VIEW shows) with the row
+   * counts of this very commit, plus job id and kind as transaction properties.
+   */
+  public record Job(String id, MaterializedViewKind kind, RefreshResult.JobStatus status,
+      long sourceVersion) {
+    public Job {
+      Objects.requireNonNull(id, "id");
+      Objects.requireNonNull(kind, "kind");
+      Objects.requireNonNull(status, "status");
+    }
   }
 
   public static Builder builder(String location, long readVersion) {
@@ -151,6 +170,13 @@ public final class ViewCommit {
         fragments.add(new FragmentMetadata(nextId++, f.getFiles(), f.getPhysicalRows(),
             f.getDeletionFile(), f.getRowIdMeta()));
         added += f.getNumRows();
+      }
+      if (job != null) {
+        schemaMetadata.put(GenevaLayout.LAST_JOB, GenevaLayout.lastJobJson(job.id(),
+            job.status().name(), job.kind(), job.sourceVersion(), added, deleted,
+            System.currentTimeMillis()));
+        transactionProperties.put("lancerest.mv.job_id", job.id());
+        transactionProperties.put("lancerest.mv.kind", job.kind().wire());
       }
       Schema schema = schemaWithMetadata(ds.getSchema());
       List<String> droppedIndexes = ds.listIndexes();
@@ -338,6 +364,7 @@ public final class ViewCommit {
     private final Map<String, Map<String, String>> fieldMetadata = new LinkedHashMap<>();
     private final Map<String, String> config = new LinkedHashMap<>();
     private final Map<String, String> transactionProperties = new LinkedHashMap<>();
+    private Job job;
 
     private Builder(String location, long readVersion) {
       this.location = Objects.requireNonNull(location, "location");
@@ -398,6 +425,12 @@ public final class ViewCommit {
     /** Stored with the transaction (lance-core 4.0.0 has no Java API to read them back). */
     public Builder transactionProperties(Map<String, String> properties) {
       transactionProperties.putAll(properties);
+      return this;
+    }
+
+    /** Records the refresh job in the commit (see {@link Job}). */
+    public Builder job(Job job) {
+      this.job = job;
       return this;
     }
 

@@ -400,10 +400,57 @@ public final class EngineViews implements MaterializedViews {
       throw new MaterializedViewNotFoundException("Materialized view " + viewName
           + " does not exist");
     }
+    // The skip records of chunker and UDTF refreshes describe this view only; they go first, so
+    // a failure leaves the view in place and DROP can simply be repeated.
+    List<String> errorTables = stored.definition().kind() == MaterializedViewKind.QUERY
+        ? List.of() : dropErrorTables(stored.view(), viewName);
     // PURGE: a view's data is derived; leaving it behind unreferenced would only leak storage.
     boolean dropped = cat.catalog().purgeTable(CatalogBinding.ident(viewId));
-    LOG.info("Dropped materialized view {} and its data", viewName);
+    LOG.info("Dropped materialized view {} and its data{}", viewName,
+        errorTables.isEmpty() ? "" : ", and its errors table " + errorTables);
     return dropped;
+  }
+
+  /**
+   * Drops the {@code <view>__errors} table(s) next to the view's data, where chunker and UDTF
+   * refreshes record skipped work items. They are written by path, not registered in the
+   * catalog, so nothing else would ever remove them. Returns the locations dropped.
+   */
+  private static List<String> dropErrorTables(TableLocation view, String viewName) {
+    List<String> dropped = new ArrayList<>();
+    for (String uri : errorTableLocations(view.location())) {
+      if (!datasetExists(uri, view.storageOptions())) {
+        continue;
+      }
+      try {
+        org.lance.Dataset.drop(uri, view.storageOptions());
+      } catch (RuntimeException e) {
+        throw new MaterializedViewException("Cannot drop materialized view " + viewName
+            + ": its errors table at '" + uri + "' could not be removed (" + e.getMessage()
+            + "). The view was left in place; fix the cause and drop it again", e);
+      }
+      dropped.add(uri);
+    }
+    return dropped;
+  }
+
+  /** Where chunker and UDTF refreshes put their errors table. */
+  static List<String> errorTableLocations(String viewLocation) {
+    return List.of(io.lancerest.spark.mv.ErrorsTable.nextTo(viewLocation));
+  }
+
+  private static boolean datasetExists(String uri, Map<String, String> storageOptions) {
+    try (BufferAllocator a = new RootAllocator();
+        org.lance.Dataset ds = org.lance.Dataset.open(a, uri,
+            new ReadOptions.Builder().setStorageOptions(storageOptions).build())) {
+      return true;
+    } catch (RuntimeException e) {
+      // Absent is the normal case (no refresh skipped anything). Anything else (e.g. access
+      // denied) counts as present, so that the drop itself reports it.
+      String m = String.valueOf(e.getMessage()).toLowerCase(java.util.Locale.ROOT);
+      return !(m.contains("not found") || m.contains("does not exist")
+          || m.contains("no such file"));
+    }
   }
 
   @Override

@@ -14,7 +14,6 @@ import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.IntConsumer;
@@ -238,22 +237,15 @@ public final class QueryRefresh {
 
       long t3 = System.currentTimeMillis();
       // 5. one commit: deletions, new fragments, watermark, base version, last job
-      long inserted = fragments.stream().mapToLong(FragmentMetadata::getNumRows).sum();
-      long deleted = replaceAll ? viewRows : deletes.size();
-      String lastJob = LastJob.json(jobId, "DONE", MaterializedViewKind.QUERY, srcVersion,
-          inserted, deleted, System.currentTimeMillis());
-      Map<String, String> txn = new LinkedHashMap<>();
-      txn.put("lancerest.mv.job_id", jobId);
-      txn.put("lancerest.mv.kind", MaterializedViewKind.QUERY.wire());
       ViewCommit.Builder commit = ViewCommit.builder(t.viewUri(), readVersion)
           .storageOptions(t.viewStorageOptions())
           .deleteRowAddresses(deletes)
           .addFragments(fragments)
           .fieldMetadata(GenevaLayout.SOURCE_ROW_ID,
               Map.of(GenevaLayout.WATERMARK, String.valueOf(srcVersion)))
-          .schemaMetadata(Map.of(GenevaLayout.BASE_TABLE_VERSION, String.valueOf(srcVersion),
-              GenevaLayout.LAST_JOB, lastJob))
-          .transactionProperties(txn);
+          .schemaMetadata(Map.of(GenevaLayout.BASE_TABLE_VERSION, String.valueOf(srcVersion)))
+          .job(new ViewCommit.Job(jobId, MaterializedViewKind.QUERY,
+              RefreshResult.JobStatus.DONE, srcVersion));
       if (replaceAll) {
         commit.replaceAllRows();
       }

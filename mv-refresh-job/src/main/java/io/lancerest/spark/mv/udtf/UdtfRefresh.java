@@ -3,6 +3,7 @@ package io.lancerest.spark.mv.udtf;
 import io.lancerest.spark.mv.ErrorsTable;
 import io.lancerest.spark.mv.MaterializedViewException;
 import io.lancerest.spark.mv.MaterializedViewKind;
+import io.lancerest.spark.mv.RefreshResult;
 import io.lancerest.spark.mv.commit.FragmentShipping;
 import io.lancerest.spark.mv.commit.ViewCommit;
 import io.lancerest.spark.mv.commit.ViewCommitResult;
@@ -258,6 +259,9 @@ public final class UdtfRefresh {
           .addFragments(fragments)
           .schemaMetadata(meta)
           .transactionProperties(Map.of(LAST_JOB_KEY, jobId))
+          .job(new ViewCommit.Job(jobId, MaterializedViewKind.UDTF, skipped.isEmpty()
+              ? RefreshResult.JobStatus.DONE : RefreshResult.JobStatus.PARTIAL,
+              source.version()))
           .build()
           .commit();
     } catch (RuntimeException e) {
