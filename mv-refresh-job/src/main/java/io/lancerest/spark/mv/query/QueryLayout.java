@@ -40,6 +40,12 @@ public final class QueryLayout {
    */
   public static Dataset<Row> project(Dataset<Row> source, SourceQuery q, StructType target,
       String viewName) {
+    return project(source, q, target, viewName, new Column[0]);
+  }
+
+  /** As {@link #project(Dataset, SourceQuery, StructType, String)}, {@code extra} columns last. */
+  static Dataset<Row> project(Dataset<Row> source, SourceQuery q, StructType target,
+      String viewName, Column... extra) {
     List<Column> cols = new ArrayList<>();
     cols.add(functions.col("_rowid").as(GenevaLayout.SOURCE_ROW_ID));
     cols.add(functions.lit(true).as(GenevaLayout.IS_SET));
@@ -62,6 +68,7 @@ public final class QueryLayout {
           + List.of(target.fieldNames()) + " but its definition has " + q.projection().size()
           + " projected columns; the view table was altered. Re-create the view");
     }
+    cols.addAll(List.of(extra));
     try {
       return filtered(source, q).select(cols.toArray(new Column[0]));
     } catch (RuntimeException e) {

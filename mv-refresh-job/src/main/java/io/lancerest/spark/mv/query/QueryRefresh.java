@@ -10,15 +10,22 @@ import io.lancerest.spark.mv.commit.FragmentShipping;
 import io.lancerest.spark.mv.commit.ViewCommit;
 import io.lancerest.spark.mv.commit.ViewCommitConflictException;
 import io.lancerest.spark.mv.commit.ViewCommitResult;
+import io.lancerest.spark.mv.fragments.FragmentDiff;
+import io.lancerest.spark.mv.fragments.FragmentScopedRead;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.function.IntConsumer;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
@@ -39,6 +46,8 @@ import org.apache.spark.sql.util.LanceArrowUtils;
 import org.lance.Fragment;
 import org.lance.FragmentMetadata;
 import org.lance.ReadOptions;
+import org.lance.ipc.LanceScanner;
+import org.lance.ipc.ScanOptions;
 import org.roaringbitmap.longlong.Roaring64NavigableMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -73,6 +82,15 @@ public final class QueryRefresh {
   /** Test seams: before the commit (driver), after each batch a write task encoded. */
   static volatile Runnable beforeCommit = () -> { };
   static volatile IntConsumer afterTaskBatch = partition -> { };
+  /** Test seam: {@code false} makes incremental refreshes scan every source row. */
+  static volatile boolean allowFragmentDiff = true;
+  /**
+   * Test probe: the source fragments the last fragment-diff refresh read; {@code null} until
+   * one ran.
+   */
+  static volatile List<Integer> lastScannedFragments;
+  /** Most row ids put into one {@code IN} filter of a Lance scan. */
+  private static final int MAX_ID_LITERALS = 1 << 16;
 
   private QueryRefresh() {}
 
@@ -195,6 +213,12 @@ public final class QueryRefresh {
 
       // 3. which source rows are in the view now, and which changed since the watermark
       boolean replaceAll = o.force() || viewRows == 0;
+      if (!replaceAll && q.limit() == null && watermark > 0 && allowFragmentDiff) {
+        RefreshResult r = byFragments(readVersion, watermark, srcVersion, plain, target);
+        if (r != null) {
+          return r;
+        }
+      }
       // A rebuild without LIMIT writes every filtered source row: no id scan needed.
       boolean everything = replaceAll && q.limit() == null;
       long t0 = System.currentTimeMillis();
@@ -230,13 +254,147 @@ public final class QueryRefresh {
           replaceAll ? viewRows : deletes.size());
 
       // 4. new rows, written by Spark tasks as uncommitted fragments
-      List<FragmentMetadata> fragments = everything ? write(projected, plain, null, true)
+      List<FragmentMetadata> fragments = everything
+          ? write(projected, plain, WriteTask.every(t, plain, o)).fragments
           : toWrite.isEmpty() ? List.of()
-          : write(projected, plain, toWrite, toWrite.getLongCardinality()
-              == inSource.getLongCardinality());
-
+          : write(projected, plain, toWrite.getLongCardinality() == inSource.getLongCardinality()
+              ? WriteTask.every(t, plain, o) : WriteTask.only(t, plain, o, toWrite)).fragments;
       long t3 = System.currentTimeMillis();
       // 5. one commit: deletions, new fragments, watermark, base version, last job
+      return commit(readVersion, srcVersion, fragments, deletes, replaceAll,
+          String.format("source scan %d ms, view scan %d ms, write %d ms", t1 - t0, t2 - t1,
+              t3 - t2));
+    }
+
+    /**
+     * The refresh from the fragments that changed since the watermark; {@code null} when the two
+     * source versions cannot be compared (then every row is scanned).
+     *
+     * <p>With {@code O} the row ids the watermark version had in fragments that changed since
+     * (rewritten or removed fragments, and the rows deleted from fragments that only gained
+     * deletions), {@code V} the view rows whose source row is in {@code O}, and {@code N} the
+     * filtered rows of the new and rewritten fragments at the target version: a row of {@code
+     * N} that is in {@code V} and not updated since the watermark ({@code
+     * _row_last_updated_at_version}) is kept (a compaction moved it); every other row of
+     * {@code N} is written; every row of {@code V} not kept is deleted. Rows of unchanged
+     * fragments are the same rows with the same values as at the watermark, and the view is
+     * exact for that version, so they need nothing.
+     */
+    private RefreshResult byFragments(long readVersion, long watermark, long srcVersion,
+        Schema plain, StructType target) {
+      long t0 = System.currentTimeMillis();
+      describe("compare source fragments of versions " + watermark + " and " + srcVersion);
+      FragmentDiff diff;
+      Roaring64NavigableMap old;
+      List<Integer> rescan;
+      try (BufferAllocator a = new RootAllocator();
+          org.lance.Dataset now = open(a, t.sourceUri(), t.sourceStorageOptions(), srcVersion,
+              "source table")) {
+        org.lance.Dataset then;
+        try {
+          then = open(a, t.sourceUri(), t.sourceStorageOptions(), watermark, "source table");
+        } catch (QueryRefreshException e) {
+          LOG.info("View {} (job {}): source version {} cannot be opened ({}); scanning every "
+              + "row", t.viewName(), jobId, watermark, e.getMessage());
+          return null;
+        }
+        try (then) {
+          if (!then.getSchema().getFields().equals(now.getSchema().getFields())) {
+            LOG.info("View {} (job {}): the source schema changed since version {}; scanning "
+                + "every row", t.viewName(), jobId, watermark);
+            return null;
+          }
+          diff = FragmentDiff.between(FragmentDiff.metadata(then.getFragments()),
+              FragmentDiff.metadata(now.getFragments()));
+          rescan = new ArrayList<>(diff.rescan);
+          old = FragmentDiff.rowIds(then, diff.replaced);
+          for (int f : diff.deletionsChanged) {
+            Roaring64NavigableMap before = FragmentDiff.rowIds(then, List.of(f));
+            Roaring64NavigableMap after = FragmentDiff.rowIds(now, List.of(f));
+            if (after.getLongCardinality() > before.getLongCardinality()
+                || !RowIdSet.difference(after, before).isEmpty()) {
+              // Rows came back (a restore): read the fragment again like a rewritten one.
+              rescan.add(f);
+              old.or(before);
+            } else {
+              old.or(RowIdSet.difference(before, after));
+            }
+          }
+        }
+      } catch (QueryRefreshException e) {
+        throw e;
+      } catch (Exception e) {
+        throw new QueryRefreshException("Cannot compare the fragments of the source of view "
+            + t.viewName() + " at versions " + watermark + " and " + srcVersion + ": "
+            + e.getMessage(), e);
+      }
+      lastScannedFragments = List.copyOf(rescan);
+      long t1 = System.currentTimeMillis();
+      // the view rows of the source rows that left changed fragments
+      ViewRows inView = old.isEmpty() ? new ViewRows() : viewRowsOf(readVersion, old);
+      long t2 = System.currentTimeMillis();
+      LOG.info("View {} (job {}): source version {} (watermark {}): {}; {} source rows left "
+          + "changed fragments, {} of them in the view", t.viewName(), jobId, srcVersion,
+          watermark, diff, old.getLongCardinality(), inView.size);
+      Written w = new Written(List.of(), 0, Roaring64NavigableMap.bitmapOf());
+      if (!rescan.isEmpty()) {
+        Dataset<Row> source = FragmentScopedRead.restrict(QueryLayout.readSource(spark,
+            t.sourceUri(), t.sourceStorageOptions(), srcVersion), new HashSet<>(rescan));
+        Dataset<Row> projected = QueryLayout.project(source, q, target, t.viewName(),
+            functions.col("_row_last_updated_at_version"));
+        w = write(projected, plain, WriteTask.keeping(t, plain, o, inView.ids, watermark,
+            target.fields().length));
+      }
+      long t3 = System.currentTimeMillis();
+      List<Long> deletes = new ArrayList<>();
+      for (int i = 0; i < inView.size; i++) {
+        if (!w.kept.contains(inView.sids[i])) {
+          deletes.add(inView.addrs[i]);
+        }
+      }
+      return commit(readVersion, srcVersion, w.fragments, deletes, false, String.format(
+          "fragment diff %d ms (%d rescanned), view scan %d ms, write %d ms", t1 - t0,
+          rescan.size(), t2 - t1, t3 - t2));
+    }
+
+    /** {@code __source_row_id → _rowaddr} of the view rows whose source row is in {@code ids}. */
+    private ViewRows viewRowsOf(long version, Roaring64NavigableMap ids) {
+      describe("find " + ids.getLongCardinality() + " source rows in the view");
+      ViewRows out = new ViewRows();
+      ScanOptions.Builder so = new ScanOptions.Builder()
+          .columns(List.of(GenevaLayout.SOURCE_ROW_ID)).withRowAddress(true);
+      String filter = idFilter(GenevaLayout.SOURCE_ROW_ID, ids);
+      if (filter != null) {
+        so.filter(filter);
+      }
+      try (BufferAllocator a = new RootAllocator();
+          org.lance.Dataset view = open(a, t.viewUri(), t.viewStorageOptions(), version, "view");
+          LanceScanner s = view.newScan(so.build());
+          ArrowReader r = s.scanBatches()) {
+        while (r.loadNextBatch()) {
+          VectorSchemaRoot root = r.getVectorSchemaRoot();
+          BigIntVector sid = (BigIntVector) root.getVector(GenevaLayout.SOURCE_ROW_ID);
+          FieldVector addr = root.getVector("_rowaddr");
+          for (int i = 0; i < root.getRowCount(); i++) {
+            long id = sid.get(i);
+            if (ids.contains(id)) {
+              out.add(id, ((Number) addr.getObject(i)).longValue());
+            }
+          }
+        }
+      } catch (QueryRefreshException e) {
+        throw e;
+      } catch (Exception e) {
+        throw new QueryRefreshException("Cannot scan view " + t.viewName() + " at version "
+            + version + ": " + e.getMessage(), e);
+      }
+      return out;
+    }
+
+    private RefreshResult commit(long readVersion, long srcVersion,
+        List<FragmentMetadata> fragments, List<Long> deletes, boolean replaceAll,
+        String phases) {
+      long t3 = System.currentTimeMillis();
       ViewCommit.Builder commit = ViewCommit.builder(t.viewUri(), readVersion)
           .storageOptions(t.viewStorageOptions())
           .deleteRowAddresses(deletes)
@@ -252,8 +410,7 @@ public final class QueryRefresh {
       describe("commit");
       beforeCommit.run();
       ViewCommitResult r = commit.build().commit();
-      LOG.info("View {} (job {}): phases: source scan {} ms, view scan {} ms, write {} ms, "
-          + "commit {} ms", t.viewName(), jobId, t1 - t0, t2 - t1, t3 - t2,
+      LOG.info("View {} (job {}): phases: {}, commit {} ms", t.viewName(), jobId, phases,
           System.currentTimeMillis() - t3);
       RefreshResult result = new RefreshResult(jobId, RefreshResult.JobStatus.DONE,
           MaterializedViewKind.QUERY, srcVersion, r.rowsAdded(), r.rowsDeleted(), 0, elapsed());
@@ -367,28 +524,25 @@ public final class QueryRefresh {
       }
     }
 
-    /** Writes the projected rows whose ids are in {@code ids}; nothing is committed. */
-    private List<FragmentMetadata> write(Dataset<Row> projected, Schema plain,
-        Roaring64NavigableMap ids, boolean everyRow) {
+    /** Writes the projected rows {@code task} selects; nothing is committed. */
+    private Written write(Dataset<Row> projected, Schema plain, WriteTask task) {
       Dataset<Row> in = projected;
-      Broadcast<byte[]> filter = null;
-      JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
-      if (!everyRow) {
-        List<long[]> runs = RowIdSet.runs(ids, MAX_PUSHED_RUNS);
+      if (task.onlyIds != null) {
+        // Pushed down to Lance, which then skips the data of other rows; the tasks still check
+        // the broadcast set when there are too many runs to push.
+        List<long[]> runs = RowIdSet.runs(task.onlyIds, MAX_PUSHED_RUNS);
         if (runs != null) {
           in = in.where(runPredicate(runs, 0, runs.size()));
-        } else {
-          filter = jsc.broadcast(RowIdSet.serialize(ids));
         }
       }
       JavaRDD<InternalRow> rdd = in.queryExecution().toRdd().toJavaRDD();
       if (o.concurrency() != null && rdd.getNumPartitions() > o.concurrency()) {
         rdd = rdd.coalesce(o.concurrency());
       }
-      describe("write " + (ids == null ? "every" : String.valueOf(ids.getLongCardinality()))
-          + " rows in " + rdd.getNumPartitions() + " tasks");
-      WriteTask task = new WriteTask(t.viewUri(), new HashMap<>(t.viewStorageOptions()),
-          plain.toJson(), o.maxRowsPerFragment() == null ? 0 : o.maxRowsPerFragment(), filter);
+      describe("write " + (task.onlyIds == null ? "new" : String.valueOf(
+          task.onlyIds.getLongCardinality())) + " rows in " + rdd.getNumPartitions() + " tasks");
+      JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
+      List<Broadcast<byte[]>> broadcasts = task.broadcast(jsc);
       List<TaskOutput> outs;
       try {
         outs = rdd.mapPartitions(task).collect();
@@ -396,19 +550,21 @@ public final class QueryRefresh {
         // SparkException is checked to javac but thrown by Scala code all the same.
         throw failedTask(e);
       } finally {
-        if (filter != null) {
-          filter.destroy();
-        }
+        broadcasts.forEach(Broadcast::destroy);
       }
       List<FragmentMetadata> out = new ArrayList<>();
+      Roaring64NavigableMap kept = Roaring64NavigableMap.bitmapOf();
       long rows = 0;
       for (TaskOutput o : outs) {
         out.addAll(FragmentShipping.fromBytes(o.fragments));
         rows += o.rows;
+        if (o.kept != null) {
+          kept.or(RowIdSet.deserialize(o.kept));
+        }
       }
       LOG.info("View {} (job {}): {} tasks wrote {} rows in {} fragments (not committed yet)",
           t.viewName(), jobId, outs.size(), rows, out.size());
-      return out;
+      return new Written(out, rows, kept);
     }
 
     private RuntimeException failedTask(Exception e) {
@@ -421,6 +577,39 @@ public final class QueryRefresh {
           + ") failed in a Spark task; nothing was committed, the view is unchanged: "
           + e.getMessage(), e);
     }
+  }
+
+  /**
+   * A Lance SQL filter keeping the rows whose {@code column} is in {@code ids} (ranges when the
+   * set has few runs, else an IN list), or {@code null} when the set is too large to be worth
+   * it: the caller then checks every row.
+   */
+  static String idFilter(String column, Roaring64NavigableMap ids) {
+    List<long[]> runs = RowIdSet.runs(ids, MAX_PUSHED_RUNS);
+    StringBuilder b = new StringBuilder();
+    if (runs != null) {
+      for (long[] r : runs) {
+        if (b.length() > 0) {
+          b.append(" OR ");
+        }
+        b.append(r[0] == r[1] ? "(" + column + " = " + r[0] + ")"
+            : "(" + column + " >= " + r[0] + " AND " + column + " <= " + r[1] + ")");
+      }
+      return b.toString();
+    }
+    if (ids.getLongCardinality() > MAX_ID_LITERALS) {
+      return null;
+    }
+    b.append(column).append(" IN (");
+    boolean first = true;
+    for (var it = ids.getLongIterator(); it.hasNext(); ) {
+      if (!first) {
+        b.append(", ");
+      }
+      b.append(it.next());
+      first = false;
+    }
+    return b.append(')').toString();
   }
 
   private static Column runPredicate(List<long[]> runs, int from, int to) {
@@ -459,34 +648,120 @@ public final class QueryRefresh {
   /** What one view-scan task found. */
   record ViewPart(byte[] ids, long[] deletes) implements Serializable {}
 
-  /** What one write task wrote (serialised fragment metadata, row count). */
-  record TaskOutput(byte[] fragments, long rows) implements Serializable {}
+  /**
+   * What one write task wrote: serialised fragment metadata, row count, and the source row ids
+   * it found already in the view and unchanged (serialised set; {@code null} when not asked).
+   */
+  record TaskOutput(byte[] fragments, long rows, byte[] kept) implements Serializable {}
 
-  /** Executor side: streams a partition's projected rows into new view fragments. */
+  /** What the write tasks of a refresh wrote, together. */
+  record Written(List<FragmentMetadata> fragments, long rows, Roaring64NavigableMap kept) {}
+
+  /** The view rows of some source rows, as parallel arrays. */
+  static final class ViewRows {
+    final Roaring64NavigableMap ids = Roaring64NavigableMap.bitmapOf();
+    long[] sids = new long[16];
+    long[] addrs = new long[16];
+    int size;
+
+    void add(long sid, long addr) {
+      if (size == sids.length) {
+        sids = java.util.Arrays.copyOf(sids, size * 2);
+        addrs = java.util.Arrays.copyOf(addrs, size * 2);
+      }
+      sids[size] = sid;
+      addrs[size] = addr;
+      size++;
+      ids.addLong(sid);
+    }
+  }
+
+  /**
+   * Executor side: streams a partition's projected rows into new view fragments. Rows are
+   * {@code [__source_row_id, __is_set, projection...]}, plus {@code
+   * _row_last_updated_at_version} after them when unchanged view rows are to be kept.
+   */
   static final class WriteTask implements FlatMapFunction<Iterator<InternalRow>, TaskOutput> {
     private static final long serialVersionUID = 1L;
     private final String viewUri;
     private final HashMap<String, String> storage;
     private final String schemaJson;
     private final int maxRowsPerFile;
-    private final Broadcast<byte[]> filter;
+    /** Driver side only: the ids to write, or {@code null} for every row. */
+    final transient Roaring64NavigableMap onlyIds;
+    private final transient Roaring64NavigableMap inViewIds;
+    private final long watermark;
+    private final int updatedAtColumn;
+    private Broadcast<byte[]> only;
+    private Broadcast<byte[]> inView;
 
-    WriteTask(String viewUri, HashMap<String, String> storage, String schemaJson,
-        int maxRowsPerFile, Broadcast<byte[]> filter) {
-      this.viewUri = viewUri;
-      this.storage = storage;
-      this.schemaJson = schemaJson;
-      this.maxRowsPerFile = maxRowsPerFile;
-      this.filter = filter;
+    private WriteTask(Tables t, Schema plain, RefreshOptions o, Roaring64NavigableMap onlyIds,
+        Roaring64NavigableMap inViewIds, long watermark, int updatedAtColumn) {
+      this.viewUri = t.viewUri();
+      this.storage = new HashMap<>(t.viewStorageOptions());
+      this.schemaJson = plain.toJson();
+      this.maxRowsPerFile = o.maxRowsPerFragment() == null ? 0 : o.maxRowsPerFragment();
+      this.onlyIds = onlyIds;
+      this.inViewIds = inViewIds;
+      this.watermark = watermark;
+      this.updatedAtColumn = updatedAtColumn;
+    }
+
+    /** Writes every row. */
+    static WriteTask every(Tables t, Schema plain, RefreshOptions o) {
+      return new WriteTask(t, plain, o, null, null, 0, -1);
+    }
+
+    /** Writes the rows whose source row id is in {@code ids}. */
+    static WriteTask only(Tables t, Schema plain, RefreshOptions o, Roaring64NavigableMap ids) {
+      return new WriteTask(t, plain, o, ids, null, 0, -1);
+    }
+
+    /**
+     * Writes every row except those already in the view ({@code inView}) and not updated after
+     * {@code watermark} (column {@code updatedAtColumn}); reports those as kept.
+     */
+    static WriteTask keeping(Tables t, Schema plain, RefreshOptions o,
+        Roaring64NavigableMap inView, long watermark, int updatedAtColumn) {
+      return new WriteTask(t, plain, o, null, inView, watermark, updatedAtColumn);
+    }
+
+    /** Ships the id sets to the executors; the caller destroys the broadcasts. */
+    List<Broadcast<byte[]>> broadcast(JavaSparkContext jsc) {
+      List<Broadcast<byte[]>> out = new ArrayList<>();
+      if (onlyIds != null) {
+        only = jsc.broadcast(RowIdSet.serialize(onlyIds));
+        out.add(only);
+      }
+      if (inViewIds != null) {
+        inView = jsc.broadcast(RowIdSet.serialize(inViewIds));
+        out.add(inView);
+      }
+      return out;
     }
 
     @Override
     public Iterator<TaskOutput> call(Iterator<InternalRow> rows) throws Exception {
       Schema schema = Schema.fromJSON(schemaJson);
       Iterator<InternalRow> in = rows;
-      if (filter != null) {
-        Roaring64NavigableMap keep = RowIdSet.deserialize(filter.value());
-        in = new FilteringIterator(rows, keep);
+      if (only != null) {
+        in = new FilteringIterator(rows, RowIdSet.deserialize(only.value()));
+      }
+      Roaring64NavigableMap kept = null;
+      if (inView != null) {
+        Roaring64NavigableMap view = RowIdSet.deserialize(inView.value());
+        Roaring64NavigableMap k = Roaring64NavigableMap.bitmapOf();
+        kept = k;
+        int col = updatedAtColumn;
+        long mark = watermark;
+        in = new FilteringIterator(rows, r -> {
+          long id = r.getLong(0);
+          if (view.contains(id) && (r.isNullAt(col) || r.getLong(col) <= mark)) {
+            k.addLong(id);
+            return false;
+          }
+          return true;
+        });
       }
       TaskContext tc = TaskContext.get();
       int partition = tc == null ? -1 : tc.partitionId();
@@ -494,8 +769,8 @@ public final class QueryRefresh {
       try (BufferAllocator a = new RootAllocator()) {
         FragmentShipping.Written w = FragmentShipping.writeRows(viewUri, storage, a, schema, in,
             maxRowsPerFile, () -> hook.accept(partition));
-        return List.of(new TaskOutput(FragmentShipping.toBytes(w.fragments()), w.rows()))
-            .iterator();
+        return List.of(new TaskOutput(FragmentShipping.toBytes(w.fragments()), w.rows(),
+            kept == null ? null : RowIdSet.serialize(kept))).iterator();
       }
     }
   }
@@ -503,10 +778,14 @@ public final class QueryRefresh {
   /** Rows whose {@code __source_row_id} (column 0) is in the set. */
   private static final class FilteringIterator implements Iterator<InternalRow> {
     private final Iterator<InternalRow> rows;
-    private final Roaring64NavigableMap keep;
+    private final java.util.function.Predicate<InternalRow> keep;
     private InternalRow next;
 
-    FilteringIterator(Iterator<InternalRow> rows, Roaring64NavigableMap keep) {
+    FilteringIterator(Iterator<InternalRow> rows, Roaring64NavigableMap ids) {
+      this(rows, r -> ids.contains(r.getLong(0)));
+    }
+
+    FilteringIterator(Iterator<InternalRow> rows, java.util.function.Predicate<InternalRow> keep) {
       this.rows = rows;
       this.keep = keep;
     }
@@ -515,7 +794,7 @@ public final class QueryRefresh {
     public boolean hasNext() {
       while (next == null && rows.hasNext()) {
         InternalRow r = rows.next();
-        if (keep.contains(r.getLong(0))) {
+        if (keep.test(r)) {
           next = r;
         }
       }

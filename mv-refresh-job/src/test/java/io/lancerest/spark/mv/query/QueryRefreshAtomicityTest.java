@@ -260,7 +260,7 @@ class QueryRefreshAtomicityTest {
   }
 
   /** Sets name = 'upd<id>' and the given score on rows matched by id, in place. */
-  private static void mergeUpdate(String uri, long[] ids, int[] scores) throws Exception {
+  static void mergeUpdate(String uri, long[] ids, int[] scores) throws Exception {
     try (BufferAllocator a = new RootAllocator(); Dataset ds = Dataset.open(uri, a)) {
       Schema schema = ds.getSchema();
       try (VectorSchemaRoot root = VectorSchemaRoot.create(new Schema(schema.getFields()), a)) {

@@ -1,0 +1,231 @@
+package io.lancerest.spark.mv.query;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.lancerest.spark.mv.RefreshOptions;
+import io.lancerest.spark.mv.RefreshResult;
+import io.lancerest.spark.mv.engine.CatalogBinding;
+import io.lancerest.spark.mv.engine.EngineFixture;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.lance.Dataset;
+import org.lance.Fragment;
+import org.lance.compaction.CompactionOptions;
+
+/**
+ * Incremental refresh of query views from the source fragments that changed since the
+ * watermark: which fragments are read, and that the view always equals a from-scratch SELECT.
+ */
+class QueryFragmentDiffTest {
+  static EngineFixture f;
+
+  @BeforeAll
+  static void start() {
+    f = new EngineFixture(Map.of("mv.mode", "client"));
+  }
+
+  @AfterAll
+  static void stop() {
+    f.close();
+  }
+
+  @AfterEach
+  void reset() {
+    QueryRefresh.allowFragmentDiff = true;
+  }
+
+  private static final String SELECT = "SELECT id, upper(name) AS n, score * 2 AS s2 "
+      + "FROM %s WHERE score %% 5 <> 0";
+
+  /** A source of {@code inserts} fragments of {@code rows} rows each, and its populated view. */
+  private static String[] viewOver(String ns, int inserts, int rows) {
+    String src = "lance." + ns + ".src";
+    f.sql("CREATE TABLE " + src + " (id BIGINT, name STRING, score INT)");
+    for (int i = 0; i < inserts; i++) {
+      insert(src, (long) i * rows, rows);
+    }
+    String v = "lance." + ns + ".v";
+    f.sql("CREATE MATERIALIZED VIEW " + v + " AS " + String.format(SELECT, src));
+    return new String[] {src, v};
+  }
+
+  private static void insert(String table, long from, int rows) {
+    // one task, so one new fragment per insert
+    f.sql("INSERT INTO " + table + " SELECT /*+ REPARTITION(1) */ id, concat('n', id), "
+        + "CAST(id % 13 AS INT) FROM range(" + from + ", " + (from + rows) + ")");
+  }
+
+  private static RefreshResult refresh(String ns) {
+    return f.views().refresh(List.of(ns, "v"), RefreshOptions.DEFAULTS);
+  }
+
+  private static void assertSameAsSelect(String src, String v) {
+    assertEquals(f.rows(String.format(SELECT, src)), f.rows("SELECT id, n, s2 FROM " + v));
+    long distinct = f.sql("SELECT count(DISTINCT __source_row_id) FROM " + v).get(0).getLong(0);
+    long all = f.sql("SELECT count(*) FROM " + v).get(0).getLong(0);
+    assertEquals(all, distinct, "no duplicated source rows");
+  }
+
+  private static String location(String ns, String table) {
+    return CatalogBinding.of(f.spark, "lance").locate(List.of(ns, table), "table").location();
+  }
+
+  private static List<Integer> fragmentIds(String ns) {
+    try (BufferAllocator a = new RootAllocator();
+        Dataset ds = Dataset.open(location(ns, "src"), a)) {
+      List<Integer> ids = new ArrayList<>();
+      for (Fragment fr : ds.getFragments()) {
+        ids.add(fr.getId());
+      }
+      return ids;
+    }
+  }
+
+  @Test
+  void anAppendReadsOnlyTheNewFragment() {
+    String ns = f.namespace("app");
+    String[] t = viewOver(ns, 3, 200);
+    List<Integer> before = fragmentIds(ns);
+    insert(t[0], 600, 50);
+    List<Integer> added = new ArrayList<>(fragmentIds(ns));
+    added.removeAll(before);
+    RefreshResult r = refresh(ns);
+    assertEquals(1, added.size(), added.toString());
+    assertEquals(added, QueryRefresh.lastScannedFragments);
+    assertEquals(f.sql(String.format(SELECT, t[0]) + " AND id >= 600").size(), r.rowsInserted());
+    assertEquals(0, r.rowsDeleted());
+    assertSameAsSelect(t[0], t[1]);
+  }
+
+  @Test
+  void deletesReadNoFragmentAndRemoveTheViewRows() {
+    String ns = f.namespace("del");
+    String[] t = viewOver(ns, 2, 100);
+    f.sql("DELETE FROM " + t[0] + " WHERE id < 20 OR id = 150");
+    RefreshResult r = refresh(ns);
+    assertEquals(List.of(), QueryRefresh.lastScannedFragments);
+    assertEquals(0, r.rowsInserted());
+    // ids 0..19 and 150, minus those the filter (score = id % 13, score % 5 <> 0) left out
+    long expected = java.util.stream.LongStream.concat(
+        java.util.stream.LongStream.range(0, 20), java.util.stream.LongStream.of(150))
+        .filter(id -> (id % 13) % 5 != 0).count();
+    assertEquals(expected, r.rowsDeleted());
+    assertSameAsSelect(t[0], t[1]);
+  }
+
+  @Test
+  void rowsUpdatedInPlaceAreReprojectedAndUntouchedFragmentsAreNotRead() throws Exception {
+    String ns = f.namespace("upd");
+    String[] t = viewOver(ns, 3, 100);
+    List<Integer> before = fragmentIds(ns);
+    // same _rowid, newer _row_last_updated_at_version; id 7 leaves the filter (score 5)
+    QueryRefreshAtomicityTest.mergeUpdate(location(ns, "src"), new long[] {3, 7, 250},
+        new int[] {2, 5, 4});
+    f.spark.catalog().refreshTable(t[0]);
+    RefreshResult r = refresh(ns);
+    assertFalse(QueryRefresh.lastScannedFragments.contains(before.get(1)),
+        "the middle fragment has no updated row: " + QueryRefresh.lastScannedFragments);
+    assertSameAsSelect(t[0], t[1]);
+    assertEquals(List.of("250|UPD250|8", "3|UPD3|4"),
+        f.rows("SELECT id, n, s2 FROM " + t[1] + " WHERE id IN (3, 7, 250) ORDER BY id"));
+    assertEquals(2, r.rowsInserted());
+    assertEquals(3, r.rowsDeleted());
+  }
+
+  @Test
+  void anUpdateThatLeavesTheFilterDeletesTheRowAndOneThatEntersAddsIt() {
+    String ns = f.namespace("flt");
+    String[] t = viewOver(ns, 2, 100);
+    // lance-spark UPDATE: the row gets a new _rowid (delete + insert)
+    f.sql("UPDATE " + t[0] + " SET score = 10 WHERE id = 1"); // leaves: 10 % 5 = 0
+    f.sql("UPDATE " + t[0] + " SET score = 11 WHERE id = 5"); // enters: score was 5
+    RefreshResult r = refresh(ns);
+    assertSameAsSelect(t[0], t[1]);
+    assertEquals(List.of("5|N5|22"), f.rows("SELECT id, n, s2 FROM " + t[1]
+        + " WHERE id IN (1, 5)"));
+    assertEquals(1, r.rowsInserted());
+    assertEquals(1, r.rowsDeleted());
+  }
+
+  @Test
+  void compactionMovesRowsWithoutRewritingTheView() throws Exception {
+    String ns = f.namespace("cmp");
+    String[] t = viewOver(ns, 4, 50);
+    f.sql("DELETE FROM " + t[0] + " WHERE id BETWEEN 60 AND 64");
+    refresh(ns);
+    List<String> view = f.rows("SELECT __source_row_id, id, n, s2 FROM " + t[1]);
+    try (BufferAllocator a = new RootAllocator();
+        Dataset ds = Dataset.open(location(ns, "src"), a)) {
+      ds.compact(CompactionOptions.builder().withMaterializeDeletions(true).build());
+    }
+    f.spark.catalog().refreshTable(t[0]);
+    assertEquals(1, fragmentIds(ns).size(), "compaction merged the fragments");
+    RefreshResult r = refresh(ns);
+    assertEquals(RefreshResult.JobStatus.DONE, r.status());
+    assertEquals(0, r.rowsInserted(), "stable row ids: the rows are the same");
+    assertEquals(0, r.rowsDeleted());
+    assertEquals(view, f.rows("SELECT __source_row_id, id, n, s2 FROM " + t[1]));
+    assertSameAsSelect(t[0], t[1]);
+  }
+
+  @Test
+  void appendsUpdatesDeletesAndCompactionInOneRefresh() throws Exception {
+    String ns = f.namespace("mix");
+    String[] t = viewOver(ns, 3, 80);
+    insert(t[0], 240, 40);
+    f.sql("DELETE FROM " + t[0] + " WHERE id % 9 = 0");
+    f.sql("UPDATE " + t[0] + " SET score = score + 1 WHERE id BETWEEN 100 AND 110");
+    QueryRefreshAtomicityTest.mergeUpdate(location(ns, "src"), new long[] {201, 202},
+        new int[] {1, 1});
+    try (BufferAllocator a = new RootAllocator();
+        Dataset ds = Dataset.open(location(ns, "src"), a)) {
+      ds.compact(CompactionOptions.builder().withMaterializeDeletions(true).build());
+    }
+    f.spark.catalog().refreshTable(t[0]);
+    insert(t[0], 280, 10);
+    refresh(ns);
+    assertSameAsSelect(t[0], t[1]);
+  }
+
+  @Test
+  void theRowScanWithoutFragmentDiffGivesTheSameView() {
+    String ns = f.namespace("scan");
+    String[] t = viewOver(ns, 2, 60);
+    insert(t[0], 120, 30);
+    f.sql("DELETE FROM " + t[0] + " WHERE id < 7");
+    f.sql("UPDATE " + t[0] + " SET score = 10 WHERE id = 8");
+    QueryRefresh.allowFragmentDiff = false;
+    QueryRefresh.lastScannedFragments = null;
+    refresh(ns);
+    assertEquals(null, QueryRefresh.lastScannedFragments, "the row scan ran");
+    assertSameAsSelect(t[0], t[1]);
+  }
+
+  @Test
+  void aRefreshToAVersionOlderThanTheWatermarkFails() {
+    String ns = f.namespace("old");
+    String[] t = viewOver(ns, 1, 20);
+    insert(t[0], 20, 5);
+    refresh(ns);
+    long watermark = Long.parseLong(f.sql("DESCRIBE MATERIALIZED VIEW " + t[1]).stream()
+        .filter(r -> r.getString(0).startsWith("Last refreshed"))
+        .findFirst().orElseThrow().getString(1).trim());
+    QueryRefreshException e = assertThrows(QueryRefreshException.class, () -> f.views()
+        .refresh(List.of(ns, "v"), new RefreshOptions(watermark - 1, null, null, null, null,
+            null, null, null, null, false)));
+    assertEquals("src_version " + (watermark - 1) + " is older than the version view "
+        + t[1] + " already reflects (" + watermark + "); a view cannot be refreshed "
+        + "backwards. Omit src_version or give " + watermark + " or later", e.getMessage());
+    assertSameAsSelect(t[0], t[1]);
+  }
+}
