@@ -15,6 +15,8 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.spark.TaskContext;
+import org.apache.spark.TaskContext$;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.LanceArrowUtils;
@@ -118,6 +120,8 @@ public final class FragmentShipping {
     private final Iterator<InternalRow> rows;
     private final Runnable afterBatch;
     private LanceArrowWriter writer;
+    /** The Spark task pulling {@link #rows}; {@code null} outside a task. */
+    private final TaskContext task = TaskContext.get();
     RuntimeException failure;
     long count;
 
@@ -138,6 +142,13 @@ public final class FragmentShipping {
       }
       writer.reset();
       int n = 0;
+      // lance-core calls this from its own native thread. Spark iterators that open a source
+      // partition while iterating (a coalesced RDD reads several) need the task's TaskContext,
+      // which is thread-local: lend it to this thread for the batch.
+      boolean lent = task != null && TaskContext.get() == null;
+      if (lent) {
+        TaskContext$.MODULE$.setTaskContext(task);
+      }
       try {
         while (n < BATCH_ROWS && rows.hasNext()) {
           writer.write(rows.next());
@@ -151,6 +162,10 @@ public final class FragmentShipping {
       } catch (RuntimeException e) {
         failure = e;
         throw new IOException(e.toString(), e);
+      } finally {
+        if (lent) {
+          TaskContext$.MODULE$.unset();
+        }
       }
       return n > 0;
     }
