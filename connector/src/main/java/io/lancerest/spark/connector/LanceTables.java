@@ -68,6 +68,8 @@ public final class LanceTables {
 
   private static final Logger LOG = LoggerFactory.getLogger(LanceTables.class);
   private static final Pattern VERSION_NUMBER = Pattern.compile("\\d+");
+  /** A read version no dataset reaches: makes a create commit fail where a dataset exists. */
+  private static final long NO_SUCH_VERSION = 1L << 60;
   /** Spark's session time zone does not matter for the stored Arrow schema; lance-spark uses UTC. */
   private static final String ARROW_TIME_ZONE = "UTC";
 
@@ -190,6 +192,8 @@ public final class LanceTables {
 
   /**
    * Creates an empty dataset at the handle's location in one commit, and returns its version.
+   * Fails with {@link LanceTableException.Reason#ALREADY_EXISTS} when a dataset exists there or
+   * another creator makes one first, never replacing it.
    *
    * <p>Like lance-spark's CREATE TABLE, {@code properties} may carry {@value #ENABLE_STABLE_ROW_IDS}
    * (default <b>true</b> here: materialized views key on stable row ids), {@value
@@ -205,14 +209,7 @@ public final class LanceTables {
       boolean storePropertiesInDataset) {
     Map<String, String> props = properties == null ? Map.of() : properties;
     if (datasetExists(handle.location(), handle.storageOptions())) {
-      throw new LanceTableException(
-          LanceTableException.Reason.ALREADY_EXISTS,
-          handle.displayName(),
-          "Cannot create table "
-              + handle.displayName()
-              + ": a Lance dataset already exists at "
-              + handle.location()
-              + ". Drop it with PURGE or choose another location.");
+      throw alreadyExists(handle, null); // the common case, before any write
     }
     Overwrite.Builder op = Overwrite.builder().fragments(List.of()).schema(arrowSchema(schema, props));
     Map<String, String> config = storePropertiesInDataset ? datasetConfig(props) : Map.of();
@@ -229,11 +226,21 @@ public final class LanceTables {
     if (fileFormat != null) {
       commit.storageFormat(fileFormat);
     }
+    Transaction.Builder txn = new Transaction.Builder().operation(op.build());
     if (handle.managedVersioning()) {
       commit.namespace(namespace(handle)).tableId(handle.tableId());
+    } else {
+      // The check above races with another creator (two CREATE TABLEs after lost DeclareTable
+      // answers). Lance is the arbiter: a brand-new dataset's first manifest is written only if
+      // none exists, but a commit that finds a dataset already there would overwrite it as its
+      // next version. Reading from a version that never exists makes that second case fail
+      // instead ("not found"), so of racing creators exactly one commits and none overwrites.
+      // (Lance's own create mode is no arbiter in lance-core 4.0.0: it checks, then commits the
+      // same way.) Managed-versioning tables commit through the namespace, which decides.
+      txn.readVersion(NO_SUCH_VERSION);
     }
-    try (Transaction txn = new Transaction.Builder().operation(op.build()).build();
-        Dataset created = commit.execute(txn)) {
+    try (Transaction t = txn.build();
+        Dataset created = commit.execute(t)) {
       LOG.info(
           "Created Lance dataset for table {} at {} (version {})",
           handle.displayName(),
@@ -241,6 +248,10 @@ public final class LanceTables {
           created.version());
       return created.version();
     } catch (RuntimeException e) {
+      // Our commit failed, so a dataset there now is another creator's: leave it alone.
+      if (datasetExists(handle.location(), handle.storageOptions())) {
+        throw alreadyExists(handle, e);
+      }
       throw new LanceTableException(
           LanceTableException.Reason.OPERATION_FAILED,
           handle.displayName(),
@@ -252,6 +263,18 @@ public final class LanceTables {
               + e.getMessage(),
           e);
     }
+  }
+
+  private static LanceTableException alreadyExists(TableHandle handle, Throwable cause) {
+    return new LanceTableException(
+        LanceTableException.Reason.ALREADY_EXISTS,
+        handle.displayName(),
+        "Cannot create table "
+            + handle.displayName()
+            + ": a Lance dataset already exists at "
+            + handle.location()
+            + ". Drop it with PURGE or choose another location.",
+        cause);
   }
 
   /** {@link #createDataset} and then {@link #loadTable}. */

@@ -343,6 +343,49 @@ class LanceTablesTest {
   }
 
   @Test
+  void ofConcurrentCreatesAtOneLocationExactlyOneWinsAndNoneOverwrites() throws Exception {
+    for (int round = 0; round < 3; round++) {
+      TableHandle h = handle("raced" + round);
+      int n = 4;
+      java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(n);
+      List<Object> outcomes = java.util.Collections.synchronizedList(new ArrayList<>());
+      List<Thread> threads = new ArrayList<>();
+      for (int i = 0; i < n; i++) {
+        StructType schema = new StructType().add("c" + i, DataTypes.LongType);
+        Thread t = new Thread(() -> {
+          try {
+            start.await();
+            outcomes.add(LanceTables.createDataset(h, schema, Map.of("k", "v"), true));
+          } catch (Exception e) {
+            outcomes.add(e);
+          }
+        });
+        threads.add(t);
+        t.start();
+      }
+      for (Thread t : threads) {
+        t.join(60_000);
+      }
+      assertEquals(List.of(1L), outcomes.stream().filter(o -> o instanceof Long).toList(),
+          "round " + round + ": exactly one creator wins: " + outcomes);
+      for (Object o : outcomes) {
+        if (o instanceof LanceTableException e) {
+          assertEquals(LanceTableException.Reason.ALREADY_EXISTS, e.reason(), e.getMessage());
+          assertEquals("Cannot create table db.raced" + round + ": a Lance dataset already exists"
+              + " at " + h.location() + ". Drop it with PURGE or choose another location.",
+              e.getMessage());
+        } else {
+          assertInstanceOf(Long.class, o);
+        }
+      }
+      try (Dataset ds = Dataset.open(h.location())) {
+        assertEquals(1, ds.listVersions().size(), "nothing was committed over the winner");
+        assertEquals("v", ds.getConfig().get("k"));
+      }
+    }
+  }
+
+  @Test
   void purgeRemovesTheDatasetAndCreateRefusesAnExistingOne() {
     TableHandle h = handle("purged");
     StructType schema = new StructType().add("id", DataTypes.LongType);
