@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.lancerest.client.testing.LogCapture;
 import java.io.IOException;
 import java.io.StringWriter;
 import java.io.UncheckedIOException;
@@ -17,12 +18,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 import org.apache.logging.log4j.Level;
-import org.apache.logging.log4j.LogManager;
-import org.apache.logging.log4j.core.LoggerContext;
-import org.apache.logging.log4j.core.appender.WriterAppender;
-import org.apache.logging.log4j.core.config.Configuration;
-import org.apache.logging.log4j.core.config.LoggerConfig;
-import org.apache.logging.log4j.core.layout.PatternLayout;
 import org.apache.spark.SparkConf;
 import org.apache.spark.SparkContext;
 import org.apache.spark.scheduler.EventLoggingListener;
@@ -112,7 +107,7 @@ class SecretsTest {
     events.start();
     sc.addSparkListener(events);
     Map<String, String> surfaces = new LinkedHashMap<>();
-    try (Capture logs = new Capture()) {
+    try (LogCapture logs = captureLogs()) {
       for (String cat : List.of("fs_o", "fs_t")) {
         String ns = cat + "." + FaultsFixture.unique("sec");
         String t = ns + ".t";
@@ -185,42 +180,8 @@ class SecretsTest {
    * Everything logged while open: DEBUG for this project, lance and OkHttp, INFO for the rest
    * (Spark at DEBUG would log megabytes of code generation).
    */
-  static final class Capture implements AutoCloseable {
-    private static final List<String> DEBUG = List.of("io.lancerest", "org.lance", "okhttp3",
-        "org.apache.spark.sql.execution.datasources.v2");
-    private final StringWriter out = new StringWriter();
-    private final LoggerContext context = (LoggerContext) LogManager.getContext(false);
-    private final WriterAppender appender;
-
-    Capture() {
-      Configuration config = context.getConfiguration();
-      appender = WriterAppender.newBuilder().setName("faults-capture-" + System.nanoTime())
-          .setTarget(out).setLayout(PatternLayout.newBuilder()
-              .withPattern("%p %c %m%n%ex").build()).build();
-      appender.start();
-      config.addAppender(appender);
-      config.getRootLogger().addAppender(appender, Level.INFO, null);
-      for (String name : DEBUG) {
-        LoggerConfig lc = new LoggerConfig(name, Level.DEBUG, true);
-        lc.addAppender(appender, Level.DEBUG, null);
-        config.addLogger(name, lc);
-      }
-      context.updateLoggers();
-    }
-
-    String text() {
-      synchronized (out) {
-        return out.toString();
-      }
-    }
-
-    @Override
-    public void close() {
-      Configuration config = context.getConfiguration();
-      DEBUG.forEach(config::removeLogger);
-      config.getRootLogger().removeAppender(appender.getName());
-      context.updateLoggers();
-      appender.stop();
-    }
+  private static LogCapture captureLogs() {
+    return new LogCapture(Level.INFO, List.of("io.lancerest", "org.lance", "okhttp3",
+        "org.apache.spark.sql.execution.datasources.v2"));
   }
 }

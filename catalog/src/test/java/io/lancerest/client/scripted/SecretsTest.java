@@ -18,6 +18,7 @@ import io.lancerest.client.model.DescribeNamespaceRequest;
 import io.lancerest.client.model.DescribeTableRequest;
 import io.lancerest.client.model.DescribeTableResponse;
 import io.lancerest.client.model.Identity;
+import io.lancerest.client.testing.LogCapture;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.net.URI;
