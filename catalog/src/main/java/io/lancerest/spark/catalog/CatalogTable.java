@@ -1,11 +1,23 @@
 package io.lancerest.spark.catalog;
 
 import io.lancerest.spark.connector.TableHandle;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.function.Supplier;
+import org.apache.spark.sql.connector.catalog.MetadataColumn;
 import org.apache.spark.sql.connector.read.ScanBuilder;
+import org.apache.spark.sql.connector.write.LogicalWriteInfo;
+import org.apache.spark.sql.connector.write.RowLevelOperationBuilder;
+import org.apache.spark.sql.connector.write.RowLevelOperationInfo;
+import org.apache.spark.sql.connector.write.WriteBuilder;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 import org.lance.spark.LanceDataset;
 import org.lance.spark.LancePositionDeltaDataset;
@@ -30,16 +42,20 @@ final class CatalogTable extends LancePositionDeltaDataset {
   private final transient TableHandle handle;
   /** The version a SQL {@code VERSION/TIMESTAMP AS OF} loaded, or null for latest. */
   private final transient Long asOfVersion;
+  private final transient MaterializedViewLayout view;
+  /** {@link #schema()}: the stored schema without a view's hidden layout columns. */
+  private final transient StructType visible;
 
   /**
    * @param live properties read at each call (the current version of a table read at "latest"
    *     changes with every write, which never passes through the catalog)
    * @param handle the table's data-path handle, to resolve versions asked for in read options
    * @param asOfVersion the version SQL time travel loaded, or {@code null} for latest
+   * @param view whether the table is a materialized view, and its hidden layout columns
    */
   CatalogTable(LanceDataset base, boolean managedVersioning, String name,
       Map<String, String> properties, Supplier<Map<String, String>> live, TableHandle handle,
-      Long asOfVersion) {
+      Long asOfVersion, MaterializedViewLayout view) {
     super(base.readOptions(), base.schema(), base.getInitialStorageOptions(),
         base.getNamespaceImpl(), base.getNamespaceProperties(), managedVersioning,
         base.getFileFormatVersion());
@@ -48,6 +64,68 @@ final class CatalogTable extends LancePositionDeltaDataset {
     this.live = live;
     this.handle = handle;
     this.asOfVersion = asOfVersion;
+    this.view = view;
+    this.visible = view.hidden().isEmpty() ? sparkSchema
+        : new StructType(Arrays.stream(sparkSchema.fields())
+            .filter(f -> !view.hidden().contains(f.name())).toArray(StructField[]::new));
+  }
+
+  /** The table's columns; a materialized view's layout columns are metadata columns instead. */
+  @Override
+  public StructType schema() {
+    return visible;
+  }
+
+  @Override
+  public MetadataColumn[] metadataColumns() {
+    MetadataColumn[] lance = super.metadataColumns();
+    if (view.hidden().isEmpty()) {
+      return lance;
+    }
+    List<MetadataColumn> all = new ArrayList<>(Arrays.asList(lance));
+    for (StructField f : sparkSchema.fields()) {
+      if (view.hidden().contains(f.name())) {
+        all.add(new MetadataColumn() {
+          @Override
+          public String name() {
+            return f.name();
+          }
+
+          @Override
+          public DataType dataType() {
+            return f.dataType();
+          }
+
+          @Override
+          public boolean isNullable() {
+            return f.nullable();
+          }
+
+          @Override
+          public String comment() {
+            return "materialized view layout column";
+          }
+        });
+      }
+    }
+    return all.toArray(MetadataColumn[]::new);
+  }
+
+  @Override
+  public WriteBuilder newWriteBuilder(LogicalWriteInfo info) {
+    if (view.isView()) {
+      throw MaterializedViewLayout.writeRefused(name, "write to");
+    }
+    return super.newWriteBuilder(info);
+  }
+
+  @Override
+  public RowLevelOperationBuilder newRowLevelOperationBuilder(RowLevelOperationInfo info) {
+    if (view.isView()) {
+      throw MaterializedViewLayout.writeRefused(name,
+          info.command().name().toLowerCase(Locale.ROOT) + " rows of");
+    }
+    return super.newRowLevelOperationBuilder(info);
   }
 
   @Override
@@ -55,7 +133,8 @@ final class CatalogTable extends LancePositionDeltaDataset {
     if (options.isEmpty()) {
       return new CompleteCountScanBuilder((LanceScanBuilder) super.newScanBuilder(options));
     }
-    Long asked = TimeTravelOptions.resolve(options, handle, name, asOfVersion, schema());
+    // The stored schema (with a view's hidden layout columns): what other versions compare to.
+    Long asked = TimeTravelOptions.resolve(options, handle, name, asOfVersion, sparkSchema);
     // lance-spark rebuilds its read options from scratch when a scan has options, dropping the
     // version (of SQL time travel) and the catalog name; rebuild them here keeping both.
     LanceSparkReadOptions base = readOptions();
@@ -75,7 +154,7 @@ final class CatalogTable extends LancePositionDeltaDataset {
     if (version != null) {
       read.version(version);
     }
-    return new CompleteCountScanBuilder(new LanceScanBuilder(schema(), read.build(),
+    return new CompleteCountScanBuilder(new LanceScanBuilder(sparkSchema, read.build(),
         getInitialStorageOptions(), getNamespaceImpl(), getNamespaceProperties()));
   }
 

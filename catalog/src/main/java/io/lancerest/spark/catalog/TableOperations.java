@@ -217,8 +217,17 @@ final class TableOperations {
     }
     // The dataset config and version are read when Spark asks (DESCRIBE, SHOW TBLPROPERTIES):
     // writes go through lance-spark, not the catalog, so anything read at load time goes stale.
+    MaterializedViewLayout view = MaterializedViewLayout.of(base.schema(), () -> {
+      try (Dataset ds = openDataset(e.handle, version)) {
+        return ds.getSchema().getCustomMetadata();
+      } catch (RuntimeException unreadable) {
+        // No dataset to read (e.g. a declared table without data yet): no view metadata either;
+        // the write itself reports what is wrong with the table.
+        return Map.of();
+      }
+    });
     return new CatalogTable((LanceDataset) base, e.handle.managedVersioning(), displayName,
-        props, () -> datasetProperties(e, version, props), e.handle, version);
+        props, () -> datasetProperties(e, version, props), e.handle, version, view);
   }
 
   private static Map<String, String> datasetProperties(Entry e, Long version,

@@ -147,6 +147,13 @@ public class ClientFunctionViewTest {
     assertEquals("3", d.get("Base table version"));
     assertLastJob(v, r);
 
+    // A UDTF view has no layout columns to hide, but it is refused writes all the same.
+    assertEquals(List.of("category", "name", "price", "rank"),
+        List.of(f.spark.table(v).columns()));
+    assertTrue(assertThrows(io.lancerest.spark.catalog.UnsupportedCatalogOperationException.class,
+        () -> f.sql("INSERT INTO " + v + " VALUES ('nut', 'x', 1, 1)")).getMessage()
+        .startsWith("Cannot write to materialized view " + v + ": "));
+
     assertEquals(List.of(ns + "|top2"), f.rows("SHOW MATERIALIZED VIEWS IN lance." + ns));
     f.sql("DROP MATERIALIZED VIEW " + v);
     assertTrue(f.rows("SHOW MATERIALIZED VIEWS IN lance." + ns).isEmpty());

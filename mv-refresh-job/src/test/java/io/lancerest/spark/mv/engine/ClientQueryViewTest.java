@@ -130,6 +130,48 @@ class ClientQueryViewTest {
   }
 
   @Test
+  void selectStarHidesLayoutColumnsAndOnlyRefreshWritesTheView() {
+    String ns = f.namespace("hide");
+    String src = source(ns, 0, 10);
+    String v = "lance." + ns + ".v";
+    f.sql("CREATE MATERIALIZED VIEW " + v + " AS SELECT id, name FROM " + src
+        + " WHERE score > 3");
+    assertEquals(List.of("id", "name"), List.of(f.spark.table(v).columns()));
+    assertEquals(List.of("id", "name"), List.of(f.sql("SELECT * FROM " + v).get(0).schema()
+        .fieldNames()));
+    // Named explicitly, the layout columns are there (metadata columns): the source's row ids.
+    assertEquals(f.rows("SELECT _rowid, true, id FROM " + src + " WHERE score > 3"),
+        f.rows("SELECT __source_row_id, __is_set, id FROM " + v));
+
+    io.lancerest.spark.catalog.UnsupportedCatalogOperationException insert = org.junit.jupiter
+        .api.Assertions.assertThrows(
+            io.lancerest.spark.catalog.UnsupportedCatalogOperationException.class,
+            () -> f.sql("INSERT INTO " + v + " VALUES (100, 'x')"));
+    assertEquals("Cannot write to materialized view " + v + ": a materialized view is written "
+        + "only by REFRESH MATERIALIZED VIEW, which keeps it equal to its definition over the "
+        + "source table. Change the source table and refresh the view, or drop the view (DROP "
+        + "MATERIALIZED VIEW)", insert.getMessage());
+    io.lancerest.spark.catalog.UnsupportedCatalogOperationException delete = org.junit.jupiter
+        .api.Assertions.assertThrows(
+            io.lancerest.spark.catalog.UnsupportedCatalogOperationException.class,
+            () -> f.sql("DELETE FROM " + v + " WHERE id = 4"));
+    assertTrue(delete.getMessage().startsWith("Cannot delete rows of materialized view " + v
+        + ": "), delete.getMessage());
+
+    insert(src, 10, 15);
+    assertEquals("DONE", f.sql("REFRESH MATERIALIZED VIEW " + v).get(0).getString(1));
+    assertEquals(f.rows("SELECT id, name FROM " + src + " WHERE score > 3"),
+        f.rows("SELECT * FROM " + v));
+    // Time travel sees the same columns, by SQL and by read option.
+    assertEquals(List.of("id", "name"), List.of(f.sql("SELECT * FROM " + v + " VERSION AS OF 3")
+        .get(0).schema().fieldNames()));
+    assertEquals(f.rows("SELECT id, name FROM " + src + " WHERE score > 3 AND id < 10"),
+        f.rows("SELECT * FROM " + v + " VERSION AS OF 3"));
+    assertEquals(List.of("id", "name"), List.of(f.spark.read().option("versionAsOf", "3")
+        .table(v).columns()));
+  }
+
+  @Test
   void chunkerViewsAreCreatedAndRefreshedThroughTheSameEngine() {
     String ns = f.namespace("ck");
     String docs = "lance." + ns + ".docs";
