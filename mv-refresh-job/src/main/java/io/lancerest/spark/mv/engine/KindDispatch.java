@@ -15,11 +15,13 @@ import io.lancerest.spark.mv.query.QueryRefresh;
 import io.lancerest.spark.mv.udtf.UdtfDefinition;
 import io.lancerest.spark.mv.udtf.UdtfRefresh;
 import io.lancerest.spark.mv.udtf.UdtfRefreshOptions;
+import io.lancerest.spark.mv.udtf.UdtfRefreshException;
 import io.lancerest.spark.mv.udtf.UdtfRefreshResult;
 import io.lancerest.spark.mv.udtf.UdtfSource;
 import io.lancerest.spark.mv.udtf.UdtfView;
 import java.util.ArrayList;
 import java.util.List;
+import org.apache.spark.sql.AnalysisException;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -37,15 +39,28 @@ final class KindDispatch {
   static RefreshResult refresh(SparkSession spark, String viewName, TableLocation view,
       TableLocation source, ViewDefinition def, RefreshOptions options, String jobId) {
     options.checkApplicableTo(def.kind());
-    return switch (def.kind()) {
-      case QUERY -> QueryRefresh.run(spark, new QueryRefresh.Tables(viewName, view.location(),
-          view.storageOptions(), source.location(), source.storageOptions()),
-          def.sourceQuery(), options, jobId);
-      case CHUNKER -> ChunkerViews.refresh(spark, new ChunkerRefresh.Tables(source.location(),
-          source.storageOptions(), view.location(), view.storageOptions(), viewName, null), def,
-          withJobId(options, jobId));
-      case UDTF -> udtf(spark, viewName, view, source, def, options, jobId);
-    };
+    try {
+      return switch (def.kind()) {
+        case QUERY -> QueryRefresh.run(spark, new QueryRefresh.Tables(viewName, view.location(),
+            view.storageOptions(), source.location(), source.storageOptions()),
+            def.sourceQuery(), options, jobId);
+        case CHUNKER -> ChunkerViews.refresh(spark, new ChunkerRefresh.Tables(
+            source.location(), source.storageOptions(), view.location(), view.storageOptions(),
+            viewName, null), def, withJobId(options, jobId));
+        case UDTF -> udtf(spark, viewName, view, source, def, options, jobId);
+      };
+    } catch (Exception e) {
+      // Spark's analysis of the stored SELECT against today's source (a checked exception in
+      // Java's eyes, hence the broad catch): the source no longer has what the view reads.
+      if (e instanceof AnalysisException ae) {
+        throw new InvalidViewDefinitionException("View " + viewName + " no longer fits its "
+            + "source table " + String.join(".", def.sourceQuery().sourceTableId()) + ": "
+            + ae.getSimpleMessage() + ". A column its SELECT reads was dropped, renamed or "
+            + "changed since the view was created; nothing was committed. Recreate the view "
+            + "(DROP MATERIALIZED VIEW, then CREATE MATERIALIZED VIEW) over the new schema", e);
+      }
+      throw e instanceof RuntimeException re ? re : new IllegalStateException(e);
+    }
   }
 
   private static RefreshOptions withJobId(RefreshOptions o, String jobId) {
@@ -61,7 +76,12 @@ final class KindDispatch {
         org.lance.Dataset ds = org.lance.Dataset.open(a, source.location(),
             new org.lance.ReadOptions.Builder().setStorageOptions(source.storageOptions())
                 .build())) {
-      version = o.srcVersion() != null ? o.srcVersion() : ds.latestVersion();
+      long latest = ds.latestVersion();
+      version = o.srcVersion() != null ? o.srcVersion() : latest;
+      if (version > latest || version < 1) {
+        throw new UdtfRefreshException("src_version " + version + " does not exist: the source "
+            + "of view " + viewName + " is at version " + latest);
+      }
     }
     SourceQuery q = def.sourceQuery();
     UdtfSource src = new UdtfSource(source.location(), source.storageOptions(), version,

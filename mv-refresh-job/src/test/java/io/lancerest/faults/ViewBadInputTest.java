@@ -1,0 +1,352 @@
+package io.lancerest.faults;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.lancerest.faults.ViewFaultsFixture.Kind;
+import io.lancerest.faults.ViewFaultsFixture.World;
+import io.lancerest.spark.mv.EnvelopeChecksumException;
+import io.lancerest.spark.mv.GenevaLayout;
+import io.lancerest.spark.mv.InvalidOptionException;
+import io.lancerest.spark.mv.InvalidViewDefinitionException;
+import io.lancerest.spark.mv.MaterializedViewNotFoundException;
+import io.lancerest.spark.mv.chunker.ChunkerOutputException;
+import io.lancerest.spark.mv.chunker.ChunkerRefreshException;
+import io.lancerest.spark.mv.commit.ViewCommit;
+import io.lancerest.spark.mv.engine.CatalogBinding;
+import io.lancerest.spark.mv.query.QueryRefreshException;
+import io.lancerest.spark.mv.udtf.UdtfRefreshException;
+import java.nio.charset.StandardCharsets;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.spark.sql.Row;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Disabled;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.lance.Dataset;
+import org.lance.ReadOptions;
+
+/**
+ * View-specific bad input, end to end through SQL: a tampered function envelope on a stored
+ * view, a chunker or UDTF emitting wrong types or nulls in non-null columns, a source whose
+ * schema changed between refreshes, and the CREATE/REFRESH validation cases that
+ * {@code engine/ViewValidationTest} does not already cover. Each gets an error naming the view or
+ * column and what to do, and leaves the view as it was (or no view at all).
+ */
+class ViewBadInputTest {
+  static ViewFaultsFixture x;
+  static World shared;
+
+  @BeforeAll
+  static void start() {
+    x = new ViewFaultsFixture();
+    shared = x.new World("bad").insert(30);
+  }
+
+  @AfterAll
+  static void stop() {
+    x.close();
+  }
+
+  @AfterEach
+  void disarm() {
+    Injected.disarm();
+  }
+
+  private static List<Row> refresh(World w, String view) {
+    return x.f.sql("REFRESH MATERIALIZED VIEW " + w.view(ViewFaultsFixture.DIRECT, view));
+  }
+
+  /** Runs {@code failing}, expects {@code type}, and that the view kept its version and rows. */
+  private static <T extends Throwable> T refusedUnchanged(World w, String view, Class<T> type,
+      Executable failing) {
+    long version = w.version(view);
+    List<String> rows = w.rows(view);
+    T e = assertThrows(type, failing);
+    assertEquals(version, w.version(view), "a version was committed");
+    assertEquals(rows, w.rows(view), "the view's rows changed");
+    return e;
+  }
+
+  private static CatalogBinding.TableLocation locate(World w, String table) {
+    return CatalogBinding.of(x.f.spark, ViewFaultsFixture.DIRECT).locate(List.of(w.ns, table),
+        "table");
+  }
+
+  private static Map<String, String> schemaMetadata(CatalogBinding.TableLocation t) {
+    try (BufferAllocator a = new RootAllocator(); Dataset ds = Dataset.open(a, t.location(),
+        new ReadOptions.Builder().setStorageOptions(t.storageOptions()).build())) {
+      return ds.getSchema().getCustomMetadata();
+    }
+  }
+
+  /** Writes schema metadata onto the view table the way the engine does (one commit). */
+  private static void writeMetadata(World w, String view, Map<String, String> md) {
+    CatalogBinding.TableLocation t = locate(w, view);
+    long version = w.version(view);
+    ViewCommit.builder(t.location(), version).storageOptions(t.storageOptions())
+        .schemaMetadata(md).build().commit();
+  }
+
+  // ---------------------------------------------------------------- envelope tampering
+
+  @Test
+  void anEnvelopeAlteredOnTheStoredViewIsRefused() throws Exception {
+    String v = "tampered_env";
+    shared.create(Kind.CHUNKER, v);
+    String envelope = schemaMetadata(locate(shared, v)).get(GenevaLayout.CHUNKER);
+    ObjectMapper json = new ObjectMapper();
+    ObjectNode n = (ObjectNode) json.readTree(Base64.getDecoder().decode(envelope));
+    n.put("class_name", "com.example.Evil");
+    writeMetadata(shared, v, Map.of(GenevaLayout.CHUNKER,
+        Base64.getEncoder().encodeToString(json.writeValueAsBytes(n))));
+    shared.insert(3);
+    EnvelopeChecksumException e = refusedUnchanged(shared, v, EnvelopeChecksumException.class,
+        () -> refresh(shared, v));
+    assertTrue(e.getMessage().startsWith("udtf_spec.udtf_sha '"), e.getMessage());
+    assertTrue(e.getMessage().contains("' does not match: the SHA-256 of the decoded envelope "
+        + "is '"), e.getMessage());
+    assertTrue(e.getMessage().endsWith("The envelope was altered or the checksum computed over "
+        + "other bytes (it must hash the decoded JSON bytes, not the base64 text)"),
+        e.getMessage());
+  }
+
+  @Test
+  void aChecksumAlteredOnTheStoredViewIsRefused() {
+    String v = "tampered_sha";
+    shared.create(Kind.UDTF, v);
+    writeMetadata(shared, v, Map.of(GenevaLayout.UDTF_SHA, "ab".repeat(32)));
+    shared.insert(3);
+    EnvelopeChecksumException e = refusedUnchanged(shared, v, EnvelopeChecksumException.class,
+        () -> refresh(shared, v));
+    assertTrue(e.getMessage().startsWith("udtf_spec.udtf_sha '" + "ab".repeat(32)
+        + "' does not match: the SHA-256 of the decoded envelope is '"), e.getMessage());
+  }
+
+  // ---------------------------------------------------------------- function output
+
+  static Stream<Arguments> badOutputs() {
+    return ViewFaultsFixture.subset(Stream.of(
+        Arguments.of(Kind.CHUNKER, "null", ChunkerOutputException.class,
+            "Chunker 'Splitter' emitted null in non-nullable column 'chunk' (source row id "),
+        Arguments.of(Kind.CHUNKER, "wrong_type", ChunkerOutputException.class,
+            "Chunker 'Splitter' emitted a java.lang.Integer for column 'chunk' declared Utf8 "
+                + "(source row id "),
+        Arguments.of(Kind.UDTF, "null", UdtfRefreshException.class,
+            "UdtfOutputMismatchException: UDTF 'TopK' (io.lancerest.faults.Injected$TopK) for "
+                + "partition cat="),
+        Arguments.of(Kind.UDTF, "wrong_type", UdtfRefreshException.class,
+            "UdtfOutputMismatchException: UDTF 'TopK' (io.lancerest.faults.Injected$TopK) for "
+                + "partition cat=")).map(a -> Arguments.of(a.get()[0] + " " + a.get()[1],
+                    a.get()[0], a.get()[1], a.get()[2], a.get()[3])), "CHUNKER null",
+        "UDTF wrong_type");
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("badOutputs")
+  void aFunctionEmittingWrongTypesOrNullsFailsTheRefresh(String name, Kind kind, String bad,
+      Class<? extends Exception> type, String message) {
+    String v = "out_" + kind.name().toLowerCase() + "_" + bad;
+    shared.create(kind, v);
+    shared.insert(5);
+    Injected.badOutput = bad;
+    Exception e = refusedUnchanged(shared, v, type, () -> refresh(shared, v));
+    assertTrue(e.getMessage().contains(message), e.getMessage());
+    if (kind == Kind.CHUNKER) {
+      assertTrue(e.getMessage().endsWith("Fix the chunker or its declared output schema"),
+          e.getMessage());
+    } else {
+      assertTrue(e.getMessage().contains(bad.equals("null") ? "returned NULL for column 'rank', "
+          + "which the declared output schema says is not nullable" : "'rank'"),
+          e.getMessage());
+      assertTrue(e.getMessage().contains("Nothing was committed; the view stays at version "),
+          e.getMessage());
+    }
+    Injected.disarm();
+    assertEquals("DONE", refresh(shared, v).get(0).getString(1));
+    shared.assertConverged(kind, v);
+  }
+
+  // ---------------------------------------------------------------- source schema changes
+
+  static Stream<Arguments> schemaChanges() {
+    Consumer<Dataset> dropName = ds -> ds.dropColumns(List.of("name"));
+    Consumer<Dataset> dropScore = ds -> ds.dropColumns(List.of("score"));
+    return ViewFaultsFixture.subset(Stream.of(
+        Arguments.of("QUERY name dropped", Kind.QUERY, dropName, "name"),
+        Arguments.of("CHUNKER name dropped", Kind.CHUNKER, dropName, "name"),
+        Arguments.of("UDTF score dropped", Kind.UDTF, dropScore, "score")),
+        "QUERY name dropped", "UDTF score dropped");
+  }
+
+  private static void alterSource(World w, Consumer<Dataset> change) {
+    CatalogBinding.TableLocation src = locate(w, "src");
+    try (BufferAllocator a = new RootAllocator(); Dataset ds = Dataset.open(a, src.location(),
+        new ReadOptions.Builder().setStorageOptions(src.storageOptions()).build())) {
+      change.accept(ds);
+    }
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("schemaChanges")
+  void aDroppedSourceColumnIsRefusedWithWhatToDo(String name, Kind kind,
+      Consumer<Dataset> change, String column) {
+    World w = x.new World("schema").insert(20);
+    w.create(kind, "v");
+    alterSource(w, change);
+    InvalidViewDefinitionException e = refusedUnchanged(w, "v",
+        InvalidViewDefinitionException.class, () -> refresh(w, "v"));
+    assertTrue(e.getMessage().startsWith("View lance." + w.ns + ".v no longer fits its source "
+        + "table " + w.ns + ".src: [UNRESOLVED_COLUMN.WITH_SUGGESTION] A column or function "
+        + "parameter with name `" + column + "` cannot be resolved."), e.getMessage());
+    assertTrue(e.getMessage().endsWith(". A column its SELECT reads was dropped, renamed or "
+        + "changed since the view was created; nothing was committed. Recreate the view (DROP "
+        + "MATERIALIZED VIEW, then CREATE MATERIALIZED VIEW) over the new schema"),
+        e.getMessage());
+  }
+
+  /**
+   * A changed column type. lance-core 4.0.0's {@code alterColumns(castTo)} leaves the type as it
+   * was (measured: int32 stays int32), so the type changes the way a user can change it: the
+   * source is dropped and created again under the same name with {@code score STRING}, and
+   * filled with other rows.
+   */
+  private static void replaceSourceWithStringScore(World w) {
+    x.f.sql("DROP TABLE " + w.src + " PURGE");
+    x.f.sql("CREATE TABLE " + w.src + " (id BIGINT, name STRING, cat STRING, score STRING)");
+    for (int i = 0; i < 2; i++) {
+      x.f.sql("INSERT INTO " + w.src + " SELECT id + 500, concat('r', id), concat('c', id % 4), "
+          + "CAST((id * 37) % 1000 + 1 AS STRING) FROM range(" + i * 10 + ", " + (i * 10 + 10)
+          + ")");
+    }
+  }
+
+  @Test
+  void aUdtfViewRefusesASourceColumnThatChangedType() {
+    World w = x.new World("retype").insert(20);
+    w.create(Kind.UDTF, "v");
+    replaceSourceWithStringScore(w);
+    UdtfRefreshException e = refusedUnchanged(w, "v", UdtfRefreshException.class,
+        () -> refresh(w, "v"));
+    assertTrue(e.getMessage().contains("returned java.lang.String for column 'score'; the "
+        + "declared output schema says int, which needs java.lang.Integer. Nothing was "
+        + "committed; the view stays at version "), e.getMessage());
+  }
+
+  /** The refresh must refuse (view unchanged) or give what a view built from scratch gives. */
+  @Disabled("Bug, left to the query/chunker owners: a source dropped and created again under "
+      + "the same name is not detected. The query view's incremental refresh keeps rows of the "
+      + "dropped table whose __source_row_id collides with a row id of the new table (measured: "
+      + "'1|true|1|w1 x1 yz!|38' stays next to the new rows) and casts the new STRING score to "
+      + "the view's INT s1 without a word. The view records the source's name and version "
+      + "watermark but not which dataset they belong to; the fix is to record the source's "
+      + "location (or first-version timestamp) in the view metadata and refuse or rebuild when "
+      + "it changes")
+  @ParameterizedTest
+  @EnumSource(value = Kind.class, names = {"QUERY", "CHUNKER"})
+  void aSourceReplacedUnderTheSameNameIsRefusedOrRebuilt(Kind kind) {
+    World w = x.new World("replaced").insert(20);
+    w.create(kind, "v");
+    long version = w.version("v");
+    List<String> before = w.rows("v");
+    replaceSourceWithStringScore(w);
+    try {
+      refresh(w, "v");
+    } catch (InvalidViewDefinitionException refused) {
+      assertEquals(version, w.version("v"));
+      assertEquals(before, w.rows("v"));
+      return;
+    }
+    w.assertConverged(kind, "v");
+  }
+
+  // ---------------------------------------------------------------- validation
+
+  private static void refusedAtCreate(String view, Class<? extends Exception> type,
+      String message, String statement) {
+    Exception e = assertThrows(type, () -> x.f.sql(statement));
+    assertTrue(e.getMessage().startsWith(message), e.getMessage());
+    assertFalse(x.f.spark.catalog().tableExists(shared.view(ViewFaultsFixture.DIRECT, view)),
+        view + " exists");
+  }
+
+  @Test
+  void validationCases() {
+    String src = shared.src;
+    String ns = shared.ns;
+    String p = "CREATE MATERIALIZED VIEW lance." + ns + ".";
+    String v = "lance." + ns + ".";
+    refusedAtCreate("c_limit", InvalidViewDefinitionException.class, "Chunker view " + v
+        + "c_limit cannot LIMIT its source rows; cap its rows with the refresh option "
+        + "output_limit", p + "c_limit USING CHUNKER 'io.lancerest.faults.Injected$Splitter'"
+        + " OPTIONS (input_columns = 'name', chunk_size = 6) AS SELECT id, name FROM " + src
+        + " LIMIT 5");
+    refusedAtCreate("c_ol", InvalidOptionException.class, "output_limit must be a whole "
+        + "number, got 'lots'", p + "c_ol USING CHUNKER 'io.lancerest.faults.Injected$Splitter'"
+        + " OPTIONS (input_columns = 'name', chunk_size = 6, output_limit = 'lots') AS SELECT "
+        + "id, name FROM " + src);
+    refusedAtCreate("c_in", InvalidViewDefinitionException.class, "input_columns names "
+        + "'nope', which is not a column of the SELECT of view " + v + "c_in [id, name]", p + "c_in USING CHUNKER 'io.lancerest.faults.Injected$Splitter'"
+        + " OPTIONS (input_columns = 'nope', chunk_size = 6) AS SELECT id, name FROM " + src);
+    refusedAtCreate("c_eh", InvalidViewDefinitionException.class, "error_handling is not "
+        + "valid JSON of its format: ", p + "c_eh USING CHUNKER 'io.lancerest.faults.Injected$Splitter'"
+        + " OPTIONS (input_columns = 'name', chunk_size = 6, error_handling = '{\"rules\": 5}') "
+        + "AS SELECT id, name FROM " + src);
+    refusedAtCreate("u_os", InvalidViewDefinitionException.class, "output_schema of view " + v
+        + "u_os is neither Spark DDL ('a STRING, b INT') nor Arrow JSON: ", p + "u_os USING UDTF 'io.lancerest.faults.Injected$TopK' OPTIONS "
+        + "(order_by = 'score', output_schema = 'id BIGINT, rank') AS SELECT id, cat, score "
+        + "FROM " + src);
+    refusedAtCreate("q_cat", InvalidViewDefinitionException.class, "The source of view " + v
+        + "q_cat is in catalog 'flaky'; a materialized view reads a table of its own catalog "
+        + "'lance'", p + "q_cat AS SELECT id FROM flaky." + ns + ".src");
+    refusedAtCreate("q_ns", MaterializedViewNotFoundException.class, "Cannot create "
+        + "materialized view lance.no_such_ns.q_ns: its namespace does not exist. Create it "
+        + "first (CREATE NAMESPACE)", "CREATE MATERIALIZED VIEW lance.no_such_ns.q_ns AS SELECT id FROM "
+        + src);
+  }
+
+  @Test
+  void refreshOptionsThatDoNotFitTheView() {
+    String q = "r_query";
+    shared.create(Kind.QUERY, q);
+    String u = "r_udtf";
+    shared.create(Kind.UDTF, u);
+    String c = "r_chunker";
+    shared.create(Kind.CHUNKER, c);
+    String r = "REFRESH MATERIALIZED VIEW lance." + shared.ns + ".";
+    assertEquals("output_limit caps the rows of a chunker view; this view is a query view. "
+        + "Remove output_limit (use the source query's LIMIT for a query view)",
+        refusedUnchanged(shared, q, InvalidOptionException.class, () -> x.f.sql(r + q
+            + " WITH (output_limit = 5)")).getMessage());
+    long latest = shared.version("src");
+    String future = " WITH (src_version = 999)";
+    assertEquals("src_version 999 does not exist: the source of view lance." + shared.ns + "."
+        + q + " is at version " + latest, refusedUnchanged(shared, q,
+            QueryRefreshException.class, () -> x.f.sql(r + q + future)).getMessage());
+    assertEquals("src_version 999 does not exist: the source of view lance." + shared.ns + "."
+        + u + " is at version " + latest, refusedUnchanged(shared, u,
+            UdtfRefreshException.class, () -> x.f.sql(r + u + future)).getMessage());
+    assertEquals("src_version 999 does not exist: the source of view 'lance." + shared.ns + "."
+        + c + "' is at version " + latest, refusedUnchanged(shared, c,
+            ChunkerRefreshException.class, () -> x.f.sql(r + c + future)).getMessage());
+    assertEquals("Materialized view lance." + shared.ns + ".missing does not exist",
+        assertThrows(MaterializedViewNotFoundException.class, () -> x.f.sql(r + "missing"))
+            .getMessage());
+  }
+}
