@@ -62,6 +62,11 @@ public final class UdtfRefresh {
   public static final String LAST_STATUS_KEY = "lancerest::udtf::last_status";
   public static final String SKIPPED_KEY = "lancerest::udtf::skipped_partitions";
   private static final AtomicBoolean RESOURCE_ADVISORY_LOGGED = new AtomicBoolean();
+  /**
+   * Tasks per task slot when {@code concurrency} is not given: more tasks than slots let a slot
+   * that drew cheap partitions take another task while a costly one is still running.
+   */
+  static final int TASKS_PER_SLOT = 4;
 
   private UdtfRefresh() {}
 
@@ -135,9 +140,15 @@ public final class UdtfRefresh {
         rows = input.coalesce(1).toJavaRDD();
       } else {
         int tasks = options.concurrency() > 0 ? options.concurrency()
-            : spark.sparkContext().defaultParallelism();
-        rows = input.repartition(tasks, input.col(key)).sortWithinPartitions(input.col(key))
-            .toJavaRDD();
+            : TASKS_PER_SLOT * spark.sparkContext().defaultParallelism();
+        // Range, not hash, partitioning: hashing a few keys into as many tasks leaves some
+        // tasks with two or three keys and others with none (16 int keys into 16 tasks: up to
+        // 3 in one), and the slot that draws such a task finishes last. Range bounds come
+        // from a sample of the input, so tasks get about equal row counts, one key never
+        // split. The sample costs one extra pass over the source query; a function worth a
+        // UDTF view costs far more than reading its input.
+        rows = input.repartitionByRange(tasks, input.col(key))
+            .sortWithinPartitions(input.col(key)).toJavaRDD();
       }
       JavaRDD<PartitionOutcome> outcomes = rows.mapPartitions(new PartitionTask(spec));
       outcomes = withResources(spark, outcomes, def.resources(), view.name());

@@ -138,4 +138,18 @@ final class UdtfFixtures {
       return List.of(RowFactory.create(ctx.partitionKey(), n, totalValue)).iterator();
     }
   }
+
+  /** Per partition: its key, its row count and the index of the Spark task that ran it. */
+  public static final class TaskRecordingUdtf implements BatchUdtf {
+    @Override
+    public Iterator<Row> process(UdtfContext ctx, Iterator<Row> rows) {
+      long n = 0;
+      while (rows.hasNext()) {
+        rows.next();
+        n++;
+      }
+      long task = org.apache.spark.TaskContext.get().partitionId();
+      return List.of(RowFactory.create(String.valueOf(ctx.partitionKey()), n, task)).iterator();
+    }
+  }
 }

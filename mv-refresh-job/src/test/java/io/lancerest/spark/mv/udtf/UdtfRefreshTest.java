@@ -108,6 +108,30 @@ class UdtfRefreshTest {
   }
 
   @Test
+  void sixteenEqualPartitionsOverSixteenTasksGetOneTaskEach() {
+    String many = dir.resolve("many.lance").toString();
+    List<Row> rows = new ArrayList<>();
+    for (int i = 0; i < 16 * 5; i++) {
+      rows.add(item(String.format("k%02d", i % 16), "n" + i, i));
+    }
+    UdtfFixtures.writeItems(spark, many, rows, false);
+    UdtfDefinition def = UdtfDefinition.of("tasks", "1", UdtfFixtures.TaskRecordingUdtf.class,
+        UdtfFixtures.arrow(COUNTS)).withPartitionBy("category");
+
+    UdtfRefresh.run(spark, UdtfSource.lanceTable(many, UdtfFixtures.latestVersion(many)), view,
+        def, UdtfRefreshOptions.DEFAULT.withConcurrency(16));
+
+    // Hash partitioning would put two or three keys in some tasks and none in others, and
+    // the slot drawing the fullest task would finish last.
+    List<Row> out = spark.read().format("lance").option("path", viewUri).load()
+        .orderBy("category").collectAsList();
+    assertEquals(16, out.size());
+    assertEquals(16, out.stream().map(r -> r.getLong(2)).distinct().count(),
+        "one task per partition: " + out);
+    assertTrue(out.stream().allMatch(r -> r.getLong(1) == 5), out.toString());
+  }
+
+  @Test
   void withoutPartitionByTheWholeInputIsOneCall() {
     UdtfDefinition def = counting(Map.of()).withPartitionBy(null);
     UdtfRefreshResult r = refresh(def, UdtfRefreshOptions.DEFAULT);
