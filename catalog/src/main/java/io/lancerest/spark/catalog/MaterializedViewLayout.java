@@ -39,7 +39,8 @@ final class MaterializedViewLayout {
    *     the schema has layout columns, else on the first write (so loading an ordinary table
    *     costs nothing extra)
    */
-  static MaterializedViewLayout of(StructType schema, Supplier<Map<String, String>> schemaMetadata) {
+  static MaterializedViewLayout of(StructType schema,
+      Supplier<Map<String, String>> schemaMetadata) {
     Supplier<Boolean> view = memoize(() -> {
       Map<String, String> m = schemaMetadata.get();
       return m != null && m.containsKey(MARKER);

@@ -3,6 +3,7 @@ package io.lancerest.spark.mv;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.lancerest.client.testing.LogCapture;
 import io.lancerest.spark.mv.engine.EngineFixture;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -10,13 +11,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.apache.logging.log4j.Level;
-import org.apache.logging.log4j.LogManager;
-import org.apache.logging.log4j.core.LogEvent;
-import org.apache.logging.log4j.core.LoggerContext;
-import org.apache.logging.log4j.core.appender.AbstractAppender;
-import org.apache.logging.log4j.core.config.LoggerConfig;
-import org.apache.logging.log4j.core.config.Property;
 import org.apache.spark.scheduler.SparkListener;
 import org.apache.spark.scheduler.SparkListenerJobStart;
 import org.apache.spark.sql.Row;
@@ -30,11 +24,8 @@ import org.junit.jupiter.api.Test;
  * descriptions naming the view and the job id.
  */
 class RefreshJobEngineTest {
-  private static final String LOGGERS = "io.lancerest.spark.mv";
   static EngineFixture f;
-  static final List<String> LOGS = new CopyOnWriteArrayList<>();
   static final List<String> JOB_DESCRIPTIONS = new CopyOnWriteArrayList<>();
-  static AbstractAppender appender;
 
   private final ByteArrayOutputStream out = new ByteArrayOutputStream();
   private final ByteArrayOutputStream err = new ByteArrayOutputStream();
@@ -52,28 +43,10 @@ class RefreshJobEngineTest {
         }
       }
     });
-    // After Spark configured logging (it replaces a default configuration when it starts).
-    LoggerContext ctx = (LoggerContext) LogManager.getContext(false);
-    appender = new AbstractAppender("refresh-job-engine-test", null, null, true,
-        Property.EMPTY_ARRAY) {
-      @Override
-      public void append(LogEvent e) {
-        LOGS.add(e.getMessage().getFormattedMessage());
-      }
-    };
-    appender.start();
-    LoggerConfig lc = new LoggerConfig(LOGGERS, Level.INFO, true);
-    lc.addAppender(appender, Level.INFO, null);
-    ctx.getConfiguration().addLogger(LOGGERS, lc);
-    ctx.updateLoggers();
   }
 
   @AfterAll
   static void stop() {
-    LoggerContext ctx = (LoggerContext) LogManager.getContext(false);
-    ctx.getConfiguration().removeLogger(LOGGERS);
-    ctx.updateLoggers();
-    appender.stop();
     f.close();
   }
 
@@ -106,14 +79,19 @@ class RefreshJobEngineTest {
     insert(src, 30, 40);
     f.sql("DELETE FROM " + src + " WHERE id < 5");
     long inserted = f.rows(select + " AND id >= 30").size();
-    LOGS.clear();
     JOB_DESCRIPTIONS.clear();
 
     // --concurrency 2 coalesces the 3 source fragments' partitions into 2 write tasks: a task
     // then opens a partition from lance-core's writer thread (FragmentShipping lends it the
     // task's TaskContext).
-    int code = job("--uri", f.uri, "--view", ns + ".v", "--job-id", "it-job-1",
-        "--concurrency", "2");
+    int code;
+    String logs;
+    // Opened after Spark configured logging (it replaces a default configuration when it starts).
+    try (LogCapture capture = new LogCapture("io.lancerest.spark.mv")) {
+      code = job("--uri", f.uri, "--view", ns + ".v", "--job-id", "it-job-1",
+          "--concurrency", "2");
+      logs = capture.text();
+    }
 
     assertEquals(RefreshJob.DONE, code, err());
     assertEquals("refresh-job: view " + ns + ".v job it-job-1 DONE kind=query "
@@ -122,12 +100,12 @@ class RefreshJobEngineTest {
     assertEquals(f.rows(select), f.rows("SELECT id, s FROM lance." + ns + ".v"));
     String view = RefreshJob.CATALOG + "." + ns + ".v";
     String tag = view + " (job it-job-1)";
-    assertTrue(LOGS.stream().anyMatch(l -> l.startsWith("Refreshing query view " + view
-        + " (job it-job-1) from ")), LOGS.toString());
-    assertTrue(LOGS.stream().anyMatch(l -> l.startsWith("View " + tag + ": source version 4 ")),
-        LOGS.toString());
-    assertTrue(LOGS.stream().anyMatch(l -> l.startsWith("View " + tag
-        + ": committed view version ")), LOGS.toString());
+    assertTrue(logs.contains("INFO io.lancerest.spark.mv.engine.EngineViews Refreshing query "
+        + "view " + view + " (job it-job-1) from "), logs);
+    assertTrue(logs.contains("INFO io.lancerest.spark.mv.query.QueryRefresh View " + tag
+        + ": source version 4 "), logs);
+    assertTrue(logs.contains("INFO io.lancerest.spark.mv.query.QueryRefresh View " + tag
+        + ": committed view version "), logs);
     // Listener events are delivered asynchronously.
     for (int i = 0; i < 100 && JOB_DESCRIPTIONS.isEmpty(); i++) {
       Thread.sleep(50);
