@@ -89,6 +89,8 @@ public final class QueryRefresh {
    * one ran.
    */
   static volatile List<Integer> lastScannedFragments;
+  /** Rows of changed source fragments one incremental write task takes on. */
+  static final long ROWS_PER_TASK = 1L << 20;
   /** Most row ids put into one {@code IN} filter of a Lance scan. */
   private static final int MAX_ID_LITERALS = 1 << 16;
 
@@ -255,10 +257,11 @@ public final class QueryRefresh {
 
       // 4. new rows, written by Spark tasks as uncommitted fragments
       List<FragmentMetadata> fragments = everything
-          ? write(projected, plain, WriteTask.every(t, plain, o)).fragments
+          ? write(projected, plain, WriteTask.every(t, plain, o), 0).fragments
           : toWrite.isEmpty() ? List.of()
           : write(projected, plain, toWrite.getLongCardinality() == inSource.getLongCardinality()
-              ? WriteTask.every(t, plain, o) : WriteTask.only(t, plain, o, toWrite)).fragments;
+              ? WriteTask.every(t, plain, o) : WriteTask.only(t, plain, o, toWrite), 0)
+              .fragments;
       long t3 = System.currentTimeMillis();
       // 5. one commit: deletions, new fragments, watermark, base version, last job
       return commit(readVersion, srcVersion, fragments, deletes, replaceAll,
@@ -342,8 +345,14 @@ public final class QueryRefresh {
             t.sourceUri(), t.sourceStorageOptions(), srcVersion), new HashSet<>(rescan));
         Dataset<Row> projected = QueryLayout.project(source, q, target, t.viewName(),
             functions.col("_row_last_updated_at_version"));
+        // The changed fragments are usually a few small ones (each append or UPDATE adds its
+        // own): one task per ROWS_PER_TASK of them, not one per fragment, so that the refresh
+        // pays the per-task cost (dataset open, fragment write) a few times and the view gets a
+        // few fragments instead of as many as the source's commits.
+        int tasks = (int) Math.min(Integer.MAX_VALUE, Math.max(1,
+            (diff.rescanRows + ROWS_PER_TASK - 1) / ROWS_PER_TASK));
         w = write(projected, plain, WriteTask.keeping(t, plain, o, inView.ids, watermark,
-            target.fields().length));
+            target.fields().length), tasks);
       }
       long t3 = System.currentTimeMillis();
       List<Long> deletes = new ArrayList<>();
@@ -524,8 +533,13 @@ public final class QueryRefresh {
       }
     }
 
-    /** Writes the projected rows {@code task} selects; nothing is committed. */
-    private Written write(Dataset<Row> projected, Schema plain, WriteTask task) {
+    /**
+     * Writes the projected rows {@code task} selects; nothing is committed.
+     *
+     * @param maxTasks at most this many tasks (fewer partitions are coalesced); 0: no limit
+     *     beyond the {@code concurrency} option
+     */
+    private Written write(Dataset<Row> projected, Schema plain, WriteTask task, int maxTasks) {
       Dataset<Row> in = projected;
       if (task.onlyIds != null) {
         // Pushed down to Lance, which then skips the data of other rows; the tasks still check
@@ -535,10 +549,14 @@ public final class QueryRefresh {
           in = in.where(runPredicate(runs, 0, runs.size()));
         }
       }
+      long planning = System.currentTimeMillis();
       JavaRDD<InternalRow> rdd = in.queryExecution().toRdd().toJavaRDD();
-      if (o.concurrency() != null && rdd.getNumPartitions() > o.concurrency()) {
-        rdd = rdd.coalesce(o.concurrency());
+      int limit = o.concurrency() == null ? maxTasks
+          : maxTasks == 0 ? o.concurrency() : Math.min(maxTasks, o.concurrency());
+      if (limit > 0 && rdd.getNumPartitions() > limit) {
+        rdd = rdd.coalesce(limit);
       }
+      planning = System.currentTimeMillis() - planning;
       describe("write " + (task.onlyIds == null ? "new" : String.valueOf(
           task.onlyIds.getLongCardinality())) + " rows in " + rdd.getNumPartitions() + " tasks");
       JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
@@ -562,8 +580,8 @@ public final class QueryRefresh {
           kept.or(RowIdSet.deserialize(o.kept));
         }
       }
-      LOG.info("View {} (job {}): {} tasks wrote {} rows in {} fragments (not committed yet)",
-          t.viewName(), jobId, outs.size(), rows, out.size());
+      LOG.info("View {} (job {}): {} tasks wrote {} rows in {} fragments (not committed yet); "
+          + "planning {} ms", t.viewName(), jobId, outs.size(), rows, out.size(), planning);
       return new Written(out, rows, kept);
     }
 
@@ -741,8 +759,10 @@ public final class QueryRefresh {
     }
 
     @Override
-    public Iterator<TaskOutput> call(Iterator<InternalRow> rows) throws Exception {
+    public Iterator<TaskOutput> call(Iterator<InternalRow> taskRows) throws Exception {
       Schema schema = Schema.fromJSON(schemaJson);
+      TaskContext tc = TaskContext.get();
+      Iterator<InternalRow> rows = tc == null ? taskRows : new TaskBound(taskRows, tc);
       Iterator<InternalRow> in = rows;
       if (only != null) {
         in = new FilteringIterator(rows, RowIdSet.deserialize(only.value()));
@@ -763,14 +783,71 @@ public final class QueryRefresh {
           return true;
         });
       }
-      TaskContext tc = TaskContext.get();
       int partition = tc == null ? -1 : tc.partitionId();
       IntConsumer hook = afterTaskBatch;
+      long started = System.nanoTime();
       try (BufferAllocator a = new RootAllocator()) {
+        boolean any = in.hasNext();
+        long firstRow = System.nanoTime();
         FragmentShipping.Written w = FragmentShipping.writeRows(viewUri, storage, a, schema, in,
             maxRowsPerFile, () -> hook.accept(partition));
+        LOG.debug("Write task {}: first row after {} ms ({}), {} rows written in {} ms", partition,
+            (firstRow - started) / 1_000_000, any, w.rows(),
+            (System.nanoTime() - firstRow) / 1_000_000);
         return List.of(new TaskOutput(FragmentShipping.toBytes(w.fragments()), w.rows(),
             kept == null ? null : RowIdSet.serialize(kept))).iterator();
+      }
+    }
+  }
+
+  /**
+   * A task's rows, pulled with the task's context set on the pulling thread. lance-core pulls
+   * the rows from its own threads, where Spark's thread-local TaskContext is not set; Spark's
+   * data-source iterator needs it when it opens the next input partition of a coalesced task
+   * (metrics), and fails without it.
+   */
+  private static final class TaskBound implements Iterator<InternalRow> {
+    private final Iterator<InternalRow> rows;
+    private final TaskContext tc;
+
+    TaskBound(Iterator<InternalRow> rows, TaskContext tc) {
+      this.rows = rows;
+      this.tc = tc;
+    }
+
+    @Override
+    public boolean hasNext() {
+      TaskContext current = TaskContext.get();
+      if (current == tc) {
+        return rows.hasNext();
+      }
+      org.apache.spark.TaskContext$.MODULE$.setTaskContext(tc);
+      try {
+        return rows.hasNext();
+      } finally {
+        restore(current);
+      }
+    }
+
+    @Override
+    public InternalRow next() {
+      TaskContext current = TaskContext.get();
+      if (current == tc) {
+        return rows.next();
+      }
+      org.apache.spark.TaskContext$.MODULE$.setTaskContext(tc);
+      try {
+        return rows.next();
+      } finally {
+        restore(current);
+      }
+    }
+
+    private static void restore(TaskContext previous) {
+      if (previous == null) {
+        org.apache.spark.TaskContext$.MODULE$.unset();
+      } else {
+        org.apache.spark.TaskContext$.MODULE$.setTaskContext(previous);
       }
     }
   }

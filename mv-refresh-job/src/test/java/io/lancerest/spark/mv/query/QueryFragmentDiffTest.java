@@ -91,6 +91,15 @@ class QueryFragmentDiffTest {
     }
   }
 
+  /** Compacts the source with lance-core (stable row ids: the rows keep their ids). */
+  private static void compact(String ns) {
+    try (BufferAllocator a = new RootAllocator();
+        Dataset ds = Dataset.open(location(ns, "src"), a)) {
+      ds.compact(CompactionOptions.builder().withMaterializeDeletions(true).build());
+    }
+    f.spark.catalog().refreshTable("lance." + ns + ".src");
+  }
+
   @Test
   void anAppendReadsOnlyTheNewFragment() {
     String ns = f.namespace("app");
@@ -164,11 +173,7 @@ class QueryFragmentDiffTest {
     f.sql("DELETE FROM " + t[0] + " WHERE id BETWEEN 60 AND 64");
     refresh(ns);
     List<String> view = f.rows("SELECT __source_row_id, id, n, s2 FROM " + t[1]);
-    try (BufferAllocator a = new RootAllocator();
-        Dataset ds = Dataset.open(location(ns, "src"), a)) {
-      ds.compact(CompactionOptions.builder().withMaterializeDeletions(true).build());
-    }
-    f.spark.catalog().refreshTable(t[0]);
+    compact(ns);
     assertEquals(1, fragmentIds(ns).size(), "compaction merged the fragments");
     RefreshResult r = refresh(ns);
     assertEquals(RefreshResult.JobStatus.DONE, r.status());
@@ -187,13 +192,21 @@ class QueryFragmentDiffTest {
     f.sql("UPDATE " + t[0] + " SET score = score + 1 WHERE id BETWEEN 100 AND 110");
     QueryRefreshAtomicityTest.mergeUpdate(location(ns, "src"), new long[] {201, 202},
         new int[] {1, 1});
-    try (BufferAllocator a = new RootAllocator();
-        Dataset ds = Dataset.open(location(ns, "src"), a)) {
-      ds.compact(CompactionOptions.builder().withMaterializeDeletions(true).build());
-    }
-    f.spark.catalog().refreshTable(t[0]);
+    compact(ns);
     insert(t[0], 280, 10);
     refresh(ns);
+    assertSameAsSelect(t[0], t[1]);
+  }
+
+  @Test
+  void aRebuildWithOneTaskReadsEveryFragment() {
+    // one task pulls several lance-spark partitions, from lance-core's writer threads
+    String ns = f.namespace("one");
+    String[] t = viewOver(ns, 3, 40);
+    RefreshResult r = f.views().refresh(List.of(ns, "v"), new RefreshOptions(null, 1, null,
+        null, null, null, null, null, null, true));
+    assertEquals(RefreshResult.JobStatus.DONE, r.status());
+    assertEquals(f.sql(String.format(SELECT, t[0])).size(), r.rowsInserted());
     assertSameAsSelect(t[0], t[1]);
   }
 
