@@ -759,10 +759,9 @@ public final class QueryRefresh {
     }
 
     @Override
-    public Iterator<TaskOutput> call(Iterator<InternalRow> taskRows) throws Exception {
+    public Iterator<TaskOutput> call(Iterator<InternalRow> rows) throws Exception {
       Schema schema = Schema.fromJSON(schemaJson);
       TaskContext tc = TaskContext.get();
-      Iterator<InternalRow> rows = tc == null ? taskRows : new TaskBound(taskRows, tc);
       Iterator<InternalRow> in = rows;
       if (only != null) {
         in = new FilteringIterator(rows, RowIdSet.deserialize(only.value()));
@@ -796,58 +795,6 @@ public final class QueryRefresh {
             (System.nanoTime() - firstRow) / 1_000_000);
         return List.of(new TaskOutput(FragmentShipping.toBytes(w.fragments()), w.rows(),
             kept == null ? null : RowIdSet.serialize(kept))).iterator();
-      }
-    }
-  }
-
-  /**
-   * A task's rows, pulled with the task's context set on the pulling thread. lance-core pulls
-   * the rows from its own threads, where Spark's thread-local TaskContext is not set; Spark's
-   * data-source iterator needs it when it opens the next input partition of a coalesced task
-   * (metrics), and fails without it.
-   */
-  private static final class TaskBound implements Iterator<InternalRow> {
-    private final Iterator<InternalRow> rows;
-    private final TaskContext tc;
-
-    TaskBound(Iterator<InternalRow> rows, TaskContext tc) {
-      this.rows = rows;
-      this.tc = tc;
-    }
-
-    @Override
-    public boolean hasNext() {
-      TaskContext current = TaskContext.get();
-      if (current == tc) {
-        return rows.hasNext();
-      }
-      org.apache.spark.TaskContext$.MODULE$.setTaskContext(tc);
-      try {
-        return rows.hasNext();
-      } finally {
-        restore(current);
-      }
-    }
-
-    @Override
-    public InternalRow next() {
-      TaskContext current = TaskContext.get();
-      if (current == tc) {
-        return rows.next();
-      }
-      org.apache.spark.TaskContext$.MODULE$.setTaskContext(tc);
-      try {
-        return rows.next();
-      } finally {
-        restore(current);
-      }
-    }
-
-    private static void restore(TaskContext previous) {
-      if (previous == null) {
-        org.apache.spark.TaskContext$.MODULE$.unset();
-      } else {
-        org.apache.spark.TaskContext$.MODULE$.setTaskContext(previous);
       }
     }
   }
