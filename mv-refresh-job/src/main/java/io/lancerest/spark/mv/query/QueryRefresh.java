@@ -1,6 +1,7 @@
 package io.lancerest.spark.mv.query;
 
 import io.lancerest.spark.mv.GenevaLayout;
+import io.lancerest.spark.mv.InvalidViewDefinitionException;
 import io.lancerest.spark.mv.MaterializedViewException;
 import io.lancerest.spark.mv.MaterializedViewKind;
 import io.lancerest.spark.mv.RefreshOptions;
@@ -89,6 +90,11 @@ public final class QueryRefresh {
    * one ran.
    */
   static volatile List<Integer> lastScannedFragments;
+  /**
+   * View schema metadata: when the source version the view reflects was written, to tell a
+   * source table replaced under the same name from the one the view was refreshed from.
+   */
+  public static final String SOURCE_VERSION_TIME = "lancerest::view::source_version_time";
   /** Rows of changed source fragments one incremental write task takes on. */
   static final long ROWS_PER_TASK = 1L << 20;
   /** Most row ids put into one {@code IN} filter of a Lance scan. */
@@ -155,6 +161,8 @@ public final class QueryRefresh {
     final RefreshOptions o;
     final String jobId;
     final long started;
+    /** When the source version this run refreshes to was written ({@link #versionTime}). */
+    String srcVersionTime;
 
     Run(SparkSession spark, Tables t, SourceQuery q, RefreshOptions o, String jobId,
         long started) {
@@ -198,7 +206,9 @@ public final class QueryRefresh {
         try (org.lance.Dataset at = srcVersion == src.version() ? null
             : open(a, t.sourceUri(), t.sourceStorageOptions(), srcVersion, "source table")) {
           requireStableRowIds(at == null ? src : at, t.viewName(), srcVersion);
+          srcVersionTime = versionTime(at == null ? src : at);
         }
+        requireSameSource(a, viewArrow, watermark, latest);
       }
       if (srcVersion == watermark && !o.force()) {
         LOG.info("View {} (job {}): already at source version {}; nothing to do", t.viewName(),
@@ -410,7 +420,8 @@ public final class QueryRefresh {
           .addFragments(fragments)
           .fieldMetadata(GenevaLayout.SOURCE_ROW_ID,
               Map.of(GenevaLayout.WATERMARK, String.valueOf(srcVersion)))
-          .schemaMetadata(Map.of(GenevaLayout.BASE_TABLE_VERSION, String.valueOf(srcVersion)))
+          .schemaMetadata(Map.of(GenevaLayout.BASE_TABLE_VERSION, String.valueOf(srcVersion),
+              SOURCE_VERSION_TIME, srcVersionTime))
           .job(new ViewCommit.Job(jobId, MaterializedViewKind.QUERY,
               RefreshResult.JobStatus.DONE, srcVersion));
       if (replaceAll) {
@@ -427,6 +438,40 @@ public final class QueryRefresh {
           + "source version {}, {} ms", t.viewName(), jobId, r.version(), r.rowsAdded(),
           r.rowsDeleted(), srcVersion, result.durationMs());
       return result;
+    }
+
+    /**
+     * Refuses a source that is not the dataset the view was refreshed from: a table dropped and
+     * created again under the same name restarts its versions, and its row ids and version
+     * numbers would be read as those of the old one. The view records when the source version
+     * it reflects was written ({@value #SOURCE_VERSION_TIME}); that version of the source must
+     * still have been written then.
+     */
+    private void requireSameSource(BufferAllocator a, Schema view, long watermark, long latest) {
+      String recorded = view.getCustomMetadata() == null ? null
+          : view.getCustomMetadata().get(SOURCE_VERSION_TIME);
+      if (recorded == null || watermark == 0) {
+        return; // refreshed before this was recorded, or never: nothing to compare
+      }
+      String now = null;
+      if (watermark <= latest) {
+        try (org.lance.Dataset then = open(a, t.sourceUri(), t.sourceStorageOptions(), watermark,
+            "source table")) {
+          now = versionTime(then);
+        } catch (QueryRefreshException e) {
+          LOG.info("View {} (job {}): source version {} cannot be opened to check it is the "
+              + "same table ({})", t.viewName(), jobId, watermark, e.getMessage());
+          return;
+        }
+      }
+      if (!recorded.equals(now)) {
+        throw new InvalidViewDefinitionException("The source table of view " + t.viewName()
+            + " was "
+            + "replaced since the view's last refresh: the view reflects source version "
+            + watermark + " written at " + recorded + ", but that version of the table at '"
+            + t.sourceUri() + "' " + (now == null ? "does not exist" : "was written at " + now)
+            + ". The view is unchanged; drop it and create it again over the new table");
+      }
     }
 
     private long elapsed() {
@@ -638,6 +683,11 @@ public final class QueryRefresh {
     }
     int mid = (from + to) >>> 1;
     return runPredicate(runs, from, mid).or(runPredicate(runs, mid, to));
+  }
+
+  /** When the dataset's current version was written, as an ISO-8601 instant. */
+  static String versionTime(org.lance.Dataset ds) {
+    return ds.getVersion().getDataTime().toInstant().toString();
   }
 
   static Schema withoutMetadata(Schema s) {

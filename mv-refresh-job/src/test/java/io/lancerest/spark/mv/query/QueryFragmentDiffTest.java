@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.lancerest.spark.mv.InvalidViewDefinitionException;
 import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.RefreshResult;
 import io.lancerest.spark.mv.engine.CatalogBinding;
@@ -222,6 +223,27 @@ class QueryFragmentDiffTest {
     refresh(ns);
     assertEquals(null, QueryRefresh.lastScannedFragments, "the row scan ran");
     assertSameAsSelect(t[0], t[1]);
+  }
+
+  @Test
+  void aSourceReplacedUnderTheSameNameIsRefused() {
+    String ns = f.namespace("rep");
+    String[] t = viewOver(ns, 2, 10);
+    refresh(ns);
+    List<String> before = f.rows("SELECT id, n, s2 FROM " + t[1]);
+    f.sql("DROP TABLE " + t[0]);
+    f.sql("CREATE TABLE " + t[0] + " (id BIGINT, name STRING, score INT)");
+    for (int i = 0; i < 3; i++) {
+      insert(t[0], 500 + 10L * i, 10); // as many versions as the old table, and more
+    }
+    InvalidViewDefinitionException e = assertThrows(InvalidViewDefinitionException.class,
+        () -> refresh(ns));
+    assertTrue(e.getMessage().startsWith("The source table of view lance." + ns + ".v was "
+        + "replaced since the view's last refresh: the view reflects source version 3 written "
+        + "at "), e.getMessage());
+    assertTrue(e.getMessage().endsWith(". The view is unchanged; drop it and create it again "
+        + "over the new table"), e.getMessage());
+    assertEquals(before, f.rows("SELECT id, n, s2 FROM " + t[1]));
   }
 
   @Test
