@@ -419,7 +419,16 @@ public final class EngineViews implements MaterializedViews {
   private static List<String> dropErrorTables(TableLocation view, String viewName) {
     List<String> dropped = new ArrayList<>();
     for (String uri : errorTableLocations(view.location())) {
-      if (!datasetExists(uri, view.storageOptions())) {
+      ErrorsTableState state = errorsTableAt(uri, view.storageOptions());
+      if (state == ErrorsTableState.ABSENT) {
+        continue;
+      }
+      if (state == ErrorsTableState.FOREIGN) {
+        // Something else lives at that path (e.g. a user table that happens to be named
+        // <view>__errors on a server that lays tables out by name). Never delete data we did
+        // not write: leave it and say so.
+        LOG.warn("Materialized view {}: '{}' is not an errors table written by this engine "
+            + "(its columns differ), so DROP leaves it alone", viewName, uri);
         continue;
       }
       try {
@@ -439,19 +448,26 @@ public final class EngineViews implements MaterializedViews {
     return List.of(io.lancerest.spark.mv.ErrorsTable.nextTo(viewLocation));
   }
 
-  private static boolean datasetExists(String uri, Map<String, String> storageOptions) {
+  private enum ErrorsTableState { ABSENT, ERRORS_TABLE, FOREIGN }
+
+  private static ErrorsTableState errorsTableAt(String uri, Map<String, String> storageOptions) {
     try (BufferAllocator a = new RootAllocator();
         org.lance.Dataset ds = org.lance.Dataset.open(a, uri,
             new ReadOptions.Builder().setStorageOptions(storageOptions).build())) {
-      return true;
+      List<String> have = ds.getSchema().getFields().stream()
+          .map(org.apache.arrow.vector.types.pojo.Field::getName).toList();
+      List<String> want = io.lancerest.spark.mv.ErrorsTable.SCHEMA.getFields().stream()
+          .map(org.apache.arrow.vector.types.pojo.Field::getName).toList();
+      return have.equals(want) ? ErrorsTableState.ERRORS_TABLE : ErrorsTableState.FOREIGN;
     } catch (RuntimeException e) {
       // Absent is the normal case (no refresh skipped anything). Anything else (e.g. access
       // denied) counts as present, so that the drop itself reports it.
       String m = String.valueOf(e.getMessage()).toLowerCase(java.util.Locale.ROOT);
-      return !(m.contains("not found") || m.contains("does not exist")
-          || m.contains("no such file"));
+      return m.contains("not found") || m.contains("does not exist")
+          || m.contains("no such file") ? ErrorsTableState.ABSENT : ErrorsTableState.ERRORS_TABLE;
     }
   }
+
 
   @Override
   public ViewDescription describe(List<String> viewId) {

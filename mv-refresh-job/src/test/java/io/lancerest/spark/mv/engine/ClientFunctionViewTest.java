@@ -199,6 +199,29 @@ public class ClientFunctionViewTest {
         .map(s -> s.substring(0, s.lastIndexOf('|'))).toList());
   }
 
+  @Test
+  void dropLeavesADatasetAtTheErrorsPathThatItDidNotWrite() throws Exception {
+    String ns = f.namespace("foreign");
+    String docs = "lance." + ns + ".docs";
+    f.sql("CREATE TABLE " + docs + " (id BIGINT, grp STRING)");
+    f.sql("INSERT INTO " + docs + " VALUES (1, 'ok'), (2, 'ok')");
+    String u = "lance." + ns + ".u";
+    f.sql("CREATE MATERIALIZED VIEW " + u + " USING UDTF '" + FailOnBad.class.getName()
+        + "' PARTITION BY grp AS SELECT grp, id FROM " + docs);
+    // Something that is not an errors table sits where the view's errors table would go.
+    String path = EngineViews.errorTableLocations(viewLocation(ns, "u")).get(0);
+    org.apache.arrow.vector.types.pojo.Schema other = new org.apache.arrow.vector.types.pojo.Schema(
+        List.of(org.apache.arrow.vector.types.pojo.Field.nullable("mine",
+            new org.apache.arrow.vector.types.pojo.ArrowType.Utf8())));
+    try (BufferAllocator a = new RootAllocator()) {
+      org.lance.Dataset.create(a, path, other, new org.lance.WriteParams.Builder().build())
+          .close();
+    }
+    f.sql("DROP MATERIALIZED VIEW " + u);
+    assertFalse(f.spark.catalog().tableExists(u));
+    assertTrue(datasetExists(path), "DROP must not delete a dataset it did not write: " + path);
+  }
+
   /** Counts the rows of a partition; partition {@code bad} fails. */
   public static final class FailOnBad implements BatchUdtf {
     @Override

@@ -157,6 +157,12 @@ class ClientQueryViewTest {
             () -> f.sql("DELETE FROM " + v + " WHERE id = 4"));
     assertTrue(delete.getMessage().startsWith("Cannot delete rows of materialized view " + v
         + ": "), delete.getMessage());
+    // TRUNCATE is Spark's own refusal: no table of this catalog supports it.
+    org.apache.spark.sql.AnalysisException truncate = org.junit.jupiter.api.Assertions
+        .assertThrows(org.apache.spark.sql.AnalysisException.class,
+            () -> f.sql("TRUNCATE TABLE " + v));
+    assertTrue(truncate.getMessage().startsWith("Table does not support truncates: " + v),
+        truncate.getMessage());
 
     insert(src, 10, 15);
     assertEquals("DONE", f.sql("REFRESH MATERIALIZED VIEW " + v).get(0).getString(1));
