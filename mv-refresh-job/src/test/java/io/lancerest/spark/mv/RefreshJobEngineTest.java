@@ -79,6 +79,8 @@ class RefreshJobEngineTest {
     insert(src, 30, 40);
     f.sql("DELETE FROM " + src + " WHERE id < 5");
     long inserted = f.rows(select + " AND id >= 30").size();
+    // Listener events arrive asynchronously: let the set-up's jobs be delivered before clearing.
+    f.spark.sparkContext().listenerBus().waitUntilEmpty(60_000);
     JOB_DESCRIPTIONS.clear();
 
     // --concurrency 2 coalesces the 3 source fragments' partitions into 2 write tasks: a task
@@ -106,10 +108,7 @@ class RefreshJobEngineTest {
         + ": source version 4 "), logs);
     assertTrue(logs.contains("INFO io.lancerest.spark.mv.query.QueryRefresh View " + tag
         + ": committed view version "), logs);
-    // Listener events are delivered asynchronously.
-    for (int i = 0; i < 100 && JOB_DESCRIPTIONS.isEmpty(); i++) {
-      Thread.sleep(50);
-    }
+    f.spark.sparkContext().listenerBus().waitUntilEmpty(60_000);
     assertTrue(!JOB_DESCRIPTIONS.isEmpty()
         && JOB_DESCRIPTIONS.stream().allMatch(d -> d.startsWith("REFRESH MATERIALIZED VIEW "
         + tag)), JOB_DESCRIPTIONS.toString());
