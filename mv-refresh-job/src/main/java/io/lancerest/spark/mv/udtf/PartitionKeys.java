@@ -9,6 +9,9 @@ import java.util.Objects;
 
 /** Stable identities of partition keys: for resume checkpoints, error records and logs. */
 final class PartitionKeys {
+  /** {@link #id} of the NULL partition of a partitioned view. */
+  static final String NULL_KEY_ID = id(true, null);
+
   /** The key of the single partition of an unpartitioned view. */
   static final String WHOLE_INPUT = "<all rows>";
 

@@ -194,7 +194,9 @@ public final class UdtfRefresh {
           reused++;
           fragments.addAll(FragmentShipping.fromBytes(finished.get(o.keyId()).fragments()));
         }
-        case SKIPPED -> skipped.add(new UdtfRefreshResult.SkippedPartition(o.keyDisplay(),
+        // The NULL partition is reported as null, not as text a real key 'NULL' could also be.
+        case SKIPPED -> skipped.add(new UdtfRefreshResult.SkippedPartition(
+            PartitionKeys.NULL_KEY_ID.equals(o.keyId()) ? null : o.keyDisplay(),
             o.calls(), o.errorClass(), o.errorMessage()));
         case FAILED -> failed.add(o);
       }

@@ -26,7 +26,10 @@ public record UdtfRefreshResult(String jobId, Status status, long sourceVersion,
   /** Closed set of refresh outcomes (a failed refresh throws instead). */
   public enum Status { UP_TO_DATE, DONE, PARTIAL }
 
-  /** A partition left out of the view after every attempt failed. */
+  /**
+   * A partition left out of the view after every attempt failed; {@code partitionKey} is the key
+   * as text, {@code null} for the NULL partition.
+   */
   public record SkippedPartition(String partitionKey, int attempts, String errorClass,
       String errorMessage) {}
 

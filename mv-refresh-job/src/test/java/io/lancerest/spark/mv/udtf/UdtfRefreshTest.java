@@ -264,6 +264,24 @@ class UdtfRefreshTest {
   }
 
   @Test
+  void aSkippedNullPartitionIsRecordedWithANullKey() {
+    UdtfDefinition def = counting(Map.of("fail_key", "null", "fail_times", "99"))
+        .withErrorHandling(handling(null, null,
+            ErrorHandling.Rule.of(null, ErrorHandling.Action.SKIP)));
+
+    UdtfRefreshResult r = refresh(def, UdtfRefreshOptions.DEFAULT.withJobId("job-null"));
+
+    assertEquals(UdtfRefreshResult.Status.PARTIAL, r.status());
+    assertEquals(List.of(new UdtfRefreshResult.SkippedPartition(null, 1,
+        "java.lang.IllegalStateException", "boom on null (call 1)")), r.skipped());
+    List<Row> recorded = spark.read().format("lance").option("path", r.errorsTable()).load()
+        .where("job_id = 'job-null'").select("partition_column", "partition_key")
+        .collectAsList();
+    assertEquals("[[category,null]]", recorded.toString());
+    assertTrue(recorded.get(0).isNullAt(1), "the NULL partition's key is SQL NULL, not text");
+  }
+
+  @Test
   void skippedPartitionsOfARefreshThatDoesNotCommitAreNotRecorded() {
     ErrorHandling skip = handling(null, null,
         ErrorHandling.Rule.of(null, ErrorHandling.Action.SKIP));
