@@ -225,6 +225,11 @@ public final class ErrorsTable {
         try (BufferAllocator a = new RootAllocator();
             Dataset ds = Dataset.open(a, uri, new ReadOptions.Builder()
                 .setStorageOptions(storageOptions).build())) {
+          // A failed attempt may have landed anyway (its answer lost): appending the same
+          // fragments again would record every entry twice.
+          if (alreadyAppended(ds)) {
+            return true;
+          }
           Transaction txn = new Transaction.Builder().readVersion(ds.version())
               .operation(Append.builder().fragments(fragments).build()).build();
           new CommitBuilder(ds).execute(txn).close();
@@ -239,6 +244,22 @@ public final class ErrorsTable {
       LOG.error("View '{}' (job {}) committed, but its {} skipped item(s) could not be added to "
           + "errors table '{}' ({}); they are:\n  {}", origin.view(), origin.jobId(),
           entries.size(), uri, last, String.join("\n  ", described()));
+      return false;
+    }
+
+    /** Whether the table already holds the staged data files (an earlier attempt landed). */
+    private boolean alreadyAppended(Dataset ds) {
+      java.util.Set<String> staged = new java.util.HashSet<>();
+      for (FragmentMetadata f : fragments) {
+        f.getFiles().forEach(d -> staged.add(d.getPath()));
+      }
+      for (org.lance.Fragment f : ds.getFragments()) {
+        for (org.lance.fragment.DataFile d : f.metadata().getFiles()) {
+          if (staged.contains(d.getPath())) {
+            return true;
+          }
+        }
+      }
       return false;
     }
 

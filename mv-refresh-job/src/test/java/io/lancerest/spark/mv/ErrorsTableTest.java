@@ -76,6 +76,19 @@ class ErrorsTableTest {
   }
 
   @Test
+  void committingAStageAgainDoesNotRecordItTwice() {
+    String uri = dir.resolve("twice__errors.lance").toString();
+    ErrorsTable.Staged staged = ErrorsTable.stage(uri, Map.of(), UDTF, List.of(
+        new ErrorsTable.Entry(null, "category", "b", 2, "java.io.IOException", "disk")));
+    // A retry after an append whose answer was lost must find the entries already there.
+    assertTrue(staged.commit());
+    assertTrue(staged.commit());
+
+    assertEquals(List.of("job-1|ns.v|udtf|topk|2|7|null|category|b|2|java.io.IOException|disk"),
+        rows(uri));
+  }
+
+  @Test
   void anAbandonedStageRecordsNothing() {
     String uri = dir.resolve("a__errors.lance").toString();
     ErrorsTable.Staged staged = ErrorsTable.stage(uri, Map.of(), UDTF, List.of(
