@@ -236,7 +236,10 @@ public final class LanceTables {
       // next version. Reading from a version that never exists makes that second case fail
       // instead ("not found"), so of racing creators exactly one commits and none overwrites.
       // (Lance's own create mode is no arbiter in lance-core 4.0.0: it checks, then commits the
-      // same way.) Managed-versioning tables commit through the namespace, which decides.
+      // same way.) "Written only if none exists" is a put-if-absent of the manifest: atomic on
+      // local and POSIX file systems, and on object stores only where Lance's commit handler
+      // provides it (e.g. conditional writes); elsewhere the race is narrowed, not closed.
+      // Managed-versioning tables commit through the namespace, which decides.
       txn.readVersion(NO_SUCH_VERSION);
     }
     try (Transaction t = txn.build();
