@@ -79,6 +79,8 @@ public final class FragmentShipping {
       return new Written(List.of(), 0);
     }
     RowStream batches = new RowStream(allocator, schema, rows, afterBatch);
+    // The rows are pulled on lance-core's thread: hand over what this thread did to them so far.
+    batches.handOff();
     try (ArrowArrayStream stream = ArrowArrayStream.allocateNew(allocator)) {
       Data.exportArrayStream(allocator, batches, stream);
       var b = Fragment.write()
@@ -95,15 +97,19 @@ public final class FragmentShipping {
       } catch (RuntimeException e) {
         // A failure inside the stream crosses the native boundary as text only; rethrow the
         // original so callers (and tests) see its type.
-        if (batches.failure != null) {
-          throw batches.failure;
+        RuntimeException failure = batches.failure();
+        if (failure != null) {
+          throw failure;
         }
         throw e;
       }
-      if (batches.failure != null) {
-        throw batches.failure;
+      RuntimeException failure = batches.failure();
+      if (failure != null) {
+        throw failure;
       }
-      return new Written(out, batches.count);
+      // count() takes the lock each batch was pulled under, so from here on this thread also
+      // sees everything the rows iterator did on lance-core's thread (e.g. sets it filled).
+      return new Written(out, batches.count());
     } finally {
       try {
         batches.close();
@@ -122,8 +128,12 @@ public final class FragmentShipping {
     private LanceArrowWriter writer;
     /** The Spark task pulling {@link #rows}; {@code null} outside a task. */
     private final TaskContext task = TaskContext.get();
-    RuntimeException failure;
-    long count;
+    /**
+     * Guarded by {@code this}: lance-core pulls batches on its own thread and the task thread
+     * reads these after {@code execute()} returns, with no other happens-before between them.
+     */
+    private RuntimeException failure;
+    private long count;
 
     RowStream(BufferAllocator allocator, Schema schema, Iterator<InternalRow> rows,
         Runnable afterBatch) {
@@ -134,8 +144,26 @@ public final class FragmentShipping {
       this.afterBatch = afterBatch == null ? () -> { } : afterBatch;
     }
 
+    /** Publishes the task thread's earlier use of the rows iterator to the puller's thread. */
+    synchronized void handOff() {
+      // the lock release is the point: lance-core's thread takes it in loadNextBatch
+      count = 0;
+    }
+
+    synchronized long count() {
+      return count;
+    }
+
+    synchronized RuntimeException failure() {
+      return failure;
+    }
+
+    /**
+     * Synchronized: the rows iterator (and whatever state its filters update) is used under
+     * this lock, which the task thread takes again after {@code execute()} via {@link #count}.
+     */
     @Override
-    public boolean loadNextBatch() throws IOException {
+    public synchronized boolean loadNextBatch() throws IOException {
       VectorSchemaRoot root = getVectorSchemaRoot();
       if (writer == null) {
         writer = LanceArrowWriter.create(root, sparkSchema);

@@ -90,6 +90,10 @@ public final class QueryRefresh {
    * one ran.
    */
   static volatile List<Integer> lastScannedFragments;
+  /** Tests: the number of tasks of the last refresh's write, {@code null} if none ran. */
+  static volatile Integer lastWriteTasks;
+  /** Tests: the fragment diff of the last refresh that used it, {@code null} if none did. */
+  static volatile FragmentDiff lastDiff;
   /**
    * View schema metadata: when the source version the view reflects was written, to tell a
    * source table replaced under the same name from the one the view was refreshed from.
@@ -342,6 +346,7 @@ public final class QueryRefresh {
             + e.getMessage(), e);
       }
       lastScannedFragments = List.copyOf(rescan);
+      lastDiff = diff;
       long t1 = System.currentTimeMillis();
       // the view rows of the source rows that left changed fragments
       ViewRows inView = old.isEmpty() ? new ViewRows() : viewRowsOf(readVersion, old);
@@ -356,9 +361,10 @@ public final class QueryRefresh {
         Dataset<Row> projected = QueryLayout.project(source, q, target, t.viewName(),
             functions.col("_row_last_updated_at_version"));
         // The changed fragments are usually a few small ones (each append or UPDATE adds its
-        // own): one task per ROWS_PER_TASK of them, not one per fragment, so that the refresh
-        // pays the per-task cost (dataset open, fragment write) a few times and the view gets a
-        // few fragments instead of as many as the source's commits.
+        // own): pack them into one task per ROWS_PER_TASK rows, not one per fragment, so that
+        // the refresh pays the per-task cost (dataset open, fragment write) a few times and the
+        // view gets a few fragments instead of as many as the source's commits. write() still
+        // uses up to the cluster's parallelism when there are that many changed partitions.
         int tasks = (int) Math.min(Integer.MAX_VALUE, Math.max(1,
             (diff.rescanRows + ROWS_PER_TASK - 1) / ROWS_PER_TASK));
         w = write(projected, plain, WriteTask.keeping(t, plain, o, inView.ids, watermark,
@@ -518,7 +524,10 @@ public final class QueryRefresh {
               InternalRow r = rows.next();
               long id = r.getLong(0);
               all.addLong(id);
-              if (wantUpdated && !r.isNullAt(1) && r.getLong(1) > watermark) {
+              // An unknown update version (NULL) counts as updated, as in WriteTask.keeping:
+              // re-projecting a row that did not change only costs time, keeping a row that
+              // did change leaves stale values in the view.
+              if (wantUpdated && (r.isNullAt(1) || r.getLong(1) > watermark)) {
                 upd.addLong(id);
               }
             }
@@ -581,10 +590,13 @@ public final class QueryRefresh {
     /**
      * Writes the projected rows {@code task} selects; nothing is committed.
      *
-     * @param maxTasks at most this many tasks (fewer partitions are coalesced); 0: no limit
-     *     beyond the {@code concurrency} option
+     * @param packTasks 0: one task per input partition; otherwise the input partitions are
+     *     coalesced into {@code max(packTasks, min(partitions, defaultParallelism))} tasks. A
+     *     coalesce without shuffle runs the whole upstream plan (source read, the SELECT's
+     *     expressions and UDFs) in those tasks, so packing never goes below what the cluster
+     *     can run at once. An explicit {@code concurrency} option overrides both.
      */
-    private Written write(Dataset<Row> projected, Schema plain, WriteTask task, int maxTasks) {
+    private Written write(Dataset<Row> projected, Schema plain, WriteTask task, int packTasks) {
       Dataset<Row> in = projected;
       if (task.onlyIds != null) {
         // Pushed down to Lance, which then skips the data of other rows; the tasks still check
@@ -596,11 +608,14 @@ public final class QueryRefresh {
       }
       long planning = System.currentTimeMillis();
       JavaRDD<InternalRow> rdd = in.queryExecution().toRdd().toJavaRDD();
-      int limit = o.concurrency() == null ? maxTasks
-          : maxTasks == 0 ? o.concurrency() : Math.min(maxTasks, o.concurrency());
-      if (limit > 0 && rdd.getNumPartitions() > limit) {
+      int parts = rdd.getNumPartitions();
+      int limit = o.concurrency() != null ? o.concurrency()
+          : packTasks == 0 ? 0
+          : Math.max(packTasks, Math.min(parts, spark.sparkContext().defaultParallelism()));
+      if (limit > 0 && parts > limit) {
         rdd = rdd.coalesce(limit);
       }
+      lastWriteTasks = rdd.getNumPartitions();
       planning = System.currentTimeMillis() - planning;
       describe("write " + (task.onlyIds == null ? "new" : String.valueOf(
           task.onlyIds.getLongCardinality())) + " rows in " + rdd.getNumPartitions() + " tasks");
@@ -825,7 +840,10 @@ public final class QueryRefresh {
         long mark = watermark;
         in = new FilteringIterator(rows, r -> {
           long id = r.getLong(0);
-          if (view.contains(id) && (r.isNullAt(col) || r.getLong(col) <= mark)) {
+          // Only a row known not to have changed since the watermark is kept; NULL (version
+          // unknown) is re-projected. This only costs rows of changed fragments, and is the
+          // same choice as the full scan's sourceState.
+          if (view.contains(id) && !r.isNullAt(col) && r.getLong(col) <= mark) {
             k.addLong(id);
             return false;
           }
@@ -843,6 +861,8 @@ public final class QueryRefresh {
         LOG.debug("Write task {}: first row after {} ms ({}), {} rows written in {} ms", partition,
             (firstRow - started) / 1_000_000, any, w.rows(),
             (System.nanoTime() - firstRow) / 1_000_000);
+        // kept was filled by the filter on lance-core's writer thread; writeRows returns only
+        // after taking the lock every batch was pulled under, which makes it visible here.
         return List.of(new TaskOutput(FragmentShipping.toBytes(w.fragments()), w.rows(),
             kept == null ? null : RowIdSet.serialize(kept))).iterator();
       }

@@ -2,6 +2,7 @@ package io.lancerest.spark.mv.query;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -18,6 +19,7 @@ import org.apache.arrow.memory.RootAllocator;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.lance.Dataset;
 import org.lance.Fragment;
@@ -40,9 +42,29 @@ class QueryFragmentDiffTest {
     f.close();
   }
 
+  @BeforeEach
+  void beforeEach() {
+    clearProbes();
+  }
+
+  private static void clearProbes() {
+    // static probes: a test that silently fell back to the full scan must not pass on the
+    // previous test's values
+    QueryRefresh.lastScannedFragments = null;
+    QueryRefresh.lastDiff = null;
+    QueryRefresh.lastWriteTasks = null;
+  }
+
   @AfterEach
   void reset() {
     QueryRefresh.allowFragmentDiff = true;
+  }
+
+  /** The fragments the last refresh read, asserting it took the fragment-diff path. */
+  private static List<Integer> scanned() {
+    assertNotNull(QueryRefresh.lastScannedFragments, "the fragment-diff path ran");
+    assertNotNull(QueryRefresh.lastDiff, "the fragment-diff path ran");
+    return QueryRefresh.lastScannedFragments;
   }
 
   private static final String SELECT = "SELECT id, upper(name) AS n, score * 2 AS s2 "
@@ -67,7 +89,13 @@ class QueryFragmentDiffTest {
   }
 
   private static RefreshResult refresh(String ns) {
-    return f.views().refresh(List.of(ns, "v"), RefreshOptions.DEFAULTS);
+    return refresh(ns, RefreshOptions.DEFAULTS);
+  }
+
+  /** Refreshes with the probes cleared first (CREATE MATERIALIZED VIEW also sets them). */
+  private static RefreshResult refresh(String ns, RefreshOptions o) {
+    clearProbes();
+    return f.views().refresh(List.of(ns, "v"), o);
   }
 
   private static void assertSameAsSelect(String src, String v) {
@@ -111,7 +139,10 @@ class QueryFragmentDiffTest {
     added.removeAll(before);
     RefreshResult r = refresh(ns);
     assertEquals(1, added.size(), added.toString());
-    assertEquals(added, QueryRefresh.lastScannedFragments);
+    assertEquals(added, scanned());
+    assertEquals(List.of(), QueryRefresh.lastDiff.deletionsChanged);
+    assertEquals(List.of(), QueryRefresh.lastDiff.replaced);
+    assertEquals(1, QueryRefresh.lastWriteTasks, "one small changed fragment: one task");
     assertEquals(f.sql(String.format(SELECT, t[0]) + " AND id >= 600").size(), r.rowsInserted());
     assertEquals(0, r.rowsDeleted());
     assertSameAsSelect(t[0], t[1]);
@@ -122,8 +153,12 @@ class QueryFragmentDiffTest {
     String ns = f.namespace("del");
     String[] t = viewOver(ns, 2, 100);
     f.sql("DELETE FROM " + t[0] + " WHERE id < 20 OR id = 150");
+    List<Integer> frags = fragmentIds(ns);
     RefreshResult r = refresh(ns);
-    assertEquals(List.of(), QueryRefresh.lastScannedFragments);
+    assertEquals(List.of(), scanned());
+    // both fragments lost rows: only their deletion files changed, nothing is read again
+    assertEquals(frags, QueryRefresh.lastDiff.deletionsChanged);
+    assertEquals(null, QueryRefresh.lastWriteTasks, "no write ran");
     assertEquals(0, r.rowsInserted());
     // ids 0..19 and 150, minus those the filter (score = id % 13, score % 5 <> 0) left out
     long expected = java.util.stream.LongStream.concat(
@@ -143,8 +178,10 @@ class QueryFragmentDiffTest {
         new int[] {2, 5, 4});
     f.spark.catalog().refreshTable(t[0]);
     RefreshResult r = refresh(ns);
-    assertFalse(QueryRefresh.lastScannedFragments.contains(before.get(1)),
+    assertFalse(scanned().contains(before.get(1)),
         "the middle fragment has no updated row: " + QueryRefresh.lastScannedFragments);
+    assertFalse(QueryRefresh.lastDiff.replaced.contains(before.get(1)));
+    assertFalse(QueryRefresh.lastDiff.deletionsChanged.contains(before.get(1)));
     assertSameAsSelect(t[0], t[1]);
     assertEquals(List.of("250|UPD250|8", "3|UPD3|4"),
         f.rows("SELECT id, n, s2 FROM " + t[1] + " WHERE id IN (3, 7, 250) ORDER BY id"));
@@ -200,6 +237,32 @@ class QueryFragmentDiffTest {
   }
 
   @Test
+  void changedFragmentsAreWrittenWithTheClusterParallelism() {
+    // few rows (far below ROWS_PER_TASK) in 3 changed fragments: packing them into one task
+    // would run the whole SELECT in one task while the other core idles
+    String ns = f.namespace("par");
+    String[] t = viewOver(ns, 1, 50);
+    List<Integer> before = fragmentIds(ns);
+    insert(t[0], 50, 30);
+    insert(t[0], 80, 30);
+    insert(t[0], 110, 30);
+    refresh(ns);
+    List<Integer> added = new ArrayList<>(fragmentIds(ns));
+    added.removeAll(before);
+    assertEquals(added, scanned());
+    assertEquals(2, f.spark.sparkContext().defaultParallelism());
+    assertEquals(2, QueryRefresh.lastWriteTasks);
+    assertSameAsSelect(t[0], t[1]);
+    // an explicit concurrency option is honoured first
+    insert(t[0], 140, 30);
+    insert(t[0], 170, 30);
+    refresh(ns, new RefreshOptions(null, 1, null, null, null, null, null, null, null, false));
+    assertEquals(2, scanned().size());
+    assertEquals(1, QueryRefresh.lastWriteTasks);
+    assertSameAsSelect(t[0], t[1]);
+  }
+
+  @Test
   void aRebuildWithOneTaskReadsEveryFragment() {
     // one task pulls several lance-spark partitions, from lance-core's writer threads
     String ns = f.namespace("one");
@@ -219,7 +282,6 @@ class QueryFragmentDiffTest {
     f.sql("DELETE FROM " + t[0] + " WHERE id < 7");
     f.sql("UPDATE " + t[0] + " SET score = 10 WHERE id = 8");
     QueryRefresh.allowFragmentDiff = false;
-    QueryRefresh.lastScannedFragments = null;
     refresh(ns);
     assertEquals(null, QueryRefresh.lastScannedFragments, "the row scan ran");
     assertSameAsSelect(t[0], t[1]);
