@@ -6,6 +6,7 @@ import io.lancerest.spark.mv.GenevaLayout;
 import io.lancerest.spark.mv.MaterializedViewException;
 import io.lancerest.spark.mv.MaterializedViewKind;
 import io.lancerest.spark.mv.RefreshResult;
+import io.lancerest.spark.mv.SourceIdentity;
 import io.lancerest.spark.mv.SourceQuery;
 import io.lancerest.spark.mv.commit.FragmentShipping;
 import io.lancerest.spark.mv.commit.ViewCommit;
@@ -212,7 +213,15 @@ public final class ChunkerRefresh {
           "processed parent set");
       Roaring64NavigableMap truncated = ParentIds.fromBase64(config.get(TRUNCATED_KEY),
           "truncated parent set");
-      long srcVersion = sourceVersion(watermark);
+      long srcVersion = sourceVersion(watermark, viewTable.getCustomMetadata());
+      // Recorded by the commit so the next refresh can tell this source from a table created
+      // later under the same name (SourceIdentity).
+      String srcVersionTime = SourceIdentity.versionTime(t.sourceUri(), t.sourceStorageOptions(),
+          srcVersion);
+      if (srcVersionTime == null) {
+        throw new ChunkerRefreshException("Cannot open the source of view '" + t.viewName()
+            + "' at '" + t.sourceUri() + "' version " + srcVersion);
+      }
 
       Dataset<Row> source = read(spark, t, srcVersion);
       ChunkerLayout layout = layout(source, def);
@@ -272,7 +281,8 @@ public final class ChunkerRefresh {
           .addFragments(ex.fragments)
           .fieldMetadata(ChunkerLayout.SOURCE_ROW_ID,
               Map.of(WATERMARK_KEY, String.valueOf(srcVersion)))
-          .schemaMetadata(Map.of(BASE_TABLE_VERSION_KEY, String.valueOf(srcVersion)))
+          .schemaMetadata(Map.of(BASE_TABLE_VERSION_KEY, String.valueOf(srcVersion),
+              SourceIdentity.KEY, srcVersionTime))
           .config(Map.of(PROCESSED_KEY, ParentIds.toBase64(nextProcessed),
               TRUNCATED_KEY, ParentIds.toBase64(newTruncated),
               UNPROCESSED_KEY, String.valueOf(unprocessed)))
@@ -331,7 +341,7 @@ public final class ChunkerRefresh {
       }
     }
 
-    private long sourceVersion(long watermark) {
+    private long sourceVersion(long watermark, Map<String, String> viewMetadata) {
       long latest;
       try (BufferAllocator a = new RootAllocator();
           org.lance.Dataset src = org.lance.Dataset.open(a, t.sourceUri(),
@@ -341,6 +351,10 @@ public final class ChunkerRefresh {
         throw new ChunkerRefreshException("Cannot open the source of view '" + t.viewName()
             + "' at '" + t.sourceUri() + "': " + e.getMessage(), e);
       }
+      // Before the version checks: a replaced source usually has fewer versions than the
+      // watermark, and "cannot be refreshed backwards" would hide what happened.
+      SourceIdentity.require(t.viewName(), t.sourceUri(), t.sourceStorageOptions(), viewMetadata,
+          watermark, latest);
       long v = o.srcVersion() == null ? latest : o.srcVersion();
       if (v > latest) {
         throw new ChunkerRefreshException("src_version " + v + " does not exist: the source of "

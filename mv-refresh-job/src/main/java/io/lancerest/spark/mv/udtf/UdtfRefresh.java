@@ -4,6 +4,7 @@ import io.lancerest.spark.mv.ErrorsTable;
 import io.lancerest.spark.mv.MaterializedViewException;
 import io.lancerest.spark.mv.MaterializedViewKind;
 import io.lancerest.spark.mv.RefreshResult;
+import io.lancerest.spark.mv.SourceIdentity;
 import io.lancerest.spark.mv.commit.FragmentShipping;
 import io.lancerest.spark.mv.commit.ViewCommit;
 import io.lancerest.spark.mv.commit.ViewCommitResult;
@@ -77,17 +78,33 @@ public final class UdtfRefresh {
     instantiate(def.className(), def.name());
     long viewVersion;
     String base;
+    Map<String, String> viewMeta;
     try (BufferAllocator allocator = new RootAllocator();
         org.lance.Dataset ds = org.lance.Dataset.open(allocator, view.location(),
             new ReadOptions.Builder().setStorageOptions(view.storageOptions()).build())) {
       viewVersion = ds.version();
-      Map<String, String> meta = ds.getSchema().getCustomMetadata();
-      base = meta == null ? null : meta.get(BASE_VERSION_KEY);
+      viewMeta = ds.getSchema().getCustomMetadata();
+      base = viewMeta == null ? null : viewMeta.get(BASE_VERSION_KEY);
     } catch (RuntimeException e) {
       throw new UdtfRefreshException("Cannot open the table of view '" + view.name() + "' at '"
           + view.location() + "': " + e.getMessage(), e);
     }
-    if (!options.force() && String.valueOf(source.version()).equals(base)) {
+    // A UDTF view is rebuilt in full, so a source replaced under the same name (versions restart
+    // at 1) needs no refusal, only no skip: at the recorded version number it is another table.
+    // The source's latest version is not known here (source.version() may be an older
+    // src_version), so a base version the source does not have is taken as cleaned up, not as
+    // a replacement: only a version that exists with another write time counts.
+    String replaced = null;
+    try {
+      replaced = base == null ? null : SourceIdentity.replaced(view.name(), source.location(),
+          source.storageOptions(), viewMeta, Long.parseLong(base.trim()), Long.MAX_VALUE);
+    } catch (NumberFormatException e) {
+      // unreadable base version: never equal to the source's, so the view is rebuilt anyway
+    }
+    if (replaced != null) {
+      LOG.info("{}; rebuilding it from source version {}", replaced, source.version());
+    }
+    if (!options.force() && replaced == null && String.valueOf(source.version()).equals(base)) {
       LOG.info("View '{}' is up to date with source version {}; nothing to do (force to "
           + "rebuild)", view.name(), source.version());
       return new UdtfRefreshResult(jobId, UdtfRefreshResult.Status.UP_TO_DATE, source.version(),
@@ -124,6 +141,10 @@ public final class UdtfRefresh {
 
       PartitionCheckpoints checkpoints =
           new PartitionCheckpoints(view.location(), def, source.version());
+      if (replaced != null) {
+        // Checkpoints are keyed by source version number, which the new table reuses.
+        checkpoints.clear();
+      }
       Map<String, PartitionCheckpoints.Checkpoint> finished = checkpoints.load();
       if (!finished.isEmpty()) {
         LOG.info("View '{}': {} partitions finished by an earlier run are reused", view.name(),
@@ -260,6 +281,9 @@ public final class UdtfRefresh {
     }
     Map<String, String> meta = new LinkedHashMap<>();
     meta.put(BASE_VERSION_KEY, Long.toString(source.version()));
+    String sourceTime = SourceIdentity.versionTime(source.location(), source.storageOptions(),
+        source.version());
+    meta.put(SourceIdentity.KEY, sourceTime); // null (cannot tell) removes a stale one
     meta.put(LAST_JOB_KEY, jobId);
     meta.put(LAST_STATUS_KEY, status.name());
     meta.put(SKIPPED_KEY, Integer.toString(skipped.size()));
