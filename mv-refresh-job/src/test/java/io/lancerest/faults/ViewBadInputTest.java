@@ -282,8 +282,8 @@ class ViewBadInputTest {
     assertTrue(e.getMessage().matches(java.util.regex.Pattern.quote("The source table of view "
         + w.view(ViewFaultsFixture.DIRECT, "v") + " was replaced since the view's last refresh: "
         + "the view reflects source version " + oldSourceVersion + " written at ") + instant
-        + java.util.regex.Pattern.quote(", but that version of the table at '") + "[^']+/src"
-        + "[^']*" + java.util.regex.Pattern.quote("' was written at ") + instant
+        + java.util.regex.Pattern.quote(", but that version of the table at '") + "[^']+"
+        + java.util.regex.Pattern.quote(w.ns + "$src' was written at ") + instant
         + java.util.regex.Pattern.quote(". The view is unchanged; drop it and create it again "
         + "over the new table")), e.getMessage());
     assertEquals(before, w.rows("v"));
