@@ -1,10 +1,10 @@
 package io.lancerest.spark.mv.query;
 
 import io.lancerest.spark.mv.GenevaLayout;
-import io.lancerest.spark.mv.InvalidViewDefinitionException;
 import io.lancerest.spark.mv.MaterializedViewException;
 import io.lancerest.spark.mv.MaterializedViewKind;
 import io.lancerest.spark.mv.RefreshOptions;
+import io.lancerest.spark.mv.SourceIdentity;
 import io.lancerest.spark.mv.RefreshResult;
 import io.lancerest.spark.mv.SourceQuery;
 import io.lancerest.spark.mv.commit.FragmentShipping;
@@ -98,7 +98,7 @@ public final class QueryRefresh {
    * View schema metadata: when the source version the view reflects was written, to tell a
    * source table replaced under the same name from the one the view was refreshed from.
    */
-  public static final String SOURCE_VERSION_TIME = "lancerest::view::source_version_time";
+  public static final String SOURCE_VERSION_TIME = SourceIdentity.KEY;
   /** Rows of changed source fragments one incremental write task takes on. */
   static final long ROWS_PER_TASK = 1L << 20;
   /** Most row ids put into one {@code IN} filter of a Lance scan. */
@@ -454,30 +454,8 @@ public final class QueryRefresh {
      * still have been written then.
      */
     private void requireSameSource(BufferAllocator a, Schema view, long watermark, long latest) {
-      String recorded = view.getCustomMetadata() == null ? null
-          : view.getCustomMetadata().get(SOURCE_VERSION_TIME);
-      if (recorded == null || watermark == 0) {
-        return; // refreshed before this was recorded, or never: nothing to compare
-      }
-      String now = null;
-      if (watermark <= latest) {
-        try (org.lance.Dataset then = open(a, t.sourceUri(), t.sourceStorageOptions(), watermark,
-            "source table")) {
-          now = versionTime(then);
-        } catch (QueryRefreshException e) {
-          LOG.info("View {} (job {}): source version {} cannot be opened to check it is the "
-              + "same table ({})", t.viewName(), jobId, watermark, e.getMessage());
-          return;
-        }
-      }
-      if (!recorded.equals(now)) {
-        throw new InvalidViewDefinitionException("The source table of view " + t.viewName()
-            + " was "
-            + "replaced since the view's last refresh: the view reflects source version "
-            + watermark + " written at " + recorded + ", but that version of the table at '"
-            + t.sourceUri() + "' " + (now == null ? "does not exist" : "was written at " + now)
-            + ". The view is unchanged; drop it and create it again over the new table");
-      }
+      SourceIdentity.require(t.viewName(), t.sourceUri(), t.sourceStorageOptions(),
+          view.getCustomMetadata(), watermark, latest);
     }
 
     private long elapsed() {
@@ -702,7 +680,7 @@ public final class QueryRefresh {
 
   /** When the dataset's current version was written, as an ISO-8601 instant. */
   static String versionTime(org.lance.Dataset ds) {
-    return ds.getVersion().getDataTime().toInstant().toString();
+    return SourceIdentity.versionTime(ds);
   }
 
   static Schema withoutMetadata(Schema s) {
