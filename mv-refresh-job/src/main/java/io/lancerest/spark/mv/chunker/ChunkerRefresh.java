@@ -52,7 +52,9 @@ import org.slf4j.LoggerFactory;
  * schema metadata {@value #BASE_TABLE_VERSION_KEY}) and the set of <em>processed parents</em>
  * (config {@value #PROCESSED_KEY}: a portable 64-bit roaring bitmap, base64) — every source row
  * id that was expanded, including those that yielded no children, which is why those are never
- * re-run.
+ * re-run. Row ids and the watermark mean something only for the table they came from, so the
+ * commit also records when that source version was written ({@link SourceIdentity}); a source
+ * dropped and created again under the same name is refused before anything is read.
  *
  * <p>A refresh to source version {@code v}:
  * <ol>
