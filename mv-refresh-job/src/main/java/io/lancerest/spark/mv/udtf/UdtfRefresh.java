@@ -240,6 +240,18 @@ public final class UdtfRefresh {
     }
     if (!failed.isEmpty()) {
       PartitionOutcome f = failed.get(0);
+      Long now = currentVersion(view);
+      if (now != null && now > viewVersion) {
+        // Another refresh of this view committed meanwhile and cleared the checkpoints this
+        // run was writing into: the failure is a side effect of that, and a rerun starts from
+        // the new version.
+        throw new io.lancerest.spark.mv.commit.ViewCommitConflictException("View table '"
+            + view.location() + "' was modified by another commit after version " + viewVersion
+            + " (now " + now + ", a concurrent refresh of view '" + view.name() + "') while job "
+            + jobId + " ran; partition " + f.keyDisplay() + " then failed: " + f.errorClass()
+            + ": " + f.errorMessage() + ". Nothing of this job was committed. Re-run the "
+            + "refresh if the view still needs it.", null);
+      }
       throw new UdtfRefreshException("Refresh of view '" + view.name() + "' (job " + jobId
           + ") failed: partition " + f.keyDisplay() + " failed after " + f.calls()
           + " attempt(s): " + f.errorClass() + ": " + f.errorMessage() + ". Nothing was "
@@ -403,5 +415,16 @@ public final class UdtfRefresh {
 
   private static Duration elapsed(long startedNanos) {
     return Duration.ofNanos(System.nanoTime() - startedNanos);
+  }
+
+  /** The view table's latest version, or null when it cannot be read. */
+  private static Long currentVersion(UdtfView view) {
+    try (BufferAllocator allocator = new RootAllocator();
+        org.lance.Dataset ds = org.lance.Dataset.open(allocator, view.location(),
+            new ReadOptions.Builder().setStorageOptions(view.storageOptions()).build())) {
+      return ds.version();
+    } catch (RuntimeException e) {
+      return null;
+    }
   }
 }

@@ -307,6 +307,23 @@ class UdtfRefreshTest {
   }
 
   @Test
+  void aPartitionFailureWhileAnotherWriterCommittedIsReportedAsAConflict() {
+    // Partition a commits to the view meanwhile (as a concurrent refresh would, clearing the
+    // checkpoints this run writes into); partition b then fails.
+    UdtfDefinition racing = counting(Map.of("fail_key", "b", "fail_times", "99",
+        "touch_view", viewUri));
+
+    io.lancerest.spark.mv.commit.ViewCommitConflictException e = assertThrows(
+        io.lancerest.spark.mv.commit.ViewCommitConflictException.class,
+        () -> refresh(racing, UdtfRefreshOptions.DEFAULT.withJobId("job-race")));
+
+    assertTrue(e.getMessage().contains("was modified by another commit after version "),
+        e.getMessage());
+    assertTrue(e.getMessage().contains("while job job-race ran; partition b then failed: "
+        + "java.lang.IllegalStateException: boom on b"), e.getMessage());
+  }
+
+  @Test
   void moreSkipsThanAllowedFailAndCommitNothing() {
     UdtfDefinition def = counting(Map.of("fail_key", "b", "fail_times", "99"))
         .withErrorHandling(handling(0L, null,
