@@ -110,12 +110,31 @@ public final class MaterializedViewStatements {
       rows.add(RowFactory.create("Function", def.function().envelope().toJson()));
       rows.add(RowFactory.create("Function SHA-256", def.function().envelope().sha256Hex()));
     }
+    Long refreshedTo = d.state().watermark() != null ? d.state().watermark()
+        : lastJobSourceVersion(d.state().lastJob());
     rows.add(RowFactory.create("Last refreshed source version",
-        d.state().watermark() == null ? null : d.state().watermark().toString()));
+        refreshedTo == null ? null : refreshedTo.toString()));
     rows.add(RowFactory.create("Base table version",
         d.state().baseTableVersion() == null ? null : d.state().baseTableVersion().toString()));
     rows.add(RowFactory.create("Last job", d.state().lastJob()));
     return rows;
+  }
+
+  /**
+   * The source version of the last refresh job, for kinds without a watermark (UDTF views are
+   * rebuilt, so only the job records what they were refreshed to); null when unknown.
+   */
+  static Long lastJobSourceVersion(String lastJobJson) {
+    if (lastJobJson == null) {
+      return null;
+    }
+    try {
+      com.fasterxml.jackson.databind.JsonNode v = io.lancerest.client.LanceJson.mapper()
+          .readTree(lastJobJson).get("source_version");
+      return v == null || !v.canConvertToLong() ? null : v.asLong();
+    } catch (java.io.IOException | RuntimeException e) {
+      return null;
+    }
   }
 
   /** {@code cat.ns.v} → (cat, [ns, v]) when cat is a catalog; else the current catalog. */

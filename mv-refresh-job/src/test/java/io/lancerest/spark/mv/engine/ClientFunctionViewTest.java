@@ -65,6 +65,10 @@ public class ClientFunctionViewTest {
     assertEquals(refreshRow.getLong(4), j.get("rows_inserted").asLong(), json);
     assertEquals(refreshRow.getLong(5), j.get("rows_deleted").asLong(), json);
     assertTrue(j.get("finished_at_ms").asLong() > 0, json);
+    if (!"SKIPPED".equals(refreshRow.getString(1))) {
+      assertEquals(Long.toString(refreshRow.getLong(3)),
+          describe(view).get("Last refreshed source version"), view);
+    }
   }
 
   private static String viewLocation(String ns, String view) {
