@@ -41,11 +41,18 @@ final class PartitionCheckpoints implements java.io.Serializable {
   private final String viewLocation;
   private final String runKey;
 
-  PartitionCheckpoints(String viewLocation, UdtfDefinition definition, long sourceVersion) {
+  /**
+   * @param sourceIdentity what tells this source table apart from another one of the same name
+   *     (its location and when {@code sourceVersion} was written); "" when unknown. A source
+   *     dropped and re-created restarts its version numbers, so the number alone could match a
+   *     failed run's checkpoints of the old table.
+   */
+  PartitionCheckpoints(String viewLocation, UdtfDefinition definition, long sourceVersion,
+      String sourceIdentity) {
     this.viewLocation = viewLocation;
     this.runKey = PartitionKeys.sha256(String.join("\u0000", definition.name(),
-        definition.version(), definition.udtfSha(), Long.toString(sourceVersion)))
-        .substring(0, 32);
+        definition.version(), definition.udtfSha(), Long.toString(sourceVersion),
+        sourceIdentity == null ? "" : sourceIdentity)).substring(0, 32);
   }
 
   /** One finished partition. */

@@ -139,8 +139,10 @@ public final class UdtfRefresh {
       StructType inputSchema = new StructType(Arrays.copyOf(input.schema().fields(),
           inputColumns.size(), StructField[].class));
 
-      PartitionCheckpoints checkpoints =
-          new PartitionCheckpoints(view.location(), def, source.version());
+      String sourceTime = SourceIdentity.versionTime(source.location(), source.storageOptions(),
+          source.version());
+      PartitionCheckpoints checkpoints = new PartitionCheckpoints(view.location(), def,
+          source.version(), source.location() + "@" + (sourceTime == null ? "" : sourceTime));
       if (replaced != null) {
         // Checkpoints are keyed by source version number, which the new table reuses.
         checkpoints.clear();
