@@ -186,8 +186,8 @@ public final class UdtfRefresh {
             + ") failed in Spark; nothing was committed and the view stays at version "
             + viewVersion + ": " + rootMessage(e), e);
       }
-      return commit(spark, view, def, source, options, jobId, viewVersion, collected,
-          finished, checkpoints, started);
+      return commit(spark, view, def, source, sourceTime, options, jobId, viewVersion,
+          collected, finished, checkpoints, started);
     } finally {
       spark.sparkContext().clearJobGroup();
       if (members != null) {
@@ -196,10 +196,11 @@ public final class UdtfRefresh {
     }
   }
 
-  private static UdtfRefreshResult commit(SparkSession spark, UdtfView view, UdtfDefinition def, UdtfSource source,
-      UdtfRefreshOptions options, String jobId, long viewVersion,
-      List<PartitionOutcome> outcomes, Map<String, PartitionCheckpoints.Checkpoint> finished,
-      PartitionCheckpoints checkpoints, long started) {
+  private static UdtfRefreshResult commit(SparkSession spark, UdtfView view, UdtfDefinition def,
+      UdtfSource source, String sourceTime, UdtfRefreshOptions options, String jobId,
+      long viewVersion, List<PartitionOutcome> outcomes,
+      Map<String, PartitionCheckpoints.Checkpoint> finished, PartitionCheckpoints checkpoints,
+      long started) {
     List<FragmentMetadata> fragments = new ArrayList<>();
     List<UdtfRefreshResult.SkippedPartition> skipped = new ArrayList<>();
     List<PartitionOutcome> failed = new ArrayList<>();
@@ -295,8 +296,6 @@ public final class UdtfRefresh {
     }
     Map<String, String> meta = new LinkedHashMap<>();
     meta.put(BASE_VERSION_KEY, Long.toString(source.version()));
-    String sourceTime = SourceIdentity.versionTime(source.location(), source.storageOptions(),
-        source.version());
     meta.put(SourceIdentity.KEY, sourceTime); // null (cannot tell) removes a stale one
     meta.put(LAST_JOB_KEY, jobId);
     meta.put(LAST_STATUS_KEY, status.name());
