@@ -102,11 +102,11 @@ public final class ErrorsTable {
     try (BufferAllocator a = new RootAllocator();
         VectorSchemaRoot root = VectorSchemaRoot.create(SCHEMA, a)) {
       try (Dataset ds = openOrCreate(a, uri, storageOptions)) {
-        List<String> have = ds.getSchema().getFields().stream().map(Field::getName).toList();
-        List<String> want = SCHEMA.getFields().stream().map(Field::getName).toList();
-        if (!have.equals(want)) {
+        if (!hasErrorsTableColumns(ds)) {
+          List<String> have = columnNames(ds.getSchema());
           throw new MaterializedViewException("Errors table '" + uri + "' of view '"
-              + origin.view() + "' has columns " + have + ", expected " + want + " (it was "
+              + origin.view() + "' has columns " + have + ", expected "
+              + columnNames(SCHEMA) + " (it was "
               + "written by an older release?); drop or move it, the next refresh recreates it");
         }
       }
@@ -122,6 +122,15 @@ public final class ErrorsTable {
           + uri + "', so the refresh commits nothing (a partial view is never committed "
           + "unrecorded): " + e.getMessage(), e);
     }
+  }
+
+  /** Whether {@code ds} has exactly this table's columns, i.e. is an errors table. */
+  public static boolean hasErrorsTableColumns(Dataset ds) {
+    return columnNames(ds.getSchema()).equals(columnNames(SCHEMA));
+  }
+
+  private static List<String> columnNames(Schema schema) {
+    return schema.getFields().stream().map(Field::getName).toList();
   }
 
   private static Dataset openOrCreate(BufferAllocator a, String uri,

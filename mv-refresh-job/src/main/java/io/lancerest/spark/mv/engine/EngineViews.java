@@ -454,11 +454,8 @@ public final class EngineViews implements MaterializedViews {
     try (BufferAllocator a = new RootAllocator();
         org.lance.Dataset ds = org.lance.Dataset.open(a, uri,
             new ReadOptions.Builder().setStorageOptions(storageOptions).build())) {
-      List<String> have = ds.getSchema().getFields().stream()
-          .map(org.apache.arrow.vector.types.pojo.Field::getName).toList();
-      List<String> want = io.lancerest.spark.mv.ErrorsTable.SCHEMA.getFields().stream()
-          .map(org.apache.arrow.vector.types.pojo.Field::getName).toList();
-      return have.equals(want) ? ErrorsTableState.ERRORS_TABLE : ErrorsTableState.FOREIGN;
+      return io.lancerest.spark.mv.ErrorsTable.hasErrorsTableColumns(ds)
+          ? ErrorsTableState.ERRORS_TABLE : ErrorsTableState.FOREIGN;
     } catch (RuntimeException e) {
       // Absent is the normal case (no refresh skipped anything). Anything else (e.g. access
       // denied) counts as present, so that the drop itself reports it.
