@@ -311,7 +311,7 @@ public final class EngineViews implements MaterializedViews {
     RefreshOptions initial = p.outputLimit() == null ? RefreshOptions.DEFAULTS
         : new RefreshOptions(null, null, null, null, null, p.outputLimit(), null, null, null,
             false);
-    return refreshOnClient(r.viewId(), initial);
+    return refreshOnClient(r.viewId(), initial, read(r.viewId()));
   }
 
   private static Map<String, String> describeTableProperties(ViewDefinition d) {
@@ -330,11 +330,12 @@ public final class EngineViews implements MaterializedViews {
   @Override
   public RefreshResult refresh(List<String> viewId, RefreshOptions options) {
     if (mode == MvMode.CLIENT) {
-      return refreshOnClient(viewId, options);
+      return refreshOnClient(viewId, options, read(viewId));
     }
     Stored stored = mode == MvMode.AUTO ? read(viewId) : null;
     if (stored != null && stored.clientManaged()) {
-      return refreshOnClient(viewId, options);
+      // The definition just read is the one refreshed: no second lookup of the view.
+      return refreshOnClient(viewId, options, stored);
     }
     try {
       return refreshOnServer(viewId, options, stored);
@@ -344,7 +345,7 @@ public final class EngineViews implements MaterializedViews {
             + " does not implement RefreshMaterializedView, and catalog '" + cat.name()
             + "' has mv.mode = server", e);
       }
-      return refreshOnClient(viewId, options);
+      return refreshOnClient(viewId, options, stored != null ? stored : read(viewId));
     }
   }
 
@@ -367,9 +368,10 @@ public final class EngineViews implements MaterializedViews {
         null, 0, 0, 0, System.currentTimeMillis() - started);
   }
 
-  private RefreshResult refreshOnClient(List<String> viewId, RefreshOptions options) {
+  /** @param stored the view as {@link #read} found it, {@code null} if it does not exist */
+  private RefreshResult refreshOnClient(List<String> viewId, RefreshOptions options,
+      Stored stored) {
     String viewName = cat.display(viewId);
-    Stored stored = read(viewId);
     if (stored == null) {
       throw new MaterializedViewNotFoundException("Materialized view " + viewName
           + " does not exist");

@@ -46,6 +46,9 @@ public final class QueryLayout {
   /** As {@link #project(Dataset, SourceQuery, StructType, String)}, {@code extra} columns last. */
   static Dataset<Row> project(Dataset<Row> source, SourceQuery q, StructType target,
       String viewName, Column... extra) {
+    if (target != null) {
+      requireColumns(q, target, viewName);
+    }
     List<Column> cols = new ArrayList<>();
     cols.add(functions.col("_rowid").as(GenevaLayout.SOURCE_ROW_ID));
     cols.add(functions.lit(true).as(GenevaLayout.IS_SET));
@@ -53,20 +56,10 @@ public final class QueryLayout {
     for (SourceQuery.OutputColumn c : q.projection()) {
       Column col = functions.expr(c.expr());
       if (target != null) {
-        if (target.fields().length <= i || !target.fields()[i].name().equalsIgnoreCase(c.name())) {
-          throw new InvalidViewDefinitionException("View " + viewName + " has columns "
-              + List.of(target.fieldNames()) + " but its definition projects '" + c.name()
-              + "' as column " + (i + 1) + "; the view table was altered. Re-create the view");
-        }
         col = col.cast(target.fields()[i].dataType());
       }
       cols.add(col.as(c.name()));
       i++;
-    }
-    if (target != null && target.fields().length != i) {
-      throw new InvalidViewDefinitionException("View " + viewName + " has columns "
-          + List.of(target.fieldNames()) + " but its definition has " + q.projection().size()
-          + " projected columns; the view table was altered. Re-create the view");
     }
     cols.addAll(List.of(extra));
     try {
@@ -75,6 +68,29 @@ public final class QueryLayout {
       throw new InvalidViewDefinitionException("The definition of view " + viewName
           + " no longer applies to its source table (" + e.getMessage().lines().findFirst()
           .orElse("") + "); the source's columns changed. Re-create the view", e);
+    }
+  }
+
+  /**
+   * Checks that the view table {@code target} still has the columns the definition projects,
+   * in order (without building any Spark plan).
+   *
+   * @throws InvalidViewDefinitionException when the view table was altered
+   */
+  static void requireColumns(SourceQuery q, StructType target, String viewName) {
+    int i = 2;
+    for (SourceQuery.OutputColumn c : q.projection()) {
+      if (target.fields().length <= i || !target.fields()[i].name().equalsIgnoreCase(c.name())) {
+        throw new InvalidViewDefinitionException("View " + viewName + " has columns "
+            + List.of(target.fieldNames()) + " but its definition projects '" + c.name()
+            + "' as column " + (i + 1) + "; the view table was altered. Re-create the view");
+      }
+      i++;
+    }
+    if (target.fields().length != i) {
+      throw new InvalidViewDefinitionException("View " + viewName + " has columns "
+          + List.of(target.fieldNames()) + " but its definition has " + q.projection().size()
+          + " projected columns; the view table was altered. Re-create the view");
     }
   }
 

@@ -221,11 +221,9 @@ public final class QueryRefresh {
             MaterializedViewKind.QUERY, srcVersion, 0, 0, 0, elapsed());
       }
 
-      Dataset<Row> source = QueryLayout.readSource(spark, t.sourceUri(),
-          t.sourceStorageOptions(), srcVersion);
       Schema plain = withoutMetadata(viewArrow);
       StructType target = LanceArrowUtils.fromArrowSchema(plain);
-      Dataset<Row> projected = QueryLayout.project(source, q, target, t.viewName());
+      QueryLayout.requireColumns(q, target, t.viewName());
 
       // 3. which source rows are in the view now, and which changed since the watermark
       boolean replaceAll = o.force() || viewRows == 0;
@@ -235,6 +233,11 @@ public final class QueryRefresh {
           return r;
         }
       }
+      // Built only here: planning a lance-spark read of the whole source opens it and analyses
+      // the SELECT (tens of ms), which the fragment-diff path above does not need.
+      Dataset<Row> source = QueryLayout.readSource(spark, t.sourceUri(),
+          t.sourceStorageOptions(), srcVersion);
+      Dataset<Row> projected = QueryLayout.project(source, q, target, t.viewName());
       // A rebuild without LIMIT writes every filtered source row: no id scan needed.
       boolean everything = replaceAll && q.limit() == null;
       long t0 = System.currentTimeMillis();
