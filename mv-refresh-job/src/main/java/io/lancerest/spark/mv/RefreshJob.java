@@ -48,7 +48,7 @@ public final class RefreshJob {
         --source-task-size N           source rows per work item (chunker)
         --output-limit N               cap on view rows (chunker views only)
         --job-id ID                    job id to record (default generated)
-        --force                        rebuild even when the source did not change (query, udtf)
+        --force                        rebuild even when the source did not change
         --help                         this text
       Exit codes: 0 done, 1 failed, 2 bad usage, 3 view or source not found.
       """;

@@ -211,10 +211,13 @@ public final class ChunkerRefresh {
         config = view.getConfig();
       }
       long watermark = watermark(viewTable);
-      Roaring64NavigableMap processed = ParentIds.fromBase64(config.get(PROCESSED_KEY),
-          "processed parent set");
-      Roaring64NavigableMap truncated = ParentIds.fromBase64(config.get(TRUNCATED_KEY),
-          "truncated parent set");
+      // force: nothing counts as processed, so every filtered parent is expanded again, and the
+      // commit replaces every view row (including those of truncated or gone parents).
+      boolean force = o.force();
+      Roaring64NavigableMap processed = force ? ParentIds.empty()
+          : ParentIds.fromBase64(config.get(PROCESSED_KEY), "processed parent set");
+      Roaring64NavigableMap truncated = force ? ParentIds.empty()
+          : ParentIds.fromBase64(config.get(TRUNCATED_KEY), "truncated parent set");
       long srcVersion = sourceVersion(watermark, viewTable.getCustomMetadata());
       // Recorded by the commit so the next refresh can tell this source from a table created
       // later under the same name (SourceIdentity).
@@ -231,7 +234,7 @@ public final class ChunkerRefresh {
 
       // 2. which parents exist now, and which changed since the watermark
       long t0 = System.nanoTime();
-      boolean mayScope = o.outputLimit() == null && truncated.isEmpty()
+      boolean mayScope = !force && o.outputLimit() == null && truncated.isEmpty()
           && "0".equals(config.get(UNPROCESSED_KEY));
       SourceState state = SourceState.scan(new SourceState.Source(spark, t, t.viewName(), jobId,
           def.filter(), source), watermark, srcVersion, processed, mayScope);
@@ -245,7 +248,7 @@ public final class ChunkerRefresh {
           watermark, state.scope, state.present.getLongCardinality(),
           toExpand.getLongCardinality(), changed.getLongCardinality(),
           gone.getLongCardinality());
-      if (toExpand.isEmpty() && deleteParents.isEmpty() && srcVersion == watermark
+      if (!force && toExpand.isEmpty() && deleteParents.isEmpty() && srcVersion == watermark
           && o.outputLimit() == null) {
         return new ChunkerRefreshResult(ChunkerRefreshResult.UP_TO_DATE, srcVersion, watermark,
             readVersion, 0, 0, 0, 0, 0, 0, List.of(), System.currentTimeMillis() - started);
@@ -260,7 +263,8 @@ public final class ChunkerRefresh {
       long expanded = System.nanoTime();
 
       // 4. rows to delete, and the output_limit cut
-      ViewRows existing = scanView(readVersion, deleteParents, o.outputLimit() != null);
+      ViewRows existing = force ? new ViewRows()
+          : scanView(readVersion, deleteParents, o.outputLimit() != null);
       Roaring64NavigableMap newTruncated = ParentIds.empty();
       if (o.outputLimit() != null) {
         ex = applyLimit(ex, existing, source, layout, viewTable, toExpand, newTruncated);
@@ -277,7 +281,7 @@ public final class ChunkerRefresh {
       long unprocessed = ParentIds.minus(state.present, nextProcessed).getLongCardinality();
       long viewScanned = System.nanoTime();
 
-      ViewCommit commit = ViewCommit.builder(t.viewUri(), readVersion)
+      ViewCommit.Builder commitBuilder = ViewCommit.builder(t.viewUri(), readVersion)
           .storageOptions(t.viewStorageOptions())
           .deleteRowAddresses(existing.deleteAddresses)
           .addFragments(ex.fragments)
@@ -289,8 +293,11 @@ public final class ChunkerRefresh {
               TRUNCATED_KEY, ParentIds.toBase64(newTruncated),
               UNPROCESSED_KEY, String.valueOf(unprocessed)))
           .job(new ViewCommit.Job(jobId, MaterializedViewKind.CHUNKER, ex.skipped.isEmpty()
-              ? RefreshResult.JobStatus.DONE : RefreshResult.JobStatus.PARTIAL, srcVersion))
-          .build();
+              ? RefreshResult.JobStatus.DONE : RefreshResult.JobStatus.PARTIAL, srcVersion));
+      if (force) {
+        commitBuilder.replaceAllRows();
+      }
+      ViewCommit commit = commitBuilder.build();
       // Skipped parents are written before the commit and appended after it (ErrorsTable).
       ErrorsTable.Staged errors = ChunkerErrorsTable.stage(t.errorsTableUri(),
           t.viewStorageOptions(), jobId, t.viewName(), def.function(), srcVersion, ex.skipped);

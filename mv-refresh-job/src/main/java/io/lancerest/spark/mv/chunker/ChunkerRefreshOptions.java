@@ -14,10 +14,13 @@ package io.lancerest.spark.mv.chunker;
  * @param taskArrowMemoryBytes hard cap on the Arrow memory of one task's buffers (default: no
  *     cap); a guard for small executors
  * @param jobId identifies the refresh in Spark job descriptions and the errors table
+ * @param force rebuild: every filtered source row is expanded again and every existing view row
+ *     replaced, even when the source did not change (e.g. after the chunker's code changed
+ *     behind the same class name)
  */
 public record ChunkerRefreshOptions(Long srcVersion, int sourceTaskSize, Integer concurrency,
     int intraApplierConcurrency, int maxRowsPerFragment, Long outputLimit,
-    long taskArrowMemoryBytes, String jobId) {
+    long taskArrowMemoryBytes, String jobId, boolean force) {
   public static final int DEFAULT_SOURCE_TASK_SIZE = 1024;
   public static final int DEFAULT_MAX_ROWS_PER_FRAGMENT = 1 << 20;
 
@@ -63,6 +66,7 @@ public record ChunkerRefreshOptions(Long srcVersion, int sourceTaskSize, Integer
     private Long outputLimit;
     private long taskArrowMemoryBytes = Long.MAX_VALUE;
     private String jobId;
+    private boolean force;
 
     public Builder srcVersion(Long v) {
       this.srcVersion = v;
@@ -104,9 +108,15 @@ public record ChunkerRefreshOptions(Long srcVersion, int sourceTaskSize, Integer
       return this;
     }
 
+    public Builder force(boolean v) {
+      this.force = v;
+      return this;
+    }
+
     public ChunkerRefreshOptions build() {
       return new ChunkerRefreshOptions(srcVersion, sourceTaskSize, concurrency,
-          intraApplierConcurrency, maxRowsPerFragment, outputLimit, taskArrowMemoryBytes, jobId);
+          intraApplierConcurrency, maxRowsPerFragment, outputLimit, taskArrowMemoryBytes, jobId,
+          force);
     }
   }
 }

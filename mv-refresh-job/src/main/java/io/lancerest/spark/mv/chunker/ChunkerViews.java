@@ -32,7 +32,8 @@ public final class ChunkerViews {
   public static ChunkerRefreshOptions options(RefreshOptions o, String jobId) {
     o.checkApplicableTo(MaterializedViewKind.CHUNKER);
     ChunkerRefreshOptions.Builder b = ChunkerRefreshOptions.builder().srcVersion(o.srcVersion())
-        .concurrency(o.concurrency()).outputLimit(o.outputLimit()).jobId(jobId);
+        .concurrency(o.concurrency()).outputLimit(o.outputLimit()).jobId(jobId)
+        .force(o.force());
     if (o.sourceTaskSize() != null) {
       b.sourceTaskSize(o.sourceTaskSize());
     }

@@ -151,6 +151,22 @@ class ChunkerOptionsTest {
   }
 
   @Test
+  void forceWithOutputLimitRebuildsTheFirstRowsExactly() {
+    var def = definition(TestChunkers.Words.class, null, null);
+    String view = newView(spark, dir, "v", source, def);
+    String full = newView(spark, dir, "full", source, def);
+    ChunkerRefresh.run(spark, source, view, def, opts().outputLimit(50L).build());
+    ChunkerRefresh.run(spark, source, full, def, ChunkerRefreshOptions.defaults());
+
+    ChunkerRefreshResult r = ChunkerRefresh.run(spark, source, view, def,
+        opts().outputLimit(30L).force(true).build());
+
+    assertEquals(50, r.rowsDeleted(), "every old row is replaced");
+    assertEquals(30, r.rowsInserted());
+    assertEquals(firstRows(full, 30), content(spark, view));
+  }
+
+  @Test
   void shippedTextSplitterRunsFromItsOptions() {
     FunctionEnvelope f = FunctionEnvelope.java(TextSplitter.class.getName(), "text_splitter",
         "1", LanceArrowUtils.toArrowSchema(TextSplitter.OUTPUT, "UTC", false), List.of("doc"),

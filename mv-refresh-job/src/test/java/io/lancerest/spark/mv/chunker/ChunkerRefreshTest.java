@@ -112,6 +112,31 @@ class ChunkerRefreshTest {
   }
 
   @Test
+  void forceExpandsEveryParentAgainAndReplacesEveryViewRow() {
+    var def = definition(TestChunkers.Words.class, null, null);
+    String view = newView(spark, dir, "v", source, def);
+    ChunkerRefresh.run(spark, source, view, def, defaults);
+    assertEquals(ChunkerRefreshResult.UP_TO_DATE,
+        ChunkerRefresh.run(spark, source, view, def, defaults).status());
+    long before = version(view);
+    assertEquals(6, TestChunkers.CALLS.get());
+
+    ChunkerRefreshResult r = ChunkerRefresh.run(spark, source, view, def,
+        ChunkerRefreshOptions.builder().force(true).build());
+
+    assertEquals(ChunkerRefreshResult.DONE, r.status());
+    assertEquals(12, TestChunkers.CALLS.get(), "every parent ran again");
+    assertEquals(6, r.parentsExpanded());
+    assertEquals(12, r.rowsInserted());
+    assertEquals(12, r.rowsDeleted());
+    assertEquals(before + 1, version(view));
+    assertEquals(fromScratch(spark, dir, source, def, defaults), content(spark, view));
+    // The processed set is whole again: the next plain refresh has nothing to do.
+    assertEquals(ChunkerRefreshResult.UP_TO_DATE,
+        ChunkerRefresh.run(spark, source, view, def, defaults).status());
+  }
+
+  @Test
   void childrenOfDeletedParentsAreDeleted() {
     var def = definition(TestChunkers.Words.class, null, null);
     String view = newView(spark, dir, "v", source, def);
