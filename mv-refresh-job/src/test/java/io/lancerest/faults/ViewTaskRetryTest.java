@@ -38,7 +38,11 @@ class ViewTaskRetryTest {
   @AfterEach
   void disarm() {
     Injected.disarm();
+    x.f.spark.conf().unset(LOCAL_WRITE);
   }
+
+  /** Query views write small changes on the driver, with no task to retry: not under test. */
+  private static final String LOCAL_WRITE = "spark.lancerest.mv.query.localRefreshMaxRows";
 
   /** Bounded: query and chunker views; the long profile adds the UDTF view. */
   static Stream<Kind> kinds() {
@@ -52,6 +56,7 @@ class ViewTaskRetryTest {
     w.create(kind, "v");
     long version = w.version("v");
     w.insert(400);
+    x.f.spark.conf().set(LOCAL_WRITE, "0");
     // past the first calls, so the failing attempt has output of its own by then
     Injected.arm(Injected.Mode.FIRST_ATTEMPT, 20, "faults_bang");
     List<Row> r = x.f.sql("REFRESH MATERIALIZED VIEW " + w.view(ViewFaultsFixture.FLAKY, "v"));

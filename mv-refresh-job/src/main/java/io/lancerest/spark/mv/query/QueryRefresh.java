@@ -358,6 +358,7 @@ public final class QueryRefresh {
           + "changed fragments, {} of them in the view", t.viewName(), jobId, srcVersion,
           watermark, diff, old.getLongCardinality(), inView.size);
       Written w = new Written(List.of(), 0, Roaring64NavigableMap.bitmapOf());
+      String localPhases = "";
       if (!rescan.isEmpty()) {
         Dataset<Row> source = FragmentScopedRead.restrict(QueryLayout.readSource(spark,
             t.sourceUri(), t.sourceStorageOptions(), srcVersion), new HashSet<>(rescan));
@@ -370,8 +371,23 @@ public final class QueryRefresh {
         // uses up to the cluster's parallelism when there are that many changed partitions.
         int tasks = (int) Math.min(Integer.MAX_VALUE, Math.max(1,
             (diff.rescanRows + ROWS_PER_TASK - 1) / ROWS_PER_TASK));
-        w = write(projected, plain, WriteTask.keeping(t, plain, o, inView.ids, watermark,
-            target.fields().length), tasks);
+        // Few changed rows: the same write on the driver, without a Spark job's fixed cost.
+        describe("write changed rows on the driver");
+        LocalRefreshWrite.Outcome local = LocalRefreshWrite.tryWrite(spark, t, q,
+            o.maxRowsPerFragment() == null ? 0 : o.maxRowsPerFragment(), srcVersion, rescan,
+            diff.rescanRows, plain, target, projected, inView.ids, watermark, afterTaskBatch,
+            jobId);
+        LOG.info("View {} (job {}): write on the {}: {}", t.viewName(), jobId,
+            local.written() != null ? "driver" : "Spark path", local.why());
+        if (local.written() != null) {
+          LocalRefreshWrite.lastPath = "local";
+          w = local.written();
+          localPhases = ", " + local.phases();
+        } else {
+          LocalRefreshWrite.lastPath = "spark";
+          w = write(projected, plain, WriteTask.keeping(t, plain, o, inView.ids, watermark,
+              target.fields().length), tasks);
+        }
       }
       long t3 = System.currentTimeMillis();
       List<Long> deletes = new ArrayList<>();
@@ -381,8 +397,8 @@ public final class QueryRefresh {
         }
       }
       return commit(readVersion, srcVersion, w.fragments, deletes, false, String.format(
-          "fragment diff %d ms (%d rescanned), view scan %d ms, write %d ms", t1 - t0,
-          rescan.size(), t2 - t1, t3 - t2));
+          "fragment diff %d ms (%d rescanned), view scan %d ms, write %d ms%s", t1 - t0,
+          rescan.size(), t2 - t1, t3 - t2, localPhases));
     }
 
     /** {@code __source_row_id → _rowaddr} of the view rows whose source row is in {@code ids}. */
@@ -790,6 +806,17 @@ public final class QueryRefresh {
       return new WriteTask(t, plain, o, null, inView, watermark, updatedAtColumn);
     }
 
+    /**
+     * The keeping rule of {@link #keeping}: {@code r} ({@code __source_row_id} first, the update
+     * version in column {@code col}) is in the view and known not to have changed since the
+     * watermark. NULL (version unknown) counts as changed and is re-projected: that only costs
+     * rows of changed fragments, and is the same choice as the full scan's sourceState.
+     */
+    static boolean unchangedInView(Roaring64NavigableMap view, long watermark, InternalRow r,
+        int col) {
+      return view.contains(r.getLong(0)) && !r.isNullAt(col) && r.getLong(col) <= watermark;
+    }
+
     /** Ships the id sets to the executors; the caller destroys the broadcasts. */
     List<Broadcast<byte[]>> broadcast(JavaSparkContext jsc) {
       List<Broadcast<byte[]>> out = new ArrayList<>();
@@ -820,12 +847,8 @@ public final class QueryRefresh {
         int col = updatedAtColumn;
         long mark = watermark;
         in = new FilteringIterator(rows, r -> {
-          long id = r.getLong(0);
-          // Only a row known not to have changed since the watermark is kept; NULL (version
-          // unknown) is re-projected. This only costs rows of changed fragments, and is the
-          // same choice as the full scan's sourceState.
-          if (view.contains(id) && !r.isNullAt(col) && r.getLong(col) <= mark) {
-            k.addLong(id);
+          if (unchangedInView(view, mark, r, col)) {
+            k.addLong(r.getLong(0));
             return false;
           }
           return true;

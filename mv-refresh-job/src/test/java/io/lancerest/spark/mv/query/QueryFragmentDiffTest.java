@@ -58,6 +58,12 @@ class QueryFragmentDiffTest {
   @AfterEach
   void reset() {
     QueryRefresh.allowFragmentDiff = true;
+    f.spark.conf().unset(LocalRefreshWrite.MAX_ROWS_CONF);
+  }
+
+  /** Small changes are written on the driver; tests of the write tasks turn that off. */
+  private static void sparkWritePath() {
+    f.spark.conf().set(LocalRefreshWrite.MAX_ROWS_CONF, "0");
   }
 
   /** The fragments the last refresh read, asserting it took the fragment-diff path. */
@@ -133,6 +139,7 @@ class QueryFragmentDiffTest {
   void anAppendReadsOnlyTheNewFragment() {
     String ns = f.namespace("app");
     String[] t = viewOver(ns, 3, 200);
+    sparkWritePath();
     List<Integer> before = fragmentIds(ns);
     insert(t[0], 600, 50);
     List<Integer> added = new ArrayList<>(fragmentIds(ns));
@@ -293,6 +300,7 @@ class QueryFragmentDiffTest {
     // would run the whole SELECT in one task while the other core idles
     String ns = f.namespace("par");
     String[] t = viewOver(ns, 1, 50);
+    sparkWritePath();
     List<Integer> before = fragmentIds(ns);
     insert(t[0], 50, 30);
     insert(t[0], 80, 30);

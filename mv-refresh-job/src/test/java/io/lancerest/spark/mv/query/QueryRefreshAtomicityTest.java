@@ -60,6 +60,7 @@ class QueryRefreshAtomicityTest {
   void clearHooks() {
     QueryRefresh.beforeCommit = () -> { };
     QueryRefresh.afterTaskBatch = p -> { };
+    f.spark.conf().unset(LocalRefreshWrite.MAX_ROWS_CONF);
   }
 
   private static final String SELECT = "SELECT id, concat(name, '!') AS n, score + 1 AS s1 "
@@ -110,6 +111,8 @@ class QueryRefreshAtomicityTest {
   void aTaskFailingAfterItWroteFragmentsCommitsNothing() throws IOException {
     String ns = f.namespace("tf");
     String[] t = viewOver(ns, 2, 100);
+    // the write tasks are under test, not the driver-side write of small changes
+    f.spark.conf().set(LocalRefreshWrite.MAX_ROWS_CONF, "0");
     insert(t[0], 1000, 60_000);
     f.sql("DELETE FROM " + t[0] + " WHERE id < 10");
     long version = viewVersion(ns);

@@ -1,0 +1,303 @@
+package io.lancerest.spark.mv.query;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.lancerest.spark.mv.RefreshOptions;
+import io.lancerest.spark.mv.RefreshResult;
+import io.lancerest.spark.mv.engine.CatalogBinding;
+import io.lancerest.spark.mv.engine.EngineFixture;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.spark.scheduler.SparkListener;
+import org.apache.spark.scheduler.SparkListenerJobStart;
+import org.apache.spark.sql.api.java.UDF1;
+import org.apache.spark.sql.types.DataTypes;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.lance.Dataset;
+import org.lance.compaction.CompactionOptions;
+
+/**
+ * The driver-side write of small incremental query refreshes ({@link LocalRefreshWrite}): the
+ * view it gives equals the SELECT for every kind of source change, it runs no Spark job, and it
+ * hands over to the Spark path (still exact) when it is turned off, the change is too large,
+ * the rows exceed the byte cap, or the definition does not fold on the driver.
+ */
+class LocalRefreshWriteTest {
+  static EngineFixture f;
+  static final AtomicInteger JOBS = new AtomicInteger();
+
+  @BeforeAll
+  static void start() {
+    f = new EngineFixture(Map.of("mv.mode", "client"));
+    // a Scala UDF (ScalaUDF expression) in the projection
+    f.spark.udf().register("lrw_twice", (UDF1<Integer, Integer>) x -> x == null ? null : x * 2,
+        DataTypes.IntegerType);
+    f.spark.sparkContext().addSparkListener(new SparkListener() {
+      @Override
+      public void onJobStart(SparkListenerJobStart e) {
+        JOBS.incrementAndGet();
+      }
+    });
+  }
+
+  @AfterAll
+  static void stop() {
+    f.close();
+  }
+
+  @AfterEach
+  void reset() {
+    f.spark.conf().unset(LocalRefreshWrite.MAX_ROWS_CONF);
+    f.spark.conf().unset(LocalRefreshWrite.MAX_BYTES_CONF);
+    f.spark.conf().unset("spark.sql.optimizer.excludedRules");
+    QueryRefresh.beforeCommit = () -> { };
+    QueryRefresh.afterTaskBatch = p -> { };
+  }
+
+  /** NULL names and weights, a UDF, casts (incl. to DECIMAL), a filter rows enter and leave. */
+  private static final String SELECT = "SELECT id, upper(name) AS n, lrw_twice(score) AS s2, "
+      + "CAST(w AS DECIMAL(12, 3)) AS d, coalesce(name, 'none') AS c, CAST(id AS STRING) AS "
+      + "sid, ts FROM %s WHERE score %% 5 <> 0 OR name IS NULL";
+  private static final String VIEW_COLUMNS = "id, n, s2, d, c, sid, ts";
+
+  private static String[] viewOver(String ns, int rows) {
+    String src = "lance." + ns + ".src";
+    f.sql("CREATE TABLE " + src + " (id BIGINT, name STRING, score INT, w DOUBLE, "
+        + "ts TIMESTAMP)");
+    insert(src, 0, rows);
+    String v = "lance." + ns + ".v";
+    f.sql("CREATE MATERIALIZED VIEW " + v + " AS " + String.format(SELECT, src));
+    return new String[] {src, v};
+  }
+
+  private static void insert(String table, long from, int rows) {
+    f.sql("INSERT INTO " + table + " SELECT /*+ REPARTITION(1) */ id, "
+        + "IF(id % 11 = 0, NULL, concat('n', id)), CAST(id % 13 AS INT), "
+        + "IF(id % 7 = 0, NULL, id / 8.0), timestamp_seconds(1700000000 + id) FROM range("
+        + from + ", " + (from + rows) + ")");
+  }
+
+  private static void assertSameAsSelect(String src, String v) {
+    assertEquals(f.rows(String.format(SELECT, src)), f.rows("SELECT " + VIEW_COLUMNS + " FROM "
+        + v));
+    long distinct = f.sql("SELECT count(DISTINCT __source_row_id) FROM " + v).get(0).getLong(0);
+    long all = f.sql("SELECT count(*) FROM " + v).get(0).getLong(0);
+    assertEquals(all, distinct, "no duplicated source rows");
+  }
+
+  private static String location(String ns, String table) {
+    return CatalogBinding.of(f.spark, "lance").locate(List.of(ns, table), "table").location();
+  }
+
+  private static long viewVersion(String ns) {
+    return Long.parseLong(f.sql("SHOW TBLPROPERTIES lance." + ns + ".v ('current-version')")
+        .get(0).getString(1));
+  }
+
+  /** Spark jobs started while {@code r} ran. */
+  private static <T> int jobsDuring(Supplier<T> r) {
+    drainListeners();
+    int before = JOBS.get();
+    r.get();
+    drainListeners();
+    return JOBS.get() - before;
+  }
+
+  private static void drainListeners() {
+    try {
+      f.spark.sparkContext().listenerBus().waitUntilEmpty(30_000);
+    } catch (java.util.concurrent.TimeoutException e) {
+      throw new AssertionError("Spark listener events not delivered in 30 s", e);
+    }
+  }
+
+  /** Refreshes, asserting the path its write phase took and whether Spark jobs ran. */
+  private static RefreshResult refresh(String ns, String path) {
+    LocalRefreshWrite.lastPath = null;
+    QueryRefresh.lastWriteTasks = null;
+    RefreshResult[] r = new RefreshResult[1];
+    int jobs = jobsDuring(() -> r[0] = f.views().refresh(List.of(ns, "v"),
+        RefreshOptions.DEFAULTS));
+    assertEquals(path, LocalRefreshWrite.lastPath, "the write path");
+    if (path.equals("local")) {
+      assertEquals(0, jobs, "no Spark job on the driver path");
+      assertNull(QueryRefresh.lastWriteTasks, "no write tasks");
+    } else {
+      assertTrue(jobs > 0, "the Spark path runs jobs: " + jobs);
+      assertNotNull(QueryRefresh.lastWriteTasks);
+    }
+    return r[0];
+  }
+
+  private static void compact(String ns) {
+    try (BufferAllocator a = new RootAllocator();
+        Dataset ds = Dataset.open(location(ns, "src"), a)) {
+      ds.compact(CompactionOptions.builder().withMaterializeDeletions(true).build());
+    }
+    f.spark.catalog().refreshTable("lance." + ns + ".src");
+  }
+
+  @Test
+  void everyKindOfSourceChangeGivesTheSelectWithoutASparkJob() throws Exception {
+    String ns = f.namespace("lrw");
+    String[] t = viewOver(ns, 300);
+    // an append
+    insert(t[0], 300, 120);
+    RefreshResult r = refresh(ns, "local");
+    assertEquals(f.sql("SELECT * FROM (" + String.format(SELECT, t[0]) + ") WHERE id >= 300")
+        .size(), r.rowsInserted());
+    assertEquals(0, r.rowsDeleted());
+    assertSameAsSelect(t[0], t[1]);
+    // lance-spark UPDATE (new row ids): rows leave the filter (score 10), enter it (11),
+    // stay in it with new values, and a NULL name is set
+    f.sql("UPDATE " + t[0] + " SET score = 10 WHERE id IN (1, 2)");
+    f.sql("UPDATE " + t[0] + " SET score = 11 WHERE id IN (5, 10)");
+    f.sql("UPDATE " + t[0] + " SET name = NULL, w = NULL WHERE id BETWEEN 20 AND 24");
+    refresh(ns, "local");
+    assertSameAsSelect(t[0], t[1]);
+    assertEquals(List.of("10|N10|22", "5|N5|22"), f.rows("SELECT id, n, s2 FROM " + t[1]
+        + " WHERE id IN (1, 2, 5, 10)"));
+    // updates in place (same row id, newer update version; the merge sets w and ts to NULL)
+    QueryRefreshAtomicityTest.mergeUpdate(location(ns, "src"), new long[] {3, 7, 301},
+        new int[] {2, 5, 4});
+    f.spark.catalog().refreshTable(t[0]);
+    refresh(ns, "local");
+    assertSameAsSelect(t[0], t[1]);
+    assertEquals(List.of("301|UPD301|8|null|upd301", "3|UPD3|4|null|upd3"),
+        f.rows("SELECT id, n, s2, d, c FROM " + t[1] + " WHERE id IN (3, 7, 301)"));
+    // deletes only: nothing to read, no write at all
+    f.sql("DELETE FROM " + t[0] + " WHERE id % 9 = 0");
+    LocalRefreshWrite.lastPath = null;
+    assertEquals(0, jobsDuring(() -> f.views().refresh(List.of(ns, "v"),
+        RefreshOptions.DEFAULTS)));
+    assertNull(LocalRefreshWrite.lastPath, "no changed fragment to read");
+    assertSameAsSelect(t[0], t[1]);
+    // compaction (rows move, unchanged: kept, not rewritten) plus an append
+    List<String> before = f.rows("SELECT __source_row_id, " + VIEW_COLUMNS + " FROM " + t[1]);
+    compact(ns);
+    r = refresh(ns, "local");
+    assertEquals(0, r.rowsInserted(), "compaction alone rewrites nothing");
+    assertEquals(0, r.rowsDeleted());
+    assertEquals(before, f.rows("SELECT __source_row_id, " + VIEW_COLUMNS + " FROM " + t[1]));
+    insert(t[0], 420, 30);
+    f.sql("UPDATE " + t[0] + " SET score = score + 1 WHERE id BETWEEN 100 AND 104");
+    compact(ns);
+    refresh(ns, "local");
+    assertSameAsSelect(t[0], t[1]);
+  }
+
+  @Test
+  void theSparkPathRunsWhenTurnedOffOrTheChangeIsTooLargeAndStaysExact() {
+    String ns = f.namespace("thr");
+    String[] t = viewOver(ns, 100);
+    f.spark.conf().set(LocalRefreshWrite.MAX_ROWS_CONF, "0");
+    insert(t[0], 100, 40);
+    refresh(ns, "spark");
+    assertSameAsSelect(t[0], t[1]);
+    // 40 changed rows, 39 allowed
+    f.spark.conf().set(LocalRefreshWrite.MAX_ROWS_CONF, "39");
+    insert(t[0], 140, 40);
+    refresh(ns, "spark");
+    assertSameAsSelect(t[0], t[1]);
+    f.spark.conf().set(LocalRefreshWrite.MAX_ROWS_CONF, "40");
+    insert(t[0], 180, 40);
+    refresh(ns, "local");
+    assertSameAsSelect(t[0], t[1]);
+  }
+
+  @Test
+  void rowsBeyondTheByteCapFallBackToTheSparkPath() {
+    String ns = f.namespace("cap");
+    String[] t = viewOver(ns, 50);
+    f.spark.conf().set(LocalRefreshWrite.MAX_BYTES_CONF, "1k");
+    insert(t[0], 50, 200);
+    f.sql("UPDATE " + t[0] + " SET score = 11 WHERE id = 5");
+    refresh(ns, "spark");
+    assertSameAsSelect(t[0], t[1]);
+    f.spark.conf().set(LocalRefreshWrite.MAX_BYTES_CONF, "1m");
+    insert(t[0], 250, 200);
+    refresh(ns, "local");
+    assertSameAsSelect(t[0], t[1]);
+  }
+
+  @Test
+  void aPlanTheOptimizerDoesNotFoldRunsOnTheSparkPath() {
+    String ns = f.namespace("fold");
+    String[] t = viewOver(ns, 50);
+    // without this rule the projection stays a Project over a local scan, which needs a job
+    f.spark.conf().set("spark.sql.optimizer.excludedRules",
+        "org.apache.spark.sql.catalyst.optimizer.ConvertToLocalRelation");
+    insert(t[0], 50, 30);
+    refresh(ns, "spark");
+    assertSameAsSelect(t[0], t[1]);
+  }
+
+  @Test
+  void aFailureBeforeTheCommitLeavesTheViewAndTheNextRefreshConverges() {
+    String ns = f.namespace("bcl");
+    String[] t = viewOver(ns, 60);
+    insert(t[0], 60, 20);
+    f.sql("UPDATE " + t[0] + " SET score = 11 WHERE id = 5");
+    long version = viewVersion(ns);
+    List<String> before = f.rows("SELECT * FROM " + t[1]);
+    QueryRefresh.beforeCommit = () -> {
+      throw new IllegalStateException("crash before commit");
+    };
+    IllegalStateException e = assertThrows(IllegalStateException.class,
+        () -> f.views().refresh(List.of(ns, "v"), RefreshOptions.DEFAULTS));
+    assertEquals("crash before commit", e.getMessage());
+    assertEquals("local", LocalRefreshWrite.lastPath);
+    assertEquals(version, viewVersion(ns));
+    assertEquals(before, f.rows("SELECT * FROM " + t[1]));
+    QueryRefresh.beforeCommit = () -> { };
+    refresh(ns, "local");
+    assertSameAsSelect(t[0], t[1]);
+  }
+
+  @Test
+  void aWriteFailingOnTheDriverCommitsNothing() {
+    String ns = f.namespace("wf");
+    String[] t = viewOver(ns, 30);
+    insert(t[0], 30, 20);
+    long version = viewVersion(ns);
+    List<String> before = f.rows("SELECT * FROM " + t[1]);
+    QueryRefresh.afterTaskBatch = p -> {
+      throw new IllegalStateException("injected write failure");
+    };
+    QueryRefreshException e = assertThrows(QueryRefreshException.class,
+        () -> f.views().refresh(List.of(ns, "v"), RefreshOptions.DEFAULTS));
+    assertTrue(e.getMessage().startsWith("Refresh of view lance." + ns + ".v (job "),
+        e.getMessage());
+    assertTrue(e.getMessage().endsWith(") failed while writing its new rows on the driver; "
+        + "nothing was committed, the view is unchanged: injected write failure"),
+        e.getMessage());
+    assertEquals(version, viewVersion(ns));
+    assertEquals(before, f.rows("SELECT * FROM " + t[1]));
+    QueryRefresh.afterTaskBatch = p -> { };
+    refresh(ns, "local");
+    assertSameAsSelect(t[0], t[1]);
+  }
+
+  @Test
+  void anUnreadableThresholdIsRefusedNamingTheConf() {
+    String ns = f.namespace("bad");
+    String[] t = viewOver(ns, 10);
+    insert(t[0], 10, 5);
+    f.spark.conf().set(LocalRefreshWrite.MAX_ROWS_CONF, "lots");
+    QueryRefreshException e = assertThrows(QueryRefreshException.class,
+        () -> f.views().refresh(List.of(ns, "v"), RefreshOptions.DEFAULTS));
+    assertEquals("Spark conf spark.lancerest.mv.query.localRefreshMaxRows = 'lots' is not a "
+        + "number of rows: For input string: \"lots\"", e.getMessage());
+  }
+}
