@@ -31,7 +31,7 @@ import org.lance.compaction.CompactionOptions;
  * The driver-side write of small incremental query refreshes ({@link LocalRefreshWrite}): the
  * view it gives equals the SELECT for every kind of source change, it runs no Spark job, and it
  * hands over to the Spark path (still exact) when it is turned off, the change is too large,
- * the rows exceed the byte cap, or the definition does not fold on the driver.
+ * the rows exceed the byte cap, or the definition fails on the driver.
  */
 class LocalRefreshWriteTest {
   static EngineFixture f;
@@ -43,6 +43,13 @@ class LocalRefreshWriteTest {
     // a Scala UDF (ScalaUDF expression) in the projection
     f.spark.udf().register("lrw_twice", (UDF1<Integer, Integer>) x -> x == null ? null : x * 2,
         DataTypes.IntegerType);
+    // evaluates in Spark tasks only: the driver-side write must hand over, not fail
+    f.spark.udf().register("lrw_tasks_only", (UDF1<String, String>) x -> {
+      if (org.apache.spark.TaskContext.get() == null) {
+        throw new IllegalStateException("lrw_tasks_only outside a task");
+      }
+      return x == null ? null : x + "!";
+    }, DataTypes.StringType);
     f.spark.sparkContext().addSparkListener(new SparkListener() {
       @Override
       public void onJobStart(SparkListenerJobStart e) {
@@ -60,7 +67,6 @@ class LocalRefreshWriteTest {
   void reset() {
     f.spark.conf().unset(LocalRefreshWrite.MAX_ROWS_CONF);
     f.spark.conf().unset(LocalRefreshWrite.MAX_BYTES_CONF);
-    f.spark.conf().unset("spark.sql.optimizer.excludedRules");
     QueryRefresh.beforeCommit = () -> { };
     QueryRefresh.afterTaskBatch = p -> { };
   }
@@ -232,15 +238,17 @@ class LocalRefreshWriteTest {
   }
 
   @Test
-  void aPlanTheOptimizerDoesNotFoldRunsOnTheSparkPath() {
-    String ns = f.namespace("fold");
-    String[] t = viewOver(ns, 50);
-    // without this rule the projection stays a Project over a local scan, which needs a job
-    f.spark.conf().set("spark.sql.optimizer.excludedRules",
-        "org.apache.spark.sql.catalyst.optimizer.ConvertToLocalRelation");
-    insert(t[0], 50, 30);
+  void anExpressionFailingOnTheDriverHandsOverToTheSparkPath() {
+    String ns = f.namespace("drv");
+    String src = "lance." + ns + ".src";
+    f.sql("CREATE TABLE " + src + " (id BIGINT, name STRING, score INT, w DOUBLE, "
+        + "ts TIMESTAMP)");
+    insert(src, 0, 40);
+    String select = "SELECT id, lrw_tasks_only(name) AS n FROM " + src + " WHERE score > 2";
+    f.sql("CREATE MATERIALIZED VIEW lance." + ns + ".v AS " + select);
+    insert(src, 40, 30);
     refresh(ns, "spark");
-    assertSameAsSelect(t[0], t[1]);
+    assertEquals(f.rows(select), f.rows("SELECT id, n FROM lance." + ns + ".v"));
   }
 
   @Test
