@@ -1,0 +1,188 @@
+package io.lancerest.spark.mv.fragments;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+
+import java.nio.file.Path;
+import java.util.List;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.FieldType;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.lance.CommitBuilder;
+import org.lance.Dataset;
+import org.lance.Fragment;
+import org.lance.FragmentMetadata;
+import org.lance.Transaction;
+import org.lance.WriteParams;
+import org.lance.compaction.CompactionOptions;
+import org.lance.operation.Append;
+import org.roaringbitmap.longlong.Roaring64NavigableMap;
+
+/**
+ * {@link FragmentDiff#departed} gives the row ids that left changed fragments, the same as
+ * scanning both versions of every such fragment, also when it reads them from the row-id
+ * sequence instead of scanning.
+ */
+class FragmentDiffDepartedTest {
+  private static final Schema SCHEMA = new Schema(List.of(
+      new Field("id", FieldType.notNullable(new ArrowType.Int(64, true)), null)));
+  private static BufferAllocator a;
+  @TempDir Path dir;
+
+  @BeforeAll
+  static void open() {
+    a = new RootAllocator();
+  }
+
+  @AfterAll
+  static void close() {
+    a.close();
+  }
+
+  private String table() {
+    String uri = dir.resolve("t.lance").toString();
+    Dataset.create(a, uri, SCHEMA, new WriteParams.Builder().withEnableStableRowIds(true)
+        .build()).close();
+    append(uri, 0, 300);
+    append(uri, 300, 500);
+    return uri;
+  }
+
+  private static void append(String uri, long from, long to) {
+    try (VectorSchemaRoot root = VectorSchemaRoot.create(SCHEMA, a)) {
+      BigIntVector id = (BigIntVector) root.getVector(0);
+      id.allocateNew((int) (to - from));
+      for (int i = 0; i < to - from; i++) {
+        id.set(i, from + i);
+      }
+      root.setRowCount((int) (to - from));
+      List<FragmentMetadata> f = Fragment.write().datasetUri(uri).allocator(a).data(root)
+          .execute();
+      try (Dataset ds = Dataset.open(uri, a);
+          Transaction t = new Transaction.Builder().readVersion(ds.version())
+              .operation(Append.builder().fragments(f).build()).build()) {
+        new CommitBuilder(ds).execute(t).close();
+      }
+    }
+  }
+
+  private static long latest(String uri) {
+    try (Dataset ds = Dataset.open(uri, a)) {
+      return ds.version();
+    }
+  }
+
+  private static Dataset at(String uri, long version) {
+    return Dataset.open(a, uri, new org.lance.ReadOptions.Builder().setVersion(version).build());
+  }
+
+  /** departed() against the plain two-scan computation between two versions. */
+  private static FragmentDiff.Departed check(String uri, long from, long to) throws Exception {
+    try (Dataset then = at(uri, from); Dataset now = at(uri, to)) {
+      FragmentDiff d = FragmentDiff.between(FragmentDiff.metadata(then.getFragments()),
+          FragmentDiff.metadata(now.getFragments()));
+      Roaring64NavigableMap expected = FragmentDiff.rowIds(then, d.replaced);
+      for (int f : d.deletionsChanged) {
+        Roaring64NavigableMap before = FragmentDiff.rowIds(then, List.of(f));
+        Roaring64NavigableMap after = FragmentDiff.rowIds(now, List.of(f));
+        Roaring64NavigableMap back = new Roaring64NavigableMap();
+        back.or(after);
+        back.andNot(before);
+        if (back.isEmpty()) {
+          before.andNot(after);
+        }
+        expected.or(before);
+      }
+      FragmentDiff.Departed got = d.departed(then, now);
+      assertEquals(expected, got.ids());
+      return got;
+    }
+  }
+
+  @Test
+  void deletionsInFragmentsWithAndWithoutEarlierDeletions() throws Exception {
+    String uri = table();
+    long v0 = latest(uri);
+    try (Dataset ds = Dataset.open(uri, a)) {
+      ds.delete("id % 7 = 3"); // both fragments, none had deletions
+    }
+    long v1 = latest(uri);
+    try (Dataset ds = Dataset.open(uri, a)) {
+      ds.delete("id BETWEEN 100 AND 120 OR id = 450"); // both had deletions
+    }
+    long v2 = latest(uri);
+    FragmentDiff.Departed first = check(uri, v0, v1);
+    assertEquals(java.util.stream.LongStream.range(0, 500).filter(i -> i % 7 == 3).count(),
+        first.ids().getLongCardinality());
+    assertEquals(List.of(), first.rescanAgain());
+    assertEquals(List.of(), check(uri, v1, v2).rescanAgain());
+    assertEquals(List.of(), check(uri, v0, v2).rescanAgain());
+    // the older version's deletions come back with a restore: that fragment is read again
+    try (Dataset old = at(uri, v1)) {
+      old.restore();
+    }
+    FragmentDiff.Departed restored = check(uri, v2, latest(uri));
+    assertEquals(2, restored.rescanAgain().size(), restored.toString());
+  }
+
+  @Test
+  void fragmentsReplacedByACompaction() throws Exception {
+    String uri = table();
+    long v0 = latest(uri);
+    try (Dataset ds = Dataset.open(uri, a)) {
+      ds.delete("id = 7");
+    }
+    long v1 = latest(uri);
+    try (Dataset ds = Dataset.open(uri, a)) {
+      ds.compact(CompactionOptions.builder().withMaterializeDeletions(true).build());
+    }
+    long v2 = latest(uri);
+    // fragment 1 had no deletions at v0: its ids come from its row-id sequence
+    assertEquals(499, check(uri, v1, v2).ids().getLongCardinality());
+    assertEquals(500, check(uri, v0, v2).ids().getLongCardinality());
+  }
+
+  @Test
+  void theRowIdSequenceOfAFreshFragmentIsItsRange() throws Exception {
+    String uri = table();
+    try (Dataset ds = Dataset.open(uri, a)) {
+      for (Fragment f : ds.getFragments()) {
+        Roaring64NavigableMap all = FragmentDiff.allRowIds(f.metadata());
+        assertNotNull(all, f.metadata().toString());
+        assertEquals(FragmentDiff.rowIds(ds, List.of(f.getId())), all);
+      }
+      ds.delete("id = 1");
+    }
+    try (Dataset ds = Dataset.open(uri, a)) {
+      assertNull(FragmentDiff.allRowIds(ds.getFragments().get(0).metadata()),
+          "a fragment with deletions needs a scan");
+    }
+  }
+
+  @Test
+  void onlyPlainRangeSequencesAreRead() {
+    // {range {end: 1000000}}
+    assertEquals(1, RowIdSequences.ranges("{\"Inline\":[10,6,10,4,16,192,132,61]}").size());
+    assertEquals(1_000_000L,
+        RowIdSequences.ranges("{\"Inline\":[10,6,10,4,16,192,132,61]}").get(0)[1]);
+    // two ranges: [5, 10) and [20, 30)
+    List<long[]> two = RowIdSequences.ranges("{\"Inline\":[10,6,10,4,8,5,16,10,10,6,10,4,8,20,"
+        + "16,30]}");
+    assertEquals(List.of("5-10", "20-30"), two.stream().map(r -> r[0] + "-" + r[1]).toList());
+    assertNull(RowIdSequences.ranges("{\"External\":{\"path\":\"x\"}}"));
+    assertNull(RowIdSequences.ranges("{\"Inline\":[10,6,18,4,16,192,132,61]}"), "not a range");
+    assertNull(RowIdSequences.ranges("{\"Inline\":[10,6,10,4,16,192,132]}"), "truncated");
+    assertNull(RowIdSequences.ranges("{\"Inline\":[10,6,10,4,16,192,132,300]}"), "not a byte");
+    assertNull(RowIdSequences.ranges(null));
+  }
+}
