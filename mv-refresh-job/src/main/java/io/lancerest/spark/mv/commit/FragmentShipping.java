@@ -60,8 +60,15 @@ public final class FragmentShipping {
    *
    * @param fragments new, uncommitted fragments
    * @param rows rows in them
+   * @param ranges when a range column was given: for each fragment (same order), {@code {min,
+   *     max}} of that column over the fragment's rows, or a wider range holding them; an entry
+   *     is {@code null} when unknown (the list itself is {@code null} without a range column)
    */
-  public record Written(List<FragmentMetadata> fragments, long rows) {}
+  public record Written(List<FragmentMetadata> fragments, long rows, List<long[]> ranges) {
+    public Written(List<FragmentMetadata> fragments, long rows) {
+      this(fragments, rows, null);
+    }
+  }
 
   /**
    * Streams Spark rows into new, uncommitted fragments of the dataset at {@code uri}: rows are
@@ -75,10 +82,30 @@ public final class FragmentShipping {
   public static Written writeRows(String uri, Map<String, String> storageOptions,
       BufferAllocator allocator, Schema schema, Iterator<InternalRow> rows, int maxRowsPerFile,
       Runnable afterBatch) {
+    return writeRows(uri, storageOptions, allocator, schema, rows, maxRowsPerFile, afterBatch,
+        -1);
+  }
+
+  /**
+   * {@link #writeRows(String, Map, BufferAllocator, Schema, Iterator, int, Runnable)}, also
+   * giving, for each fragment written, the range of the 64-bit integer column {@code
+   * rangeColumn} of its rows ({@link Written#ranges}; a query view's {@code __source_row_id}).
+   *
+   * <p>The range is tracked per batch of {@value #BATCH_ROWS} rows: lance-core fills the
+   * fragments in stream order (it starts the next file when one is full), so fragment {@code k}
+   * holds the rows after those of fragments {@code 0..k-1}, and the union of the batches those
+   * rows came from bounds its values. When the fragments' row counts do not add up to the rows
+   * streamed, every fragment gets the range of all rows, which holds whatever they contain.
+   *
+   * @param rangeColumn index of a {@code BIGINT} column, or -1 for none
+   */
+  public static Written writeRows(String uri, Map<String, String> storageOptions,
+      BufferAllocator allocator, Schema schema, Iterator<InternalRow> rows, int maxRowsPerFile,
+      Runnable afterBatch, int rangeColumn) {
     if (!rows.hasNext()) {
-      return new Written(List.of(), 0);
+      return new Written(List.of(), 0, rangeColumn < 0 ? null : List.of());
     }
-    RowStream batches = new RowStream(allocator, schema, rows, afterBatch);
+    RowStream batches = new RowStream(allocator, schema, rows, afterBatch, rangeColumn);
     // The rows are pulled on lance-core's thread: hand over what this thread did to them so far.
     batches.handOff();
     try (ArrowArrayStream stream = ArrowArrayStream.allocateNew(allocator)) {
@@ -109,7 +136,8 @@ public final class FragmentShipping {
       }
       // count() takes the lock each batch was pulled under, so from here on this thread also
       // sees everything the rows iterator did on lance-core's thread (e.g. sets it filled).
-      return new Written(out, batches.count());
+      long count = batches.count();
+      return new Written(out, count, rangeColumn < 0 ? null : batches.ranges(out, count));
     } finally {
       try {
         batches.close();
@@ -134,14 +162,59 @@ public final class FragmentShipping {
      */
     private RuntimeException failure;
     private long count;
+    /** Column whose range is tracked, or -1. */
+    private final int rangeColumn;
+    /** Per batch: {@code {rows, min, max}} of {@link #rangeColumn}; guarded by {@code this}. */
+    private final List<long[]> batchRanges = new ArrayList<>();
+    /** A NULL in the range column: no range can be given. Guarded by {@code this}. */
+    private boolean rangeUnknown;
 
     RowStream(BufferAllocator allocator, Schema schema, Iterator<InternalRow> rows,
-        Runnable afterBatch) {
+        Runnable afterBatch, int rangeColumn) {
       super(allocator);
       this.schema = schema;
       this.sparkSchema = LanceArrowUtils.fromArrowSchema(schema);
       this.rows = rows;
       this.afterBatch = afterBatch == null ? () -> { } : afterBatch;
+      this.rangeColumn = rangeColumn;
+    }
+
+    /** The range of each fragment of {@code out}, which hold the {@code count} rows streamed. */
+    synchronized List<long[]> ranges(List<FragmentMetadata> out, long count) {
+      List<long[]> ranges = new ArrayList<>(out.size());
+      long physical = 0;
+      for (FragmentMetadata f : out) {
+        physical += f.getPhysicalRows();
+      }
+      long[] all = union(0, Long.MAX_VALUE);
+      long start = 0;
+      for (FragmentMetadata f : out) {
+        long rows = f.getPhysicalRows();
+        if (rangeUnknown || rows == 0) {
+          ranges.add(null);
+        } else if (physical != count) {
+          ranges.add(all);
+        } else {
+          ranges.add(union(start, start + rows));
+        }
+        start += rows;
+      }
+      return ranges;
+    }
+
+    /** {@code {min, max}} over the batches holding rows {@code [from, to)}, or {@code null}. */
+    private long[] union(long from, long to) {
+      long[] r = null;
+      long batchStart = 0;
+      for (long[] b : batchRanges) {
+        long batchEnd = batchStart + b[0];
+        if (batchEnd > from && batchStart < to) {
+          r = r == null ? new long[] {b[1], b[2]}
+              : new long[] {Math.min(r[0], b[1]), Math.max(r[1], b[2])};
+        }
+        batchStart = batchEnd;
+      }
+      return r;
     }
 
     /** Publishes the task thread's earlier use of the rows iterator to the puller's thread. */
@@ -178,12 +251,27 @@ public final class FragmentShipping {
         TaskContext$.MODULE$.setTaskContext(task);
       }
       try {
+        long min = Long.MAX_VALUE;
+        long max = Long.MIN_VALUE;
         while (n < BATCH_ROWS && rows.hasNext()) {
-          writer.write(rows.next());
+          InternalRow row = rows.next();
+          if (rangeColumn >= 0) {
+            if (row.isNullAt(rangeColumn)) {
+              rangeUnknown = true;
+            } else {
+              long v = row.getLong(rangeColumn);
+              min = Math.min(min, v);
+              max = Math.max(max, v);
+            }
+          }
+          writer.write(row);
           n++;
         }
         writer.finish();
         count += n;
+        if (rangeColumn >= 0 && n > 0) {
+          batchRanges.add(new long[] {n, min, max});
+        }
         if (n > 0) {
           afterBatch.run();
         }

@@ -44,6 +44,12 @@ import org.lance.schema.LanceField;
  * change is kept (see {@link #commit(BufferAllocator)} for how, given that lance-core itself
  * lets an Overwrite discard a concurrent Append).
  *
+ * <p>Source ranges ({@link FragmentSourceRanges}, query views): the entries of kept fragments
+ * stay, those of fragments no longer in the view drop, and new fragments added with a range get
+ * an entry under their final id; {@link Builder#replaceAllRows()} keeps only the new ones. A
+ * caller that sets {@link FragmentSourceRanges#KEY} itself (or removes it with {@code null})
+ * gets exactly that. Kinds that give no ranges never get the key.
+ *
  * <p>Measured on lance-core 4.0.0: kept fragments keep their stable row ids, new fragments get
  * fresh ones; every index of the table is dropped by the Overwrite (reported in {@link
  * ViewCommitResult#droppedIndexes()} so the caller can rebuild them).
@@ -58,7 +64,11 @@ public final class ViewCommit {
   private final String deletePredicate;
   private final boolean replaceAllRows;
   private final List<FragmentMetadata> newFragments;
+  /** {@code {min, max}} source row id of each new fragment, or {@code null} when not known. */
+  private final List<long[]> newRanges;
   private final Map<String, String> schemaMetadata;
+  /** The caller set {@link FragmentSourceRanges#KEY} itself: then it is not merged. */
+  private final boolean rangesGiven;
   private final Map<String, Map<String, String>> fieldMetadata;
   private final Map<String, String> config;
   private final Map<String, String> transactionProperties;
@@ -74,7 +84,9 @@ public final class ViewCommit {
     this.deletePredicate = b.deletePredicate;
     this.replaceAllRows = b.replaceAllRows;
     this.newFragments = List.copyOf(b.newFragments);
+    this.newRanges = new ArrayList<>(b.newRanges);
     this.schemaMetadata = new LinkedHashMap<>(b.schemaMetadata);
+    this.rangesGiven = b.schemaMetadata.containsKey(FragmentSourceRanges.KEY);
     this.fieldMetadata = new LinkedHashMap<>(b.fieldMetadata);
     this.config = new LinkedHashMap<>(b.config);
     this.transactionProperties = new LinkedHashMap<>(b.transactionProperties);
@@ -163,13 +175,40 @@ public final class ViewCommit {
         deleted = ds.countRows();
       }
       long added = 0;
+      // Ranges of the kept fragments stay (their files are the same); those of fragments no
+      // longer in the view drop out with them.
+      Map<Integer, FragmentSourceRanges.Entry> ranges = new TreeMap<>();
+      if (!replaceAllRows) {
+        Map<Integer, FragmentSourceRanges.Entry> recorded = FragmentSourceRanges.parse(
+            ds.getSchema().getCustomMetadata() == null ? null
+                : ds.getSchema().getCustomMetadata().get(FragmentSourceRanges.KEY));
+        for (FragmentMetadata f : fragments) {
+          FragmentSourceRanges.Entry e = recorded.get(f.getId());
+          if (e != null && e.fileTag().equals(FragmentSourceRanges.fileTag(f))) {
+            ranges.put(f.getId(), e);
+          }
+        }
+      }
       // Fragment.write() numbers every new fragment from 0. Overwrite keeps the given ids, and
       // duplicate ids corrupt the table (rows vanish from scans), so give them fresh ones.
       int nextId = ds.getFragments().stream().mapToInt(Fragment::getId).max().orElse(-1) + 1;
-      for (FragmentMetadata f : newFragments) {
-        fragments.add(new FragmentMetadata(nextId++, f.getFiles(), f.getPhysicalRows(),
-            f.getDeletionFile(), f.getRowIdMeta()));
+      for (int i = 0; i < newFragments.size(); i++) {
+        FragmentMetadata f = newFragments.get(i);
+        FragmentMetadata placed = new FragmentMetadata(nextId++, f.getFiles(),
+            f.getPhysicalRows(), f.getDeletionFile(), f.getRowIdMeta());
+        fragments.add(placed);
+        long[] r = newRanges.get(i);
+        if (r != null) {
+          ranges.put(placed.getId(), new FragmentSourceRanges.Entry(r[0], r[1],
+              FragmentSourceRanges.fileTag(placed)));
+        }
         added += f.getNumRows();
+      }
+      if (!rangesGiven) {
+        Map<Integer, Long> rows = new java.util.HashMap<>();
+        fragments.forEach(f -> rows.put(f.getId(), f.getPhysicalRows()));
+        // null (no entries) removes the key
+        schemaMetadata.put(FragmentSourceRanges.KEY, FragmentSourceRanges.format(ranges, rows));
       }
       if (job != null) {
         schemaMetadata.put(GenevaLayout.LAST_JOB, GenevaLayout.lastJobJson(job.id(),
@@ -360,6 +399,7 @@ public final class ViewCommit {
     private String deletePredicate;
     private boolean replaceAllRows;
     private final List<FragmentMetadata> newFragments = new ArrayList<>();
+    private final List<long[]> newRanges = new ArrayList<>();
     private final Map<String, String> schemaMetadata = new LinkedHashMap<>();
     private final Map<String, Map<String, String>> fieldMetadata = new LinkedHashMap<>();
     private final Map<String, String> config = new LinkedHashMap<>();
@@ -401,7 +441,28 @@ public final class ViewCommit {
     }
 
     public Builder addFragments(Collection<FragmentMetadata> fragments) {
+      return addFragments(fragments, null);
+    }
+
+    /**
+     * Adds fragments with the range of source row ids each holds ({@code {min, max}}, same order
+     * as {@code fragments}; {@code null}, or a {@code null} entry, when unknown): recorded as
+     * {@link FragmentSourceRanges} under the fragments' final ids.
+     */
+    public Builder addFragments(Collection<FragmentMetadata> fragments, List<long[]> ranges) {
+      if (ranges != null && ranges.size() != fragments.size()) {
+        throw new IllegalArgumentException(ranges.size() + " source ranges for "
+            + fragments.size() + " fragments");
+      }
       newFragments.addAll(fragments);
+      for (int i = 0; i < fragments.size(); i++) {
+        long[] r = ranges == null ? null : ranges.get(i);
+        if (r != null && (r.length != 2 || r[0] > r[1])) {
+          throw new IllegalArgumentException("source range must be {min, max}, got "
+              + java.util.Arrays.toString(r));
+        }
+        newRanges.add(r == null ? null : r.clone());
+      }
       return this;
     }
 

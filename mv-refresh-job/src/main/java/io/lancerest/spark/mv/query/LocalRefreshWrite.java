@@ -254,8 +254,9 @@ final class LocalRefreshWrite {
 
     FragmentShipping.Written w;
     try (BufferAllocator a = new RootAllocator()) {
+      // column 0 is __source_row_id: its range per fragment is recorded with the commit
       w = FragmentShipping.writeRows(t.viewUri(), t.viewStorageOptions(), a, plain,
-          toWrite.iterator(), maxRowsPerFile, () -> afterBatch.accept(-1));
+          toWrite.iterator(), maxRowsPerFile, () -> afterBatch.accept(-1), 0);
     } catch (MaterializedViewException e) {
       throw e;
     } catch (RuntimeException e) {
@@ -267,7 +268,7 @@ final class LocalRefreshWrite {
     // read: opening the source version and the scan; project: filter, projection, keeping
     String phases = String.format("local plan %d ms, read %d ms, project %d ms, write %d ms",
         t1 - t0, t2 - t1 - projectNs / 1_000_000, projectNs / 1_000_000, t3 - t2);
-    return new Outcome(new QueryRefresh.Written(w.fragments(), w.rows(), kept),
+    return new Outcome(new QueryRefresh.Written(w.fragments(), w.rows(), kept, w.ranges()),
         String.format("%d rows read, %d projected, %d kept, %d written (%d bytes) in %d "
             + "fragments", read, projected, kept.getLongCardinality(), w.rows(), bytes,
             w.fragments().size()), phases);

@@ -8,6 +8,7 @@ import io.lancerest.spark.mv.SourceIdentity;
 import io.lancerest.spark.mv.RefreshResult;
 import io.lancerest.spark.mv.SourceQuery;
 import io.lancerest.spark.mv.commit.FragmentShipping;
+import io.lancerest.spark.mv.commit.FragmentSourceRanges;
 import io.lancerest.spark.mv.commit.ViewCommit;
 import io.lancerest.spark.mv.commit.ViewCommitConflictException;
 import io.lancerest.spark.mv.commit.ViewCommitResult;
@@ -90,6 +91,11 @@ public final class QueryRefresh {
    * one ran.
    */
   static volatile List<Integer> lastScannedFragments;
+  /**
+   * Test probe: the view fragments the last fragment-diff refresh read to find the view rows of
+   * departed source rows; {@code null} until one looked.
+   */
+  static volatile List<Integer> lastViewFragmentsRead;
   /** Tests: the number of tasks of the last refresh's write, {@code null} if none ran. */
   static volatile Integer lastWriteTasks;
   /** Tests: the fragment diff of the last refresh that used it, {@code null} if none did. */
@@ -273,15 +279,14 @@ public final class QueryRefresh {
           replaceAll ? viewRows : deletes.size());
 
       // 4. new rows, written by Spark tasks as uncommitted fragments
-      List<FragmentMetadata> fragments = everything
-          ? write(projected, plain, WriteTask.every(t, plain, o), 0).fragments
-          : toWrite.isEmpty() ? List.of()
+      Written w = everything
+          ? write(projected, plain, WriteTask.every(t, plain, o), 0)
+          : toWrite.isEmpty() ? new Written(List.of(), 0, null, List.of())
           : write(projected, plain, toWrite.getLongCardinality() == inSource.getLongCardinality()
-              ? WriteTask.every(t, plain, o) : WriteTask.only(t, plain, o, toWrite), 0)
-              .fragments;
+              ? WriteTask.every(t, plain, o) : WriteTask.only(t, plain, o, toWrite), 0);
       long t3 = System.currentTimeMillis();
       // 5. one commit: deletions, new fragments, watermark, base version, last job
-      return commit(readVersion, srcVersion, fragments, deletes, replaceAll,
+      return commit(readVersion, srcVersion, w.fragments, w.ranges, deletes, replaceAll,
           String.format("source scan %d ms, view scan %d ms, write %d ms", t1 - t0, t2 - t1,
               t3 - t2));
     }
@@ -327,19 +332,9 @@ public final class QueryRefresh {
           diff = FragmentDiff.between(FragmentDiff.metadata(then.getFragments()),
               FragmentDiff.metadata(now.getFragments()));
           rescan = new ArrayList<>(diff.rescan);
-          old = FragmentDiff.rowIds(then, diff.replaced);
-          for (int f : diff.deletionsChanged) {
-            Roaring64NavigableMap before = FragmentDiff.rowIds(then, List.of(f));
-            Roaring64NavigableMap after = FragmentDiff.rowIds(now, List.of(f));
-            if (after.getLongCardinality() > before.getLongCardinality()
-                || !RowIdSet.difference(after, before).isEmpty()) {
-              // Rows came back (a restore): read the fragment again like a rewritten one.
-              rescan.add(f);
-              old.or(before);
-            } else {
-              old.or(RowIdSet.difference(before, after));
-            }
-          }
+          FragmentDiff.Departed departed = diff.departed(then, now);
+          old = departed.ids();
+          rescan.addAll(departed.rescanAgain());
         }
       } catch (QueryRefreshException e) {
         throw e;
@@ -357,7 +352,7 @@ public final class QueryRefresh {
       LOG.info("View {} (job {}): source version {} (watermark {}): {}; {} source rows left "
           + "changed fragments, {} of them in the view", t.viewName(), jobId, srcVersion,
           watermark, diff, old.getLongCardinality(), inView.size);
-      Written w = new Written(List.of(), 0, Roaring64NavigableMap.bitmapOf());
+      Written w = new Written(List.of(), 0, Roaring64NavigableMap.bitmapOf(), List.of());
       String localPhases = "";
       if (!rescan.isEmpty()) {
         Dataset<Row> source = FragmentScopedRead.restrict(QueryLayout.readSource(spark,
@@ -396,12 +391,17 @@ public final class QueryRefresh {
           deletes.add(inView.addrs[i]);
         }
       }
-      return commit(readVersion, srcVersion, w.fragments, deletes, false, String.format(
-          "fragment diff %d ms (%d rescanned), view scan %d ms, write %d ms%s", t1 - t0,
-          rescan.size(), t2 - t1, t3 - t2, localPhases));
+      return commit(readVersion, srcVersion, w.fragments, w.ranges, deletes, false,
+          String.format("fragment diff %d ms (%d rescanned), view scan %d ms, write %d ms%s",
+              t1 - t0, rescan.size(), t2 - t1, t3 - t2, localPhases));
     }
 
-    /** {@code __source_row_id → _rowaddr} of the view rows whose source row is in {@code ids}. */
+    /**
+     * {@code __source_row_id → _rowaddr} of the view rows whose source row is in {@code ids}.
+     * Reads only the view fragments that can hold them: those whose recorded source row id
+     * range ({@link FragmentSourceRanges}) holds one of {@code ids}, and every fragment without
+     * a range.
+     */
     private ViewRows viewRowsOf(long version, Roaring64NavigableMap ids) {
       describe("find " + ids.getLongCardinality() + " source rows in the view");
       ViewRows out = new ViewRows();
@@ -412,8 +412,32 @@ public final class QueryRefresh {
         so.filter(filter);
       }
       try (BufferAllocator a = new RootAllocator();
-          org.lance.Dataset view = open(a, t.viewUri(), t.viewStorageOptions(), version, "view");
-          LanceScanner s = view.newScan(so.build());
+          org.lance.Dataset view = open(a, t.viewUri(), t.viewStorageOptions(), version,
+              "view")) {
+        List<FragmentMetadata> all = FragmentDiff.metadata(view.getFragments());
+        Map<String, String> md = view.getSchema().getCustomMetadata();
+        List<Integer> read = FragmentSourceRanges.fragmentsHolding(all,
+            md == null ? null : md.get(FragmentSourceRanges.KEY), ids);
+        lastViewFragmentsRead = List.copyOf(read);
+        if (read.isEmpty()) {
+          return out;
+        }
+        if (read.size() < all.size()) {
+          so.fragmentIds(read);
+        }
+        scanViewRows(view, so.build(), ids, out);
+      } catch (QueryRefreshException e) {
+        throw e;
+      } catch (Exception e) {
+        throw new QueryRefreshException("Cannot scan view " + t.viewName() + " at version "
+            + version + ": " + e.getMessage(), e);
+      }
+      return out;
+    }
+
+    private static void scanViewRows(org.lance.Dataset view, ScanOptions so,
+        Roaring64NavigableMap ids, ViewRows out) throws Exception {
+      try (LanceScanner s = view.newScan(so);
           ArrowReader r = s.scanBatches()) {
         while (r.loadNextBatch()) {
           VectorSchemaRoot root = r.getVectorSchemaRoot();
@@ -426,23 +450,21 @@ public final class QueryRefresh {
             }
           }
         }
-      } catch (QueryRefreshException e) {
-        throw e;
-      } catch (Exception e) {
-        throw new QueryRefreshException("Cannot scan view " + t.viewName() + " at version "
-            + version + ": " + e.getMessage(), e);
       }
-      return out;
     }
 
+    /**
+     * @param ranges {@code {min, max}} source row id of each of {@code fragments} (recorded for
+     *     {@link #viewRowsOf}), or {@code null} / {@code null} entries when unknown
+     */
     private RefreshResult commit(long readVersion, long srcVersion,
-        List<FragmentMetadata> fragments, List<Long> deletes, boolean replaceAll,
-        String phases) {
+        List<FragmentMetadata> fragments, List<long[]> ranges, List<Long> deletes,
+        boolean replaceAll, String phases) {
       long t3 = System.currentTimeMillis();
       ViewCommit.Builder commit = ViewCommit.builder(t.viewUri(), readVersion)
           .storageOptions(t.viewStorageOptions())
           .deleteRowAddresses(deletes)
-          .addFragments(fragments)
+          .addFragments(fragments, ranges)
           .fieldMetadata(GenevaLayout.SOURCE_ROW_ID,
               Map.of(GenevaLayout.WATERMARK, String.valueOf(srcVersion)))
           .schemaMetadata(Map.of(GenevaLayout.BASE_TABLE_VERSION, String.valueOf(srcVersion),
@@ -628,10 +650,15 @@ public final class QueryRefresh {
         broadcasts.forEach(Broadcast::destroy);
       }
       List<FragmentMetadata> out = new ArrayList<>();
+      List<long[]> ranges = new ArrayList<>();
       Roaring64NavigableMap kept = Roaring64NavigableMap.bitmapOf();
       long rows = 0;
       for (TaskOutput o : outs) {
-        out.addAll(FragmentShipping.fromBytes(o.fragments));
+        List<FragmentMetadata> fs = FragmentShipping.fromBytes(o.fragments);
+        out.addAll(fs);
+        for (int i = 0; i < fs.size(); i++) {
+          ranges.add(o.ranges == null || o.ranges.size() != fs.size() ? null : o.ranges.get(i));
+        }
         rows += o.rows;
         if (o.kept != null) {
           kept.or(RowIdSet.deserialize(o.kept));
@@ -639,7 +666,7 @@ public final class QueryRefresh {
       }
       LOG.info("View {} (job {}): {} tasks wrote {} rows in {} fragments (not committed yet); "
           + "planning {} ms", t.viewName(), jobId, outs.size(), rows, out.size(), planning);
-      return new Written(out, rows, kept);
+      return new Written(out, rows, kept, ranges);
     }
 
     private RuntimeException failedTask(Exception e) {
@@ -729,13 +756,19 @@ public final class QueryRefresh {
   record ViewPart(byte[] ids, long[] deletes) implements Serializable {}
 
   /**
-   * What one write task wrote: serialised fragment metadata, row count, and the source row ids
-   * it found already in the view and unchanged (serialised set; {@code null} when not asked).
+   * What one write task wrote: serialised fragment metadata, row count, the source row ids it
+   * found already in the view and unchanged (serialised set; {@code null} when not asked), and
+   * each fragment's source row id range ({@link FragmentShipping.Written#ranges}).
    */
-  record TaskOutput(byte[] fragments, long rows, byte[] kept) implements Serializable {}
+  record TaskOutput(byte[] fragments, long rows, byte[] kept, List<long[]> ranges)
+      implements Serializable {}
 
-  /** What the write tasks of a refresh wrote, together. */
-  record Written(List<FragmentMetadata> fragments, long rows, Roaring64NavigableMap kept) {}
+  /**
+   * What the write tasks of a refresh wrote, together; {@code ranges} has the source row id
+   * range of each fragment ({@code null} entries when unknown).
+   */
+  record Written(List<FragmentMetadata> fragments, long rows, Roaring64NavigableMap kept,
+      List<long[]> ranges) {}
 
   /** The view rows of some source rows, as parallel arrays. */
   static final class ViewRows {
@@ -860,15 +893,17 @@ public final class QueryRefresh {
       try (BufferAllocator a = new RootAllocator()) {
         boolean any = in.hasNext();
         long firstRow = System.nanoTime();
+        // column 0 is __source_row_id: its range per fragment lets later refreshes skip it
         FragmentShipping.Written w = FragmentShipping.writeRows(viewUri, storage, a, schema, in,
-            maxRowsPerFile, () -> hook.accept(partition));
+            maxRowsPerFile, () -> hook.accept(partition), 0);
         LOG.debug("Write task {}: first row after {} ms ({}), {} rows written in {} ms", partition,
             (firstRow - started) / 1_000_000, any, w.rows(),
             (System.nanoTime() - firstRow) / 1_000_000);
         // kept was filled by the filter on lance-core's writer thread; writeRows returns only
         // after taking the lock every batch was pulled under, which makes it visible here.
         return List.of(new TaskOutput(FragmentShipping.toBytes(w.fragments()), w.rows(),
-            kept == null ? null : RowIdSet.serialize(kept))).iterator();
+            kept == null ? null : RowIdSet.serialize(kept), new ArrayList<>(w.ranges())))
+            .iterator();
       }
     }
   }

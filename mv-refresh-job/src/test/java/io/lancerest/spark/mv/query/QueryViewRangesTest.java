@@ -1,0 +1,378 @@
+package io.lancerest.spark.mv.query;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.lancerest.spark.mv.RefreshOptions;
+import io.lancerest.spark.mv.commit.FragmentSourceRanges;
+import io.lancerest.spark.mv.commit.ViewCommit;
+import io.lancerest.spark.mv.engine.CatalogBinding;
+import io.lancerest.spark.mv.engine.EngineFixture;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.ArrowReader;
+import org.apache.spark.sql.Row;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.lance.Dataset;
+import org.lance.Fragment;
+import org.lance.compaction.CompactionOptions;
+import org.lance.ipc.LanceScanner;
+import org.lance.ipc.ScanOptions;
+
+/**
+ * The source row id ranges a query view records per fragment, and the view lookup of an
+ * incremental refresh that reads only the fragments that can hold the rows it looks for. A
+ * wrongly skipped fragment leaves stale or duplicated rows, so every test also checks the view
+ * against the SELECT.
+ */
+class QueryViewRangesTest {
+  static EngineFixture f;
+
+  @BeforeAll
+  static void start() {
+    f = new EngineFixture(Map.of("mv.mode", "client"));
+  }
+
+  @AfterAll
+  static void stop() {
+    f.close();
+  }
+
+  @BeforeEach
+  void clear() {
+    QueryRefresh.lastViewFragmentsRead = null;
+    QueryRefresh.lastScannedFragments = null;
+  }
+
+  private static final String SELECT = "SELECT id, upper(name) AS n, score * 2 AS s2 "
+      + "FROM %s WHERE score %% 5 <> 0";
+
+  /** A source of {@code inserts} fragments of {@code rows} rows each, and its populated view. */
+  private static String[] viewOver(String ns, int inserts, int rows) {
+    String src = "lance." + ns + ".src";
+    f.sql("CREATE TABLE " + src + " (id BIGINT, name STRING, score INT)");
+    for (int i = 0; i < inserts; i++) {
+      insert(src, (long) i * rows, rows);
+    }
+    String v = "lance." + ns + ".v";
+    f.sql("CREATE MATERIALIZED VIEW " + v + " AS " + String.format(SELECT, src));
+    return new String[] {src, v};
+  }
+
+  private static void insert(String table, long from, int rows) {
+    f.sql("INSERT INTO " + table + " SELECT /*+ REPARTITION(1) */ id, concat('n', id), "
+        + "CAST(id % 13 AS INT) FROM range(" + from + ", " + (from + rows) + ")");
+  }
+
+  private static void refresh(String ns) {
+    refresh(ns, RefreshOptions.DEFAULTS);
+  }
+
+  private static void refresh(String ns, RefreshOptions o) {
+    QueryRefresh.lastViewFragmentsRead = null;
+    QueryRefresh.lastScannedFragments = null;
+    f.views().refresh(List.of(ns, "v"), o);
+  }
+
+  private static void assertSameAsSelect(String src, String v) {
+    assertEquals(f.rows(String.format(SELECT, src)), f.rows("SELECT id, n, s2 FROM " + v));
+    long distinct = f.sql("SELECT count(DISTINCT __source_row_id) FROM " + v).get(0).getLong(0);
+    long all = f.sql("SELECT count(*) FROM " + v).get(0).getLong(0);
+    assertEquals(all, distinct, "no duplicated source rows");
+  }
+
+  private static String location(String ns, String table) {
+    return CatalogBinding.of(f.spark, "lance").locate(List.of(ns, table), "table").location();
+  }
+
+  /** The view's recorded entries by fragment id. */
+  private static Map<Integer, FragmentSourceRanges.Entry> recorded(String ns) {
+    try (BufferAllocator a = new RootAllocator();
+        Dataset ds = Dataset.open(location(ns, "v"), a)) {
+      Map<String, String> md = ds.getSchema().getCustomMetadata();
+      return FragmentSourceRanges.parse(md == null ? null : md.get(FragmentSourceRanges.KEY));
+    }
+  }
+
+  /** The view's fragments: id → file tag. */
+  private static Map<Integer, String> viewFragments(String ns) {
+    Map<Integer, String> out = new TreeMap<>();
+    try (BufferAllocator a = new RootAllocator();
+        Dataset ds = Dataset.open(location(ns, "v"), a)) {
+      for (Fragment fr : ds.getFragments()) {
+        out.put(fr.getId(), FragmentSourceRanges.fileTag(fr.metadata()));
+      }
+    }
+    return out;
+  }
+
+  /** Source row id → view fragment, over the view's current rows. */
+  private static Map<Long, Integer> viewFragmentOf(String ns) {
+    Map<Long, Integer> out = new HashMap<>();
+    try (BufferAllocator a = new RootAllocator();
+        Dataset ds = Dataset.open(location(ns, "v"), a);
+        LanceScanner s = ds.newScan(new ScanOptions.Builder()
+            .columns(List.of("__source_row_id")).withRowAddress(true).build());
+        ArrowReader r = s.scanBatches()) {
+      while (r.loadNextBatch()) {
+        VectorSchemaRoot root = r.getVectorSchemaRoot();
+        BigIntVector sid = (BigIntVector) root.getVector("__source_row_id");
+        for (int i = 0; i < root.getRowCount(); i++) {
+          long addr = ((Number) root.getVector("_rowaddr").getObject(i)).longValue();
+          out.put(sid.get(i), (int) (addr >>> 32));
+        }
+      }
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+    return out;
+  }
+
+  /** {@code {min, max}} source row id of the rows of each view fragment. */
+  private static Map<Integer, long[]> actualRanges(String ns) {
+    Map<Integer, long[]> actual = new TreeMap<>();
+    viewFragmentOf(ns).forEach((sid, frag) -> actual.merge(frag, new long[] {sid, sid},
+        (x, y) -> new long[] {Math.min(x[0], y[0]), Math.max(x[1], y[1])}));
+    return actual;
+  }
+
+  /**
+   * Every view fragment has an entry with its file tag and a range holding its rows (deletions
+   * leave a fragment's range as it was written).
+   */
+  private static void assertRangesHoldRows(String ns) {
+    Map<Integer, long[]> actual = actualRanges(ns);
+    Map<Integer, FragmentSourceRanges.Entry> rec = recorded(ns);
+    Map<Integer, String> frags = viewFragments(ns);
+    assertEquals(frags.keySet(), rec.keySet(), "an entry for every fragment, and no other");
+    actual.forEach((frag, a) -> {
+      FragmentSourceRanges.Entry x = rec.get(frag);
+      assertEquals(frags.get(frag), x.fileTag());
+      assertTrue(x.min() <= a[0] && a[1] <= x.max(), "fragment " + frag + " holds " + a[0]
+          + ".." + a[1] + ", recorded " + x);
+    });
+  }
+
+  /** Every view fragment has an entry with its file tag and exactly the range of its rows. */
+  private static void assertExactRanges(String ns) {
+    Map<Integer, long[]> actual = actualRanges(ns);
+    Map<Integer, FragmentSourceRanges.Entry> rec = recorded(ns);
+    Map<Integer, String> frags = viewFragments(ns);
+    assertEquals(frags.keySet(), rec.keySet(), "an entry for every fragment, and no other");
+    for (Map.Entry<Integer, long[]> e : actual.entrySet()) {
+      FragmentSourceRanges.Entry x = rec.get(e.getKey());
+      assertEquals(new FragmentSourceRanges.Entry(e.getValue()[0], e.getValue()[1],
+          frags.get(e.getKey())), x, "fragment " + e.getKey());
+    }
+  }
+
+  /** The source's current _rowid of the rows {@code where} selects. */
+  private static List<Long> sourceRowIds(String src, String where) {
+    List<Long> out = new ArrayList<>();
+    for (Row r : f.sql("SELECT _rowid FROM " + src + " WHERE " + where)) {
+      out.add(r.getLong(0));
+    }
+    return out;
+  }
+
+  /** The view fragments that hold the view rows of {@code sourceRowIds}. */
+  private static List<Integer> holding(String ns, List<Long> sourceRowIds) {
+    Map<Long, Integer> of = viewFragmentOf(ns);
+    TreeSet<Integer> out = new TreeSet<>();
+    for (long id : sourceRowIds) {
+      if (of.containsKey(id)) {
+        out.add(of.get(id));
+      }
+    }
+    return new ArrayList<>(out);
+  }
+
+  private static List<Integer> read() {
+    assertNotNull(QueryRefresh.lastScannedFragments, "the fragment-diff path ran");
+    assertNotNull(QueryRefresh.lastViewFragmentsRead, "the view lookup ran");
+    return QueryRefresh.lastViewFragmentsRead;
+  }
+
+  @Test
+  void fullAndIncrementalRefreshesRecordTheRangeOfEveryFragmentTheyWrite() {
+    String ns = f.namespace("rec");
+    String[] t = viewOver(ns, 3, 100);
+    assertTrue(viewFragments(ns).size() >= 2, "several view fragments: " + viewFragments(ns));
+    assertExactRanges(ns);
+    Map<Integer, FragmentSourceRanges.Entry> before = recorded(ns);
+    insert(t[0], 300, 40);
+    f.sql("UPDATE " + t[0] + " SET score = 11 WHERE id = 150");
+    refresh(ns);
+    assertRangesHoldRows(ns);
+    Map<Integer, FragmentSourceRanges.Entry> after = recorded(ns);
+    // fragments the refresh kept keep their entries as they were
+    before.forEach((id, e) -> {
+      if (after.containsKey(id)) {
+        assertEquals(e, after.get(id), "kept fragment " + id);
+      }
+    });
+    assertTrue(after.size() > before.size(), "the new fragment got an entry");
+    assertSameAsSelect(t[0], t[1]);
+  }
+
+  @Test
+  void updatesAndDeletesReadOnlyTheViewFragmentsHoldingTheirOldRows() {
+    String ns = f.namespace("skip");
+    String[] t = viewOver(ns, 4, 100);
+    int viewFragments = viewFragments(ns).size();
+    assertTrue(viewFragments >= 3, "several view fragments: " + viewFragments(ns));
+    // lance-spark UPDATE: the old row ids leave the source (deletion), new rows are appended
+    List<Long> old = sourceRowIds(t[0], "id BETWEEN 210 AND 214");
+    List<Integer> expected = holding(ns, old);
+    f.sql("UPDATE " + t[0] + " SET name = concat(name, 'x') WHERE id BETWEEN 210 AND 214");
+    refresh(ns);
+    assertEquals(expected, read());
+    assertTrue(read().size() < viewFragments, "fragments were skipped: " + read());
+    assertSameAsSelect(t[0], t[1]);
+    assertEquals(List.of("210|N210X|4", "211|N211X|6"), f.rows("SELECT id, n, s2 FROM " + t[1]
+        + " WHERE id IN (210, 211) ORDER BY id"));
+
+    // deletes and updates in the first and last source fragments, and in the rows the last
+    // refresh wrote
+    old = sourceRowIds(t[0], "id < 3 OR id BETWEEN 390 AND 392 OR id = 211");
+    expected = holding(ns, old);
+    assertTrue(expected.size() >= 3, expected.toString());
+    f.sql("DELETE FROM " + t[0] + " WHERE id < 3");
+    f.sql("UPDATE " + t[0] + " SET score = 12 WHERE id BETWEEN 390 AND 392 OR id = 211");
+    refresh(ns);
+    assertEquals(expected, read());
+    assertSameAsSelect(t[0], t[1]);
+    assertRangesHoldRows(ns);
+  }
+
+  @Test
+  void aViewWithoutRangesIsReadWholeAndGainsThemForWhatItWrites() {
+    String ns = f.namespace("old");
+    String[] t = viewOver(ns, 3, 100);
+    // a view from before ranges were recorded: strip the key
+    String view = location(ns, "v");
+    long version;
+    try (BufferAllocator a = new RootAllocator(); Dataset ds = Dataset.open(view, a)) {
+      version = ds.version();
+    }
+    Map<String, String> strip = new HashMap<>();
+    strip.put(FragmentSourceRanges.KEY, null);
+    ViewCommit.builder(view, version).schemaMetadata(strip).build().commit();
+    f.spark.catalog().refreshTable(t[1]);
+    assertEquals(Map.of(), recorded(ns));
+    Map<Integer, String> old = viewFragments(ns);
+
+    f.sql("UPDATE " + t[0] + " SET score = 11 WHERE id = 5");
+    refresh(ns);
+    assertEquals(new ArrayList<>(old.keySet()), read(), "every fragment is read");
+    assertSameAsSelect(t[0], t[1]);
+    // the refresh recorded its own fragment, and none of the old ones
+    Map<Integer, FragmentSourceRanges.Entry> rec = recorded(ns);
+    assertEquals(1, rec.size(), rec.toString());
+    assertTrue(!old.containsKey(rec.keySet().iterator().next()));
+
+    // the next lookup reads the old fragments (no range) but skips the new one when its range
+    // does not hold the departed rows
+    int fresh = rec.keySet().iterator().next();
+    f.sql("UPDATE " + t[0] + " SET score = 12 WHERE id = 250");
+    refresh(ns);
+    List<Integer> oldStill = new ArrayList<>(viewFragments(ns).keySet());
+    oldStill.retainAll(old.keySet());
+    assertEquals(oldStill, read());
+    assertTrue(!read().contains(fresh));
+    assertSameAsSelect(t[0], t[1]);
+  }
+
+  @Test
+  void fragmentsRewrittenByACompactionOfTheViewAreRead() {
+    String ns = f.namespace("cmp");
+    String[] t = viewOver(ns, 3, 60);
+    f.sql("UPDATE " + t[0] + " SET score = 11 WHERE id = 70");
+    refresh(ns);
+    // a compaction of the view table: its fragments are rewritten under new ids, the metadata
+    // with the old entries stays
+    try (BufferAllocator a = new RootAllocator();
+        Dataset ds = Dataset.open(location(ns, "v"), a)) {
+      ds.compact(CompactionOptions.builder().withMaterializeDeletions(true).build());
+    }
+    f.spark.catalog().refreshTable(t[1]);
+    Map<Integer, String> compacted = viewFragments(ns);
+    assertTrue(recorded(ns).keySet().stream().noneMatch(compacted::containsKey),
+        "compaction made new fragments: " + compacted + " vs " + recorded(ns).keySet());
+    f.sql("UPDATE " + t[0] + " SET score = 12 WHERE id = 10");
+    f.sql("DELETE FROM " + t[0] + " WHERE id = 130");
+    refresh(ns);
+    assertEquals(new ArrayList<>(compacted.keySet()), read());
+    assertSameAsSelect(t[0], t[1]);
+    // the old entries are gone with their fragments; what this refresh wrote has one
+    Map<Integer, String> now = viewFragments(ns);
+    assertTrue(now.keySet().containsAll(recorded(ns).keySet()), recorded(ns).toString());
+  }
+
+  @Test
+  void aForcedRefreshRecordsOnlyItsOwnFragments() {
+    String ns = f.namespace("frc");
+    String[] t = viewOver(ns, 2, 100);
+    insert(t[0], 200, 30);
+    refresh(ns);
+    Map<Integer, FragmentSourceRanges.Entry> before = recorded(ns);
+    f.views().refresh(List.of(ns, "v"), new RefreshOptions(null, null, null, null, null, null,
+        null, null, null, true));
+    Map<Integer, FragmentSourceRanges.Entry> after = recorded(ns);
+    assertTrue(after.keySet().stream().noneMatch(before::containsKey),
+        "no entry of the replaced fragments: " + before.keySet() + " / " + after.keySet());
+    assertExactRanges(ns);
+    assertSameAsSelect(t[0], t[1]);
+  }
+
+  @Test
+  void manySmallFragmentsPerTaskStillGetRangesHoldingTheirRows() {
+    // max_rows_per_fragment splits each task's output into several fragments: the ranges are
+    // per batch, so each fragment's range must at least hold its rows
+    String ns = f.namespace("max");
+    String[] t = viewOver(ns, 2, 12000);
+    f.views().refresh(List.of(ns, "v"), new RefreshOptions(null, 1, 5000, null, null, null,
+        null, null, null, true));
+    Map<Integer, long[]> actual = actualRanges(ns);
+    Map<Integer, FragmentSourceRanges.Entry> rec = recorded(ns);
+    assertTrue(actual.size() >= 4, "several fragments: " + actual.keySet());
+    assertEquals(actual.keySet(), rec.keySet());
+    actual.forEach((frag, a) -> assertTrue(rec.get(frag).min() <= a[0]
+        && a[1] <= rec.get(frag).max(), "fragment " + frag + ": " + rec.get(frag)));
+    // an update of the last rows must not need the fragments of the first ones
+    List<Long> old = sourceRowIds(t[0], "id BETWEEN 23990 AND 23999");
+    List<Integer> expected = holding(ns, old);
+    f.sql("UPDATE " + t[0] + " SET score = 11 WHERE id BETWEEN 23990 AND 23999");
+    refresh(ns);
+    assertTrue(read().containsAll(expected), read() + " / " + expected);
+    assertTrue(read().size() < actual.size(), "some fragments were skipped: " + read());
+    assertSameAsSelect(t[0], t[1]);
+  }
+
+  @Test
+  void nothingIsReadWhenNoFragmentCanHoldTheRows() {
+    String ns = f.namespace("none");
+    String[] t = viewOver(ns, 2, 50);
+    assertTrue(viewFragments(ns).size() >= 2, "several view fragments: " + viewFragments(ns));
+    // id 49 (score 10) is filtered out, and lies between the rows of the first source
+    // fragment in the view (up to id 48) and those of the second (from id 50)
+    List<Long> gone = sourceRowIds(t[0], "id = 49");
+    assertEquals(List.of(), holding(ns, gone));
+    f.sql("DELETE FROM " + t[0] + " WHERE id = 49");
+    refresh(ns);
+    assertEquals(List.of(), read());
+    assertSameAsSelect(t[0], t[1]);
+  }
+}
