@@ -6,7 +6,6 @@ import io.lancerest.spark.mv.commit.FragmentShipping;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.IntConsumer;
@@ -24,6 +23,11 @@ import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.sql.catalyst.expressions.Attribute;
 import org.apache.spark.sql.catalyst.expressions.AttributeReference;
+import org.apache.spark.sql.catalyst.expressions.AttributeSet;
+import org.apache.spark.sql.catalyst.expressions.SortOrder;
+import org.apache.spark.sql.catalyst.plans.physical.UnknownPartitioning;
+import org.apache.spark.rdd.RDD;
+import scala.Option;
 import org.apache.spark.sql.catalyst.expressions.BasePredicate;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.catalyst.expressions.Predicate$;
@@ -35,10 +39,7 @@ import org.apache.spark.sql.catalyst.plans.logical.LocalRelation;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 import org.apache.spark.sql.catalyst.plans.logical.Project;
 import org.apache.spark.sql.execution.LogicalRDD;
-import org.apache.spark.sql.functions;
 import org.apache.spark.sql.types.DataType;
-import org.apache.spark.sql.types.DataTypes;
-import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.LanceArrowUtils;
 import org.apache.spark.sql.vectorized.ColumnVector;
@@ -58,10 +59,10 @@ import scala.collection.Seq;
  *
  * <p>A Spark job costs its planning, scheduling and task start even for a few thousand rows;
  * for the typical refresh (an append and an UPDATE since the watermark) that fixed cost is most
- * of the refresh. Here the definition's projection and filter are built exactly as on the Spark
- * path ({@link QueryLayout#project}) over an input with the Spark types lance-spark reads the
- * columns as, optimized by Spark, and compiled into a predicate and an {@code UnsafeProjection}
- * (what Spark's FilterExec / ProjectExec run in tasks). The rows of the changed fragments are
+ * of the refresh. Here the Spark path's own analyzed plan ({@link QueryLayout#project} over the
+ * lance-spark read) has its read swapped for an input of the same attributes, is optimized by
+ * Spark, and its filter and projection are compiled into a predicate and an {@code
+ * UnsafeProjection} (what Spark's FilterExec / ProjectExec run in tasks). The rows of the changed fragments are
  * read with lance-core, seen as Spark rows through lance-spark's own Arrow column vectors,
  * filtered and projected, kept or not by the same rule as the write tasks, and written as
  * uncommitted fragments: the caller commits them exactly as it commits the tasks' fragments.
@@ -130,22 +131,36 @@ final class LocalRefreshWrite {
     }
     long maxBytes = conf(spark, MAX_BYTES_CONF, DEFAULT_MAX_BYTES);
     long t0 = System.currentTimeMillis();
-    // the source columns the definition reads, with the types the Spark path reads them as
-    Map<String, Attribute> used = new LinkedHashMap<>();
-    collectReferences(sparkProjected.queryExecution().analyzed(), used);
-    List<String> columns = new ArrayList<>();
-    List<StructField> fields = new ArrayList<>();
-    for (Attribute a : used.values()) {
-      columns.add(a.name());
-      fields.add(DataTypes.createStructField(a.name(), a.dataType(), a.nullable()));
+    // The Spark path's analyzed plan: its leaf is the lance-spark read, whose columns the
+    // definition references are the ones to read, with the Spark types lance-spark gives them.
+    LogicalPlan analyzed = sparkProjected.queryExecution().analyzed();
+    LogicalPlan leaf = analyzed;
+    while (leaf.children().size() == 1) {
+      leaf = leaf.children().head();
     }
-    StructType schema = DataTypes.createStructType(fields);
+    if (!leaf.children().isEmpty()) {
+      return Outcome.declined("the definition's plan is not a chain over one source ("
+          + leaf.nodeName() + ")");
+    }
+    AttributeSet referenced = references(analyzed);
+    List<Attribute> used = new ArrayList<>();
+    for (Attribute a : JavaConverters.seqAsJavaList(leaf.output())) {
+      if (referenced.contains(a)) {
+        used.add(a);
+      }
+    }
+    List<String> columns = new ArrayList<>();
+    List<DataType> types = new ArrayList<>();
+    for (Attribute a : used) {
+      columns.add(a.name());
+      types.add(a.dataType());
+    }
 
-    // the definition's projection and filter, optimized by Spark over an input of these
-    // columns, compiled here as the Spark path's tasks compile them
+    // the same analyzed projection and filter over an input of those columns, optimized by
+    // Spark and compiled here as the Spark path's tasks compile them
     Compiled c;
     try {
-      c = Compiled.of(spark, schema, q, target, t.viewName());
+      c = Compiled.of(spark, analyzed, leaf, used);
     } catch (Exception e) {
       return Outcome.declined("planning the definition on the driver failed ("
           + firstLine(e) + ")");
@@ -200,10 +215,10 @@ final class LocalRefreshWrite {
               }
               if (!checked) {
                 DataType got = LanceArrowUtils.fromArrowField(v.getField());
-                if (!got.equals(fields.get(i).dataType())) {
+                if (!got.equals(types.get(i))) {
                   return Outcome.declined("column " + columns.get(i) + " reads as "
                       + got.simpleString() + " from lance-core but as "
-                      + fields.get(i).dataType().simpleString() + " through lance-spark");
+                      + types.get(i).simpleString() + " through lance-spark");
                 }
               }
               vectors[i] = new LanceArrowColumnVector(v);
@@ -279,8 +294,8 @@ final class LocalRefreshWrite {
   }
 
   /**
-   * The optimized filter and projection of the definition over rows of {@code schema}, or why
-   * they cannot be evaluated on the driver.
+   * The optimized filter and projection of the definition's analyzed plan, evaluated over rows
+   * of {@code input}, or why they cannot be evaluated on the driver.
    */
   private static final class Compiled {
     BasePredicate filter;
@@ -290,15 +305,18 @@ final class LocalRefreshWrite {
     String why;
 
     @SuppressWarnings("unchecked")
-    static Compiled of(SparkSession spark, StructType schema, SourceQuery q, StructType target,
-        String viewName) {
+    static Compiled of(SparkSession spark, LogicalPlan analyzed, LogicalPlan leaf,
+        List<Attribute> input) {
       Compiled c = new Compiled();
-      // An input the optimizer knows nothing about (not a LocalRelation, which it would
-      // evaluate itself, row by row through interpreted expressions): an empty RDD, never run.
-      Dataset<Row> input = spark.createDataFrame(JavaSparkContext.fromSparkContext(
-          spark.sparkContext()).<Row>emptyRDD(), schema);
-      LogicalPlan p = QueryLayout.project(input, q, target, viewName,
-          functions.col(UPDATED_AT)).queryExecution().optimizedPlan();
+      // The lance-spark read is swapped for an input the optimizer knows nothing about and
+      // pushes nothing into, with the same attributes: an empty RDD, never run. (Not a
+      // LocalRelation of the rows: the optimizer would evaluate it itself, interpreted.)
+      LogicalPlan rdd = new LogicalRDD(JavaConverters.asScalaBuffer(input).toSeq(),
+          (RDD<InternalRow>) (RDD<?>) JavaSparkContext.fromSparkContext(spark.sparkContext())
+              .emptyRDD().rdd(), new UnknownPartitioning(0),
+          JavaConverters.asScalaBuffer(new ArrayList<SortOrder>()).toSeq(), false, spark,
+          Option.empty(), Option.empty());
+      LogicalPlan p = spark.sessionState().optimizer().execute(replaceLeaf(analyzed, leaf, rdd));
       if (p instanceof LocalRelation l && l.data().isEmpty()) {
         c.empty = true;
         return c;
@@ -336,6 +354,16 @@ final class LocalRefreshWrite {
       return c;
     }
 
+    /** {@code plan} (a chain of one-child nodes) with {@code leaf} replaced by {@code by}. */
+    private static LogicalPlan replaceLeaf(LogicalPlan plan, LogicalPlan leaf, LogicalPlan by) {
+      if (plan == leaf) {
+        return by;
+      }
+      LogicalPlan child = replaceLeaf(plan.children().head(), leaf, by);
+      return (LogicalPlan) plan.withNewChildren(
+          JavaConverters.asScalaBuffer(List.of(child)).toSeq());
+    }
+
     private static List<Expression> concat(List<Expression> a, Expression b) {
       List<Expression> out = new ArrayList<>(a);
       out.add(b);
@@ -357,14 +385,13 @@ final class LocalRefreshWrite {
     }
   }
 
-  /** Attributes any node of {@code plan} references, by name (source columns, in plan order). */
-  private static void collectReferences(LogicalPlan plan, Map<String, Attribute> out) {
-    for (Attribute a : JavaConverters.seqAsJavaList(plan.references().toSeq())) {
-      out.putIfAbsent(a.name(), a);
-    }
+  /** The attributes any node of {@code plan} references. */
+  private static AttributeSet references(LogicalPlan plan) {
+    AttributeSet out = plan.references();
     for (LogicalPlan c : JavaConverters.seqAsJavaList(plan.children())) {
-      collectReferences(c, out);
+      out = out.$plus$plus(references(c));
     }
+    return out;
   }
 
   private static long conf(SparkSession spark, String key, long dflt) {
