@@ -350,8 +350,9 @@ public final class QueryRefresh {
       ViewRows inView = old.isEmpty() ? new ViewRows() : viewRowsOf(readVersion, old);
       long t2 = System.currentTimeMillis();
       LOG.info("View {} (job {}): source version {} (watermark {}): {}; {} source rows left "
-          + "changed fragments, {} of them in the view", t.viewName(), jobId, srcVersion,
-          watermark, diff, old.getLongCardinality(), inView.size);
+          + "changed fragments, {} of them in the view ({} of {} view fragments read)",
+          t.viewName(), jobId, srcVersion, watermark, diff, old.getLongCardinality(),
+          inView.size, inView.fragmentsRead, inView.fragments);
       Written w = new Written(List.of(), 0, Roaring64NavigableMap.bitmapOf(), List.of());
       String localPhases = "";
       if (!rescan.isEmpty()) {
@@ -419,6 +420,8 @@ public final class QueryRefresh {
         List<Integer> read = FragmentSourceRanges.fragmentsHolding(all,
             md == null ? null : md.get(FragmentSourceRanges.KEY), ids);
         lastViewFragmentsRead = List.copyOf(read);
+        out.fragments = all.size();
+        out.fragmentsRead = read.size();
         if (read.isEmpty()) {
           return out;
         }
@@ -773,6 +776,9 @@ public final class QueryRefresh {
   /** The view rows of some source rows, as parallel arrays. */
   static final class ViewRows {
     final Roaring64NavigableMap ids = Roaring64NavigableMap.bitmapOf();
+    /** View fragments, and how many of them were read to find these rows (for the log). */
+    int fragments;
+    int fragmentsRead;
     long[] sids = new long[16];
     long[] addrs = new long[16];
     int size;

@@ -77,7 +77,49 @@ public final class FragmentDiffMeasure {
           Files.readString(Path.of("/proc/loadavg")).trim());
       measure(a, uri, versions[0], versions[1], rounds, "first deletions (none before)");
       measure(a, uri, versions[1], versions[2], rounds, "more deletions");
+      try (Dataset ds = Dataset.open(uri, a)) {
+        lookup(ds, rounds);
+      }
       System.out.printf("load after: %s%n", Files.readString(Path.of("/proc/loadavg")).trim());
+    }
+  }
+
+  /** The view lookup's scan shape: one BIGINT column, a range filter, row addresses. */
+  private static void lookup(Dataset ds, int rounds) throws Exception {
+    long[] batches = {0, 1 << 16, 1 << 20};
+    long[][] times = new long[batches.length][rounds];
+    long expect = -1;
+    for (int r = 0; r < rounds + 3; r++) {
+      for (int w = 0; w < batches.length; w++) {
+        long s = System.nanoTime();
+        ScanOptions.Builder b = new ScanOptions.Builder().columns(List.of("id"))
+            .filter("(id >= 20000 AND id <= 24999)").withRowAddress(true);
+        if (batches[w] > 0) {
+          b.batchSize(batches[w]);
+        }
+        long n = 0;
+        try (LanceScanner sc = ds.newScan(b.build()); ArrowReader rd = sc.scanBatches()) {
+          while (rd.loadNextBatch()) {
+            n += rd.getVectorSchemaRoot().getRowCount();
+          }
+        }
+        long e = System.nanoTime() - s;
+        if (expect < 0) {
+          expect = n;
+        } else if (n != expect) {
+          throw new IllegalStateException("lookup gave " + n + " rows, expected " + expect);
+        }
+        if (r >= 3) {
+          times[w][r - 3] = e;
+        }
+      }
+    }
+    System.out.printf("view lookup scan of the 1M-row fragment (%d rows match):%n", expect);
+    for (int w = 0; w < batches.length; w++) {
+      java.util.Arrays.sort(times[w]);
+      System.out.printf("  batch %-8s median %.1f ms, min %.1f ms%n",
+          batches[w] == 0 ? "default" : String.valueOf(batches[w]),
+          times[w][rounds / 2] / 1e6, times[w][0] / 1e6);
     }
   }
 
