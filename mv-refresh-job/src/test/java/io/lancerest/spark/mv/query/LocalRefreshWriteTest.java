@@ -204,6 +204,26 @@ class LocalRefreshWriteTest {
   }
 
   @Test
+  void structListAndDateColumnsAreReadOnTheDriver() {
+    String ns = f.namespace("nst");
+    String src = "lance." + ns + ".src";
+    f.sql("CREATE TABLE " + src + " (id BIGINT, s STRUCT<a: INT, b: STRING>, "
+        + "tags ARRAY<STRING>, d DATE)");
+    String rows = "SELECT /*+ REPARTITION(1) */ id, named_struct('a', CAST(id %% 4 AS INT), "
+        + "'b', IF(id %% 3 = 0, NULL, concat('b', id))), IF(id %% 5 = 0, NULL, array(concat('t', "
+        + "id), 'x')), date_add(DATE'2024-01-01', CAST(id AS INT)) FROM range(%d, %d)";
+    f.sql("INSERT INTO " + src + " " + String.format(rows, 0, 50));
+    String select = "SELECT id, s.a + 1 AS sa, upper(s.b) AS sb, size(tags) AS nt, tags, s, "
+        + "date_format(d, 'yyyy-MM') AS m FROM " + src + " WHERE s.a <> 2";
+    f.sql("CREATE MATERIALIZED VIEW lance." + ns + ".v AS " + select);
+    f.sql("INSERT INTO " + src + " " + String.format(rows, 50, 90));
+    f.sql("UPDATE " + src + " SET s = named_struct('a', 9, 'b', 'upd') WHERE id IN (1, 2)");
+    refresh(ns, "local");
+    assertEquals(f.rows(select), f.rows("SELECT id, sa, sb, nt, tags, s, m FROM lance." + ns
+        + ".v"));
+  }
+
+  @Test
   void theSparkPathRunsWhenTurnedOffOrTheChangeIsTooLargeAndStaysExact() {
     String ns = f.namespace("thr");
     String[] t = viewOver(ns, 100);
