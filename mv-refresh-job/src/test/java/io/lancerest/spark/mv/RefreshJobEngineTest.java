@@ -88,11 +88,15 @@ class RefreshJobEngineTest {
     // task's TaskContext).
     int code;
     String logs;
+    // (a change this small is otherwise written on the driver, without Spark jobs)
+    f.spark.conf().set("spark.lancerest.mv.query.localRefreshMaxRows", "0");
     // Opened after Spark configured logging (it replaces a default configuration when it starts).
     try (LogCapture capture = new LogCapture("io.lancerest.spark.mv")) {
       code = job("--uri", f.uri, "--view", ns + ".v", "--job-id", "it-job-1",
           "--concurrency", "2");
       logs = capture.text();
+    } finally {
+      f.spark.conf().unset("spark.lancerest.mv.query.localRefreshMaxRows");
     }
 
     assertEquals(RefreshJob.DONE, code, err());
