@@ -51,11 +51,14 @@ public final class FragmentDiff {
   public final int fragmentsNow;
   /** The older version's metadata of the {@link #replaced} and {@link #deletionsChanged}. */
   private final Map<Integer, FragmentMetadata> then;
+  /** The newer version's metadata of the {@link #deletionsChanged}. */
+  private final Map<Integer, FragmentMetadata> now;
 
   private FragmentDiff(List<Integer> rescan, List<Integer> replaced,
       List<Integer> deletionsChanged, long rescanRows, int fragmentsNow,
-      Map<Integer, FragmentMetadata> then) {
+      Map<Integer, FragmentMetadata> then, Map<Integer, FragmentMetadata> now) {
     this.then = then;
+    this.now = now;
     this.rescan = Collections.unmodifiableList(rescan);
     this.replaced = Collections.unmodifiableList(replaced);
     this.deletionsChanged = Collections.unmodifiableList(deletionsChanged);
@@ -73,6 +76,7 @@ public final class FragmentDiff {
     List<Integer> rescan = new ArrayList<>();
     List<Integer> replaced = new ArrayList<>();
     List<Integer> deletions = new ArrayList<>();
+    Map<Integer, FragmentMetadata> nowMeta = new HashMap<>();
     long rows = 0;
     for (FragmentMetadata f : now) {
       FragmentMetadata old = before.remove(f.getId());
@@ -81,6 +85,7 @@ public final class FragmentDiff {
       }
       if (old != null && sameData(old, f)) {
         deletions.add(f.getId());
+        nowMeta.put(f.getId(), f);
       } else {
         rescan.add(f.getId());
         rows += f.getPhysicalRows();
@@ -94,7 +99,7 @@ public final class FragmentDiff {
     java.util.Set<Integer> involved = new java.util.HashSet<>(replaced);
     involved.addAll(deletions);
     thenMeta.keySet().retainAll(involved);
-    return new FragmentDiff(rescan, replaced, deletions, rows, now.size(), thenMeta);
+    return new FragmentDiff(rescan, replaced, deletions, rows, now.size(), thenMeta, nowMeta);
   }
 
   /** The metadata of {@code fragments}. */
@@ -144,8 +149,10 @@ public final class FragmentDiff {
    * versions: up to a million ids each for a large fragment that lost a few rows to an UPDATE.
    * A fragment that had no deletions at {@code then} needs no scan there: its ids are its whole
    * row-id sequence, read from the fragment metadata ({@link #allRowIds}); the same holds for
-   * replaced fragments. The remaining scans are independent and run on {@value #SCAN_THREADS}
-   * threads; lance-core's {@code Dataset} takes only a read lock to start a scan.
+   * replaced fragments. A fragment's live ids scanned by an earlier refresh in this JVM (the
+   * newer side then is the older side now) come from {@link LiveRowIds}. The remaining scans are
+   * independent and run on {@value #SCAN_THREADS} threads; lance-core's {@code Dataset} takes
+   * only a read lock to start a scan.
    */
   public Departed departed(org.lance.Dataset then, org.lance.Dataset now) throws Exception {
     List<Callable<Roaring64NavigableMap>> scans = new ArrayList<>();
@@ -164,10 +171,23 @@ public final class FragmentDiff {
     scans.add(() -> rowIds(then, scanReplaced));
     int scanning = scanReplaced.isEmpty() ? 0 : 1;
     for (int f : deletionsChanged) {
-      Roaring64NavigableMap all = allRowIds(this.then.get(f));
-      scans.add(all != null ? () -> all : () -> rowIds(then, List.of(f)));
-      scans.add(() -> rowIds(now, List.of(f)));
-      scanning += all != null ? 1 : 2;
+      FragmentMetadata[] sides = {this.then.get(f), this.now.get(f)};
+      org.lance.Dataset[] at = {then, now};
+      for (int side = 0; side < 2; side++) {
+        FragmentMetadata m = sides[side];
+        Roaring64NavigableMap have = side == 0 ? allRowIds(m) : null;
+        if (have == null) {
+          have = LiveRowIds.cached(at[side].uri(), m);
+        }
+        if (have != null) {
+          Roaring64NavigableMap k = have;
+          scans.add(() -> k);
+        } else {
+          org.lance.Dataset ds = at[side];
+          scans.add(() -> LiveRowIds.scanned(ds.uri(), m, rowIds(ds, List.of(m.getId()))));
+          scanning++;
+        }
+      }
     }
     List<Roaring64NavigableMap> sets = run(scans, scanning);
     Roaring64NavigableMap old = sets.get(0);

@@ -14,6 +14,7 @@ import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.lance.Dataset;
+import org.lance.FragmentMetadata;
 import org.lance.ReadOptions;
 import org.lance.WriteParams;
 import org.lance.ipc.LanceScanner;
@@ -134,10 +135,16 @@ public final class FragmentDiffMeasure {
         throw new IllegalStateException("unexpected diff " + diff);
       }
       String[] names = {"before: 2 scans, 8K batches", "2 scans, 1M batches",
-          "FragmentDiff.departed"};
+          "FragmentDiff.departed", "departed, older side cached"};
+      FragmentMetadata older = t.getFragments().get(0).metadata();
       long[][] times = new long[names.length][rounds];
       for (int r = 0; r < rounds + 3; r++) {
         for (int w = 0; w < names.length; w++) {
+          LiveRowIds.clear();
+          if (w == 3) {
+            // what the previous refresh (whose target was this one's watermark) left behind
+            LiveRowIds.scanned(t.uri(), older, FragmentDiff.rowIds(t, f));
+          }
           long s = System.nanoTime();
           Roaring64NavigableMap got = w == 0 ? sequential(t, n, f, 8192)
               : w == 1 ? sequential(t, n, f, 1 << 20) : diff.departed(t, n).ids();
