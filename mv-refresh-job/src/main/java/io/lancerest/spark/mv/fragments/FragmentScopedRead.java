@@ -22,6 +22,7 @@ import org.apache.spark.sql.connector.read.ScanBuilder;
 import org.apache.spark.sql.connector.read.SupportsPushDownFilters;
 import org.apache.spark.sql.connector.read.SupportsPushDownRequiredColumns;
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation;
+import org.apache.spark.sql.execution.datasources.v2.DataSourceV2ScanRelation;
 import org.apache.spark.sql.sources.Filter;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
@@ -56,6 +57,24 @@ public final class FragmentScopedRead {
     DataSourceV2Relation scoped = new DataSourceV2Relation(table, rel.output(), rel.catalog(),
         rel.identifier(), rel.options());
     return Dataset.ofRows(read.sparkSession(), scoped);
+  }
+
+  /**
+   * The filters lance-spark pushes down to Lance in the scan of {@code plan} (a projection of a
+   * {@link #restrict restricted} read, optimized here if it was not yet). Lance evaluates those
+   * with its own (Arrow) semantics and Spark does not re-check them, so whoever wants the rows
+   * this plan gives must apply them the same way. {@code null} when the plan has no restricted
+   * read.
+   */
+  public static Filter[] pushedFilters(Dataset<Row> plan) {
+    Filter[][] found = {null};
+    plan.queryExecution().optimizedPlan().foreach(node -> {
+      if (node instanceof DataSourceV2ScanRelation r && r.scan() instanceof ScopedScan s) {
+        found[0] = s.pushed.clone();
+      }
+      return scala.runtime.BoxedUnit.UNIT;
+    });
+    return found[0];
   }
 
   /** The lance-spark table, with scans limited to some fragments. */
@@ -136,17 +155,19 @@ public final class FragmentScopedRead {
 
     @Override
     public Scan build() {
-      return new ScopedScan(inner.build(), fragments);
+      return new ScopedScan(inner.build(), fragments, pushedFilters());
     }
   }
 
   private static final class ScopedScan implements Scan {
     private final Scan inner;
     private final Set<Integer> fragments;
+    private final Filter[] pushed;
 
-    ScopedScan(Scan inner, Set<Integer> fragments) {
+    ScopedScan(Scan inner, Set<Integer> fragments, Filter[] pushed) {
       this.inner = inner;
       this.fragments = fragments;
+      this.pushed = pushed == null ? new Filter[0] : pushed.clone();
     }
 
     @Override

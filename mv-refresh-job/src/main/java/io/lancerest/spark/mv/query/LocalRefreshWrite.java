@@ -3,6 +3,7 @@ package io.lancerest.spark.mv.query;
 import io.lancerest.spark.mv.MaterializedViewException;
 import io.lancerest.spark.mv.SourceQuery;
 import io.lancerest.spark.mv.commit.FragmentShipping;
+import io.lancerest.spark.mv.fragments.FragmentScopedRead;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;
@@ -131,6 +132,21 @@ final class LocalRefreshWrite {
     }
     long maxBytes = conf(spark, MAX_BYTES_CONF, DEFAULT_MAX_BYTES);
     long t0 = System.currentTimeMillis();
+    // lance-spark hands the filter's simple comparisons to Lance, which evaluates them with
+    // its own semantics and Spark does not check them again: the view must have exactly the
+    // rows that read gives. Spark evaluates them here, which agrees only for some values.
+    org.apache.spark.sql.sources.Filter[] pushed = FragmentScopedRead.pushedFilters(
+        sparkProjected);
+    if (pushed == null) {
+      return Outcome.declined("the Spark path's plan has no fragment-scoped read");
+    }
+    for (org.apache.spark.sql.sources.Filter f : pushed) {
+      if (!sameInLanceAndSpark(f)) {
+        return Outcome.declined("the filter has a part lance-spark pushes down to Lance (" + f
+            + ") whose result there may differ from Spark's; the Spark path reads it as the "
+            + "view's other rows were read");
+      }
+    }
     // The Spark path's analyzed plan: its leaf is the lance-spark read, whose columns the
     // definition references are the ones to read, with the Spark types lance-spark gives them.
     LogicalPlan analyzed = sparkProjected.queryExecution().analyzed();
@@ -287,6 +303,59 @@ final class LocalRefreshWrite {
         String.format("%d rows read, %d projected, %d kept, %d written (%d bytes) in %d "
             + "fragments", read, projected, kept.getLongCardinality(), w.rows(), bytes,
             w.fragments().size()), phases);
+  }
+
+  /**
+   * Whether Lance gives the same rows as Spark for a filter lance-spark pushes down: NULL
+   * checks, and comparisons with integers, booleans, dates and plain strings. Not floating
+   * point (Lance orders -0.0 below 0.0, Spark finds them equal), timestamps (lance-spark writes
+   * them in the JVM's time zone), decimals or binary, nor strings that need escaping.
+   */
+  static boolean sameInLanceAndSpark(org.apache.spark.sql.sources.Filter f) {
+    if (f instanceof org.apache.spark.sql.sources.IsNull
+        || f instanceof org.apache.spark.sql.sources.IsNotNull) {
+      return true;
+    }
+    if (f instanceof org.apache.spark.sql.sources.And a) {
+      return sameInLanceAndSpark(a.left()) && sameInLanceAndSpark(a.right());
+    }
+    if (f instanceof org.apache.spark.sql.sources.Or o) {
+      return sameInLanceAndSpark(o.left()) && sameInLanceAndSpark(o.right());
+    }
+    if (f instanceof org.apache.spark.sql.sources.Not n) {
+      return sameInLanceAndSpark(n.child());
+    }
+    if (f instanceof org.apache.spark.sql.sources.In in) {
+      for (Object v : in.values()) {
+        if (!plainValue(v)) {
+          return false;
+        }
+      }
+      return true;
+    }
+    Object v;
+    if (f instanceof org.apache.spark.sql.sources.EqualTo e) {
+      v = e.value();
+    } else if (f instanceof org.apache.spark.sql.sources.GreaterThan g) {
+      v = g.value();
+    } else if (f instanceof org.apache.spark.sql.sources.GreaterThanOrEqual g) {
+      v = g.value();
+    } else if (f instanceof org.apache.spark.sql.sources.LessThan l) {
+      v = l.value();
+    } else if (f instanceof org.apache.spark.sql.sources.LessThanOrEqual l) {
+      v = l.value();
+    } else {
+      return false;
+    }
+    return plainValue(v);
+  }
+
+  private static boolean plainValue(Object v) {
+    if (v instanceof String s) {
+      return s.chars().allMatch(ch -> ch >= 0x20 && ch < 0x7f && ch != '\'' && ch != '\\');
+    }
+    return v instanceof Integer || v instanceof Long || v instanceof Short || v instanceof Byte
+        || v instanceof Boolean || v instanceof java.sql.Date || v instanceof java.time.LocalDate;
   }
 
   private static String firstLine(Exception e) {

@@ -1,6 +1,7 @@
 package io.lancerest.spark.mv.query;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -19,6 +20,17 @@ import org.apache.arrow.memory.RootAllocator;
 import org.apache.spark.scheduler.SparkListener;
 import org.apache.spark.scheduler.SparkListenerJobStart;
 import org.apache.spark.sql.api.java.UDF1;
+import org.apache.spark.sql.sources.And;
+import org.apache.spark.sql.sources.EqualTo;
+import org.apache.spark.sql.sources.GreaterThan;
+import org.apache.spark.sql.sources.GreaterThanOrEqual;
+import org.apache.spark.sql.sources.In;
+import org.apache.spark.sql.sources.IsNotNull;
+import org.apache.spark.sql.sources.IsNull;
+import org.apache.spark.sql.sources.LessThan;
+import org.apache.spark.sql.sources.Not;
+import org.apache.spark.sql.sources.Or;
+import org.apache.spark.sql.sources.StringStartsWith;
 import org.apache.spark.sql.types.DataTypes;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -221,6 +233,36 @@ class LocalRefreshWriteTest {
     refresh(ns, "local");
     assertEquals(f.rows(select), f.rows("SELECT id, sa, sb, nt, tags, s, m FROM lance." + ns
         + ".v"));
+  }
+
+  @Test
+  void aFilterLanceSparkPushesDownTakesTheSparkPathAndKeepsLancesSemantics() {
+    // lance-spark hands `x >= 0` to Lance, which orders -0.0 below 0.0 (Spark: equal): the
+    // view built through lance-spark leaves -0.0 out, so a new -0.0 row must be left out too.
+    String ns = f.namespace("psh");
+    String src = "lance." + ns + ".src";
+    f.sql("CREATE TABLE " + src + " (id BIGINT, x DOUBLE)");
+    f.sql("INSERT INTO " + src + " VALUES (1, 0.0), (2, CAST('-0.0' AS DOUBLE)), (3, 1.5)");
+    String select = "SELECT id, x FROM " + src + " WHERE x >= 0";
+    f.sql("CREATE MATERIALIZED VIEW lance." + ns + ".v AS " + select);
+    f.sql("INSERT INTO " + src + " VALUES (4, CAST('-0.0' AS DOUBLE)), (5, 2.0)");
+    refresh(ns, "spark");
+    assertEquals(f.rows(select), f.rows("SELECT id, x FROM lance." + ns + ".v"));
+    assertEquals(List.of("1", "3", "5"), f.rows("SELECT id FROM lance." + ns + ".v"));
+  }
+
+  @Test
+  void onlyPushedFiltersWhoseResultLanceAndSparkShareStayOnTheDriver() {
+    assertTrue(LocalRefreshWrite.sameInLanceAndSpark(new And(new IsNotNull("s.a"),
+        new Not(new EqualTo("s.a", 2)))));
+    assertTrue(LocalRefreshWrite.sameInLanceAndSpark(new Or(new GreaterThan("n", 5L),
+        new In("c", new Object[] {"news", "sport"}))));
+    assertFalse(LocalRefreshWrite.sameInLanceAndSpark(new GreaterThanOrEqual("x", 0.0)));
+    assertFalse(LocalRefreshWrite.sameInLanceAndSpark(new LessThan("t",
+        java.sql.Timestamp.valueOf("2024-01-01 00:00:00"))));
+    assertFalse(LocalRefreshWrite.sameInLanceAndSpark(new EqualTo("c", "it's")));
+    assertFalse(LocalRefreshWrite.sameInLanceAndSpark(new And(new IsNull("a"),
+        new StringStartsWith("c", "x"))));
   }
 
   @Test
