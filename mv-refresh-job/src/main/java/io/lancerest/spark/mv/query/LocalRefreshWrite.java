@@ -257,6 +257,11 @@ final class LocalRefreshWrite {
                   UnsafeRow copy = out.copy();
                   bytes += copy.getSizeInBytes();
                   toWrite.add(copy);
+                  if (bytes > maxBytes) {
+                    // checked per row: one batch of large values could hold far more
+                    return Outcome.declined("the rows to write exceed " + MAX_BYTES_CONF + " = "
+                        + maxBytes + " bytes after " + read + " rows read");
+                  }
                 }
               }
             } catch (Exception e) {
@@ -267,19 +272,15 @@ final class LocalRefreshWrite {
                   + firstLine(e) + ")");
             }
             projectNs += System.nanoTime() - s1;
-            if (bytes > maxBytes) {
-              return Outcome.declined("the rows to write exceed " + MAX_BYTES_CONF + " = "
-                  + maxBytes + " bytes after " + read + " rows read");
-            }
           }
         }
       }
     } catch (QueryRefreshException e) {
       throw e;
     } catch (Exception e) {
-      throw new QueryRefreshException("Cannot read the changed fragments " + rescan + " of the "
-          + "source of view " + t.viewName() + " at version " + srcVersion + ": "
-          + e.getMessage(), e);
+      // Nothing was written: the Spark path reads the same fragments and reports what fails.
+      return Outcome.declined("reading the changed fragments " + rescan + " on the driver "
+          + "failed (" + firstLine(e) + ")");
     }
     long t2 = System.currentTimeMillis();
 
@@ -410,6 +411,12 @@ final class LocalRefreshWrite {
         String bad = unevaluable(e);
         if (bad != null) {
           c.why = "the definition uses " + bad + ", which only a Spark job evaluates";
+          return c;
+        }
+        if (!e.deterministic()) {
+          // e.g. rand(), spark_partition_id(): their values depend on the task that runs them.
+          // CREATE refuses them; a definition written by another client may still have one.
+          c.why = "the definition has a non-deterministic expression (" + e.sql() + ")";
           return c;
         }
       }

@@ -312,6 +312,7 @@ public final class QueryRefresh {
       FragmentDiff diff;
       Roaring64NavigableMap old;
       List<Integer> rescan;
+      long rescanRows = 0;
       try (BufferAllocator a = new RootAllocator();
           org.lance.Dataset now = open(a, t.sourceUri(), t.sourceStorageOptions(), srcVersion,
               "source table")) {
@@ -332,9 +333,16 @@ public final class QueryRefresh {
           diff = FragmentDiff.between(FragmentDiff.metadata(then.getFragments()),
               FragmentDiff.metadata(now.getFragments()));
           rescan = new ArrayList<>(diff.rescan);
+          rescanRows = diff.rescanRows;
           FragmentDiff.Departed departed = diff.departed(then, now);
           old = departed.ids();
           rescan.addAll(departed.rescanAgain());
+          // Fragments read again whole (rows came back) count towards the rows to read too.
+          for (Fragment f : now.getFragments()) {
+            if (departed.rescanAgain().contains(f.getId())) {
+              rescanRows += f.metadata().getPhysicalRows();
+            }
+          }
         }
       } catch (QueryRefreshException e) {
         throw e;
@@ -366,12 +374,12 @@ public final class QueryRefresh {
         // view gets a few fragments instead of as many as the source's commits. write() still
         // uses up to the cluster's parallelism when there are that many changed partitions.
         int tasks = (int) Math.min(Integer.MAX_VALUE, Math.max(1,
-            (diff.rescanRows + ROWS_PER_TASK - 1) / ROWS_PER_TASK));
+            (rescanRows + ROWS_PER_TASK - 1) / ROWS_PER_TASK));
         // Few changed rows: the same write on the driver, without a Spark job's fixed cost.
         describe("write changed rows on the driver");
         LocalRefreshWrite.Outcome local = LocalRefreshWrite.tryWrite(spark, t, q,
             o.maxRowsPerFragment() == null ? 0 : o.maxRowsPerFragment(), srcVersion, rescan,
-            diff.rescanRows, plain, target, projected, inView.ids, watermark, afterTaskBatch,
+            rescanRows, plain, target, projected, inView.ids, watermark, afterTaskBatch,
             jobId);
         LOG.info("View {} (job {}): write on the {}: {}", t.viewName(), jobId,
             local.written() != null ? "driver" : "Spark path", local.why());
