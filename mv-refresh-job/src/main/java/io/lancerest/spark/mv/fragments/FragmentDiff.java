@@ -270,6 +270,17 @@ public final class FragmentDiff {
       }
     } finally {
       pool.shutdownNow();
+      // A scan still running after another one failed reads datasets and an allocator that
+      // the caller closes as soon as this returns; native scans do not stop on interrupt, so
+      // wait for them to end first.
+      try {
+        if (!pool.awaitTermination(5, java.util.concurrent.TimeUnit.MINUTES)) {
+          throw new IllegalStateException("A row-id scan of the fragment diff did not end "
+              + "within 5 minutes");
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
     }
     return out;
   }
