@@ -22,10 +22,10 @@ import org.apache.spark.sql.connector.read.ScanBuilder;
 import org.apache.spark.sql.connector.read.SupportsPushDownFilters;
 import org.apache.spark.sql.connector.read.SupportsPushDownRequiredColumns;
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation;
-import org.apache.spark.sql.execution.datasources.v2.DataSourceV2ScanRelation;
 import org.apache.spark.sql.sources.Filter;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
+import org.lance.spark.read.FilterPushDown;
 import org.lance.spark.read.LanceInputPartition;
 
 /**
@@ -60,22 +60,24 @@ public final class FragmentScopedRead {
   }
 
   /**
-   * The filters lance-spark pushes down to Lance in the scan of {@code plan} (a projection of a
-   * {@link #restrict restricted} read, optimized here if it was not yet). Lance evaluates those
-   * with its own (Arrow) semantics and Spark does not re-check them, so whoever wants the rows
-   * this plan gives must apply them the same way. {@code null} when the plan has no restricted
-   * read.
+   * What lance-spark hands to Lance for {@code scan} (the scan of an optimized plan's {@code
+   * DataSourceV2ScanRelation}), or {@code null} when it is not a {@link #restrict restricted}
+   * read. Lance evaluates the pushed filters with its own (Arrow) semantics and Spark does not
+   * check them again, so whoever wants the rows this scan gives must hand Lance the same
+   * filter.
    */
-  public static Filter[] pushedFilters(Dataset<Row> plan) {
-    Filter[][] found = {null};
-    plan.queryExecution().optimizedPlan().foreach(node -> {
-      if (node instanceof DataSourceV2ScanRelation r && r.scan() instanceof ScopedScan s) {
-        found[0] = s.pushed.clone();
-      }
-      return scala.runtime.BoxedUnit.UNIT;
-    });
-    return found[0];
+  public static LanceRead lanceRead(Scan scan) {
+    return scan instanceof ScopedScan s ? new LanceRead(s.pushed.clone(), s.where) : null;
   }
+
+  /**
+   * The filter part of a restricted read that Lance evaluates.
+   *
+   * @param pushed the filters lance-spark accepted (Spark does not evaluate them again)
+   * @param where the SQL filter lance-spark's readers give lance-core's scan for them, built by
+   *     lance-spark's own code; {@code null} when nothing is pushed
+   */
+  public record LanceRead(Filter[] pushed, String where) {}
 
   /** The lance-spark table, with scans limited to some fragments. */
   private static final class ScopedTable implements SupportsRead, SupportsMetadataColumns {
@@ -155,7 +157,14 @@ public final class FragmentScopedRead {
 
     @Override
     public Scan build() {
-      return new ScopedScan(inner.build(), fragments, pushedFilters());
+      Scan built = inner.build();
+      Filter[] pushed = pushedFilters();
+      // lance-spark's LanceScanBuilder.build() compiles its pushed filters with this very call
+      // and its readers pass the string unchanged to lance-core (ScanOptions.filter); only
+      // column pruning and filters are pushed here (no limit, offset, top-N or aggregate).
+      org.lance.spark.utils.Optional<String> where =
+          FilterPushDown.compileFiltersToSqlWhereClause(pushed == null ? new Filter[0] : pushed);
+      return new ScopedScan(built, fragments, pushed, where.isPresent() ? where.get() : null);
     }
   }
 
@@ -163,11 +172,13 @@ public final class FragmentScopedRead {
     private final Scan inner;
     private final Set<Integer> fragments;
     private final Filter[] pushed;
+    private final String where;
 
-    ScopedScan(Scan inner, Set<Integer> fragments, Filter[] pushed) {
+    ScopedScan(Scan inner, Set<Integer> fragments, Filter[] pushed, String where) {
       this.inner = inner;
       this.fragments = fragments;
       this.pushed = pushed == null ? new Filter[0] : pushed.clone();
+      this.where = where;
     }
 
     @Override

@@ -21,14 +21,8 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.InternalRow;
-import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.sql.catalyst.expressions.Attribute;
 import org.apache.spark.sql.catalyst.expressions.AttributeReference;
-import org.apache.spark.sql.catalyst.expressions.AttributeSet;
-import org.apache.spark.sql.catalyst.expressions.SortOrder;
-import org.apache.spark.sql.catalyst.plans.physical.UnknownPartitioning;
-import org.apache.spark.rdd.RDD;
-import scala.Option;
 import org.apache.spark.sql.catalyst.expressions.BasePredicate;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.catalyst.expressions.Predicate$;
@@ -39,7 +33,7 @@ import org.apache.spark.sql.catalyst.plans.logical.Filter;
 import org.apache.spark.sql.catalyst.plans.logical.LocalRelation;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 import org.apache.spark.sql.catalyst.plans.logical.Project;
-import org.apache.spark.sql.execution.LogicalRDD;
+import org.apache.spark.sql.execution.datasources.v2.DataSourceV2ScanRelation;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.LanceArrowUtils;
@@ -60,24 +54,24 @@ import scala.collection.Seq;
  *
  * <p>A Spark job costs its planning, scheduling and task start even for a few thousand rows;
  * for the typical refresh (an append and an UPDATE since the watermark) that fixed cost is most
- * of the refresh. Here the Spark path's own analyzed plan ({@link QueryLayout#project} over the
- * lance-spark read) has its read swapped for an input of the same attributes, is optimized by
- * Spark, and its filter and projection are compiled into a predicate and an {@code
- * UnsafeProjection} (what Spark's FilterExec / ProjectExec run in tasks). The rows of the changed fragments are
- * read with lance-core, seen as Spark rows through lance-spark's own Arrow column vectors,
- * filtered and projected, kept or not by the same rule as the write tasks, and written as
- * uncommitted fragments: the caller commits them exactly as it commits the tasks' fragments.
- *
- * <p>(A {@code LocalRelation} of the rows would let the optimizer evaluate them itself, but it
- * does so with interpreted expressions and compares the whole relation between optimizer
- * iterations: about 10 times slower for 50,000 rows.)
+ * of the refresh. Here the Spark path's own optimized plan ({@link QueryLayout#project} over
+ * the fragment-scoped lance-spark read, with lance-spark's column pruning and filter push-down
+ * done) is compiled: its filters into predicates and its projections into {@code
+ * UnsafeProjection}s, over the columns the lance-spark scan reads (what Spark's FilterExec /
+ * ProjectExec run in tasks). The rows of the changed fragments are read with lance-core, handed
+ * the very SQL filter lance-spark hands Lance for the filter parts it pushes down (Lance
+ * evaluates those with its own semantics, e.g. it orders -0.0 below 0.0, and Spark never checks
+ * them again), seen as Spark rows through lance-spark's own Arrow column vectors, filtered and
+ * projected, kept or not by the same rule as the write tasks, and written as uncommitted
+ * fragments: the caller commits them exactly as it commits the tasks' fragments.
  *
  * <p>Whenever this cannot give the same rows as the Spark path for sure, it declines before
  * writing anything, and the caller runs the Spark path: a column the definition reads that
  * lance-core does not give with the Spark type lance-spark gives, an optimized plan other than
- * a projection over an optional filter, an expression only a Spark job evaluates (a Python UDF,
- * a subquery), an expression failing on a row (the Spark path then reports it as usual), or
- * more rows or bytes than the configured caps.
+ * projections and filters over the lance-spark scan, a pushed filter on a metadata column
+ * (lance-spark scans fragment by fragment, the driver the dataset), an expression only a Spark
+ * job evaluates (a Python UDF, a subquery), an expression failing on a row (the Spark path
+ * then reports it as usual), or more rows or bytes than the configured caps.
  */
 final class LocalRefreshWrite {
   private static final Logger LOG = LoggerFactory.getLogger(LocalRefreshWrite.class);
@@ -132,57 +126,26 @@ final class LocalRefreshWrite {
     }
     long maxBytes = conf(spark, MAX_BYTES_CONF, DEFAULT_MAX_BYTES);
     long t0 = System.currentTimeMillis();
-    // lance-spark hands the filter's simple comparisons to Lance, which evaluates them with
-    // its own semantics and Spark does not check them again: the view must have exactly the
-    // rows that read gives. Spark evaluates them here, which agrees only for some values.
-    org.apache.spark.sql.sources.Filter[] pushed = FragmentScopedRead.pushedFilters(
-        sparkProjected);
-    if (pushed == null) {
-      return Outcome.declined("the Spark path's plan has no fragment-scoped read");
-    }
-    for (org.apache.spark.sql.sources.Filter f : pushed) {
-      if (!sameInLanceAndSpark(f)) {
-        return Outcome.declined("the filter has a part lance-spark pushes down to Lance (" + f
-            + ") whose result there may differ from Spark's; the Spark path reads it as the "
-            + "view's other rows were read");
-      }
-    }
-    // The Spark path's analyzed plan: its leaf is the lance-spark read, whose columns the
-    // definition references are the ones to read, with the Spark types lance-spark gives them.
-    LogicalPlan analyzed = sparkProjected.queryExecution().analyzed();
-    LogicalPlan leaf = analyzed;
-    while (leaf.children().size() == 1) {
-      leaf = leaf.children().head();
-    }
-    if (!leaf.children().isEmpty()) {
-      return Outcome.declined("the definition's plan is not a chain over one source ("
-          + leaf.nodeName() + ")");
-    }
-    AttributeSet referenced = references(analyzed);
-    List<Attribute> used = new ArrayList<>();
-    for (Attribute a : JavaConverters.seqAsJavaList(leaf.output())) {
-      if (referenced.contains(a)) {
-        used.add(a);
-      }
-    }
-    List<String> columns = new ArrayList<>();
-    List<DataType> types = new ArrayList<>();
-    for (Attribute a : used) {
-      columns.add(a.name());
-      types.add(a.dataType());
-    }
-
-    // the same analyzed projection and filter over an input of those columns, optimized by
-    // Spark and compiled here as the Spark path's tasks compile them
+    // The Spark path's own optimized plan: its scan is lance-spark's, with the filter parts
+    // lance-spark pushed down to Lance (evaluated there with Lance's semantics, e.g. -0.0 <
+    // 0.0, and not checked again by Spark) and the columns it reads. The driver hands Lance the
+    // same filter and evaluates the rest as the Spark path's tasks do. (Planned once: the Spark
+    // path, if this declines, runs the same QueryExecution.)
     Compiled c;
     try {
-      c = Compiled.of(spark, analyzed, leaf, used);
+      c = Compiled.of(sparkProjected.queryExecution().optimizedPlan());
     } catch (Exception e) {
       return Outcome.declined("planning the definition on the driver failed ("
           + firstLine(e) + ")");
     }
     if (c.why != null) {
       return Outcome.declined(c.why);
+    }
+    List<String> columns = new ArrayList<>();
+    List<DataType> types = new ArrayList<>();
+    for (Attribute a : c.input) {
+      columns.add(a.name());
+      types.add(a.dataType());
     }
     long t1 = System.currentTimeMillis();
 
@@ -213,8 +176,12 @@ final class LocalRefreshWrite {
             return Outcome.declined("the definition reads blob column " + col);
           }
         }
-        ScanOptions so = new ScanOptions.Builder().fragmentIds(rescan).columns(columns)
-            .batchSize(BATCH_ROWS).build();
+        ScanOptions.Builder sb = new ScanOptions.Builder().fragmentIds(rescan)
+            .columns(columns).batchSize(BATCH_ROWS);
+        if (c.lanceFilter != null) {
+          sb.filter(c.lanceFilter);
+        }
+        ScanOptions so = sb.build();
         try (LanceScanner s = src.newScan(so); ArrowReader r = s.scanBatches()) {
           boolean checked = false;
           while (true) {
@@ -244,12 +211,24 @@ final class LocalRefreshWrite {
             ColumnarBatch batch = new ColumnarBatch(vectors, root.getRowCount());
             try {
               for (Iterator<InternalRow> it = batch.rowIterator(); it.hasNext(); ) {
-                InternalRow in = it.next();
+                InternalRow row = it.next();
                 read++;
-                if (c.filter != null && !c.filter.eval(in)) {
+                boolean passes = true;
+                for (Compiled.Stage st : c.stages) {
+                  if (st.filter() != null) {
+                    if (!st.filter().eval(row)) {
+                      passes = false;
+                      break;
+                    }
+                  } else {
+                    row = st.project().apply(row);
+                  }
+                }
+                if (!passes) {
                   continue;
                 }
-                UnsafeRow out = c.project.apply(in);
+                // the top stage is a projection (Compiled.of checks it)
+                UnsafeRow out = (UnsafeRow) row;
                 projected++;
                 if (QueryRefresh.WriteTask.unchangedInView(inView, watermark, out, updatedAt)) {
                   kept.addLong(out.getLong(0));
@@ -306,144 +285,103 @@ final class LocalRefreshWrite {
             w.fragments().size()), phases);
   }
 
-  /**
-   * Whether Lance gives the same rows as Spark for a filter lance-spark pushes down: NULL
-   * checks, and comparisons with integers, booleans, dates and plain strings. Not floating
-   * point (Lance orders -0.0 below 0.0, Spark finds them equal), timestamps (lance-spark writes
-   * them in the JVM's time zone), decimals or binary, nor strings that need escaping.
-   */
-  static boolean sameInLanceAndSpark(org.apache.spark.sql.sources.Filter f) {
-    if (f instanceof org.apache.spark.sql.sources.IsNull
-        || f instanceof org.apache.spark.sql.sources.IsNotNull) {
-      return true;
-    }
-    if (f instanceof org.apache.spark.sql.sources.And a) {
-      return sameInLanceAndSpark(a.left()) && sameInLanceAndSpark(a.right());
-    }
-    if (f instanceof org.apache.spark.sql.sources.Or o) {
-      return sameInLanceAndSpark(o.left()) && sameInLanceAndSpark(o.right());
-    }
-    if (f instanceof org.apache.spark.sql.sources.Not n) {
-      return sameInLanceAndSpark(n.child());
-    }
-    if (f instanceof org.apache.spark.sql.sources.In in) {
-      for (Object v : in.values()) {
-        if (!plainValue(v)) {
-          return false;
-        }
-      }
-      return true;
-    }
-    Object v;
-    if (f instanceof org.apache.spark.sql.sources.EqualTo e) {
-      v = e.value();
-    } else if (f instanceof org.apache.spark.sql.sources.GreaterThan g) {
-      v = g.value();
-    } else if (f instanceof org.apache.spark.sql.sources.GreaterThanOrEqual g) {
-      v = g.value();
-    } else if (f instanceof org.apache.spark.sql.sources.LessThan l) {
-      v = l.value();
-    } else if (f instanceof org.apache.spark.sql.sources.LessThanOrEqual l) {
-      v = l.value();
-    } else {
-      return false;
-    }
-    return plainValue(v);
-  }
-
-  private static boolean plainValue(Object v) {
-    if (v instanceof String s) {
-      return s.chars().allMatch(ch -> ch >= 0x20 && ch < 0x7f && ch != '\'' && ch != '\\');
-    }
-    return v instanceof Integer || v instanceof Long || v instanceof Short || v instanceof Byte
-        || v instanceof Boolean || v instanceof java.sql.Date || v instanceof java.time.LocalDate;
-  }
-
   private static String firstLine(Exception e) {
     return e.toString().lines().findFirst().orElse("");
   }
 
   /**
-   * The optimized filter and projection of the definition's analyzed plan, evaluated over rows
-   * of {@code input}, or why they cannot be evaluated on the driver.
+   * The Spark path's optimized plan, a chain of projections and filters over the lance-spark
+   * scan, compiled to run over rows of the scan's columns, or why it cannot run on the driver.
    */
   private static final class Compiled {
-    BasePredicate filter;
-    UnsafeProjection project;
+    /** A filter or a projection, bound to the output of the stage below. */
+    record Stage(BasePredicate filter, UnsafeProjection project) {}
+
+    /** Bottom-up: the first stage takes the scan's rows; the last is a projection. */
+    final List<Stage> stages = new ArrayList<>();
+    /** The scan's output: the columns lance-spark reads, in order. */
+    List<Attribute> input = List.of();
+    /** The SQL filter lance-spark gives Lance for the scan, or {@code null}. */
+    String lanceFilter;
     /** The optimizer proved no row passes the filter. */
     boolean empty;
     String why;
 
     @SuppressWarnings("unchecked")
-    static Compiled of(SparkSession spark, LogicalPlan analyzed, LogicalPlan leaf,
-        List<Attribute> input) {
+    static Compiled of(LogicalPlan optimized) {
       Compiled c = new Compiled();
-      // The lance-spark read is swapped for an input the optimizer knows nothing about and
-      // pushes nothing into, with the same attributes: an empty RDD, never run. (Not a
-      // LocalRelation of the rows: the optimizer would evaluate it itself, interpreted.)
-      LogicalPlan rdd = new LogicalRDD(JavaConverters.asScalaBuffer(input).toSeq(),
-          (RDD<InternalRow>) (RDD<?>) JavaSparkContext.fromSparkContext(spark.sparkContext())
-              .emptyRDD().rdd(), new UnknownPartitioning(0),
-          JavaConverters.asScalaBuffer(new ArrayList<SortOrder>()).toSeq(), false, spark,
-          Option.empty(), Option.empty());
-      LogicalPlan p = spark.sessionState().optimizer().execute(replaceLeaf(analyzed, leaf, rdd));
-      if (p instanceof LocalRelation l && l.data().isEmpty()) {
+      if (optimized instanceof LocalRelation l && l.data().isEmpty()) {
         c.empty = true;
         return c;
       }
-      if (!(p instanceof Project project)) {
-        c.why = "the optimized definition is a " + p.nodeName() + ", not a projection";
+      if (!(optimized instanceof Project)) {
+        c.why = "the optimized definition is a " + optimized.nodeName() + ", not a projection";
         return c;
       }
-      List<Expression> exprs = new ArrayList<>(
-          (List<Expression>) (List<?>) JavaConverters.seqAsJavaList(project.projectList()));
-      p = project.child();
-      Expression condition = null;
-      if (p instanceof Filter f) {
-        condition = f.condition();
-        p = f.child();
+      List<LogicalPlan> chain = new ArrayList<>();
+      LogicalPlan p = optimized;
+      while (p instanceof Project || p instanceof Filter) {
+        chain.add(p);
+        p = p.children().head();
       }
-      if (!(p instanceof LogicalRDD)) {
+      if (!(p instanceof DataSourceV2ScanRelation scan)) {
         c.why = "the optimized definition reads its input through a " + p.nodeName();
         return c;
       }
-      for (Expression e : condition == null ? exprs : concat(exprs, condition)) {
-        String bad = unevaluable(e);
-        if (bad != null) {
-          c.why = "the definition uses " + bad + ", which only a Spark job evaluates";
-          return c;
-        }
-        if (!e.deterministic()) {
-          // e.g. rand(), spark_partition_id(): their values depend on the task that runs them.
-          // CREATE refuses them; a definition written by another client may still have one.
-          c.why = "the definition has a non-deterministic expression (" + e.sql() + ")";
-          return c;
+      FragmentScopedRead.LanceRead lance = FragmentScopedRead.lanceRead(scan.scan());
+      if (lance == null) {
+        c.why = "the Spark path's plan has no fragment-scoped read";
+        return c;
+      }
+      for (org.apache.spark.sql.sources.Filter f : lance.pushed()) {
+        for (String col : f.references()) {
+          if (META.contains(col) || col.startsWith("_fragid")) {
+            // lance-spark scans each fragment on its own, the driver scans the dataset: a
+            // filter on row addresses or ids may not match the same rows in both
+            c.why = "lance-spark pushes a filter on metadata column " + col + " (" + f + ")";
+            return c;
+          }
         }
       }
-      Seq<Attribute> in = p.output();
-      if (condition != null) {
-        c.filter = Predicate$.MODULE$.create(condition, in);
-        c.filter.initialize(0);
+      c.lanceFilter = lance.where();
+      c.input = new ArrayList<>(JavaConverters.seqAsJavaList(scan.output()));
+      if (c.input.isEmpty()) {
+        // lance-spark then asks lance-core for row ids only; the definition always reads some
+        c.why = "the lance-spark scan reads no column";
+        return c;
       }
-      c.project = UnsafeProjection.create(JavaConverters.asScalaBuffer(exprs).toSeq(), in);
-      c.project.initialize(0);
+      for (int i = chain.size() - 1; i >= 0; i--) {
+        LogicalPlan node = chain.get(i);
+        List<Expression> exprs = node instanceof Project project
+            ? (List<Expression>) (List<?>) JavaConverters.seqAsJavaList(project.projectList())
+            : List.of(((Filter) node).condition());
+        for (Expression e : exprs) {
+          String bad = unevaluable(e);
+          if (bad != null) {
+            c.why = "the definition uses " + bad + ", which only a Spark job evaluates";
+            return c;
+          }
+          if (!e.deterministic()) {
+            // e.g. rand(), spark_partition_id(): their values depend on the task that runs
+            // them. CREATE refuses them; a definition written by another client may still
+            // have one.
+            c.why = "the definition has a non-deterministic expression (" + e.sql() + ")";
+            return c;
+          }
+        }
+        Seq<Attribute> in = node.children().head().output();
+        if (node instanceof Filter) {
+          BasePredicate pred = Predicate$.MODULE$.create(exprs.get(0), in);
+          pred.initialize(0);
+          c.stages.add(new Stage(pred, null));
+        } else {
+          UnsafeProjection proj = UnsafeProjection.create(
+              JavaConverters.asScalaBuffer(exprs).toSeq(), in);
+          proj.initialize(0);
+          c.stages.add(new Stage(null, proj));
+        }
+      }
       return c;
-    }
-
-    /** {@code plan} (a chain of one-child nodes) with {@code leaf} replaced by {@code by}. */
-    private static LogicalPlan replaceLeaf(LogicalPlan plan, LogicalPlan leaf, LogicalPlan by) {
-      if (plan == leaf) {
-        return by;
-      }
-      LogicalPlan child = replaceLeaf(plan.children().head(), leaf, by);
-      return (LogicalPlan) plan.withNewChildren(
-          JavaConverters.asScalaBuffer(List.of(child)).toSeq());
-    }
-
-    private static List<Expression> concat(List<Expression> a, Expression b) {
-      List<Expression> out = new ArrayList<>(a);
-      out.add(b);
-      return out;
     }
 
     /** The first expression in {@code e} that cannot be evaluated as is (a Python UDF...). */
@@ -459,15 +397,6 @@ final class LocalRefreshWrite {
       }
       return null;
     }
-  }
-
-  /** The attributes any node of {@code plan} references. */
-  private static AttributeSet references(LogicalPlan plan) {
-    AttributeSet out = plan.references();
-    for (LogicalPlan c : JavaConverters.seqAsJavaList(plan.children())) {
-      out = out.$plus$plus(references(c));
-    }
-    return out;
   }
 
   private static long conf(SparkSession spark, String key, long dflt) {

@@ -20,17 +20,6 @@ import org.apache.arrow.memory.RootAllocator;
 import org.apache.spark.scheduler.SparkListener;
 import org.apache.spark.scheduler.SparkListenerJobStart;
 import org.apache.spark.sql.api.java.UDF1;
-import org.apache.spark.sql.sources.And;
-import org.apache.spark.sql.sources.EqualTo;
-import org.apache.spark.sql.sources.GreaterThan;
-import org.apache.spark.sql.sources.GreaterThanOrEqual;
-import org.apache.spark.sql.sources.In;
-import org.apache.spark.sql.sources.IsNotNull;
-import org.apache.spark.sql.sources.IsNull;
-import org.apache.spark.sql.sources.LessThan;
-import org.apache.spark.sql.sources.Not;
-import org.apache.spark.sql.sources.Or;
-import org.apache.spark.sql.sources.StringStartsWith;
 import org.apache.spark.sql.types.DataTypes;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -142,10 +131,14 @@ class LocalRefreshWriteTest {
 
   /** Refreshes, asserting the path its write phase took and whether Spark jobs ran. */
   private static RefreshResult refresh(String ns, String path) {
+    return refresh(ns, "v", path);
+  }
+
+  private static RefreshResult refresh(String ns, String view, String path) {
     LocalRefreshWrite.lastPath = null;
     QueryRefresh.lastWriteTasks = null;
     RefreshResult[] r = new RefreshResult[1];
-    int jobs = jobsDuring(() -> r[0] = f.views().refresh(List.of(ns, "v"),
+    int jobs = jobsDuring(() -> r[0] = f.views().refresh(List.of(ns, view),
         RefreshOptions.DEFAULTS));
     assertEquals(path, LocalRefreshWrite.lastPath, "the write path");
     if (path.equals("local")) {
@@ -236,9 +229,10 @@ class LocalRefreshWriteTest {
   }
 
   @Test
-  void aFilterLanceSparkPushesDownTakesTheSparkPathAndKeepsLancesSemantics() {
+  void aFilterLanceSparkPushesDownStaysOnTheDriverAndKeepsLancesSemantics() {
     // lance-spark hands `x >= 0` to Lance, which orders -0.0 below 0.0 (Spark: equal): the
-    // view built through lance-spark leaves -0.0 out, so a new -0.0 row must be left out too.
+    // view built through lance-spark leaves -0.0 out, so a new -0.0 row must be left out too,
+    // and the driver hands Lance the same filter instead of evaluating it in Spark.
     String ns = f.namespace("psh");
     String src = "lance." + ns + ".src";
     f.sql("CREATE TABLE " + src + " (id BIGINT, x DOUBLE)");
@@ -246,23 +240,51 @@ class LocalRefreshWriteTest {
     String select = "SELECT id, x FROM " + src + " WHERE x >= 0";
     f.sql("CREATE MATERIALIZED VIEW lance." + ns + ".v AS " + select);
     f.sql("INSERT INTO " + src + " VALUES (4, CAST('-0.0' AS DOUBLE)), (5, 2.0)");
-    refresh(ns, "spark");
+    refresh(ns, "local");
     assertEquals(f.rows(select), f.rows("SELECT id, x FROM lance." + ns + ".v"));
     assertEquals(List.of("1", "3", "5"), f.rows("SELECT id FROM lance." + ns + ".v"));
   }
 
   @Test
-  void onlyPushedFiltersWhoseResultLanceAndSparkShareStayOnTheDriver() {
-    assertTrue(LocalRefreshWrite.sameInLanceAndSpark(new And(new IsNotNull("s.a"),
-        new Not(new EqualTo("s.a", 2)))));
-    assertTrue(LocalRefreshWrite.sameInLanceAndSpark(new Or(new GreaterThan("n", 5L),
-        new In("c", new Object[] {"news", "sport"}))));
-    assertFalse(LocalRefreshWrite.sameInLanceAndSpark(new GreaterThanOrEqual("x", 0.0)));
-    assertFalse(LocalRefreshWrite.sameInLanceAndSpark(new LessThan("t",
-        java.sql.Timestamp.valueOf("2024-01-01 00:00:00"))));
-    assertFalse(LocalRefreshWrite.sameInLanceAndSpark(new EqualTo("c", "it's")));
-    assertFalse(LocalRefreshWrite.sameInLanceAndSpark(new And(new IsNull("a"),
-        new StringStartsWith("c", "x"))));
+  void pushedFiltersOfEveryKindStayOnTheDriverAndGiveTheSelect() {
+    String ns = f.namespace("pkd");
+    String src = "lance." + ns + ".src";
+    f.sql("CREATE TABLE " + src + " (id BIGINT, x DOUBLE, c STRING, ts TIMESTAMP, score INT)");
+    // -0.0, NaN and NULL doubles; non-ASCII strings; timestamps an hour apart (the literal
+    // below falls inside their range in any session time zone)
+    String rows = "SELECT /*+ REPARTITION(1) */ id, CASE id %% 6 WHEN 0 THEN "
+        + "CAST('-0.0' AS DOUBLE) WHEN 1 THEN CAST('NaN' AS DOUBLE) WHEN 2 THEN NULL ELSE "
+        + "id / 10.0 - 1 END, CASE id %% 4 WHEN 0 THEN 'ça va' WHEN 1 THEN 'its' WHEN 2 THEN "
+        + "NULL ELSE concat('c', id) END, timestamp_seconds(1700000000 + id * 3600), "
+        + "CAST(id %% 13 AS INT) FROM range(%d, %d)";
+    f.sql("INSERT INTO " + src + " " + String.format(rows, 0, 40));
+    Map<String, String> where = new java.util.LinkedHashMap<>();
+    where.put("vf", "x > 0.5");
+    where.put("vs", "c = 'ça va'");
+    where.put("vi", "c IN ('its', 'ça va', 'c7') OR score IN (1, 3)");
+    where.put("vt", "ts >= TIMESTAMP'2023-11-16 00:00:00'");
+    where.put("vm", "x >= 0 AND score % 5 <> 0");
+    String columns = "id, x, c, ts, score";
+    for (var e : where.entrySet()) {
+      f.sql("CREATE MATERIALIZED VIEW lance." + ns + "." + e.getKey() + " AS SELECT " + columns
+          + " FROM " + src + " WHERE " + e.getValue());
+    }
+    // rows enter (appended, updated into the filter) and leave (updated out of it)
+    f.sql("INSERT INTO " + src + " " + String.format(rows, 40, 70));
+    f.sql("UPDATE " + src + " SET x = CAST('-0.0' AS DOUBLE), c = 'ça va', score = 4 "
+        + "WHERE id IN (3, 9)");
+    f.sql("UPDATE " + src + " SET x = 0.75, c = 'its', score = 1, ts = TIMESTAMP'2030-01-01 "
+        + "00:00:00' WHERE id IN (0, 2, 6)");
+    for (var e : where.entrySet()) {
+      refresh(ns, e.getKey(), "local");
+      String select = "SELECT " + columns + " FROM " + src + " WHERE " + e.getValue();
+      List<String> expected = f.rows(select);
+      assertFalse(expected.isEmpty(), select);
+      assertEquals(expected, f.rows("SELECT " + columns + " FROM lance." + ns + "."
+          + e.getKey()), e.getValue());
+    }
+    // the pushed `x >= 0` leaves -0.0 out through lance-spark and on the driver alike
+    assertEquals(List.of(), f.rows("SELECT id FROM lance." + ns + ".vm WHERE id IN (3, 9)"));
   }
 
   @Test
