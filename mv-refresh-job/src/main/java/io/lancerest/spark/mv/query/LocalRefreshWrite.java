@@ -176,8 +176,10 @@ final class LocalRefreshWrite {
             return Outcome.declined("the definition reads blob column " + col);
           }
         }
+        // No scalar index: lance-spark scans fragment by fragment and evaluates the filter on
+        // every row; an index (possibly covering only some fragments) must not decide here.
         ScanOptions.Builder sb = new ScanOptions.Builder().fragmentIds(rescan)
-            .columns(columns).batchSize(BATCH_ROWS);
+            .columns(columns).batchSize(BATCH_ROWS).useScalarIndex(false);
         if (c.lanceFilter != null) {
           sb.filter(c.lanceFilter);
         }
