@@ -352,6 +352,18 @@ final class LocalRefreshWrite {
         c.why = "the lance-spark scan reads no column";
         return c;
       }
+      // NULL checks mean the same in Lance and in Spark, and Spark infers IS NOT NULL for
+      // most filters: when they are all Lance would get, evaluate them here instead, which
+      // spares Lance's filtered scan (measured 41-59 ms against 6-28 ms unfiltered for the
+      // benchmark's 55,000 changed rows).
+      Expression nullChecks = nullChecksOnly(lance.pushed(), c.input);
+      if (nullChecks != null) {
+        c.lanceFilter = null;
+        BasePredicate pred = Predicate$.MODULE$.create(nullChecks,
+            JavaConverters.asScalaBuffer(c.input).toSeq());
+        pred.initialize(0);
+        c.stages.add(new Stage(pred, null));
+      }
       for (int i = chain.size() - 1; i >= 0; i--) {
         LogicalPlan node = chain.get(i);
         List<Expression> exprs = node instanceof Project project
@@ -384,6 +396,37 @@ final class LocalRefreshWrite {
         }
       }
       return c;
+    }
+
+    /**
+     * The pushed filters as one Spark expression over {@code input} when every one is a NULL
+     * check of a top-level column; otherwise (or when nothing is pushed) {@code null}.
+     */
+    private static Expression nullChecksOnly(org.apache.spark.sql.sources.Filter[] pushed,
+        List<Attribute> input) {
+      Expression all = null;
+      for (org.apache.spark.sql.sources.Filter f : pushed) {
+        String col;
+        boolean isNull;
+        if (f instanceof org.apache.spark.sql.sources.IsNotNull n) {
+          col = n.attribute();
+          isNull = false;
+        } else if (f instanceof org.apache.spark.sql.sources.IsNull n) {
+          col = n.attribute();
+          isNull = true;
+        } else {
+          return null;
+        }
+        Attribute a = input.stream().filter(x -> x.name().equals(col)).findFirst().orElse(null);
+        if (a == null) {
+          return null; // e.g. a nested field "s.a": left to Lance
+        }
+        Expression check = isNull
+            ? new org.apache.spark.sql.catalyst.expressions.IsNull(a)
+            : new org.apache.spark.sql.catalyst.expressions.IsNotNull(a);
+        all = all == null ? check : new org.apache.spark.sql.catalyst.expressions.And(all, check);
+      }
+      return all;
     }
 
     /** The first expression in {@code e} that cannot be evaluated as is (a Python UDF...). */

@@ -229,6 +229,28 @@ class LocalRefreshWriteTest {
   }
 
   @Test
+  void aPushedNullCheckAloneIsEvaluatedOnTheDriverWithTheSameRows() {
+    // Spark infers IS NOT NULL(score) from `score % 3 <> 0`; lance-spark pushes only that.
+    String ns = f.namespace("nul");
+    String src = "lance." + ns + ".src";
+    f.sql("CREATE TABLE " + src + " (id BIGINT, score INT)");
+    f.sql("INSERT INTO " + src + " VALUES (1, 1), (2, NULL), (3, 3), (4, 4)");
+    String select = "SELECT id, score FROM " + src + " WHERE score % 3 <> 0";
+    f.sql("CREATE MATERIALIZED VIEW lance." + ns + ".v AS " + select);
+    // a filter that is nothing but the NULL check: no Spark filter is left after the scan
+    String onlyCheck = "SELECT id, score FROM " + src + " WHERE score IS NOT NULL";
+    f.sql("CREATE MATERIALIZED VIEW lance." + ns + ".w AS " + onlyCheck);
+    f.sql("INSERT INTO " + src + " VALUES (5, NULL), (6, 5), (7, 6)");
+    refresh(ns, "local");
+    assertEquals(f.rows(select), f.rows("SELECT id, score FROM lance." + ns + ".v"));
+    assertEquals(List.of("1", "4", "6"), f.rows("SELECT id FROM lance." + ns + ".v"));
+    LocalRefreshWrite.lastPath = null;
+    f.views().refresh(List.of(ns, "w"), RefreshOptions.DEFAULTS);
+    assertEquals("local", LocalRefreshWrite.lastPath);
+    assertEquals(List.of("1", "3", "4", "6", "7"), f.rows("SELECT id FROM lance." + ns + ".w"));
+  }
+
+  @Test
   void aFilterLanceSparkPushesDownStaysOnTheDriverAndKeepsLancesSemantics() {
     // lance-spark hands `x >= 0` to Lance, which orders -0.0 below 0.0 (Spark: equal): the
     // view built through lance-spark leaves -0.0 out, so a new -0.0 row must be left out too,
