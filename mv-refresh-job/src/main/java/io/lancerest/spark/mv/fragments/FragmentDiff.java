@@ -137,8 +137,11 @@ public final class FragmentDiff {
    *     fragment of {@link #rescanAgain})
    * @param rescanAgain fragments of {@link #deletionsChanged} that gained rows back (a restore
    *     of an older deletion file): read them again like rewritten ones
+   * @param rescanAgainRows the physical rows of {@code rescanAgain}, to add to {@link
+   *     #rescanRows}
    */
-  public record Departed(Roaring64NavigableMap ids, List<Integer> rescanAgain) {}
+  public record Departed(Roaring64NavigableMap ids, List<Integer> rescanAgain,
+      long rescanAgainRows) {}
 
   /** Threads scanning row ids at once in {@link #departed}. */
   private static final int SCAN_THREADS = 2;
@@ -193,6 +196,7 @@ public final class FragmentDiff {
     Roaring64NavigableMap old = sets.get(0);
     old.or(known);
     List<Integer> again = new ArrayList<>();
+    long againRows = 0;
     for (int i = 0; i < deletionsChanged.size(); i++) {
       Roaring64NavigableMap before = sets.get(1 + 2 * i);
       Roaring64NavigableMap after = sets.get(2 + 2 * i);
@@ -203,12 +207,13 @@ public final class FragmentDiff {
       if (after.getLongCardinality() > before.getLongCardinality() - gone.getLongCardinality()) {
         // Rows came back (a restore): read the fragment again like a rewritten one.
         again.add(deletionsChanged.get(i));
+        againRows += this.now.get(deletionsChanged.get(i)).getPhysicalRows();
         old.or(before);
       } else {
         old.or(gone);
       }
     }
-    return new Departed(old, Collections.unmodifiableList(again));
+    return new Departed(old, Collections.unmodifiableList(again), againRows);
   }
 
   /**

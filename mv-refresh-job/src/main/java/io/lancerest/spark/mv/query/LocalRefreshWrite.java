@@ -1,7 +1,6 @@
 package io.lancerest.spark.mv.query;
 
 import io.lancerest.spark.mv.MaterializedViewException;
-import io.lancerest.spark.mv.SourceQuery;
 import io.lancerest.spark.mv.commit.FragmentShipping;
 import io.lancerest.spark.mv.fragments.FragmentScopedRead;
 import java.util.ArrayList;
@@ -108,11 +107,12 @@ final class LocalRefreshWrite {
   /**
    * Writes the new view rows of {@code rescan} on the driver, or declines.
    *
-   * @param sparkProjected the Spark path's projection of the changed fragments (its analyzed
-   *     plan tells which source columns the definition reads, and their Spark types)
+   * @param sparkProjected the Spark path's projection of the changed fragments: its optimized
+   *     plan is what the driver compiles, its scan tells which columns to read, with which
+   *     Spark types, and which filter Lance applies
    * @param inView source row ids of changed fragments that have a view row
    */
-  static Outcome tryWrite(SparkSession spark, QueryRefresh.Tables t, SourceQuery q,
+  static Outcome tryWrite(SparkSession spark, QueryRefresh.Tables t,
       int maxRowsPerFile, long srcVersion, List<Integer> rescan, long rescanRows, Schema plain,
       StructType target, Dataset<Row> sparkProjected, Roaring64NavigableMap inView,
       long watermark, IntConsumer afterBatch, String jobId) {

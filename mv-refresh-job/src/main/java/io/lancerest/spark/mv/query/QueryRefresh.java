@@ -338,11 +338,7 @@ public final class QueryRefresh {
           old = departed.ids();
           rescan.addAll(departed.rescanAgain());
           // Fragments read again whole (rows came back) count towards the rows to read too.
-          for (Fragment f : now.getFragments()) {
-            if (departed.rescanAgain().contains(f.getId())) {
-              rescanRows += f.metadata().getPhysicalRows();
-            }
-          }
+          rescanRows += departed.rescanAgainRows();
         }
       } catch (QueryRefreshException e) {
         throw e;
@@ -377,7 +373,7 @@ public final class QueryRefresh {
             (rescanRows + ROWS_PER_TASK - 1) / ROWS_PER_TASK));
         // Few changed rows: the same write on the driver, without a Spark job's fixed cost.
         describe("write changed rows on the driver");
-        LocalRefreshWrite.Outcome local = LocalRefreshWrite.tryWrite(spark, t, q,
+        LocalRefreshWrite.Outcome local = LocalRefreshWrite.tryWrite(spark, t,
             o.maxRowsPerFragment() == null ? 0 : o.maxRowsPerFragment(), srcVersion, rescan,
             rescanRows, plain, target, projected, inView.ids, watermark, afterTaskBatch,
             jobId);

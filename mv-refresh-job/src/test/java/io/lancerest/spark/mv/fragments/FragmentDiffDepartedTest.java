@@ -138,6 +138,8 @@ class FragmentDiffDepartedTest {
     }
     FragmentDiff.Departed restored = check(uri, v2, latest(uri));
     assertEquals(2, restored.rescanAgain().size(), restored.toString());
+    assertEquals(500, restored.rescanAgainRows(), "both fragments' physical rows: 300 + 200");
+    assertEquals(0, first.rescanAgainRows());
   }
 
   @Test
