@@ -1,5 +1,6 @@
 package io.lancerest.spark.mv.query;
 
+import static io.lancerest.spark.mv.query.QueryViewTables.location;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -9,7 +10,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.RefreshResult;
-import io.lancerest.spark.mv.engine.CatalogBinding;
 import io.lancerest.spark.mv.engine.EngineFixture;
 import java.util.List;
 import java.util.Map;
@@ -96,15 +96,7 @@ class LocalRefreshWriteTest {
   }
 
   private static void assertSameAsSelect(String src, String v) {
-    assertEquals(f.rows(String.format(SELECT, src)), f.rows("SELECT " + VIEW_COLUMNS + " FROM "
-        + v));
-    long distinct = f.sql("SELECT count(DISTINCT __source_row_id) FROM " + v).get(0).getLong(0);
-    long all = f.sql("SELECT count(*) FROM " + v).get(0).getLong(0);
-    assertEquals(all, distinct, "no duplicated source rows");
-  }
-
-  private static String location(String ns, String table) {
-    return CatalogBinding.of(f.spark, "lance").locate(List.of(ns, table), "table").location();
+    QueryViewTables.assertSameAsSelect(f, SELECT, VIEW_COLUMNS, src, v);
   }
 
   private static long viewVersion(String ns) {
@@ -153,7 +145,7 @@ class LocalRefreshWriteTest {
 
   private static void compact(String ns) {
     try (BufferAllocator a = new RootAllocator();
-        Dataset ds = Dataset.open(location(ns, "src"), a)) {
+        Dataset ds = Dataset.open(location(f, ns, "src"), a)) {
       ds.compact(CompactionOptions.builder().withMaterializeDeletions(true).build());
     }
     f.spark.catalog().refreshTable("lance." + ns + ".src");
@@ -180,7 +172,7 @@ class LocalRefreshWriteTest {
     assertEquals(List.of("10|N10|22", "5|N5|22"), f.rows("SELECT id, n, s2 FROM " + t[1]
         + " WHERE id IN (1, 2, 5, 10)"));
     // updates in place (same row id, newer update version; the merge sets w and ts to NULL)
-    QueryRefreshAtomicityTest.mergeUpdate(location(ns, "src"), new long[] {3, 7, 301},
+    QueryRefreshAtomicityTest.mergeUpdate(location(f, ns, "src"), new long[] {3, 7, 301},
         new int[] {2, 5, 4});
     f.spark.catalog().refreshTable(t[0]);
     refresh(ns, "local");
@@ -313,18 +305,21 @@ class LocalRefreshWriteTest {
   void theSparkPathRunsWhenTurnedOffOrTheChangeIsTooLargeAndStaysExact() {
     String ns = f.namespace("thr");
     String[] t = viewOver(ns, 100);
-    f.spark.conf().set(LocalRefreshWrite.MAX_ROWS_CONF, "0");
-    insert(t[0], 100, 40);
-    refresh(ns, "spark");
-    assertSameAsSelect(t[0], t[1]);
+    appendAndRefresh(ns, t, LocalRefreshWrite.MAX_ROWS_CONF, "0", 100, 40, "spark");
     // 40 changed rows, 39 allowed
-    f.spark.conf().set(LocalRefreshWrite.MAX_ROWS_CONF, "39");
-    insert(t[0], 140, 40);
-    refresh(ns, "spark");
-    assertSameAsSelect(t[0], t[1]);
-    f.spark.conf().set(LocalRefreshWrite.MAX_ROWS_CONF, "40");
-    insert(t[0], 180, 40);
-    refresh(ns, "local");
+    appendAndRefresh(ns, t, LocalRefreshWrite.MAX_ROWS_CONF, "39", 140, 40, "spark");
+    appendAndRefresh(ns, t, LocalRefreshWrite.MAX_ROWS_CONF, "40", 180, 40, "local");
+  }
+
+  /**
+   * With Spark conf {@code key = value}: appends ids {@code [from, from + n)} to the source,
+   * refreshes, and checks the path taken and that the view equals the SELECT.
+   */
+  private static void appendAndRefresh(String ns, String[] t, String key, String value,
+      long from, int n, String path) {
+    f.spark.conf().set(key, value);
+    insert(t[0], from, n);
+    refresh(ns, path);
     assertSameAsSelect(t[0], t[1]);
   }
 
@@ -332,15 +327,9 @@ class LocalRefreshWriteTest {
   void rowsBeyondTheByteCapFallBackToTheSparkPath() {
     String ns = f.namespace("cap");
     String[] t = viewOver(ns, 50);
-    f.spark.conf().set(LocalRefreshWrite.MAX_BYTES_CONF, "1k");
-    insert(t[0], 50, 200);
     f.sql("UPDATE " + t[0] + " SET score = 11 WHERE id = 5");
-    refresh(ns, "spark");
-    assertSameAsSelect(t[0], t[1]);
-    f.spark.conf().set(LocalRefreshWrite.MAX_BYTES_CONF, "1m");
-    insert(t[0], 250, 200);
-    refresh(ns, "local");
-    assertSameAsSelect(t[0], t[1]);
+    appendAndRefresh(ns, t, LocalRefreshWrite.MAX_BYTES_CONF, "1k", 50, 200, "spark");
+    appendAndRefresh(ns, t, LocalRefreshWrite.MAX_BYTES_CONF, "1m", 250, 200, "local");
   }
 
   @Test

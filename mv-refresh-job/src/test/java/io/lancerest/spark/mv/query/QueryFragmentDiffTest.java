@@ -1,5 +1,10 @@
 package io.lancerest.spark.mv.query;
 
+import static io.lancerest.spark.mv.query.QueryViewTables.SELECT;
+import static io.lancerest.spark.mv.query.QueryViewTables.assertSameAsSelect;
+import static io.lancerest.spark.mv.query.QueryViewTables.insert;
+import static io.lancerest.spark.mv.query.QueryViewTables.location;
+import static io.lancerest.spark.mv.query.QueryViewTables.viewOver;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -9,7 +14,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.lancerest.spark.mv.InvalidViewDefinitionException;
 import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.RefreshResult;
-import io.lancerest.spark.mv.engine.CatalogBinding;
 import io.lancerest.spark.mv.engine.EngineFixture;
 import java.util.ArrayList;
 import java.util.List;
@@ -73,27 +77,6 @@ class QueryFragmentDiffTest {
     return QueryRefresh.lastScannedFragments;
   }
 
-  private static final String SELECT = "SELECT id, upper(name) AS n, score * 2 AS s2 "
-      + "FROM %s WHERE score %% 5 <> 0";
-
-  /** A source of {@code inserts} fragments of {@code rows} rows each, and its populated view. */
-  private static String[] viewOver(String ns, int inserts, int rows) {
-    String src = "lance." + ns + ".src";
-    f.sql("CREATE TABLE " + src + " (id BIGINT, name STRING, score INT)");
-    for (int i = 0; i < inserts; i++) {
-      insert(src, (long) i * rows, rows);
-    }
-    String v = "lance." + ns + ".v";
-    f.sql("CREATE MATERIALIZED VIEW " + v + " AS " + String.format(SELECT, src));
-    return new String[] {src, v};
-  }
-
-  private static void insert(String table, long from, int rows) {
-    // one task, so one new fragment per insert
-    f.sql("INSERT INTO " + table + " SELECT /*+ REPARTITION(1) */ id, concat('n', id), "
-        + "CAST(id % 13 AS INT) FROM range(" + from + ", " + (from + rows) + ")");
-  }
-
   private static RefreshResult refresh(String ns) {
     return refresh(ns, RefreshOptions.DEFAULTS);
   }
@@ -104,20 +87,9 @@ class QueryFragmentDiffTest {
     return f.views().refresh(List.of(ns, "v"), o);
   }
 
-  private static void assertSameAsSelect(String src, String v) {
-    assertEquals(f.rows(String.format(SELECT, src)), f.rows("SELECT id, n, s2 FROM " + v));
-    long distinct = f.sql("SELECT count(DISTINCT __source_row_id) FROM " + v).get(0).getLong(0);
-    long all = f.sql("SELECT count(*) FROM " + v).get(0).getLong(0);
-    assertEquals(all, distinct, "no duplicated source rows");
-  }
-
-  private static String location(String ns, String table) {
-    return CatalogBinding.of(f.spark, "lance").locate(List.of(ns, table), "table").location();
-  }
-
   private static List<Integer> fragmentIds(String ns) {
     try (BufferAllocator a = new RootAllocator();
-        Dataset ds = Dataset.open(location(ns, "src"), a)) {
+        Dataset ds = Dataset.open(location(f, ns, "src"), a)) {
       List<Integer> ids = new ArrayList<>();
       for (Fragment fr : ds.getFragments()) {
         ids.add(fr.getId());
@@ -129,7 +101,7 @@ class QueryFragmentDiffTest {
   /** Compacts the source with lance-core (stable row ids: the rows keep their ids). */
   private static void compact(String ns) {
     try (BufferAllocator a = new RootAllocator();
-        Dataset ds = Dataset.open(location(ns, "src"), a)) {
+        Dataset ds = Dataset.open(location(f, ns, "src"), a)) {
       ds.compact(CompactionOptions.builder().withMaterializeDeletions(true).build());
     }
     f.spark.catalog().refreshTable("lance." + ns + ".src");
@@ -138,10 +110,10 @@ class QueryFragmentDiffTest {
   @Test
   void anAppendReadsOnlyTheNewFragment() {
     String ns = f.namespace("app");
-    String[] t = viewOver(ns, 3, 200);
+    String[] t = viewOver(f, ns, 3, 200);
     sparkWritePath();
     List<Integer> before = fragmentIds(ns);
-    insert(t[0], 600, 50);
+    insert(f, t[0], 600, 50);
     List<Integer> added = new ArrayList<>(fragmentIds(ns));
     added.removeAll(before);
     RefreshResult r = refresh(ns);
@@ -152,13 +124,13 @@ class QueryFragmentDiffTest {
     assertEquals(1, QueryRefresh.lastWriteTasks, "one small changed fragment: one task");
     assertEquals(f.sql(String.format(SELECT, t[0]) + " AND id >= 600").size(), r.rowsInserted());
     assertEquals(0, r.rowsDeleted());
-    assertSameAsSelect(t[0], t[1]);
+    assertSameAsSelect(f, t[0], t[1]);
   }
 
   @Test
   void deletesReadNoFragmentAndRemoveTheViewRows() {
     String ns = f.namespace("del");
-    String[] t = viewOver(ns, 2, 100);
+    String[] t = viewOver(f, ns, 2, 100);
     f.sql("DELETE FROM " + t[0] + " WHERE id < 20 OR id = 150");
     List<Integer> frags = fragmentIds(ns);
     RefreshResult r = refresh(ns);
@@ -172,16 +144,16 @@ class QueryFragmentDiffTest {
         java.util.stream.LongStream.range(0, 20), java.util.stream.LongStream.of(150))
         .filter(id -> (id % 13) % 5 != 0).count();
     assertEquals(expected, r.rowsDeleted());
-    assertSameAsSelect(t[0], t[1]);
+    assertSameAsSelect(f, t[0], t[1]);
   }
 
   @Test
   void rowsUpdatedInPlaceAreReprojectedAndUntouchedFragmentsAreNotRead() throws Exception {
     String ns = f.namespace("upd");
-    String[] t = viewOver(ns, 3, 100);
+    String[] t = viewOver(f, ns, 3, 100);
     List<Integer> before = fragmentIds(ns);
     // same _rowid, newer _row_last_updated_at_version; id 7 leaves the filter (score 5)
-    QueryRefreshAtomicityTest.mergeUpdate(location(ns, "src"), new long[] {3, 7, 250},
+    QueryRefreshAtomicityTest.mergeUpdate(location(f, ns, "src"), new long[] {3, 7, 250},
         new int[] {2, 5, 4});
     f.spark.catalog().refreshTable(t[0]);
     RefreshResult r = refresh(ns);
@@ -189,7 +161,7 @@ class QueryFragmentDiffTest {
         "the middle fragment has no updated row: " + QueryRefresh.lastScannedFragments);
     assertFalse(QueryRefresh.lastDiff.replaced.contains(before.get(1)));
     assertFalse(QueryRefresh.lastDiff.deletionsChanged.contains(before.get(1)));
-    assertSameAsSelect(t[0], t[1]);
+    assertSameAsSelect(f, t[0], t[1]);
     assertEquals(List.of("250|UPD250|8", "3|UPD3|4"),
         f.rows("SELECT id, n, s2 FROM " + t[1] + " WHERE id IN (3, 7, 250) ORDER BY id"));
     assertEquals(2, r.rowsInserted());
@@ -199,12 +171,12 @@ class QueryFragmentDiffTest {
   @Test
   void anUpdateThatLeavesTheFilterDeletesTheRowAndOneThatEntersAddsIt() {
     String ns = f.namespace("flt");
-    String[] t = viewOver(ns, 2, 100);
+    String[] t = viewOver(f, ns, 2, 100);
     // lance-spark UPDATE: the row gets a new _rowid (delete + insert)
     f.sql("UPDATE " + t[0] + " SET score = 10 WHERE id = 1"); // leaves: 10 % 5 = 0
     f.sql("UPDATE " + t[0] + " SET score = 11 WHERE id = 5"); // enters: score was 5
     RefreshResult r = refresh(ns);
-    assertSameAsSelect(t[0], t[1]);
+    assertSameAsSelect(f, t[0], t[1]);
     assertEquals(List.of("5|N5|22"), f.rows("SELECT id, n, s2 FROM " + t[1]
         + " WHERE id IN (1, 5)"));
     assertEquals(1, r.rowsInserted());
@@ -214,7 +186,7 @@ class QueryFragmentDiffTest {
   @Test
   void compactionMovesRowsWithoutRewritingTheView() throws Exception {
     String ns = f.namespace("cmp");
-    String[] t = viewOver(ns, 4, 50);
+    String[] t = viewOver(f, ns, 4, 50);
     f.sql("DELETE FROM " + t[0] + " WHERE id BETWEEN 60 AND 64");
     refresh(ns);
     List<String> view = f.rows("SELECT __source_row_id, id, n, s2 FROM " + t[1]);
@@ -225,22 +197,22 @@ class QueryFragmentDiffTest {
     assertEquals(0, r.rowsInserted(), "stable row ids: the rows are the same");
     assertEquals(0, r.rowsDeleted());
     assertEquals(view, f.rows("SELECT __source_row_id, id, n, s2 FROM " + t[1]));
-    assertSameAsSelect(t[0], t[1]);
+    assertSameAsSelect(f, t[0], t[1]);
   }
 
   @Test
   void appendsUpdatesDeletesAndCompactionInOneRefresh() throws Exception {
     String ns = f.namespace("mix");
-    String[] t = viewOver(ns, 3, 80);
-    insert(t[0], 240, 40);
+    String[] t = viewOver(f, ns, 3, 80);
+    insert(f, t[0], 240, 40);
     f.sql("DELETE FROM " + t[0] + " WHERE id % 9 = 0");
     f.sql("UPDATE " + t[0] + " SET score = score + 1 WHERE id BETWEEN 100 AND 110");
-    QueryRefreshAtomicityTest.mergeUpdate(location(ns, "src"), new long[] {201, 202},
+    QueryRefreshAtomicityTest.mergeUpdate(location(f, ns, "src"), new long[] {201, 202},
         new int[] {1, 1});
     compact(ns);
-    insert(t[0], 280, 10);
+    insert(f, t[0], 280, 10);
     refresh(ns);
-    assertSameAsSelect(t[0], t[1]);
+    assertSameAsSelect(f, t[0], t[1]);
   }
 
   @Test
@@ -248,8 +220,8 @@ class QueryFragmentDiffTest {
     // The write task is fed rows directly, so the NULL case does not depend on how a source
     // gets such rows: [__source_row_id, view columns..., _row_last_updated_at_version]
     String ns = f.namespace("nul");
-    viewOver(ns, 1, 10);
-    String viewUri = location(ns, "v");
+    viewOver(f, ns, 1, 10);
+    String viewUri = location(f, ns, "v");
     org.apache.arrow.vector.types.pojo.Schema plain;
     try (BufferAllocator a = new RootAllocator(); Dataset v = Dataset.open(viewUri, a)) {
       plain = QueryRefresh.withoutMetadata(v.getSchema());
@@ -299,63 +271,63 @@ class QueryFragmentDiffTest {
     // few rows (far below ROWS_PER_TASK) in 3 changed fragments: packing them into one task
     // would run the whole SELECT in one task while the other core idles
     String ns = f.namespace("par");
-    String[] t = viewOver(ns, 1, 50);
+    String[] t = viewOver(f, ns, 1, 50);
     sparkWritePath();
     List<Integer> before = fragmentIds(ns);
-    insert(t[0], 50, 30);
-    insert(t[0], 80, 30);
-    insert(t[0], 110, 30);
+    insert(f, t[0], 50, 30);
+    insert(f, t[0], 80, 30);
+    insert(f, t[0], 110, 30);
     refresh(ns);
     List<Integer> added = new ArrayList<>(fragmentIds(ns));
     added.removeAll(before);
     assertEquals(added, scanned());
     assertEquals(2, f.spark.sparkContext().defaultParallelism());
     assertEquals(2, QueryRefresh.lastWriteTasks);
-    assertSameAsSelect(t[0], t[1]);
+    assertSameAsSelect(f, t[0], t[1]);
     // an explicit concurrency option is honoured first
-    insert(t[0], 140, 30);
-    insert(t[0], 170, 30);
+    insert(f, t[0], 140, 30);
+    insert(f, t[0], 170, 30);
     refresh(ns, new RefreshOptions(null, 1, null, null, null, null, null, null, null, false));
     assertEquals(2, scanned().size());
     assertEquals(1, QueryRefresh.lastWriteTasks);
-    assertSameAsSelect(t[0], t[1]);
+    assertSameAsSelect(f, t[0], t[1]);
   }
 
   @Test
   void aRebuildWithOneTaskReadsEveryFragment() {
     // one task pulls several lance-spark partitions, from lance-core's writer threads
     String ns = f.namespace("one");
-    String[] t = viewOver(ns, 3, 40);
+    String[] t = viewOver(f, ns, 3, 40);
     RefreshResult r = f.views().refresh(List.of(ns, "v"), new RefreshOptions(null, 1, null,
         null, null, null, null, null, null, true));
     assertEquals(RefreshResult.JobStatus.DONE, r.status());
     assertEquals(f.sql(String.format(SELECT, t[0])).size(), r.rowsInserted());
-    assertSameAsSelect(t[0], t[1]);
+    assertSameAsSelect(f, t[0], t[1]);
   }
 
   @Test
   void theRowScanWithoutFragmentDiffGivesTheSameView() {
     String ns = f.namespace("scan");
-    String[] t = viewOver(ns, 2, 60);
-    insert(t[0], 120, 30);
+    String[] t = viewOver(f, ns, 2, 60);
+    insert(f, t[0], 120, 30);
     f.sql("DELETE FROM " + t[0] + " WHERE id < 7");
     f.sql("UPDATE " + t[0] + " SET score = 10 WHERE id = 8");
     QueryRefresh.allowFragmentDiff = false;
     refresh(ns);
     assertEquals(null, QueryRefresh.lastScannedFragments, "the row scan ran");
-    assertSameAsSelect(t[0], t[1]);
+    assertSameAsSelect(f, t[0], t[1]);
   }
 
   @Test
   void aSourceReplacedUnderTheSameNameIsRefused() {
     String ns = f.namespace("rep");
-    String[] t = viewOver(ns, 2, 10);
+    String[] t = viewOver(f, ns, 2, 10);
     refresh(ns);
     List<String> before = f.rows("SELECT id, n, s2 FROM " + t[1]);
     f.sql("DROP TABLE " + t[0]);
     f.sql("CREATE TABLE " + t[0] + " (id BIGINT, name STRING, score INT)");
     for (int i = 0; i < 3; i++) {
-      insert(t[0], 500 + 10L * i, 10); // as many versions as the old table, and more
+      insert(f, t[0], 500 + 10L * i, 10); // as many versions as the old table, and more
     }
     InvalidViewDefinitionException e = assertThrows(InvalidViewDefinitionException.class,
         () -> refresh(ns));
@@ -370,8 +342,8 @@ class QueryFragmentDiffTest {
   @Test
   void aRefreshToAVersionOlderThanTheWatermarkFails() {
     String ns = f.namespace("old");
-    String[] t = viewOver(ns, 1, 20);
-    insert(t[0], 20, 5);
+    String[] t = viewOver(f, ns, 1, 20);
+    insert(f, t[0], 20, 5);
     refresh(ns);
     long watermark = Long.parseLong(f.sql("DESCRIBE MATERIALIZED VIEW " + t[1]).stream()
         .filter(r -> r.getString(0).startsWith("Last refreshed"))
@@ -382,6 +354,6 @@ class QueryFragmentDiffTest {
     assertEquals("src_version " + (watermark - 1) + " is older than the version view "
         + t[1] + " already reflects (" + watermark + "); a view cannot be refreshed "
         + "backwards. Omit src_version or give " + watermark + " or later", e.getMessage());
-    assertSameAsSelect(t[0], t[1]);
+    assertSameAsSelect(f, t[0], t[1]);
   }
 }

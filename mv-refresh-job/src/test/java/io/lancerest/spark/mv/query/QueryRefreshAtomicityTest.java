@@ -1,12 +1,12 @@
 package io.lancerest.spark.mv.query;
 
+import static io.lancerest.spark.mv.query.QueryViewTables.location;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.RefreshResult;
-import io.lancerest.spark.mv.engine.CatalogBinding;
 import io.lancerest.spark.mv.engine.EngineFixture;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -84,10 +84,7 @@ class QueryRefreshAtomicityTest {
   }
 
   private static void assertConverged(String src, String v) {
-    assertEquals(f.rows(String.format(SELECT, src)), f.rows("SELECT id, n, s1 FROM " + v));
-    long distinct = f.sql("SELECT count(DISTINCT __source_row_id) FROM " + v).get(0).getLong(0);
-    long all = f.sql("SELECT count(*) FROM " + v).get(0).getLong(0);
-    assertEquals(all, distinct, "no duplicated source rows");
+    QueryViewTables.assertSameAsSelect(f, SELECT, "id, n, s1", src, v);
   }
 
   private static long viewVersion(String ns) {
@@ -95,12 +92,8 @@ class QueryRefreshAtomicityTest {
         .get(0).getString(1));
   }
 
-  private static String location(String ns, String table) {
-    return CatalogBinding.of(f.spark, "lance").locate(List.of(ns, table), "table").location();
-  }
-
   private static long dataFiles(String ns) throws IOException {
-    Path data = Path.of(java.net.URI.create(location(ns, "v").replaceFirst("^/", "file:///")))
+    Path data = Path.of(java.net.URI.create(location(f, ns, "v").replaceFirst("^/", "file:///")))
         .resolve("data");
     try (Stream<Path> s = Files.list(data)) {
       return s.count();
@@ -207,7 +200,7 @@ class QueryRefreshAtomicityTest {
     String ns = f.namespace("ip");
     String[] t = viewOver(ns, 1, 30);
     // merge insert updates matched rows in place: same _rowid, newer last-updated version
-    mergeUpdate(location(ns, "src"), new long[] {1, 2, 4}, new int[] {5, 3, 8});
+    mergeUpdate(location(f, ns, "src"), new long[] {1, 2, 4}, new int[] {5, 3, 8});
     f.spark.catalog().refreshTable(t[0]);
     RefreshResult r = f.views().refresh(List.of(ns, "v"), RefreshOptions.DEFAULTS);
     assertEquals(RefreshResult.JobStatus.DONE, r.status());

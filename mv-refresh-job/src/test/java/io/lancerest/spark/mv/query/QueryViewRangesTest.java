@@ -1,5 +1,10 @@
 package io.lancerest.spark.mv.query;
 
+import static io.lancerest.spark.mv.query.QueryViewTables.SELECT;
+import static io.lancerest.spark.mv.query.QueryViewTables.assertSameAsSelect;
+import static io.lancerest.spark.mv.query.QueryViewTables.insert;
+import static io.lancerest.spark.mv.query.QueryViewTables.location;
+import static io.lancerest.spark.mv.query.QueryViewTables.viewOver;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -7,7 +12,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.commit.FragmentSourceRanges;
 import io.lancerest.spark.mv.commit.ViewCommit;
-import io.lancerest.spark.mv.engine.CatalogBinding;
 import io.lancerest.spark.mv.engine.EngineFixture;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -56,26 +60,6 @@ class QueryViewRangesTest {
     QueryRefresh.lastScannedFragments = null;
   }
 
-  private static final String SELECT = "SELECT id, upper(name) AS n, score * 2 AS s2 "
-      + "FROM %s WHERE score %% 5 <> 0";
-
-  /** A source of {@code inserts} fragments of {@code rows} rows each, and its populated view. */
-  private static String[] viewOver(String ns, int inserts, int rows) {
-    String src = "lance." + ns + ".src";
-    f.sql("CREATE TABLE " + src + " (id BIGINT, name STRING, score INT)");
-    for (int i = 0; i < inserts; i++) {
-      insert(src, (long) i * rows, rows);
-    }
-    String v = "lance." + ns + ".v";
-    f.sql("CREATE MATERIALIZED VIEW " + v + " AS " + String.format(SELECT, src));
-    return new String[] {src, v};
-  }
-
-  private static void insert(String table, long from, int rows) {
-    f.sql("INSERT INTO " + table + " SELECT /*+ REPARTITION(1) */ id, concat('n', id), "
-        + "CAST(id % 13 AS INT) FROM range(" + from + ", " + (from + rows) + ")");
-  }
-
   private static void refresh(String ns) {
     refresh(ns, RefreshOptions.DEFAULTS);
   }
@@ -86,21 +70,10 @@ class QueryViewRangesTest {
     f.views().refresh(List.of(ns, "v"), o);
   }
 
-  private static void assertSameAsSelect(String src, String v) {
-    assertEquals(f.rows(String.format(SELECT, src)), f.rows("SELECT id, n, s2 FROM " + v));
-    long distinct = f.sql("SELECT count(DISTINCT __source_row_id) FROM " + v).get(0).getLong(0);
-    long all = f.sql("SELECT count(*) FROM " + v).get(0).getLong(0);
-    assertEquals(all, distinct, "no duplicated source rows");
-  }
-
-  private static String location(String ns, String table) {
-    return CatalogBinding.of(f.spark, "lance").locate(List.of(ns, table), "table").location();
-  }
-
   /** The view's recorded entries by fragment id. */
   private static Map<Integer, FragmentSourceRanges.Entry> recorded(String ns) {
     try (BufferAllocator a = new RootAllocator();
-        Dataset ds = Dataset.open(location(ns, "v"), a)) {
+        Dataset ds = Dataset.open(location(f, ns, "v"), a)) {
       Map<String, String> md = ds.getSchema().getCustomMetadata();
       return FragmentSourceRanges.parse(md == null ? null : md.get(FragmentSourceRanges.KEY));
     }
@@ -110,7 +83,7 @@ class QueryViewRangesTest {
   private static Map<Integer, String> viewFragments(String ns) {
     Map<Integer, String> out = new TreeMap<>();
     try (BufferAllocator a = new RootAllocator();
-        Dataset ds = Dataset.open(location(ns, "v"), a)) {
+        Dataset ds = Dataset.open(location(f, ns, "v"), a)) {
       for (Fragment fr : ds.getFragments()) {
         out.put(fr.getId(), FragmentSourceRanges.fileTag(fr.metadata()));
       }
@@ -122,7 +95,7 @@ class QueryViewRangesTest {
   private static Map<Long, Integer> viewFragmentOf(String ns) {
     Map<Long, Integer> out = new HashMap<>();
     try (BufferAllocator a = new RootAllocator();
-        Dataset ds = Dataset.open(location(ns, "v"), a);
+        Dataset ds = Dataset.open(location(f, ns, "v"), a);
         LanceScanner s = ds.newScan(new ScanOptions.Builder()
             .columns(List.of("__source_row_id")).withRowAddress(true).build());
         ArrowReader r = s.scanBatches()) {
@@ -208,11 +181,11 @@ class QueryViewRangesTest {
   @Test
   void fullAndIncrementalRefreshesRecordTheRangeOfEveryFragmentTheyWrite() {
     String ns = f.namespace("rec");
-    String[] t = viewOver(ns, 3, 100);
+    String[] t = viewOver(f, ns, 3, 100);
     assertTrue(viewFragments(ns).size() >= 2, "several view fragments: " + viewFragments(ns));
     assertExactRanges(ns);
     Map<Integer, FragmentSourceRanges.Entry> before = recorded(ns);
-    insert(t[0], 300, 40);
+    insert(f, t[0], 300, 40);
     f.sql("UPDATE " + t[0] + " SET score = 11 WHERE id = 150");
     refresh(ns);
     assertRangesHoldRows(ns);
@@ -224,13 +197,13 @@ class QueryViewRangesTest {
       }
     });
     assertTrue(after.size() > before.size(), "the new fragment got an entry");
-    assertSameAsSelect(t[0], t[1]);
+    assertSameAsSelect(f, t[0], t[1]);
   }
 
   @Test
   void updatesAndDeletesReadOnlyTheViewFragmentsHoldingTheirOldRows() {
     String ns = f.namespace("skip");
-    String[] t = viewOver(ns, 4, 100);
+    String[] t = viewOver(f, ns, 4, 100);
     int viewFragments = viewFragments(ns).size();
     assertTrue(viewFragments >= 3, "several view fragments: " + viewFragments(ns));
     // lance-spark UPDATE: the old row ids leave the source (deletion), new rows are appended
@@ -240,7 +213,7 @@ class QueryViewRangesTest {
     refresh(ns);
     assertEquals(expected, read());
     assertTrue(read().size() < viewFragments, "fragments were skipped: " + read());
-    assertSameAsSelect(t[0], t[1]);
+    assertSameAsSelect(f, t[0], t[1]);
     assertEquals(List.of("210|N210X|4", "211|N211X|6"), f.rows("SELECT id, n, s2 FROM " + t[1]
         + " WHERE id IN (210, 211) ORDER BY id"));
 
@@ -253,16 +226,16 @@ class QueryViewRangesTest {
     f.sql("UPDATE " + t[0] + " SET score = 12 WHERE id BETWEEN 390 AND 392 OR id = 211");
     refresh(ns);
     assertEquals(expected, read());
-    assertSameAsSelect(t[0], t[1]);
+    assertSameAsSelect(f, t[0], t[1]);
     assertRangesHoldRows(ns);
   }
 
   @Test
   void aViewWithoutRangesIsReadWholeAndGainsThemForWhatItWrites() {
     String ns = f.namespace("old");
-    String[] t = viewOver(ns, 3, 100);
+    String[] t = viewOver(f, ns, 3, 100);
     // a view from before ranges were recorded: strip the key
-    String view = location(ns, "v");
+    String view = location(f, ns, "v");
     long version;
     try (BufferAllocator a = new RootAllocator(); Dataset ds = Dataset.open(view, a)) {
       version = ds.version();
@@ -277,7 +250,7 @@ class QueryViewRangesTest {
     f.sql("UPDATE " + t[0] + " SET score = 11 WHERE id = 5");
     refresh(ns);
     assertEquals(new ArrayList<>(old.keySet()), read(), "every fragment is read");
-    assertSameAsSelect(t[0], t[1]);
+    assertSameAsSelect(f, t[0], t[1]);
     // the refresh recorded its own fragment, and none of the old ones
     Map<Integer, FragmentSourceRanges.Entry> rec = recorded(ns);
     assertEquals(1, rec.size(), rec.toString());
@@ -292,19 +265,19 @@ class QueryViewRangesTest {
     oldStill.retainAll(old.keySet());
     assertEquals(oldStill, read());
     assertTrue(!read().contains(fresh));
-    assertSameAsSelect(t[0], t[1]);
+    assertSameAsSelect(f, t[0], t[1]);
   }
 
   @Test
   void fragmentsRewrittenByACompactionOfTheViewAreRead() {
     String ns = f.namespace("cmp");
-    String[] t = viewOver(ns, 3, 60);
+    String[] t = viewOver(f, ns, 3, 60);
     f.sql("UPDATE " + t[0] + " SET score = 11 WHERE id = 70");
     refresh(ns);
     // a compaction of the view table: its fragments are rewritten under new ids, the metadata
     // with the old entries stays
     try (BufferAllocator a = new RootAllocator();
-        Dataset ds = Dataset.open(location(ns, "v"), a)) {
+        Dataset ds = Dataset.open(location(f, ns, "v"), a)) {
       ds.compact(CompactionOptions.builder().withMaterializeDeletions(true).build());
     }
     f.spark.catalog().refreshTable(t[1]);
@@ -315,7 +288,7 @@ class QueryViewRangesTest {
     f.sql("DELETE FROM " + t[0] + " WHERE id = 130");
     refresh(ns);
     assertEquals(new ArrayList<>(compacted.keySet()), read());
-    assertSameAsSelect(t[0], t[1]);
+    assertSameAsSelect(f, t[0], t[1]);
     // the old entries are gone with their fragments; what this refresh wrote has one
     Map<Integer, String> now = viewFragments(ns);
     assertTrue(now.keySet().containsAll(recorded(ns).keySet()), recorded(ns).toString());
@@ -324,8 +297,8 @@ class QueryViewRangesTest {
   @Test
   void aForcedRefreshRecordsOnlyItsOwnFragments() {
     String ns = f.namespace("frc");
-    String[] t = viewOver(ns, 2, 100);
-    insert(t[0], 200, 30);
+    String[] t = viewOver(f, ns, 2, 100);
+    insert(f, t[0], 200, 30);
     refresh(ns);
     Map<Integer, FragmentSourceRanges.Entry> before = recorded(ns);
     f.views().refresh(List.of(ns, "v"), new RefreshOptions(null, null, null, null, null, null,
@@ -334,7 +307,7 @@ class QueryViewRangesTest {
     assertTrue(after.keySet().stream().noneMatch(before::containsKey),
         "no entry of the replaced fragments: " + before.keySet() + " / " + after.keySet());
     assertExactRanges(ns);
-    assertSameAsSelect(t[0], t[1]);
+    assertSameAsSelect(f, t[0], t[1]);
   }
 
   @Test
@@ -342,7 +315,7 @@ class QueryViewRangesTest {
     // max_rows_per_fragment splits each task's output into several fragments: the ranges are
     // per batch, so each fragment's range must at least hold its rows
     String ns = f.namespace("max");
-    String[] t = viewOver(ns, 2, 12000);
+    String[] t = viewOver(f, ns, 2, 12000);
     f.views().refresh(List.of(ns, "v"), new RefreshOptions(null, 1, 5000, null, null, null,
         null, null, null, true));
     Map<Integer, long[]> actual = actualRanges(ns);
@@ -358,13 +331,13 @@ class QueryViewRangesTest {
     refresh(ns);
     assertTrue(read().containsAll(expected), read() + " / " + expected);
     assertTrue(read().size() < actual.size(), "some fragments were skipped: " + read());
-    assertSameAsSelect(t[0], t[1]);
+    assertSameAsSelect(f, t[0], t[1]);
   }
 
   @Test
   void nothingIsReadWhenNoFragmentCanHoldTheRows() {
     String ns = f.namespace("none");
-    String[] t = viewOver(ns, 2, 50);
+    String[] t = viewOver(f, ns, 2, 50);
     assertTrue(viewFragments(ns).size() >= 2, "several view fragments: " + viewFragments(ns));
     // id 49 (score 10) is filtered out, and lies between the rows of the first source
     // fragment in the view (up to id 48) and those of the second (from id 50)
@@ -373,6 +346,6 @@ class QueryViewRangesTest {
     f.sql("DELETE FROM " + t[0] + " WHERE id = 49");
     refresh(ns);
     assertEquals(List.of(), read());
-    assertSameAsSelect(t[0], t[1]);
+    assertSameAsSelect(f, t[0], t[1]);
   }
 }
