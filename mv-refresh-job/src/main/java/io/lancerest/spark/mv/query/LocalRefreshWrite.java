@@ -1,6 +1,7 @@
 package io.lancerest.spark.mv.query;
 
 import io.lancerest.spark.mv.MaterializedViewException;
+import io.lancerest.spark.mv.SourceQuery;
 import io.lancerest.spark.mv.commit.FragmentShipping;
 import io.lancerest.spark.mv.fragments.FragmentScopedRead;
 import java.util.ArrayList;
@@ -9,11 +10,13 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.function.IntConsumer;
+import java.util.function.Supplier;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.ipc.ArrowReader;
+import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.spark.network.util.JavaUtils;
 import org.apache.spark.sql.Dataset;
@@ -112,10 +115,10 @@ final class LocalRefreshWrite {
    *     Spark types, and which filter Lance applies
    * @param inView source row ids of changed fragments that have a view row
    */
-  static Outcome tryWrite(SparkSession spark, QueryRefresh.Tables t,
-      int maxRowsPerFile, long srcVersion, List<Integer> rescan, long rescanRows, Schema plain,
-      StructType target, Dataset<Row> sparkProjected, Roaring64NavigableMap inView,
-      long watermark, IntConsumer afterBatch, String jobId) {
+  static Outcome tryWrite(SparkSession spark, QueryRefresh.Tables t, SourceQuery q,
+      List<Field> sourceFields, int maxRowsPerFile, long srcVersion, List<Integer> rescan,
+      long rescanRows, Schema plain, StructType target, Supplier<Dataset<Row>> sparkProjected,
+      Roaring64NavigableMap inView, long watermark, IntConsumer afterBatch, String jobId) {
     long maxRows = conf(spark, MAX_ROWS_CONF, DEFAULT_MAX_ROWS);
     if (maxRows <= 0) {
       return Outcome.declined(MAX_ROWS_CONF + " = " + maxRows + " turns it off");
@@ -130,17 +133,44 @@ final class LocalRefreshWrite {
     // lance-spark pushed down to Lance (evaluated there with Lance's semantics, e.g. -0.0 <
     // 0.0, and not checked again by Spark) and the columns it reads. The driver hands Lance the
     // same filter and evaluates the rest as the Spark path's tasks do. (Planned once: the Spark
-    // path, if this declines, runs the same QueryExecution.)
+    // path, if this declines, runs the same QueryExecution.) The previous refresh's compiled
+    // plan is reused when nothing it depends on changed (CompiledPlans).
+    CompiledPlans.Key key = CompiledPlans.key(spark, t, q, target, sourceFields);
+    CompiledPlans.Entry entry = CompiledPlans.take(spark, key);
+    boolean reused = entry != null;
     Compiled c;
+    if (entry != null) {
+      c = entry.compiled();
+    } else {
+      Dataset<Row> projected = sparkProjected.get();
+      try {
+        c = Compiled.of(projected.queryExecution().optimizedPlan());
+        if (c.why == null) {
+          entry = CompiledPlans.entry(spark, q, projected.queryExecution().analyzed(), c);
+        }
+      } catch (Exception e) {
+        return Outcome.declined("planning the definition on the driver failed ("
+            + firstLine(e) + ")");
+      }
+      if (c.why != null) {
+        return Outcome.declined(c.why);
+      }
+    }
     try {
-      c = Compiled.of(sparkProjected.queryExecution().optimizedPlan());
-    } catch (Exception e) {
-      return Outcome.declined("planning the definition on the driver failed ("
-          + firstLine(e) + ")");
+      return write(t, maxRowsPerFile, srcVersion, rescan, plain, target, inView, watermark,
+          afterBatch, jobId, c, maxBytes, System.currentTimeMillis() - t0, reused);
+    } finally {
+      if (entry != null) {
+        CompiledPlans.giveBack(key, entry);
+      }
     }
-    if (c.why != null) {
-      return Outcome.declined(c.why);
-    }
+  }
+
+  /** The read, projection and write of {@link #tryWrite} with the compiled definition. */
+  private static Outcome write(QueryRefresh.Tables t, int maxRowsPerFile, long srcVersion,
+      List<Integer> rescan, Schema plain, StructType target, Roaring64NavigableMap inView,
+      long watermark, IntConsumer afterBatch, String jobId, Compiled c, long maxBytes,
+      long planMs, boolean reused) {
     List<String> columns = new ArrayList<>();
     List<DataType> types = new ArrayList<>();
     for (Attribute a : c.input) {
@@ -279,8 +309,9 @@ final class LocalRefreshWrite {
     }
     long t3 = System.currentTimeMillis();
     // read: opening the source version and the scan; project: filter, projection, keeping
-    String phases = String.format("local plan %d ms, read %d ms, project %d ms, write %d ms",
-        t1 - t0, t2 - t1 - projectNs / 1_000_000, projectNs / 1_000_000, t3 - t2);
+    String phases = String.format("local plan %d ms%s, read %d ms, project %d ms, write %d ms",
+        planMs, reused ? " (reused)" : "", t2 - t1 - projectNs / 1_000_000,
+        projectNs / 1_000_000, t3 - t2);
     return new Outcome(new QueryRefresh.Written(w.fragments(), w.rows(), kept, w.ranges()),
         String.format("%d rows read, %d projected, %d kept, %d written (%d bytes) in %d "
             + "fragments", read, projected, kept.getLongCardinality(), w.rows(), bytes,
@@ -295,7 +326,7 @@ final class LocalRefreshWrite {
    * The Spark path's optimized plan, a chain of projections and filters over the lance-spark
    * scan, compiled to run over rows of the scan's columns, or why it cannot run on the driver.
    */
-  private static final class Compiled {
+  static final class Compiled {
     /** A filter or a projection, bound to the output of the stage below. */
     record Stage(BasePredicate filter, UnsafeProjection project) {}
 

@@ -22,6 +22,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.function.IntConsumer;
+import java.util.function.Supplier;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
@@ -313,6 +314,7 @@ public final class QueryRefresh {
       Roaring64NavigableMap old;
       List<Integer> rescan;
       long rescanRows = 0;
+      List<Field> sourceFields;
       try (BufferAllocator a = new RootAllocator();
           org.lance.Dataset now = open(a, t.sourceUri(), t.sourceStorageOptions(), srcVersion,
               "source table")) {
@@ -325,7 +327,8 @@ public final class QueryRefresh {
           return null;
         }
         try (then) {
-          if (!then.getSchema().getFields().equals(now.getSchema().getFields())) {
+          sourceFields = now.getSchema().getFields();
+          if (!then.getSchema().getFields().equals(sourceFields)) {
             LOG.info("View {} (job {}): the source schema changed since version {}; scanning "
                 + "every row", t.viewName(), jobId, watermark);
             return null;
@@ -360,10 +363,12 @@ public final class QueryRefresh {
       Written w = new Written(List.of(), 0, Roaring64NavigableMap.bitmapOf(), List.of());
       String localPhases = "";
       if (!rescan.isEmpty()) {
-        Dataset<Row> source = FragmentScopedRead.restrict(QueryLayout.readSource(spark,
-            t.sourceUri(), t.sourceStorageOptions(), srcVersion), new HashSet<>(rescan));
-        Dataset<Row> projected = QueryLayout.project(source, q, target, t.viewName(),
-            functions.col("_row_last_updated_at_version"));
+        // Built only when needed: the driver path reuses the previous refresh's compiled plan
+        // when it can, and planning costs tens of ms.
+        Supplier<Dataset<Row>> projected = memoized(() -> QueryLayout.project(
+            FragmentScopedRead.restrict(QueryLayout.readSource(spark, t.sourceUri(),
+                t.sourceStorageOptions(), srcVersion), new HashSet<>(rescan)), q, target,
+            t.viewName(), functions.col("_row_last_updated_at_version")));
         // The changed fragments are usually a few small ones (each append or UPDATE adds its
         // own): pack them into one task per ROWS_PER_TASK rows, not one per fragment, so that
         // the refresh pays the per-task cost (dataset open, fragment write) a few times and the
@@ -373,7 +378,7 @@ public final class QueryRefresh {
             (rescanRows + ROWS_PER_TASK - 1) / ROWS_PER_TASK));
         // Few changed rows: the same write on the driver, without a Spark job's fixed cost.
         describe("write changed rows on the driver");
-        LocalRefreshWrite.Outcome local = LocalRefreshWrite.tryWrite(spark, t,
+        LocalRefreshWrite.Outcome local = LocalRefreshWrite.tryWrite(spark, t, q, sourceFields,
             o.maxRowsPerFragment() == null ? 0 : o.maxRowsPerFragment(), srcVersion, rescan,
             rescanRows, plain, target, projected, inView.ids, watermark, afterTaskBatch,
             jobId);
@@ -385,7 +390,7 @@ public final class QueryRefresh {
           localPhases = ", " + local.phases();
         } else {
           LocalRefreshWrite.lastPath = "spark";
-          w = write(projected, plain, WriteTask.keeping(t, plain, o, inView.ids, watermark,
+          w = write(projected.get(), plain, WriteTask.keeping(t, plain, o, inView.ids, watermark,
               target.fields().length), tasks);
         }
       }
@@ -729,6 +734,21 @@ public final class QueryRefresh {
     }
     int mid = (from + to) >>> 1;
     return runPredicate(runs, from, mid).or(runPredicate(runs, mid, to));
+  }
+
+  /** {@code s}, computed once, on first use. */
+  static <T> Supplier<T> memoized(Supplier<T> s) {
+    return new Supplier<>() {
+      private T value;
+
+      @Override
+      public T get() {
+        if (value == null) {
+          value = s.get();
+        }
+        return value;
+      }
+    };
   }
 
   /** When the dataset's current version was written, as an ISO-8601 instant. */

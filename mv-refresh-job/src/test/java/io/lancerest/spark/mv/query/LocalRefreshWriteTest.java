@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.RefreshResult;
+import io.lancerest.spark.mv.SourceQuery;
 import io.lancerest.spark.mv.engine.EngineFixture;
 import java.util.List;
 import java.util.Map;
@@ -18,6 +19,8 @@ import java.util.function.Supplier;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.spark.scheduler.SparkListener;
+import org.apache.spark.sql.catalyst.FunctionIdentifier;
+import org.apache.spark.sql.catalyst.analysis.FunctionRegistry;
 import org.apache.spark.scheduler.SparkListenerJobStart;
 import org.apache.spark.sql.api.java.UDF1;
 import org.apache.spark.sql.types.DataTypes;
@@ -27,6 +30,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.lance.Dataset;
 import org.lance.compaction.CompactionOptions;
+import scala.Option;
 
 /**
  * The driver-side write of small incremental query refreshes ({@link LocalRefreshWrite}): the
@@ -402,5 +406,129 @@ class LocalRefreshWriteTest {
         () -> f.views().refresh(List.of(ns, "v"), RefreshOptions.DEFAULTS));
     assertEquals("Spark conf spark.lancerest.mv.query.localRefreshMaxRows = 'lots' is not a "
         + "number of rows: For input string: \"lots\"", e.getMessage());
+  }
+
+  // ------------------------------------------------- the compiled definition, reused
+
+  /** A view of built-in functions only; {@code extra} is one more projected column. */
+  private static String[] builtinView(String ns, String extra) {
+    String src = "lance." + ns + ".src";
+    f.sql("CREATE TABLE " + src + " (id BIGINT, name STRING, score INT, w DOUBLE, "
+        + "ts TIMESTAMP)");
+    insert(src, 0, 60);
+    String v = "lance." + ns + ".v";
+    f.sql("CREATE MATERIALIZED VIEW " + v + " AS SELECT id, upper(name) AS n, " + extra
+        + " FROM " + src + " WHERE score % 5 <> 0");
+    return new String[] {src, v};
+  }
+
+  private static void assertViewEqualsSelect(String[] t, String extra, String columns) {
+    QueryViewTables.assertSameAsSelect(f, "SELECT id, upper(name) AS n, " + extra
+        + " FROM %s WHERE score %% 5 <> 0", "id, n, " + columns, t[0], t[1]);
+  }
+
+  @Test
+  void theNextRefreshReusesTheCompiledDefinitionAndStaysExact() {
+    String ns = f.namespace("reuse");
+    String[] t = builtinView(ns, "score * 2 AS s2");
+    insert(t[0], 60, 30);
+    refresh(ns, "local");
+    f.sql("UPDATE " + t[0] + " SET score = score + 1 WHERE id < 10");
+    insert(t[0], 90, 30);
+    refresh(ns, "local");
+    assertTrue(CompiledPlans.lastHit, "the second refresh reuses the first one's plan");
+    f.sql("DELETE FROM " + t[0] + " WHERE id >= 100");
+    insert(t[0], 120, 30);
+    refresh(ns, "local");
+    assertTrue(CompiledPlans.lastHit);
+    assertViewEqualsSelect(t, "score * 2 AS s2", "s2");
+  }
+
+  @Test
+  void aChangedSessionTimeZoneCompilesTheDefinitionAgain() {
+    String ns = f.namespace("tz");
+    String[] t = builtinView(ns, "hour(ts) AS h");
+    try {
+      f.spark.conf().set("spark.sql.session.timeZone", "UTC");
+      insert(t[0], 60, 30);
+      refresh(ns, "local");
+      insert(t[0], 90, 30);
+      refresh(ns, "local");
+      assertTrue(CompiledPlans.lastHit);
+      f.spark.conf().set("spark.sql.session.timeZone", "Asia/Tokyo");
+      insert(t[0], 120, 30);
+      refresh(ns, "local");
+      assertFalse(CompiledPlans.lastHit, "another time zone is another plan");
+      // the new rows have Tokyo hours, as the SELECT gives them now
+      String newRows = " WHERE id >= 120";
+      assertEquals(f.rows("SELECT id, hour(ts) FROM " + t[0] + newRows + " AND score % 5 <> 0"),
+          f.rows("SELECT id, h FROM " + t[1] + newRows));
+      // ts = 1700000000 + id seconds: 2023-11-14 22:14:21 UTC for id 61, 07:15:20 in Tokyo
+      // (the next day) for id 120
+      assertEquals(List.of("120|7", "61|22"), f.rows("SELECT id, h FROM " + t[1]
+          + " WHERE id IN (61, 120)"));
+    } finally {
+      f.spark.conf().unset("spark.sql.session.timeZone");
+    }
+  }
+
+  @Test
+  void aFunctionRegisteredUnderABuiltInNameIsCalledFromTheNextRefresh() {
+    String ns = f.namespace("shadow");
+    String[] t = builtinView(ns, "soundex(name) AS sx");
+    FunctionIdentifier soundex = new FunctionIdentifier("soundex", Option.empty(),
+        Option.empty());
+    try {
+      insert(t[0], 60, 30);
+      refresh(ns, "local");
+      insert(t[0], 90, 30);
+      refresh(ns, "local");
+      assertTrue(CompiledPlans.lastHit);
+      // Spark now calls the UDF for soundex(...): so must the refresh
+      f.spark.udf().register("soundex", (UDF1<String, String>) x -> "shadowed",
+          DataTypes.StringType);
+      insert(t[0], 120, 30);
+      refresh(ns, "local");
+      assertFalse(CompiledPlans.lastHit, "a function of that name was registered since");
+      assertEquals(List.of("shadowed"), f.rows("SELECT DISTINCT sx FROM " + t[1]
+          + " WHERE id >= 120 AND n IS NOT NULL"));
+      assertTrue(f.rows("SELECT DISTINCT sx FROM " + t[1] + " WHERE id < 120")
+          .stream().noneMatch(r -> r.equals("shadowed")), "rows refreshed before keep theirs");
+    } finally {
+      // give the shared session its built-in soundex back
+      FunctionRegistry builtin = FunctionRegistry.builtin();
+      f.spark.sessionState().functionRegistry().registerFunction(soundex,
+          builtin.lookupFunction(soundex).get(), builtin.lookupFunctionBuilder(soundex).get());
+    }
+  }
+
+  @Test
+  void onlyPlansOfBuiltInFunctionsWithoutCurrentTimeAreKept() {
+    assertEquals(List.of("upper", "abs"), names(keptFunctions("upper(CAST(id AS STRING))",
+        "abs(id) > 1")));
+    assertNull(keptFunctions("lrw_twice(CAST(id AS INT))", null), "a UDF");
+    assertNull(keptFunctions("current_date()", null), "replaced by its value when planned");
+    assertNull(keptFunctions("CAST(id AS STRING)", "current_timestamp() > timestamp_seconds(id)"),
+        "in the filter too");
+    assertNull(keptFunctions("current_user()", null));
+    assertEquals(List.of(), names(keptFunctions("CAST(id AS STRING)", "id % 2 = 0")),
+        "no function at all");
+  }
+
+  /** {@link CompiledPlans#cacheableFunctions} for a definition over {@code range(3)}. */
+  private static List<FunctionIdentifier> keptFunctions(String expr, String filter) {
+    org.apache.spark.sql.Dataset<org.apache.spark.sql.Row> d = f.spark.range(3).toDF();
+    if (filter != null) {
+      d = d.where(filter);
+    }
+    d = d.selectExpr(expr);
+    SourceQuery q = SourceQuery.of(List.of("ns", "src"), null,
+        List.of(new SourceQuery.OutputColumn("c", expr)), filter, null);
+    return CompiledPlans.cacheableFunctions(f.spark, q, d.queryExecution().analyzed());
+  }
+
+  private static List<String> names(List<FunctionIdentifier> ids) {
+    assertNotNull(ids, "kept");
+    return ids.stream().map(FunctionIdentifier::funcName).toList();
   }
 }

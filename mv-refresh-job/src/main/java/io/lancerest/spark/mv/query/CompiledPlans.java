@@ -1,0 +1,173 @@
+package io.lancerest.spark.mv.query;
+
+import io.lancerest.spark.mv.SourceQuery;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.catalyst.FunctionIdentifier;
+import org.apache.spark.sql.catalyst.analysis.FunctionRegistry;
+import org.apache.spark.sql.catalyst.analysis.UnresolvedFunction;
+import org.apache.spark.sql.catalyst.expressions.Expression;
+import org.apache.spark.sql.catalyst.expressions.UserDefinedExpression;
+import org.apache.spark.sql.catalyst.parser.ParseException;
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
+import org.apache.spark.sql.catalyst.trees.TreePattern;
+import org.apache.spark.sql.types.StructType;
+import scala.Option;
+import scala.collection.JavaConverters;
+
+/**
+ * The driver path's compiled definitions, kept between refreshes of the same view in the same
+ * SparkSession: building, analysing, optimizing and compiling the Spark plan costs 40-70 ms,
+ * most of a small refresh, and gives the same result as long as nothing it depends on changed.
+ *
+ * <p>A compiled definition is reused only when all of these are unchanged: the session, every
+ * SQL conf set in it (ANSI mode, time zone, case sensitivity...), the definition, the view's
+ * columns, the source table and its columns (with their metadata). It is kept only when the
+ * plan depends on nothing else:
+ * <ul>
+ *   <li>no user-defined function (a UDF can be registered again under the same name with
+ *       another body);</li>
+ *   <li>no {@code current_timestamp()}, {@code current_date()}, {@code current_user()},
+ *       {@code current_database()} or the like, which the optimizer replaces by their value at
+ *       planning time;</li>
+ *   <li>every function the definition calls is Spark's built-in one, checked again on every
+ *       reuse: a temporary function registered later under a built-in's name (which Spark then
+ *       calls instead) makes the definition compile again.</li>
+ * </ul>
+ * An entry is taken out while a refresh uses it (compiled projections hold per-row buffers),
+ * so two refreshes never share one.
+ */
+final class CompiledPlans {
+  /** Entries kept; the least recently used goes first. */
+  static final int CAPACITY = 16;
+
+  private static final Map<Key, Entry> ENTRIES = new LinkedHashMap<>(16, 0.75f, true) {
+    @Override
+    protected boolean removeEldestEntry(Map.Entry<Key, Entry> eldest) {
+      return size() > CAPACITY;
+    }
+  };
+
+  /** Tests: whether the last {@link #take} found an entry. */
+  static volatile boolean lastHit;
+
+  private CompiledPlans() {}
+
+  /** What a compiled definition depends on. */
+  record Key(String session, scala.collection.immutable.Map<String, String> confs,
+      String sourceUri, Map<String, String> sourceStorage, List<Field> sourceFields,
+      String definition, StructType target) {}
+
+  /** A compiled definition and the (built-in) functions it calls. */
+  record Entry(LocalRefreshWrite.Compiled compiled, List<FunctionIdentifier> functions) {}
+
+  static Key key(SparkSession spark, QueryRefresh.Tables t, SourceQuery q, StructType target,
+      List<Field> sourceFields) {
+    return new Key(spark.sessionUUID(), spark.sessionState().conf().getAllConfs(),
+        t.sourceUri(), t.sourceStorageOptions(), List.copyOf(sourceFields), q.toJson(), target);
+  }
+
+  /**
+   * The compiled definition for {@code key}, taken out of the cache (hand it back with {@link
+   * #giveBack} when done), or {@code null}.
+   */
+  static Entry take(SparkSession spark, Key key) {
+    Entry e;
+    synchronized (ENTRIES) {
+      e = ENTRIES.remove(key);
+    }
+    lastHit = e != null && builtIns(spark, e.functions);
+    return lastHit ? e : null;
+  }
+
+  /**
+   * The entry to keep for {@code c}, compiled from {@code analyzed} (the Spark path's analysed
+   * plan of {@code q}), or {@code null} when the plan depends on more than {@link Key} says.
+   */
+  static Entry entry(SparkSession spark, SourceQuery q, LogicalPlan analyzed,
+      LocalRefreshWrite.Compiled c) {
+    List<FunctionIdentifier> functions = cacheableFunctions(spark, q, analyzed);
+    return functions == null ? null : new Entry(c, functions);
+  }
+
+  /** Keeps {@code e} (from {@link #take} or {@link #entry}) for the next refresh. */
+  static void giveBack(Key key, Entry e) {
+    synchronized (ENTRIES) {
+      ENTRIES.put(key, e);
+    }
+  }
+
+  /** Tests: forget every compiled definition. */
+  static void clear() {
+    synchronized (ENTRIES) {
+      ENTRIES.clear();
+    }
+  }
+
+  /**
+   * The functions the definition calls when its plan may be kept (see the class comment),
+   * otherwise {@code null}.
+   */
+  static List<FunctionIdentifier> cacheableFunctions(SparkSession spark, SourceQuery q,
+      LogicalPlan analyzed) {
+    if (analyzed.containsPattern(TreePattern.CURRENT_LIKE())) {
+      return null;
+    }
+    if (analyzed.exists(node -> JavaConverters.seqAsJavaList(node.expressions()).stream()
+        .anyMatch(e -> e.exists(x -> x instanceof UserDefinedExpression)))) {
+      return null;
+    }
+    List<String> texts = new ArrayList<>();
+    for (SourceQuery.OutputColumn c : q.projection()) {
+      texts.add(c.expr());
+    }
+    if (q.filter() != null) {
+      texts.add(q.filter());
+    }
+    List<FunctionIdentifier> out = new ArrayList<>();
+    for (String text : texts) {
+      Expression parsed;
+      try {
+        parsed = spark.sessionState().sqlParser().parseExpression(text);
+      } catch (ParseException e) {
+        return null;
+      }
+      List<Expression> found = JavaConverters.seqAsJavaList(parsed.collect(
+          new scala.runtime.AbstractPartialFunction<Expression, Expression>() {
+            @Override
+            public boolean isDefinedAt(Expression x) {
+              return x instanceof UnresolvedFunction;
+            }
+
+            @Override
+            public Expression apply(Expression x) {
+              return x;
+            }
+          }));
+      for (Expression f : found) {
+        List<String> parts = JavaConverters.seqAsJavaList(((UnresolvedFunction) f).nameParts());
+        if (parts.size() != 1) {
+          return null; // a qualified (persistent) function
+        }
+        out.add(new FunctionIdentifier(parts.get(0), Option.empty(), Option.empty()));
+      }
+    }
+    return builtIns(spark, out) ? List.copyOf(out) : null;
+  }
+
+  /** Every one of {@code functions} resolves in this session to Spark's built-in function. */
+  private static boolean builtIns(SparkSession spark, List<FunctionIdentifier> functions) {
+    for (FunctionIdentifier f : functions) {
+      Option<?> mine = spark.sessionState().functionRegistry().lookupFunctionBuilder(f);
+      Option<?> builtin = FunctionRegistry.builtin().lookupFunctionBuilder(f);
+      if (mine.isEmpty() || builtin.isEmpty() || mine.get() != builtin.get()) {
+        return false;
+      }
+    }
+    return true;
+  }
+}
