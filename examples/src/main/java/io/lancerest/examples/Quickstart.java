@@ -6,12 +6,9 @@ import io.lancerest.client.model.CreateTableRequest;
 import io.lancerest.client.model.DescribeTableRequest;
 import io.lancerest.client.model.DescribeTableResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Stream;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
@@ -228,11 +225,6 @@ public final class Quickstart {
   }
 
   static void resetWarehouse(Path dir) throws Exception {
-    if (Files.exists(dir)) {
-      try (Stream<Path> walk = Files.walk(dir)) {
-        walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-      }
-    }
-    Files.createDirectories(dir);
+    Warehouses.reset(dir);
   }
 }

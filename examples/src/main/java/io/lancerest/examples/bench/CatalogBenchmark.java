@@ -4,11 +4,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.stream.Stream;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.connector.catalog.Identifier;
@@ -311,11 +309,6 @@ public final class CatalogBenchmark {
   }
 
   private static void reset(Path dir) throws Exception {
-    if (Files.exists(dir)) {
-      try (Stream<Path> walk = Files.walk(dir)) {
-        walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-      }
-    }
-    Files.createDirectories(dir);
+    io.lancerest.examples.Warehouses.reset(dir);
   }
 }

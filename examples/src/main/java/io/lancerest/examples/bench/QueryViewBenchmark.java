@@ -26,7 +26,8 @@ import org.lance.spark.extensions.LanceSparkSessionExtensions;
  * Rounds alternate which of (CTAS, full refresh) goes first; the median of each is reported.
  * (b) runs one uncounted warm-up round, then {@code rounds} rounds, and reports the median; it
  * then compares the view with the SELECT row by row.
- * Arguments, all optional: {@code rows=5000000 rounds=3 warehouse=DIR}.
+ * Arguments, all optional: {@code rows=5000000 rounds=3 warehouse=DIR} (without {@code
+ * warehouse}, a temporary directory, removed at the end).
  */
 public final class QueryViewBenchmark {
   private static final String NS = "lance.bench";
@@ -46,8 +47,10 @@ public final class QueryViewBenchmark {
     }
     long rows = Long.parseLong(args.getOrDefault("rows", "5000000"));
     int rounds = Integer.parseInt(args.getOrDefault("rounds", "3"));
-    Path dir = args.containsKey("warehouse") ? Path.of(args.get("warehouse"))
-        : Files.createTempDirectory("qv-bench");
+    // A directory of its own is removed at the end (the run writes gigabytes); one given with
+    // warehouse= is left as it is.
+    boolean own = !args.containsKey("warehouse");
+    Path dir = own ? Files.createTempDirectory("qv-bench") : Path.of(args.get("warehouse"));
     try (RestAdapter server = new RestAdapter("dir", Map.of("root", dir.toString()),
         "127.0.0.1", 0)) {
       server.start();
@@ -63,6 +66,10 @@ public final class QueryViewBenchmark {
       spark.sparkContext().setLogLevel(System.getProperty("bench.log", "WARN"));
       run(spark, rows, rounds);
       spark.stop();
+    } finally {
+      if (own) {
+        io.lancerest.examples.Warehouses.delete(dir);
+      }
     }
   }
 

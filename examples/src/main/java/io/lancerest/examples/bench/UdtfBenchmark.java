@@ -103,10 +103,14 @@ public final class UdtfBenchmark {
     Path dir = Files.createTempDirectory("udtf-bench");
     System.out.printf("UDTF benchmark: %d partitions x %d rows, %d sin() per row, %d rounds "
         + "(medians), data in %s%n", KEYS, rowsPerKey, iterations, rounds, dir);
-    Map<String, Long> one = spawn("local[1]", dir.resolve("one"), rowsPerKey, iterations,
-        rounds);
-    Map<String, Long> two = spawn("local[2]", dir.resolve("two"), rowsPerKey, iterations,
-        rounds);
+    Map<String, Long> one;
+    Map<String, Long> two;
+    try {
+      one = spawn("local[1]", dir.resolve("one"), rowsPerKey, iterations, rounds);
+      two = spawn("local[2]", dir.resolve("two"), rowsPerKey, iterations, rounds);
+    } finally {
+      io.lancerest.examples.Warehouses.delete(dir);
+    }
     long u1 = one.get("udtf_ms");
     long u2 = two.get("udtf_ms");
     long g1 = one.get("groupby_ms");
