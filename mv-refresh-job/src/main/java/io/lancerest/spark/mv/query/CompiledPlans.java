@@ -8,6 +8,7 @@ import java.util.Map;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.FunctionIdentifier;
+import org.apache.spark.sql.catalyst.analysis.ExpressionWithUnresolvedIdentifier;
 import org.apache.spark.sql.catalyst.analysis.FunctionRegistry;
 import org.apache.spark.sql.catalyst.analysis.UnresolvedFunction;
 import org.apache.spark.sql.catalyst.expressions.Expression;
@@ -26,7 +27,8 @@ import scala.collection.JavaConverters;
  *
  * <p>A compiled definition is reused only when all of these are unchanged: the session, every
  * SQL conf set in it (ANSI mode, time zone, case sensitivity...), the definition, the view's
- * columns, the source table and its columns (with their metadata). It is kept only when the
+ * columns, the source table, its columns (with their metadata) and the source's lance-spark
+ * read options that change a plan. It is kept only when the
  * plan depends on nothing else:
  * <ul>
  *   <li>no user-defined function (a UDF can be registered again under the same name with
@@ -57,18 +59,40 @@ final class CompiledPlans {
 
   private CompiledPlans() {}
 
-  /** What a compiled definition depends on. */
+  /**
+   * The options of a lance-spark read that change its plan (what it pushes down, how it
+   * reads); the source's other storage options (credentials, endpoints) do not, and vended
+   * credentials change from one refresh to the next, so they are left out of the key.
+   */
+  private static final java.util.Set<String> PLANNING_OPTIONS = java.util.Set.of(
+      "pushdownfilters", "topn_push_down", "nearest", "batch_size", "block_size");
+
+  /**
+   * What a compiled definition depends on. Holds the session's SQL confs, which may include
+   * secrets (a catalog's token): never printed.
+   */
   record Key(String session, scala.collection.immutable.Map<String, String> confs,
-      String sourceUri, Map<String, String> sourceStorage, List<Field> sourceFields,
-      String definition, StructType target) {}
+      String sourceUri, Map<String, String> readOptions, List<Field> sourceFields,
+      String definition, StructType target) {
+    @Override
+    public String toString() {
+      return "CompiledPlans.Key[" + sourceUri + "]";
+    }
+  }
 
   /** A compiled definition and the (built-in) functions it calls. */
   record Entry(LocalRefreshWrite.Compiled compiled, List<FunctionIdentifier> functions) {}
 
   static Key key(SparkSession spark, QueryRefresh.Tables t, SourceQuery q, StructType target,
       List<Field> sourceFields) {
+    Map<String, String> planning = new java.util.TreeMap<>();
+    t.sourceStorageOptions().forEach((k, v) -> {
+      if (PLANNING_OPTIONS.contains(k.toLowerCase(java.util.Locale.ROOT))) {
+        planning.put(k.toLowerCase(java.util.Locale.ROOT), v);
+      }
+    });
     return new Key(spark.sessionUUID(), spark.sessionState().conf().getAllConfs(),
-        t.sourceUri(), t.sourceStorageOptions(), List.copyOf(sourceFields), q.toJson(), target);
+        t.sourceUri(), planning, List.copyOf(sourceFields), q.toJson(), target);
   }
 
   /**
@@ -90,7 +114,12 @@ final class CompiledPlans {
    */
   static Entry entry(SparkSession spark, SourceQuery q, LogicalPlan analyzed,
       LocalRefreshWrite.Compiled c) {
-    List<FunctionIdentifier> functions = cacheableFunctions(spark, q, analyzed);
+    List<FunctionIdentifier> functions;
+    try {
+      functions = cacheableFunctions(spark, q, analyzed);
+    } catch (RuntimeException e) {
+      return null; // not kept; the refresh itself is not affected
+    }
     return functions == null ? null : new Entry(c, functions);
   }
 
@@ -134,6 +163,11 @@ final class CompiledPlans {
       try {
         parsed = spark.sessionState().sqlParser().parseExpression(text);
       } catch (ParseException e) {
+        return null;
+      }
+      if (parsed.exists(x -> x instanceof ExpressionWithUnresolvedIdentifier)) {
+        // IDENTIFIER('f')(...): a function named by a string, which the analyser looks up
+        // like any other; its name is not known here, so it could not be checked on reuse
         return null;
       }
       List<Expression> found = JavaConverters.seqAsJavaList(parsed.collect(

@@ -91,6 +91,8 @@ final class LocalRefreshWrite {
 
   /** Tests: {@code "local"} or {@code "spark"}, the path the last write phase took. */
   static volatile String lastPath;
+  /** Tests: whether the last driver-path attempt built the Spark plan of the definition. */
+  static volatile boolean lastPlanBuilt;
 
   private LocalRefreshWrite() {}
 
@@ -138,11 +140,16 @@ final class LocalRefreshWrite {
     CompiledPlans.Key key = CompiledPlans.key(spark, t, q, target, sourceFields);
     CompiledPlans.Entry entry = CompiledPlans.take(spark, key);
     boolean reused = entry != null;
+    lastPlanBuilt = false;
     Compiled c;
     if (entry != null) {
       c = entry.compiled();
     } else {
+      lastPlanBuilt = true;
       Dataset<Row> projected = sparkProjected.get();
+      // Planning may have set confs (lance-spark's path catalog, on the first read of the
+      // session): keep the plan under the key the next refresh will look for.
+      key = CompiledPlans.key(spark, t, q, target, sourceFields);
       try {
         c = Compiled.of(projected.queryExecution().optimizedPlan());
         if (c.why == null) {

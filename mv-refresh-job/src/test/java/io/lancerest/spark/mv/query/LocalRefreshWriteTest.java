@@ -3,6 +3,7 @@ package io.lancerest.spark.mv.query;
 import static io.lancerest.spark.mv.query.QueryViewTables.location;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -431,12 +432,17 @@ class LocalRefreshWriteTest {
   void theNextRefreshReusesTheCompiledDefinitionAndStaysExact() {
     String ns = f.namespace("reuse");
     String[] t = builtinView(ns, "score * 2 AS s2");
+    // as in a new session: the first plan sets lance-spark's path catalog conf, and is kept
+    // under the confs it leaves, those the next refresh sees
+    f.spark.conf().unset("spark.sql.catalog." + io.lancerest.spark.mv.LanceReads.PATH_CATALOG);
     insert(t[0], 60, 30);
     refresh(ns, "local");
+    assertTrue(LocalRefreshWrite.lastPlanBuilt);
     f.sql("UPDATE " + t[0] + " SET score = score + 1 WHERE id < 10");
     insert(t[0], 90, 30);
     refresh(ns, "local");
     assertTrue(CompiledPlans.lastHit, "the second refresh reuses the first one's plan");
+    assertFalse(LocalRefreshWrite.lastPlanBuilt, "and builds no Spark plan");
     f.sql("DELETE FROM " + t[0] + " WHERE id >= 100");
     insert(t[0], 120, 30);
     refresh(ns, "local");
@@ -513,6 +519,26 @@ class LocalRefreshWriteTest {
     assertNull(keptFunctions("current_user()", null));
     assertEquals(List.of(), names(keptFunctions("CAST(id AS STRING)", "id % 2 = 0")),
         "no function at all");
+    assertNull(keptFunctions("IDENTIFIER('soundex')(CAST(id AS STRING))", null),
+        "a function named by a string cannot be checked again");
+  }
+
+  @Test
+  void theKeyHoldsTheReadOptionsThatChangeAPlanButNoCredentials() {
+    SourceQuery q = SourceQuery.of(List.of("ns", "src"), null,
+        List.of(new SourceQuery.OutputColumn("c", "id")), null, null);
+    CompiledPlans.Key a = key(q, Map.of("aws_secret_access_key", "s3cr3t-1",
+        "expires_at_millis", "1"));
+    CompiledPlans.Key b = key(q, Map.of("aws_secret_access_key", "s3cr3t-2",
+        "expires_at_millis", "2"));
+    assertEquals(a, b, "vended credentials change every refresh; the plan does not");
+    assertNotEquals(a, key(q, Map.of("pushDownFilters", "false")), "what lance-spark pushes");
+    assertFalse(a.toString().contains("s3cr3t"), a.toString());
+  }
+
+  private static CompiledPlans.Key key(SourceQuery q, Map<String, String> storage) {
+    return CompiledPlans.key(f.spark, new QueryRefresh.Tables("lance.ns.v", "file:///v", Map.of(),
+        "file:///src", storage), q, new org.apache.spark.sql.types.StructType(), List.of());
   }
 
   /** {@link CompiledPlans#cacheableFunctions} for a definition over {@code range(3)}. */
