@@ -26,7 +26,7 @@ import org.lance.spark.extensions.LanceSparkSessionExtensions;
  * Rounds alternate which of (CTAS, full refresh) goes first; the median of each is reported.
  * (b) runs one uncounted warm-up round, then {@code rounds} rounds, and reports the median; it
  * then compares the view with the SELECT row by row.
- * Arguments, all optional: {@code rows=5000000 rounds=3 warehouse=DIR} (without {@code
+ * Arguments, all optional: {@code rows=5000000 rounds=5 warehouse=DIR} (without {@code
  * warehouse}, a temporary directory, removed at the end).
  */
 public final class QueryViewBenchmark {
@@ -46,7 +46,7 @@ public final class QueryViewBenchmark {
       args.put(a.substring(0, eq), a.substring(eq + 1));
     }
     long rows = Long.parseLong(args.getOrDefault("rows", "5000000"));
-    int rounds = Integer.parseInt(args.getOrDefault("rounds", "3"));
+    int rounds = Integer.parseInt(args.getOrDefault("rounds", "5"));
     // A directory of its own is removed at the end (the run writes gigabytes); one given with
     // warehouse= is left as it is.
     boolean own = !args.containsKey("warehouse");
