@@ -14,6 +14,7 @@ import org.apache.spark.sql.connector.read.ScanBuilder;
 import org.apache.spark.sql.connector.write.LogicalWriteInfo;
 import org.apache.spark.sql.connector.write.RowLevelOperationBuilder;
 import org.apache.spark.sql.connector.write.RowLevelOperationInfo;
+import org.apache.spark.sql.connector.write.SupportsDelta;
 import org.apache.spark.sql.connector.write.WriteBuilder;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.StructField;
@@ -31,7 +32,8 @@ import org.lance.spark.read.LanceScanBuilder;
  *
  * <p>Everything else (scans, writes, DELETE / UPDATE / MERGE) is lance-spark's, built from the
  * very same read options, storage options and namespace connection as the connector's table;
- * scans only learn to report a manifest-answered {@code COUNT(*)} as complete
+ * scans (also those of DELETE / UPDATE / MERGE) only learn to report a manifest-answered
+ * {@code COUNT(*)} as complete and to leave filters lance-spark cannot write for Lance to Spark
  * ({@link CompleteCountScanBuilder}), and read options can ask for another version
  * ({@link TimeTravelOptions}).
  */
@@ -125,7 +127,8 @@ final class CatalogTable extends LancePositionDeltaDataset {
       throw MaterializedViewLayout.writeRefused(name,
           info.command().name().toLowerCase(Locale.ROOT) + " rows of");
     }
-    return super.newRowLevelOperationBuilder(info);
+    RowLevelOperationBuilder lance = super.newRowLevelOperationBuilder(info);
+    return () -> new FaithfulDeltaOperation((SupportsDelta) lance.build());
   }
 
   @Override

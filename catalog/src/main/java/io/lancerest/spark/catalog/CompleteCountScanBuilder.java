@@ -1,5 +1,6 @@
 package io.lancerest.spark.catalog;
 
+import io.lancerest.spark.connector.FaithfulFilters;
 import org.apache.spark.sql.connector.expressions.SortOrder;
 import org.apache.spark.sql.connector.expressions.aggregate.Aggregation;
 import org.apache.spark.sql.connector.expressions.aggregate.CountStar;
@@ -17,7 +18,9 @@ import org.lance.spark.read.LanceScanBuilder;
 
 /**
  * lance-spark's scan builder, plus one thing it leaves out: telling Spark that a pushed
- * {@code COUNT(*)} answered from the dataset's manifest is the <i>complete</i> result.
+ * {@code COUNT(*)} answered from the dataset's manifest is the <i>complete</i> result; and
+ * minus one it gets wrong: filters lance-spark cannot write as a Lance filter (a string with a
+ * quote, ...) are not pushed down but left to Spark ({@link FaithfulFilters}).
  *
  * <p>lance-spark answers {@code SELECT count(*)} without filters from the manifest (a
  * {@link LocalScan} of one row), but reports the push-down as partial, so Spark still plans a
@@ -30,13 +33,14 @@ import org.lance.spark.read.LanceScanBuilder;
  * to translate the aggregate) and again after building the scan (to decide the plan); only the
  * second answer shapes the plan, and it is based on the scan actually built.
  */
-final class CompleteCountScanBuilder implements SupportsPushDownRequiredColumns,
+public final class CompleteCountScanBuilder implements SupportsPushDownRequiredColumns,
     SupportsPushDownFilters, SupportsPushDownLimit, SupportsPushDownOffset, SupportsPushDownTopN,
     SupportsPushDownAggregates {
   private final LanceScanBuilder delegate;
   private Scan built;
 
-  CompleteCountScanBuilder(LanceScanBuilder delegate) {
+  /** Wraps {@code delegate}; also used by the view engine's reads of lance-spark's tables. */
+  public CompleteCountScanBuilder(LanceScanBuilder delegate) {
     this.delegate = delegate;
   }
 
@@ -70,7 +74,7 @@ final class CompleteCountScanBuilder implements SupportsPushDownRequiredColumns,
 
   @Override
   public Filter[] pushFilters(Filter[] filters) {
-    return delegate.pushFilters(filters);
+    return FaithfulFilters.push(delegate, filters);
   }
 
   @Override

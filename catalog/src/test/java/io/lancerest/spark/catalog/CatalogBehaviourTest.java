@@ -144,6 +144,78 @@ class CatalogBehaviourTest {
     assertEquals(3, sql("SELECT * FROM peer." + ns + ".p").size());
   }
 
+  // ---------------------------------------------------------------- filters lance-spark mis-writes
+
+  /** ids of {@code t} WHERE {@code where}, sorted. */
+  private List<Long> ids(String t, String where) {
+    return sql("SELECT id FROM " + t + " WHERE " + where + " ORDER BY id").stream()
+        .map(r -> r.getLong(0)).toList();
+  }
+
+  private boolean filteredBySpark(String t, String where) {
+    return spark.sql("SELECT id FROM " + t + " WHERE " + where).queryExecution().executedPlan()
+        .toString().contains("Filter ");
+  }
+
+  @Test
+  void aStringWithAQuoteIsFilteredBySparkWithSparksRows() {
+    // lance-spark 0.4.0 writes the string into Lance's filter unescaped: `name = 'O\'Brien'`
+    // failed ("Unterminated string literal"), and `zz' OR 'a'='a` matched every row.
+    String t = newTable("lance");
+    sql("INSERT INTO " + t + " VALUES (3, 'O\\'Brien'), (4, 'zz'), (5, 'it\\'s'), "
+        + "(6, 'a\\\\')");
+    assertEquals(List.of(3L), ids(t, "name = 'O\\'Brien'"));
+    assertEquals(List.of(3L, 5L), ids(t, "name IN ('O\\'Brien', 'it\\'s')"));
+    assertEquals(List.of(1L, 2L, 4L, 5L, 6L), ids(t, "name <> 'O\\'Brien'"));
+    assertEquals(List.of(1L, 2L, 4L, 5L, 6L), ids(t, "NOT (name = 'O\\'Brien')"));
+    assertEquals(List.of(3L, 4L), ids(t, "name = 'zz' OR name = 'O\\'Brien'"));
+    assertEquals(List.of(), ids(t, "name = 'zz\\' OR \\'a\\'=\\'a'"));
+    assertEquals(List.of(1L, 2L, 3L, 4L, 5L, 6L), ids(t, "name <> 'zz\\' OR \\'a\\'=\\'b'"));
+    assertEquals(1L, sql("SELECT count(*) FROM " + t + " WHERE name = 'O\\'Brien'").get(0)
+        .getLong(0));
+    assertTrue(filteredBySpark(t, "name = 'O\\'Brien'"));
+    // a backslash needs no escape in Lance's SQL: still pushed down, and right
+    assertEquals(List.of(6L), ids(t, "name = 'a\\\\'"));
+    assertFalse(filteredBySpark(t, "name = 'a\\\\'"));
+    assertFalse(filteredBySpark(t, "name = 'zz'"), "a filter without a quote is pushed down");
+  }
+
+  @Test
+  void valuesLanceSparkWritesAsOtherLanceValuesAreFilteredBySpark() {
+    String ns = "lance." + SharedSpark.unique("vals");
+    sql("CREATE NAMESPACE " + ns);
+    String t = ns + ".t";
+    sql("CREATE TABLE " + t + " (id BIGINT, name STRING, x DOUBLE, d DATE, ts TIMESTAMP)");
+    sql("INSERT INTO " + t + " VALUES (1, 'a', CAST('NaN' AS DOUBLE), DATE'2024-01-01', "
+        + "TIMESTAMP'2024-01-01 00:00:00'), (2, 'b', 1.5, DATE'2024-01-02', "
+        + "TIMESTAMP'2024-01-01 01:00:00')");
+    // NaN reached Lance as a column name; a NULL in IN failed lance-spark's planning
+    assertEquals(List.of(1L), ids(t, "x = CAST('NaN' AS DOUBLE)"));
+    assertEquals(List.of(2L), ids(t, "name IN ('b', NULL)"));
+    // java.time values reached Lance unquoted (`d == 2024-01-02`)
+    spark.conf().set("spark.sql.datetime.java8API.enabled", "true");
+    try {
+      assertEquals(List.of(2L), ids(t, "d = DATE'2024-01-02'"));
+      assertEquals(List.of(2L), ids(t, "ts = TIMESTAMP'2024-01-01 01:00:00'"));
+    } finally {
+      spark.conf().unset("spark.sql.datetime.java8API.enabled");
+    }
+    assertFalse(filteredBySpark(t, "d = DATE'2024-01-02'"), "java.sql dates are pushed down");
+  }
+
+  @Test
+  void deleteAndUpdateWithAQuoteInTheConditionTouchOnlyTheirRows() {
+    // DELETE ... WHERE name = 'zz\' OR \'a\'=\'a' deleted every row of the table
+    String t = newTable("lance");
+    sql("INSERT INTO " + t + " VALUES (3, 'O\\'Brien'), (4, 'zz')");
+    sql("DELETE FROM " + t + " WHERE name = 'zz\\' OR \\'a\\'=\\'a'");
+    assertEquals(List.of(1L, 2L, 3L, 4L), ids(t, "true"));
+    sql("UPDATE " + t + " SET id = id + 10 WHERE name = 'O\\'Brien'");
+    sql("DELETE FROM " + t + " WHERE name IN ('zz', 'it\\'s')");
+    assertEquals("[[1,a], [2,b], [13,O'Brien]]",
+        sql("SELECT * FROM " + t + " ORDER BY id").toString());
+  }
+
   // ---------------------------------------------------------------- secrets
 
   @Test

@@ -1,8 +1,23 @@
 package io.lancerest.spark.mv;
 
+import io.lancerest.spark.catalog.CompleteCountScanBuilder;
 import java.util.Map;
+import java.util.Set;
 import org.apache.spark.sql.DataFrameReader;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
+import org.apache.spark.sql.connector.catalog.MetadataColumn;
+import org.apache.spark.sql.connector.catalog.SupportsMetadataColumns;
+import org.apache.spark.sql.connector.catalog.SupportsRead;
+import org.apache.spark.sql.connector.catalog.TableCapability;
+import org.apache.spark.sql.connector.expressions.Transform;
+import org.apache.spark.sql.connector.read.ScanBuilder;
+import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.util.CaseInsensitiveStringMap;
+import org.lance.spark.read.LanceScanBuilder;
 
 /**
  * Reading a Lance dataset by path through lance-spark, whatever the user's catalogs are called.
@@ -32,5 +47,69 @@ public final class LanceReads {
       r = r.option("version", String.valueOf(version));
     }
     return r;
+  }
+
+  /**
+   * The dataset at {@code location} ({@code version} {@code null}: latest), read through
+   * lance-spark the way the catalog's tables are: filters lance-spark cannot write as a Lance
+   * filter (a string with a quote, ...) are evaluated by Spark instead of pushed down
+   * ({@link CompleteCountScanBuilder}); everything else is lance-spark's own scan.
+   */
+  public static Dataset<Row> load(SparkSession spark, String location,
+      Map<String, String> storageOptions, Long version) {
+    Dataset<Row> read = reader(spark, storageOptions, version).load(location);
+    LogicalPlan plan = read.logicalPlan();
+    if (!(plan instanceof DataSourceV2Relation rel) || !(rel.table() instanceof SupportsRead t)) {
+      throw new IllegalStateException("lance-spark read " + location + " as a "
+          + plan.nodeName() + ", not a table scan");
+    }
+    return Dataset.ofRows(spark, new DataSourceV2Relation(new FaithfulTable(t), rel.output(),
+        rel.catalog(), rel.identifier(), rel.options()));
+  }
+
+  /** lance-spark's table, read only, with its scans built by {@link CompleteCountScanBuilder}. */
+  private static final class FaithfulTable implements SupportsRead, SupportsMetadataColumns {
+    private final SupportsRead lance;
+
+    FaithfulTable(SupportsRead lance) {
+      this.lance = lance;
+    }
+
+    @Override
+    public ScanBuilder newScanBuilder(CaseInsensitiveStringMap options) {
+      return new CompleteCountScanBuilder((LanceScanBuilder) lance.newScanBuilder(options));
+    }
+
+    @Override
+    public String name() {
+      return lance.name();
+    }
+
+    @Override
+    @SuppressWarnings("deprecation")
+    public StructType schema() {
+      return lance.schema();
+    }
+
+    @Override
+    public Transform[] partitioning() {
+      return lance.partitioning();
+    }
+
+    @Override
+    public Map<String, String> properties() {
+      return lance.properties();
+    }
+
+    @Override
+    public Set<TableCapability> capabilities() {
+      return Set.of(TableCapability.BATCH_READ);
+    }
+
+    @Override
+    public MetadataColumn[] metadataColumns() {
+      return lance instanceof SupportsMetadataColumns m ? m.metadataColumns()
+          : new MetadataColumn[0];
+    }
   }
 }

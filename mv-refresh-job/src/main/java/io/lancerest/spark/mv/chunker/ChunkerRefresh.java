@@ -152,8 +152,8 @@ public final class ChunkerRefresh {
 
   static Dataset<Row> read(SparkSession spark, Tables t, Long version) {
     // Bound to lance-spark's path catalog: a session catalog named "lance" would capture it.
-    return io.lancerest.spark.mv.LanceReads.reader(spark, t.sourceStorageOptions(), version)
-        .load(t.sourceUri());
+    return io.lancerest.spark.mv.LanceReads.load(spark, t.sourceUri(),
+        t.sourceStorageOptions(), version);
   }
 
   /** {@code [__source_row_id, projected...]} of the filtered source. */

@@ -1,5 +1,6 @@
 package io.lancerest.spark.mv.fragments;
 
+import io.lancerest.spark.connector.FaithfulFilters;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -127,7 +128,10 @@ public final class FragmentScopedRead {
     }
   }
 
-  /** Column pruning and filter push-down as lance-spark does them; nothing else is pushed. */
+  /**
+   * Column pruning and filter push-down as lance-spark does them, less the filters it cannot
+   * write for Lance ({@link FaithfulFilters}); nothing else is pushed.
+   */
   private static final class ScopedScanBuilder implements SupportsPushDownRequiredColumns,
       SupportsPushDownFilters {
     private final ScanBuilder inner;
@@ -147,7 +151,10 @@ public final class FragmentScopedRead {
 
     @Override
     public Filter[] pushFilters(Filter[] filters) {
-      return inner instanceof SupportsPushDownFilters p ? p.pushFilters(filters) : filters;
+      // lance-spark writes some filters wrongly for Lance (a string with a quote, ...): those
+      // stay with Spark, so they are not in `pushed` and `where` either.
+      return inner instanceof SupportsPushDownFilters p ? FaithfulFilters.push(p, filters)
+          : filters;
     }
 
     @Override

@@ -26,7 +26,7 @@ public final class QueryLayout {
   /** The source table at {@code version} ({@code null}: latest), read by path through lance-spark. */
   public static Dataset<Row> readSource(SparkSession spark, String location,
       Map<String, String> storageOptions, Long version) {
-    return io.lancerest.spark.mv.LanceReads.reader(spark, storageOptions, version).load(location);
+    return io.lancerest.spark.mv.LanceReads.load(spark, location, storageOptions, version);
   }
 
   /** The filtered source. */

@@ -42,7 +42,7 @@ public record UdtfSource(String location, Map<String, String> storageOptions, lo
       long version) {
     Map<String, String> options = storageOptions == null ? Map.of() : Map.copyOf(storageOptions);
     return new UdtfSource(location, options, version, (spark, withRowId) -> {
-      Dataset<Row> df = LanceReads.reader(spark, options, version).load(location);
+      Dataset<Row> df = LanceReads.load(spark, location, options, version);
       return withRowId ? df.select(df.col("*"), df.col("_rowid")) : df;
     });
   }

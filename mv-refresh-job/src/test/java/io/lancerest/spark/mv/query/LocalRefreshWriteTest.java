@@ -307,6 +307,51 @@ class LocalRefreshWriteTest {
   }
 
   @Test
+  void aQuoteInAStringLiteralIsFilteredBySparkOnBothPathsWithTheSelectsRows() {
+    // lance-spark writes a pushed string into Lance's filter without escaping its quotes:
+    // `name = 'O\'Brien'` failed to parse, and `'zz\' OR \'a\'=\'a'` matched every row.
+    // Such filters stay with Spark on the Spark path, so the driver must not hand them to
+    // Lance either.
+    String ns = f.namespace("quo");
+    String src = "lance." + ns + ".src";
+    f.sql("CREATE TABLE " + src + " (id BIGINT, name STRING)");
+    f.sql("INSERT INTO " + src + " VALUES (1, 'O\\'Brien'), (2, 'a'), (3, 'zz'), "
+        + "(4, 'it\\'s'), (5, 'a\\\\')");
+    Map<String, String> where = new java.util.LinkedHashMap<>();
+    where.put("veq", "name = 'O\\'Brien'");
+    where.put("vne", "name <> 'O\\'Brien' AND id > 1");
+    where.put("vin", "name IN ('O\\'Brien', 'it\\'s', 'a\\\\')");
+    where.put("vinj", "name = 'zz\\' OR \\'a\\'=\\'a' OR id = 2");
+    for (var e : where.entrySet()) {
+      f.sql("CREATE MATERIALIZED VIEW lance." + ns + "." + e.getKey() + " AS SELECT id, name "
+          + "FROM " + src + " WHERE " + e.getValue());
+    }
+    // after both rounds: 1 and 4 O'Brien, 6 and 8 it's, 5 a\, 3 and 7 zz, 2 a
+    Map<String, List<String>> ids = Map.of("veq", List.of("1", "4"),
+        "vne", List.of("2", "3", "5", "6", "7", "8"), "vin", List.of("1", "4", "5", "6", "8"),
+        "vinj", List.of("2"));
+    String[] rounds = {"(6, 'O\\'Brien'), (7, 'zz')", "(8, 'it\\'s')"};
+    for (int round = 0; round < 2; round++) {
+      f.spark.conf().set(LocalRefreshWrite.MAX_ROWS_CONF, round == 0 ? "1000" : "0");
+      f.sql("INSERT INTO " + src + " VALUES " + rounds[round]);
+      if (round == 1) {
+        f.sql("UPDATE " + src + " SET name = 'O\\'Brien' WHERE id = 4");
+        f.sql("UPDATE " + src + " SET name = 'it\\'s' WHERE id = 6");
+      }
+      for (var e : where.entrySet()) {
+        refresh(ns, e.getKey(), round == 0 ? "local" : "spark");
+        String select = "SELECT id, name FROM " + src + " WHERE " + e.getValue();
+        assertEquals(f.rows(select), f.rows("SELECT id, name FROM lance." + ns + "."
+            + e.getKey()), e.getValue());
+      }
+    }
+    for (var e : ids.entrySet()) {
+      assertEquals(e.getValue(), f.rows("SELECT id FROM lance." + ns + "." + e.getKey()),
+          where.get(e.getKey()));
+    }
+  }
+
+  @Test
   void theSparkPathRunsWhenTurnedOffOrTheChangeIsTooLargeAndStaysExact() {
     String ns = f.namespace("thr");
     String[] t = viewOver(ns, 100);

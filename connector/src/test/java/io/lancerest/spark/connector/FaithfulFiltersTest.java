@@ -1,0 +1,91 @@
+package io.lancerest.spark.connector;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.math.BigDecimal;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.spark.sql.connector.read.Scan;
+import org.apache.spark.sql.connector.read.SupportsPushDownFilters;
+import org.apache.spark.sql.sources.And;
+import org.apache.spark.sql.sources.EqualTo;
+import org.apache.spark.sql.sources.Filter;
+import org.apache.spark.sql.sources.GreaterThan;
+import org.apache.spark.sql.sources.In;
+import org.apache.spark.sql.sources.IsNotNull;
+import org.apache.spark.sql.sources.Not;
+import org.apache.spark.sql.sources.Or;
+import org.apache.spark.sql.sources.StringStartsWith;
+import org.junit.jupiter.api.Test;
+
+class FaithfulFiltersTest {
+  @Test
+  void aQuoteAnywhereInAFilterKeepsItFromLance() {
+    Filter quote = new EqualTo("name", "O'Brien");
+    assertFalse(FaithfulFilters.faithful(quote));
+    assertFalse(FaithfulFilters.faithful(new In("name", new Object[] {"a", "it's"})));
+    assertFalse(FaithfulFilters.faithful(new Not(quote)));
+    assertFalse(FaithfulFilters.faithful(new Or(new EqualTo("name", "a"), quote)));
+    assertFalse(FaithfulFilters.faithful(new And(new IsNotNull("name"), quote)));
+    assertFalse(FaithfulFilters.faithful(new StringStartsWith("name", "O'")));
+    assertTrue(FaithfulFilters.faithful(new EqualTo("name", "a\\b")));
+    assertTrue(FaithfulFilters.faithful(new In("name", new Object[] {"a", "b"})));
+  }
+
+  @Test
+  void valuesLanceSparkWritesAsAnotherLanceValueAreKeptFromLance() {
+    assertFalse(FaithfulFilters.faithful(new EqualTo("x", Double.NaN)));
+    assertFalse(FaithfulFilters.faithful(new GreaterThan("x", Float.NEGATIVE_INFINITY)));
+    assertFalse(FaithfulFilters.faithful(new In("x", new Object[] {1, null})));
+    assertFalse(FaithfulFilters.faithful(new EqualTo("d", LocalDate.of(2024, 1, 2))));
+    assertFalse(FaithfulFilters.faithful(new EqualTo("t", Instant.EPOCH)));
+    assertFalse(FaithfulFilters.faithful(new EqualTo("b", new byte[] {1})));
+    for (Object v : new Object[] {1, 2L, (short) 3, (byte) 4, true, 1.5, 2.5f,
+        new BigDecimal("1.25"), java.sql.Date.valueOf("2024-01-02"),
+        java.sql.Timestamp.valueOf("2024-01-02 03:04:05")}) {
+      assertTrue(FaithfulFilters.faithful(new EqualTo("c", v)), v.getClass().getName());
+    }
+  }
+
+  @Test
+  void onlyFaithfulFiltersReachTheScanAndTheRestAreLeftToSpark() {
+    Filter quote = new EqualTo("name", "O'Brien");
+    Filter nan = new EqualTo("x", Double.NaN);
+    Filter ok = new GreaterThan("id", 1L);
+    Filter declined = new StringStartsWith("name", "a");
+    Recording scan = new Recording(declined);
+    Filter[] post = FaithfulFilters.push(scan, new Filter[] {quote, ok, nan, declined});
+    assertArrayEquals(new Filter[] {ok, declined}, scan.offered.toArray());
+    assertArrayEquals(new Filter[] {declined, quote, nan}, post);
+  }
+
+  /** Accepts every filter but {@code declined}, recording what it was offered. */
+  private static final class Recording implements SupportsPushDownFilters {
+    final List<Filter> offered = new ArrayList<>();
+    private final Filter declined;
+
+    Recording(Filter declined) {
+      this.declined = declined;
+    }
+
+    @Override
+    public Filter[] pushFilters(Filter[] filters) {
+      offered.addAll(List.of(filters));
+      return offered.contains(declined) ? new Filter[] {declined} : new Filter[0];
+    }
+
+    @Override
+    public Filter[] pushedFilters() {
+      return offered.stream().filter(f -> !f.equals(declined)).toArray(Filter[]::new);
+    }
+
+    @Override
+    public Scan build() {
+      throw new UnsupportedOperationException();
+    }
+  }
+}
