@@ -152,6 +152,14 @@ class CatalogBehaviourTest {
         .map(r -> r.getLong(0)).toList();
   }
 
+  /** A new table {@code lance.<unique ns>.t} with {@code columns} ("(id BIGINT, ...)"). */
+  private String emptyTable(String prefix, String columns) {
+    String ns = "lance." + SharedSpark.unique(prefix);
+    sql("CREATE NAMESPACE " + ns);
+    sql("CREATE TABLE " + ns + ".t " + columns);
+    return ns + ".t";
+  }
+
   private boolean filteredBySpark(String t, String where) {
     return spark.sql("SELECT id FROM " + t + " WHERE " + where).queryExecution().executedPlan()
         .toString().contains("Filter ");
@@ -182,10 +190,7 @@ class CatalogBehaviourTest {
 
   @Test
   void valuesLanceSparkWritesAsOtherLanceValuesAreFilteredBySpark() {
-    String ns = "lance." + SharedSpark.unique("vals");
-    sql("CREATE NAMESPACE " + ns);
-    String t = ns + ".t";
-    sql("CREATE TABLE " + t + " (id BIGINT, name STRING, x DOUBLE, d DATE, ts TIMESTAMP)");
+    String t = emptyTable("vals", "(id BIGINT, name STRING, x DOUBLE, d DATE, ts TIMESTAMP)");
     sql("INSERT INTO " + t + " VALUES (1, 'a', CAST('NaN' AS DOUBLE), DATE'2024-01-01', "
         + "TIMESTAMP'2024-01-01 00:00:00'), (2, 'b', 1.5, DATE'2024-01-02', "
         + "TIMESTAMP'2024-01-01 01:00:00')");
@@ -201,6 +206,27 @@ class CatalogBehaviourTest {
       spark.conf().unset("spark.sql.datetime.java8API.enabled");
     }
     assertFalse(filteredBySpark(t, "d = DATE'2024-01-02'"), "java.sql dates are pushed down");
+  }
+
+  @Test
+  void timestampsAreFilteredBySparkWhenTheJvmIsNotAtUtc() {
+    // lance-spark writes a timestamp as the JVM's wall-clock time and Lance reads it as UTC:
+    // in America/Los_Angeles, `ts = TIMESTAMP'2024-01-01 01:00:00'` matched no row
+    String t = emptyTable("tz", "(id BIGINT, ts TIMESTAMP)");
+    java.util.TimeZone jvm = java.util.TimeZone.getDefault();
+    String session = spark.conf().get("spark.sql.session.timeZone");
+    try {
+      java.util.TimeZone.setDefault(java.util.TimeZone.getTimeZone("America/Los_Angeles"));
+      spark.conf().set("spark.sql.session.timeZone", "America/Los_Angeles");
+      sql("INSERT INTO " + t + " VALUES (1, TIMESTAMP'2024-01-01 00:00:00'), "
+          + "(2, TIMESTAMP'2024-01-01 01:00:00'), (3, TIMESTAMP'2024-01-01 09:00:00')");
+      assertEquals(List.of(2L), ids(t, "ts = TIMESTAMP'2024-01-01 01:00:00'"));
+      assertEquals(List.of(2L, 3L), ids(t, "ts > TIMESTAMP'2024-01-01 00:30:00'"));
+      assertTrue(filteredBySpark(t, "ts > TIMESTAMP'2024-01-01 00:30:00'"));
+    } finally {
+      java.util.TimeZone.setDefault(jvm);
+      spark.conf().set("spark.sql.session.timeZone", session);
+    }
   }
 
   @Test

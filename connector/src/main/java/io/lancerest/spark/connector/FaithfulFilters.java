@@ -4,6 +4,7 @@ import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.TimeZone;
 import org.apache.spark.sql.connector.read.SupportsPushDownFilters;
 import org.apache.spark.sql.sources.And;
 import org.apache.spark.sql.sources.EqualNullSafe;
@@ -33,8 +34,9 @@ import org.apache.spark.sql.sources.StringStartsWith;
  * whole table). Values written with {@code toString()} that Lance reads as something else fail
  * too: {@code NaN} and {@code Infinity} (read as column names), {@code java.time} dates and
  * instants (with {@code spark.sql.datetime.java8API.enabled}: {@code 2024-01-02} is arithmetic),
- * a {@code null} in an {@code IN} list (lance-spark fails while planning). A backslash needs no
- * escape: Lance's SQL does not treat it specially (measured).
+ * a {@code null} in an {@code IN} list (lance-spark fails while planning), and timestamps when the
+ * JVM's default time zone is not UTC. A backslash needs no escape: Lance's SQL does not treat
+ * it specially (measured).
  *
  * <p>Declining such a filter costs only the push-down of that one filter; the result is Spark's.
  */
@@ -82,10 +84,14 @@ public final class FaithfulFilters {
       return Double.isFinite(d);
     } else if (v instanceof Float x) {
       return Float.isFinite(x);
+    } else if (v instanceof java.sql.Timestamp ts) {
+      // written as its wall-clock time in this JVM's default time zone, which Lance reads as
+      // UTC: the same instant only where that zone is at UTC (measured: with the JVM in
+      // America/Los_Angeles, `ts = TIMESTAMP'...'` matched no row)
+      return TimeZone.getDefault().getOffset(ts.getTime()) == 0;
     }
     return v instanceof Integer || v instanceof Long || v instanceof Short || v instanceof Byte
-        || v instanceof Boolean || v instanceof BigDecimal || v instanceof java.sql.Date
-        || v instanceof java.sql.Timestamp;
+        || v instanceof Boolean || v instanceof BigDecimal || v instanceof java.sql.Date;
   }
 
   /**

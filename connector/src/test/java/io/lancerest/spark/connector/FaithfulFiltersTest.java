@@ -9,6 +9,7 @@ import java.time.Instant;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.TimeZone;
 import org.apache.spark.sql.connector.read.Scan;
 import org.apache.spark.sql.connector.read.SupportsPushDownFilters;
 import org.apache.spark.sql.sources.And;
@@ -45,9 +46,27 @@ class FaithfulFiltersTest {
     assertFalse(FaithfulFilters.faithful(new EqualTo("t", Instant.EPOCH)));
     assertFalse(FaithfulFilters.faithful(new EqualTo("b", new byte[] {1})));
     for (Object v : new Object[] {1, 2L, (short) 3, (byte) 4, true, 1.5, 2.5f,
-        new BigDecimal("1.25"), java.sql.Date.valueOf("2024-01-02"),
-        java.sql.Timestamp.valueOf("2024-01-02 03:04:05")}) {
+        new BigDecimal("1.25"), java.sql.Date.valueOf("2024-01-02")}) {
       assertTrue(FaithfulFilters.faithful(new EqualTo("c", v)), v.getClass().getName());
+    }
+  }
+
+  @Test
+  void aTimestampReachesLanceOnlyWhenTheJvmIsAtUtc() {
+    // lance-spark writes the JVM's local wall-clock time, Lance reads it as UTC
+    TimeZone before = TimeZone.getDefault();
+    Filter ts = new EqualTo("ts", new java.sql.Timestamp(1_704_070_800_000L));
+    try {
+      TimeZone.setDefault(TimeZone.getTimeZone("UTC"));
+      assertTrue(FaithfulFilters.faithful(ts));
+      TimeZone.setDefault(TimeZone.getTimeZone("Europe/London")); // UTC in winter only
+      assertTrue(FaithfulFilters.faithful(ts));
+      assertFalse(FaithfulFilters.faithful(new EqualTo("ts", java.sql.Timestamp.valueOf(
+          "2024-07-01 12:00:00"))));
+      TimeZone.setDefault(TimeZone.getTimeZone("America/Los_Angeles"));
+      assertFalse(FaithfulFilters.faithful(ts));
+    } finally {
+      TimeZone.setDefault(before);
     }
   }
 
