@@ -35,7 +35,7 @@ import org.apache.spark.sql.sources.StringStartsWith;
  * too: {@code NaN} and {@code Infinity} (read as column names), {@code java.time} dates and
  * instants (with {@code spark.sql.datetime.java8API.enabled}: {@code 2024-01-02} is arithmetic),
  * a {@code null} in an {@code IN} list (lance-spark fails while planning), and timestamps when the
- * JVM's default time zone is not UTC. A backslash needs no escape: Lance's SQL does not treat
+ * JVM's default time zone is not at UTC. A backslash needs no escape: Lance's SQL does not treat
  * it specially (measured).
  *
  * <p>Declining such a filter costs only the push-down of that one filter; the result is Spark's.
@@ -43,8 +43,10 @@ import org.apache.spark.sql.sources.StringStartsWith;
 public final class FaithfulFilters {
   private FaithfulFilters() {}
 
-  /** Whether lance-spark compiles {@code f} (and every filter inside it) to a Lance filter
-   * that means the same; {@code true} also for kinds lance-spark declines itself. */
+  /**
+   * Whether lance-spark compiles {@code f} (and every filter inside it) to a Lance filter that
+   * means the same; {@code true} also for kinds lance-spark declines itself.
+   */
   public static boolean faithful(Filter f) {
     if (f instanceof And a) {
       return faithful(a.left()) && faithful(a.right());
