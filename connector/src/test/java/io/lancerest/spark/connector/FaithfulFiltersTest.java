@@ -18,6 +18,7 @@ import org.apache.spark.sql.sources.Filter;
 import org.apache.spark.sql.sources.GreaterThan;
 import org.apache.spark.sql.sources.In;
 import org.apache.spark.sql.sources.IsNotNull;
+import org.apache.spark.sql.sources.LessThan;
 import org.apache.spark.sql.sources.Not;
 import org.apache.spark.sql.sources.Or;
 import org.apache.spark.sql.sources.StringStartsWith;
@@ -49,6 +50,51 @@ class FaithfulFiltersTest {
         new BigDecimal("1.25"), java.sql.Date.valueOf("2024-01-02")}) {
       assertTrue(FaithfulFilters.faithful(new EqualTo("c", v)), v.getClass().getName());
     }
+  }
+
+  @Test
+  void floatsThatLanceOrdersOtherwiseThanSparkAreKeptFromLance() {
+    // Lance: -0.0 < 0.0, and a NaN with its sign bit below every number; Spark: -0.0 = 0.0, and
+    // every NaN above every number
+    assertFalse(FaithfulFilters.faithful(new EqualTo("d", 0.0)));
+    assertFalse(FaithfulFilters.faithful(new EqualTo("d", -0.0)));
+    assertFalse(FaithfulFilters.faithful(new EqualTo("f", 0.0f)));
+    assertFalse(FaithfulFilters.faithful(new In("d", new Object[] {1.5, 0.0})));
+    assertFalse(FaithfulFilters.faithful(new GreaterThan("d", 1.0)));
+    assertFalse(FaithfulFilters.faithful(new LessThan("f", 1.0f)));
+    assertTrue(FaithfulFilters.faithful(new EqualTo("d", 1.5)));
+    assertTrue(FaithfulFilters.faithful(new In("f", new Object[] {1.5f, -2.0f})));
+    assertTrue(FaithfulFilters.faithful(new GreaterThan("n", 1)), "integers keep their order");
+  }
+
+  @Test
+  void datesOutsideTheYears1583To9999AndTheSmallestLongAreKeptFromLance() {
+    assertFalse(FaithfulFilters.faithful(new EqualTo("d", java.sql.Date.valueOf("1582-10-10"))));
+    assertFalse(FaithfulFilters.faithful(new GreaterThan("d",
+        java.sql.Date.valueOf(LocalDate.of(10000, 1, 1)))));
+    assertFalse(FaithfulFilters.faithful(new EqualTo("l", Long.MIN_VALUE)));
+    assertTrue(FaithfulFilters.faithful(new EqualTo("d", java.sql.Date.valueOf("1583-01-01"))));
+    assertTrue(FaithfulFilters.faithful(new EqualTo("d", java.sql.Date.valueOf("9999-12-31"))));
+    assertTrue(FaithfulFilters.faithful(new EqualTo("l", Long.MIN_VALUE + 1)));
+    if (TimeZone.getDefault().getOffset(0L) == 0) {
+      assertFalse(FaithfulFilters.faithful(new EqualTo("ts",
+          java.sql.Timestamp.valueOf("1582-10-10 00:00:00"))));
+    }
+  }
+
+  @Test
+  void aColumnNamedLikeALanceKeywordKeepsItsFiltersFromLance() {
+    // lance-spark writes the name without backticks: `null IS NULL` is true for every row
+    assertFalse(FaithfulFilters.faithful(new IsNotNull("null")));
+    assertFalse(FaithfulFilters.faithful(new EqualTo("NOT", 1)));
+    assertFalse(FaithfulFilters.faithful(new EqualTo("s.current_date", 1)), "a nested part too");
+    assertFalse(FaithfulFilters.faithful(new Or(new EqualTo("a", 1), new IsNotNull("true"))));
+    assertTrue(FaithfulFilters.faithful(new EqualTo("`null`.x", 1)),
+        "in backticks: read as a name");
+    assertTrue(FaithfulFilters.faithful(new EqualTo("`a``null`", 1)));
+    assertTrue(FaithfulFilters.faithful(new EqualTo("date", java.sql.Date.valueOf("2024-01-01"))),
+        "measured: read as the column");
+    assertTrue(FaithfulFilters.faithful(new IsNotNull("nullable")));
   }
 
   @Test
