@@ -1,5 +1,6 @@
 package io.lancerest.spark.catalog;
 
+import io.lancerest.spark.connector.Memoized;
 import java.util.Arrays;
 import java.util.Map;
 import java.util.Set;
@@ -42,7 +43,7 @@ final class MaterializedViewLayout {
    */
   static MaterializedViewLayout of(StructType schema,
       Supplier<Map<String, String>> schemaMetadata) {
-    Supplier<Boolean> view = memoize(() -> {
+    Supplier<Boolean> view = Memoized.of(() -> {
       Map<String, String> m = schemaMetadata.get();
       return m != null && m.containsKey(MARKER);
     });
@@ -66,25 +67,5 @@ final class MaterializedViewLayout {
         + name + ": a materialized view is written only by REFRESH MATERIALIZED VIEW, which "
         + "keeps it equal to its definition over the source table. Change the source table and "
         + "refresh the view, or drop the view (DROP MATERIALIZED VIEW)");
-  }
-
-  private static <T> Supplier<T> memoize(Supplier<T> s) {
-    return new Supplier<>() {
-      private volatile T value;
-
-      @Override
-      public T get() {
-        T v = value;
-        if (v == null) {
-          synchronized (this) {
-            if (value == null) {
-              value = s.get();
-            }
-            v = value;
-          }
-        }
-        return v;
-      }
-    };
   }
 }

@@ -61,18 +61,19 @@ public final class FaithfulFilters {
    * means the same; {@code true} also for kinds lance-spark declines itself.
    */
   public static boolean faithful(Filter f) {
-    for (String column : f.references()) {
-      if (!faithfulColumn(column)) {
-        return false;
-      }
-    }
     if (f instanceof And a) {
       return faithful(a.left()) && faithful(a.right());
     } else if (f instanceof Or o) {
       return faithful(o.left()) && faithful(o.right());
     } else if (f instanceof Not n) {
       return faithful(n.child());
-    } else if (f instanceof EqualTo e) {
+    }
+    for (String column : f.references()) {
+      if (!faithfulColumn(column)) {
+        return false;
+      }
+    }
+    if (f instanceof EqualTo e) {
       return faithfulValue(e.value());
     } else if (f instanceof EqualNullSafe e) {
       return faithfulValue(e.value());

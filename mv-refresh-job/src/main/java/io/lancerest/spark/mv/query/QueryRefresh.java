@@ -1,5 +1,6 @@
 package io.lancerest.spark.mv.query;
 
+import io.lancerest.spark.connector.Memoized;
 import io.lancerest.spark.mv.GenevaLayout;
 import io.lancerest.spark.mv.MaterializedViewException;
 import io.lancerest.spark.mv.MaterializedViewKind;
@@ -365,7 +366,7 @@ public final class QueryRefresh {
       if (!rescan.isEmpty()) {
         // Built only when needed: the driver path reuses the previous refresh's compiled plan
         // when it can, and planning costs tens of ms.
-        Supplier<Dataset<Row>> projected = memoized(() -> QueryLayout.project(
+        Supplier<Dataset<Row>> projected = Memoized.of(() -> QueryLayout.project(
             FragmentScopedRead.restrict(QueryLayout.readSource(spark, t.sourceUri(),
                 t.sourceStorageOptions(), srcVersion), new HashSet<>(rescan)), q, target,
             t.viewName(), functions.col("_row_last_updated_at_version")));
@@ -734,21 +735,6 @@ public final class QueryRefresh {
     }
     int mid = (from + to) >>> 1;
     return runPredicate(runs, from, mid).or(runPredicate(runs, mid, to));
-  }
-
-  /** {@code s}, computed once, on first use. */
-  static <T> Supplier<T> memoized(Supplier<T> s) {
-    return new Supplier<>() {
-      private T value;
-
-      @Override
-      public T get() {
-        if (value == null) {
-          value = s.get();
-        }
-        return value;
-      }
-    };
   }
 
   /** When the dataset's current version was written, as an ISO-8601 instant. */

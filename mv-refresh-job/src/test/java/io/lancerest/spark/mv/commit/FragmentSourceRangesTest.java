@@ -56,9 +56,7 @@ class FragmentSourceRangesTest {
   @BeforeEach
   void table() {
     uri = dir.resolve("view.lance").toString();
-    LanceFixtures.create(allocator, uri);
-    LanceFixtures.append(allocator, uri, 0, 5);
-    assertEquals(3, LanceFixtures.append(allocator, uri, 5, 10));
+    LanceFixtures.twoFragments(allocator, uri);
   }
 
   private Map<Integer, FragmentSourceRanges.Entry> recorded() {

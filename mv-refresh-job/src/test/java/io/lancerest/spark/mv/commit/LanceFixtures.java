@@ -38,6 +38,18 @@ final class LanceFixtures {
     Dataset.create(a, uri, VIEW_SCHEMA, p).close();
   }
 
+  /**
+   * A view table at {@code uri} with two fragments, source ids 0..4 and 5..9 (stable row ids
+   * 0..9), at version 3.
+   */
+  static void twoFragments(BufferAllocator a, String uri) {
+    create(a, uri);
+    append(a, uri, 0, 5);
+    if (append(a, uri, 5, 10) != 3) {
+      throw new IllegalStateException("expected the table at version 3");
+    }
+  }
+
   static VectorSchemaRoot batch(BufferAllocator a, long from, long to) {
     VectorSchemaRoot root = VectorSchemaRoot.create(VIEW_SCHEMA, a);
     BigIntVector id = (BigIntVector) root.getVector(0);

@@ -46,9 +46,7 @@ class ViewCommitTest {
   @BeforeEach
   void table() {
     uri = dir.resolve("view.lance").toString();
-    LanceFixtures.create(allocator, uri);
-    LanceFixtures.append(allocator, uri, 0, 5);
-    assertEquals(3, LanceFixtures.append(allocator, uri, 5, 10));
+    LanceFixtures.twoFragments(allocator, uri);
   }
 
   private long version() {
