@@ -1,6 +1,7 @@
 package io.lancerest.spark.catalog;
 
 import io.lancerest.spark.connector.TableHandle;
+import io.lancerest.spark.connector.read.SafeScanBuilder;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -23,7 +24,6 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 import org.lance.spark.LanceDataset;
 import org.lance.spark.LancePositionDeltaDataset;
 import org.lance.spark.LanceSparkReadOptions;
-import org.lance.spark.read.LanceScanBuilder;
 
 /**
  * The connector's lance-spark table plus what the catalog knows about it: its name and the
@@ -32,9 +32,10 @@ import org.lance.spark.read.LanceScanBuilder;
  *
  * <p>Everything else (scans, writes, DELETE / UPDATE / MERGE) is lance-spark's, built from the
  * very same read options, storage options and namespace connection as the connector's table;
- * scans (also those of DELETE / UPDATE / MERGE) only learn to report a manifest-answered
- * {@code COUNT(*)} as complete and to leave filters lance-spark cannot write for Lance to Spark
- * ({@link CompleteCountScanBuilder}), and read options can ask for another version
+ * scans (also those of DELETE / UPDATE / MERGE) are built by the connector's {@link
+ * SafeScanBuilder}: lance-core runs them in linear time whatever the state of the fragments,
+ * filters lance-spark cannot write for Lance are left to Spark, and a manifest-answered {@code
+ * COUNT(*)} is reported complete. Read options can ask for another version
  * ({@link TimeTravelOptions}).
  */
 final class CatalogTable extends LancePositionDeltaDataset {
@@ -128,13 +129,18 @@ final class CatalogTable extends LancePositionDeltaDataset {
           info.command().name().toLowerCase(Locale.ROOT) + " rows of");
     }
     RowLevelOperationBuilder lance = super.newRowLevelOperationBuilder(info);
-    return () -> new FaithfulDeltaOperation((SupportsDelta) lance.build());
+    // lance-spark's operation scans with this table's schema and read options
+    return () -> new FaithfulDeltaOperation((SupportsDelta) lance.build(),
+        () -> SafeScanBuilder.of(sparkSchema, readOptions(), getInitialStorageOptions(),
+            getNamespaceImpl(), getNamespaceProperties()));
   }
 
   @Override
   public ScanBuilder newScanBuilder(CaseInsensitiveStringMap options) {
     if (options.isEmpty()) {
-      return new CompleteCountScanBuilder((LanceScanBuilder) super.newScanBuilder(options));
+      // what lance-spark's own newScanBuilder builds for no options
+      return SafeScanBuilder.of(sparkSchema, readOptions(), getInitialStorageOptions(),
+          getNamespaceImpl(), getNamespaceProperties());
     }
     // The stored schema (with a view's hidden layout columns): what other versions compare to.
     Long asked = TimeTravelOptions.resolve(options, handle, name, asOfVersion, sparkSchema);
@@ -157,8 +163,8 @@ final class CatalogTable extends LancePositionDeltaDataset {
     if (version != null) {
       read.version(version);
     }
-    return new CompleteCountScanBuilder(new LanceScanBuilder(sparkSchema, read.build(),
-        getInitialStorageOptions(), getNamespaceImpl(), getNamespaceProperties()));
+    return SafeScanBuilder.of(sparkSchema, read.build(), getInitialStorageOptions(),
+        getNamespaceImpl(), getNamespaceProperties());
   }
 
   @Override

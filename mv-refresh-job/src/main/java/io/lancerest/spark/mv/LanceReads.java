@@ -1,6 +1,6 @@
 package io.lancerest.spark.mv;
 
-import io.lancerest.spark.catalog.CompleteCountScanBuilder;
+import io.lancerest.spark.connector.read.SafeScanBuilder;
 import java.util.Map;
 import java.util.Set;
 import org.apache.spark.sql.DataFrameReader;
@@ -17,7 +17,7 @@ import org.apache.spark.sql.connector.read.ScanBuilder;
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
-import org.lance.spark.read.LanceScanBuilder;
+import org.lance.spark.LanceDataset;
 
 /**
  * Reading a Lance dataset by path through lance-spark, whatever the user's catalogs are called.
@@ -51,15 +51,16 @@ public final class LanceReads {
 
   /**
    * The dataset at {@code location} ({@code version} {@code null}: latest), read through
-   * lance-spark the way the catalog's tables are: filters lance-spark cannot write as a Lance
-   * filter (a string with a quote, ...) are evaluated by Spark instead of pushed down
-   * ({@link CompleteCountScanBuilder}); everything else is lance-spark's own scan.
+   * lance-spark the way the catalog's tables are ({@link SafeScanBuilder}): lance-core runs the
+   * scan in linear time whatever the state of the fragments, and filters lance-spark cannot write
+   * as a Lance filter (a string with a quote, ...) are evaluated by Spark instead of pushed
+   * down; everything else is lance-spark's own scan.
    */
   public static Dataset<Row> load(SparkSession spark, String location,
       Map<String, String> storageOptions, Long version) {
     Dataset<Row> read = reader(spark, storageOptions, version).load(location);
     LogicalPlan plan = read.logicalPlan();
-    if (!(plan instanceof DataSourceV2Relation rel) || !(rel.table() instanceof SupportsRead t)) {
+    if (!(plan instanceof DataSourceV2Relation rel) || !(rel.table() instanceof LanceDataset t)) {
       throw new IllegalStateException("lance-spark read " + location + " as a "
           + plan.nodeName() + ", not a table scan");
     }
@@ -67,17 +68,17 @@ public final class LanceReads {
         rel.catalog(), rel.identifier(), rel.options()));
   }
 
-  /** lance-spark's table, read only, with its scans built by {@link CompleteCountScanBuilder}. */
+  /** lance-spark's table, read only, with its scans built by {@link SafeScanBuilder}. */
   private static final class FaithfulTable implements SupportsRead, SupportsMetadataColumns {
-    private final SupportsRead lance;
+    private final LanceDataset lance;
 
-    FaithfulTable(SupportsRead lance) {
+    FaithfulTable(LanceDataset lance) {
       this.lance = lance;
     }
 
     @Override
     public ScanBuilder newScanBuilder(CaseInsensitiveStringMap options) {
-      return new CompleteCountScanBuilder((LanceScanBuilder) lance.newScanBuilder(options));
+      return SafeScanBuilder.of(lance, options);
     }
 
     @Override
@@ -108,8 +109,7 @@ public final class LanceReads {
 
     @Override
     public MetadataColumn[] metadataColumns() {
-      return lance instanceof SupportsMetadataColumns m ? m.metadataColumns()
-          : new MetadataColumn[0];
+      return lance.metadataColumns();
     }
   }
 }

@@ -153,6 +153,34 @@ public final class RowIdSequence {
     return segments.get(lo).at(offset - starts[lo]);
   }
 
+  /**
+   * The row ids of every physical row as runs of consecutive ids, {@code {first, end}} (end
+   * exclusive), in physical order: one run per plain range.
+   */
+  public List<long[]> runs() {
+    List<long[]> out = new ArrayList<>();
+    for (Segment s : segments) {
+      if (s instanceof Range r) {
+        if (r.count() > 0) {
+          out.add(new long[] {r.start(), r.end()});
+        }
+        continue;
+      }
+      long n = s.count();
+      long i = 0;
+      while (i < n) {
+        long first = s.at(i);
+        long j = i + 1;
+        while (j < n && s.at(j) == s.at(j - 1) + 1) {
+          j++;
+        }
+        out.add(new long[] {first, first + (j - i)});
+        i = j;
+      }
+    }
+    return out;
+  }
+
   /** The row ids of every physical row, in order. */
   public long[] toArray() {
     if (length > Integer.MAX_VALUE) {

@@ -121,11 +121,32 @@ class RowIdSequenceTest {
   }
 
   @Test
+  void runsJoinConsecutiveIdsAndKeepPhysicalOrder() {
+    // {range [5, 10)}, {range [20, 30)}
+    RowIdSequence two = RowIdSequence.parse(
+        "{\"Inline\":[10,6,10,4,8,5,16,10,10,6,10,4,8,20,16,30]}");
+    assertEquals(List.of("5-10", "20-30"), runs(two));
+    assertTrue(two.plainRanges());
+    // {range [0, 1000000)}
+    assertEquals(List.of("0-1000000"), runs(RowIdSequence.parse(
+        "{\"Inline\":[10,6,10,4,16,192,132,61]}")));
+    List<Integer> seq = new ArrayList<>();
+    segment(seq, 5, encoded(1, 100, le(2, 3, 4, 5, 1, 2)));
+    assertEquals(List.of("103-106", "101-103"), runs(RowIdSequence.parse(inline(seq))));
+  }
+
+  private static List<String> runs(RowIdSequence s) {
+    return s.runs().stream().map(r -> r[0] + "-" + r[1]).toList();
+  }
+
+  @Test
   void whatItCannotReadIsNullAndCountsAsRewritten() {
     assertNull(RowIdSequence.parse("{\"External\":{\"path\":\"x\",\"offset\":0,\"size\":9}}"));
     assertNull(RowIdSequence.parse("{\"Inline\":[10,6,10,4,16]}"), "truncated");
     assertNull(RowIdSequence.parse("{\"Inline\":[10,2,50,0]}"), "unknown segment kind");
     assertNull(RowIdSequence.parse("{\"Inline\":[300]}"));
+    assertNull(RowIdSequence.parse("{\"Inline\":[10,6,18,4,16,192,132,61]}"),
+        "a range with holes without its holes");
     assertNull(RowIdSequence.parse(null));
     assertEquals(0, RowIdSequence.parse("{\"Inline\":[]}").length());
   }

@@ -1,5 +1,6 @@
 package io.lancerest.spark.mv.chunker;
 
+import io.lancerest.spark.connector.read.SafeLanceScan;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -9,8 +10,6 @@ import java.util.TreeSet;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.FieldVector;
-import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.sql.Dataset;
@@ -20,8 +19,6 @@ import org.apache.spark.sql.functions;
 import org.lance.Fragment;
 import org.lance.FragmentMetadata;
 import org.lance.ReadOptions;
-import org.lance.ipc.LanceScanner;
-import org.lance.ipc.ScanOptions;
 import org.roaringbitmap.longlong.Roaring64NavigableMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -242,17 +239,12 @@ final class SourceState {
       if (before.isEmpty()) {
         return ids;
       }
-      try (org.lance.Dataset old = open(a, src, watermark);
-          LanceScanner s = old.newScan(new ScanOptions.Builder().fragmentIds(before)
-              .columns(List.of()).withRowId(true).build());
-          ArrowReader r = s.scanBatches()) {
-        while (r.loadNextBatch()) {
-          VectorSchemaRoot root = r.getVectorSchemaRoot();
-          FieldVector rid = root.getVector("_rowid");
-          for (int i = 0; i < root.getRowCount(); i++) {
-            ids.addLong(((Number) rid.getObject(i)).longValue());
+      try (org.lance.Dataset old = open(a, src, watermark)) {
+        SafeLanceScan.scan(old, SafeLanceScan.Request.of(before, List.of()).withRowIds(), b -> {
+          for (int i = 0; i < b.rowCount(); i++) {
+            ids.addLong(b.rowId(i));
           }
-        }
+        });
       } catch (ChunkerRefreshException e) {
         throw e;
       } catch (Exception e) {
@@ -270,25 +262,19 @@ final class SourceState {
     if (fragments != null && fragments.isEmpty()) {
       return found;
     }
-    ScanOptions.Builder o = new ScanOptions.Builder()
-        .columns(List.of("_row_last_updated_at_version")).withRowId(true);
-    if (fragments != null) {
-      o.fragmentIds(fragments);
-    }
-    try (LanceScanner s = target.newScan(o.build()); ArrowReader r = s.scanBatches()) {
-      while (r.loadNextBatch()) {
-        VectorSchemaRoot root = r.getVectorSchemaRoot();
-        FieldVector rid = root.getVector("_rowid");
-        FieldVector upd = root.getVector("_row_last_updated_at_version");
-        for (int i = 0; i < root.getRowCount(); i++) {
-          long id = ((Number) rid.getObject(i)).longValue();
-          if (only != null && !only.contains(id)) {
-            continue;
-          }
-          long lastUpdated = upd.isNull(i) ? 0 : ((Number) upd.getObject(i)).longValue();
-          found.add(id, lastUpdated, watermark, processed);
-        }
-      }
+    try {
+      SafeLanceScan.scan(target, SafeLanceScan.Request.of(fragments,
+          List.of("_row_last_updated_at_version")).withRowIds(), b -> {
+            FieldVector upd = b.column("_row_last_updated_at_version");
+            for (int i = 0; i < b.rowCount(); i++) {
+              long id = b.rowId(i);
+              if (only != null && !only.contains(id)) {
+                continue;
+              }
+              long lastUpdated = upd.isNull(i) ? 0 : ((Number) upd.getObject(i)).longValue();
+              found.add(id, lastUpdated, watermark, processed);
+            }
+          });
     } catch (Exception e) {
       throw new ChunkerRefreshException("Cannot scan the row ids of the source at version "
           + target.version() + ": " + e.getMessage(), e);

@@ -1,5 +1,6 @@
 package io.lancerest.spark.mv.commit;
 
+import io.lancerest.spark.connector.read.SafeLanceScan;
 import io.lancerest.spark.mv.GenevaLayout;
 import io.lancerest.spark.mv.MaterializedViewKind;
 import io.lancerest.spark.mv.RefreshResult;
@@ -13,9 +14,6 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
-import org.apache.arrow.vector.FieldVector;
-import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
@@ -25,8 +23,6 @@ import org.lance.Fragment;
 import org.lance.FragmentMetadata;
 import org.lance.ReadOptions;
 import org.lance.Transaction;
-import org.lance.ipc.LanceScanner;
-import org.lance.ipc.ScanOptions;
 import org.lance.operation.Overwrite;
 import org.lance.schema.LanceField;
 
@@ -330,21 +326,21 @@ public final class ViewCommit {
 
   private List<Long> addressesMatching(Dataset ds, BufferAllocator alloc, String predicate) {
     String firstColumn = ds.getSchema().getFields().get(0).getName();
-    ScanOptions options = new ScanOptions.Builder()
-        .columns(List.of(firstColumn))
-        .filter(predicate)
-        .withRowAddress(true)
-        .build();
     List<Long> out = new ArrayList<>();
-    try (LanceScanner scanner = ds.newScan(options); ArrowReader reader = scanner.scanBatches()) {
-      while (reader.loadNextBatch()) {
-        VectorSchemaRoot root = reader.getVectorSchemaRoot();
-        // _rowaddr is uint64 (UInt8Vector); its getObject gives the raw 64 bits as a Long.
-        FieldVector addr = root.getVector("_rowaddr");
-        for (int i = 0; i < root.getRowCount(); i++) {
-          out.add(((Number) addr.getObject(i)).longValue());
-        }
-      }
+    try {
+      SafeLanceScan.scan(ds, SafeLanceScan.Request.of(null, List.of(firstColumn))
+          .withFilter(predicate).withRowAddresses(), b -> {
+            if (!b.filtered()) {
+              // lance-core cannot filter fragments a compaction rewrote in linear time, and a
+              // Lance predicate cannot be evaluated here
+              throw new ViewCommitException("Cannot evaluate delete predicate '" + predicate
+                  + "' on view table '" + location + "': it has fragments rewritten by a "
+                  + "compaction; delete by row address instead");
+            }
+            for (int i = 0; i < b.rowCount(); i++) {
+              out.add(b.rowAddress(i));
+            }
+          });
     } catch (ViewCommitException e) {
       throw e;
     } catch (Exception e) {

@@ -1,5 +1,7 @@
 package io.lancerest.spark.mv.fragments;
 
+import io.lancerest.spark.connector.read.RowIdSequence;
+import io.lancerest.spark.connector.read.SafeLanceScan;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -19,7 +21,6 @@ import org.apache.arrow.vector.ipc.ArrowReader;
 import org.lance.Fragment;
 import org.lance.FragmentMetadata;
 import org.lance.ipc.LanceScanner;
-import org.lance.ipc.ScanOptions;
 import org.roaringbitmap.longlong.Roaring64NavigableMap;
 
 /**
@@ -217,18 +218,19 @@ public final class FragmentDiff {
   }
 
   /**
-   * Every row id of a fragment that has no deletion file, from its inline row-id sequence;
-   * {@code null} when that cannot be told without a scan (deletions, an external sequence, or
-   * segments other than plain ranges).
+   * Every row id of a fragment that has no deletion file, from its inline row-id sequence
+   * ({@link RowIdSequence}); {@code null} when that cannot be told without a scan (deletions, an
+   * external or unreadable sequence).
    */
   static Roaring64NavigableMap allRowIds(FragmentMetadata f) {
     if (f == null || f.getDeletionFile() != null || f.getRowIdMeta() == null) {
       return null;
     }
-    List<long[]> ranges = RowIdSequences.ranges(f.getRowIdMeta().getMetadata());
-    if (ranges == null) {
+    RowIdSequence seq = RowIdSequence.parse(f.getRowIdMeta().getMetadata());
+    if (seq == null) {
       return null;
     }
+    List<long[]> ranges = seq.runs();
     Roaring64NavigableMap ids = new Roaring64NavigableMap();
     long n = 0;
     for (long[] r : ranges) {
@@ -300,7 +302,9 @@ public final class FragmentDiff {
 
   /**
    * The row ids of the live rows of {@code fragments} in {@code dataset} (stable row ids). Only
-   * Lance's row-id metadata is read, never a data file.
+   * Lance's row-id metadata is read, never a data file; fragments a compaction rewrote have
+   * their ids mapped from row addresses ({@link SafeLanceScan}), which lance-core computes in
+   * linear time where its own {@code _rowid} takes quadratic time.
    */
   public static Roaring64NavigableMap rowIds(org.lance.Dataset dataset, List<Integer> fragments)
       throws Exception {
@@ -308,14 +312,17 @@ public final class FragmentDiff {
     if (fragments.isEmpty()) {
       return ids;
     }
-    try (LanceScanner s = dataset.newScan(new ScanOptions.Builder().fragmentIds(fragments)
-            .columns(List.of()).withRowId(true).batchSize(ROW_ID_BATCH).build());
-        ArrowReader r = s.scanBatches()) {
-      while (r.loadNextBatch()) {
-        VectorSchemaRoot root = r.getVectorSchemaRoot();
-        addLongs(root.getVector("_rowid"), root.getRowCount(), ids);
-      }
-    }
+    SafeLanceScan.scan(dataset, SafeLanceScan.Request.of(fragments, List.of()).withRowIds()
+        .withBatchSize(ROW_ID_BATCH), b -> {
+          FieldVector v = b.column("_rowid");
+          if (v != null) {
+            addLongs(v, b.rowCount(), ids);
+          } else {
+            for (int i = 0; i < b.rowCount(); i++) {
+              ids.addLong(b.rowId(i));
+            }
+          }
+        });
     return ids;
   }
 

@@ -1,6 +1,7 @@
 package io.lancerest.spark.mv.fragments;
 
 import io.lancerest.spark.connector.FaithfulFilters;
+import io.lancerest.spark.connector.read.SafeScan;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -27,7 +28,6 @@ import org.apache.spark.sql.sources.Filter;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 import org.lance.spark.read.FilterPushDown;
-import org.lance.spark.read.LanceInputPartition;
 
 /**
  * A lance-spark read of a dataset restricted to some of its fragments.
@@ -68,17 +68,21 @@ public final class FragmentScopedRead {
    * filter.
    */
   public static LanceRead lanceRead(Scan scan) {
-    return scan instanceof ScopedScan s ? new LanceRead(s.pushed.clone(), s.where) : null;
+    return scan instanceof ScopedScan s ? new LanceRead(s.pushed.clone(), s.where,
+        s.inner instanceof SafeScan safe && safe.filtersReturned()) : null;
   }
 
   /**
    * The filter part of a restricted read that Lance evaluates.
    *
-   * @param pushed the filters lance-spark accepted (Spark does not evaluate them again)
+   * @param pushed the filters lance-spark accepted
    * @param where the SQL filter lance-spark's readers give lance-core's scan for them, built by
    *     lance-spark's own code; {@code null} when nothing is pushed
+   * @param alsoBySpark whether Spark evaluates the pushed filters again after the scan (the
+   *     source has fragments lance-core must not filter, {@link SafeScan}); otherwise Spark
+   *     relies on Lance having applied them
    */
-  public record LanceRead(Filter[] pushed, String where) {}
+  public record LanceRead(Filter[] pushed, String where, boolean alsoBySpark) {}
 
   /** The lance-spark table, with scans limited to some fragments. */
   private static final class ScopedTable implements SupportsRead, SupportsMetadataColumns {
@@ -206,11 +210,11 @@ public final class FragmentScopedRead {
         public InputPartition[] planInputPartitions() {
           List<InputPartition> kept = new ArrayList<>();
           for (InputPartition p : batch.planInputPartitions()) {
-            if (!(p instanceof LanceInputPartition lp)) {
+            List<Integer> ids = SafeScan.fragmentsOf(p);
+            if (ids == null) {
               throw new IllegalStateException("Unexpected lance-spark input partition "
                   + p.getClass().getName() + "; cannot restrict the read to fragments");
             }
-            List<Integer> ids = lp.getLanceSplit().getFragments();
             if (ids.stream().anyMatch(fragments::contains)) {
               if (!fragments.containsAll(ids)) {
                 // One split per fragment in lance-spark 0.4.0; reading a mixed split would

@@ -1,5 +1,8 @@
 package io.lancerest.spark.mv.query;
 
+import io.lancerest.spark.connector.read.FragmentHazard;
+import io.lancerest.spark.connector.read.SafeLanceScan;
+import io.lancerest.spark.connector.read.TableFragments;
 import io.lancerest.spark.mv.MaterializedViewException;
 import io.lancerest.spark.mv.SourceQuery;
 import io.lancerest.spark.mv.commit.FragmentShipping;
@@ -13,8 +16,6 @@ import java.util.function.Supplier;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.FieldVector;
-import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.spark.network.util.JavaUtils;
@@ -40,8 +41,6 @@ import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.LanceArrowUtils;
 import org.apache.spark.sql.vectorized.ColumnVector;
 import org.apache.spark.sql.vectorized.ColumnarBatch;
-import org.lance.ipc.LanceScanner;
-import org.lance.ipc.ScanOptions;
 import org.lance.spark.vectorized.LanceArrowColumnVector;
 import org.roaringbitmap.longlong.Roaring64NavigableMap;
 import org.slf4j.Logger;
@@ -207,60 +206,73 @@ final class LocalRefreshWrite {
             return Outcome.declined("the definition reads blob column " + col);
           }
         }
+        if (c.lanceFilter != null && !c.lanceFilterAlsoInStages) {
+          // Fragments lance-core must not filter (rewritten by a compaction, FragmentHazard)
+          // are read unfiltered; that is only right when the compiled stages evaluate the
+          // pushed filters too, which a plan compiled before the compaction does not.
+          TableFragments hz = TableFragments.of(src);
+          if (hz.hazard(rescan) == FragmentHazard.REWRITTEN_ROW_IDS) {
+            return Outcome.declined("changed fragments " + hz.with(
+                FragmentHazard.REWRITTEN_ROW_IDS) + " were rewritten by a compaction, and the "
+                + "compiled definition leaves its filter to Lance");
+          }
+        }
         // No scalar index: lance-spark scans fragment by fragment and evaluates the filter on
         // every row; an index (possibly covering only some fragments) must not decide here.
-        ScanOptions.Builder sb = new ScanOptions.Builder().fragmentIds(rescan)
-            .columns(columns).batchSize(BATCH_ROWS).useScalarIndex(false);
-        if (c.lanceFilter != null) {
-          sb.filter(c.lanceFilter);
-        }
-        ScanOptions so = sb.build();
-        try (LanceScanner s = src.newScan(so); ArrowReader r = s.scanBatches()) {
-          boolean checked = false;
-          while (true) {
-            if (!r.loadNextBatch()) {
-              break;
-            }
+        SafeLanceScan.Request req = SafeLanceScan.Request.of(rescan, columns)
+            .withFilter(c.lanceFilter).withBatchSize(BATCH_ROWS).withoutScalarIndex();
+        boolean[] checked = {false};
+        long[] project = {0};
+        try {
+          SafeLanceScan.scan(src, req, b -> {
             long s1 = System.nanoTime();
-            VectorSchemaRoot root = r.getVectorSchemaRoot();
             ColumnVector[] vectors = new ColumnVector[columns.size()];
             for (int i = 0; i < vectors.length; i++) {
-              FieldVector v = root.getVector(columns.get(i));
-              if (v == null) {
-                return Outcome.declined("the lance-core scan gave no column " + columns.get(i));
+              if (columns.get(i).equals("_rowid")) {
+                vectors[i] = b.rowIdColumn();
+                continue;
               }
-              if (!checked) {
+              FieldVector v = b.column(columns.get(i));
+              if (v == null) {
+                throw new Declined("the lance-core scan gave no column " + columns.get(i));
+              }
+              if (!checked[0]) {
                 DataType got = LanceArrowUtils.fromArrowField(v.getField());
                 if (!got.equals(types.get(i))) {
-                  return Outcome.declined("column " + columns.get(i) + " reads as "
+                  throw new Declined("column " + columns.get(i) + " reads as "
                       + got.simpleString() + " from lance-core but as "
                       + types.get(i).simpleString() + " through lance-spark");
                 }
               }
               vectors[i] = new LanceArrowColumnVector(v);
             }
-            checked = true;
+            checked[0] = true;
             // not closed: the vectors belong to the reader
-            ColumnarBatch batch = new ColumnarBatch(vectors, root.getRowCount());
+            ColumnarBatch batch = new ColumnarBatch(vectors, b.rowCount());
             try {
               int n = batch.numRows();
               for (int i = 0; i < n; i++) {
                 if (!rows.accept(batch.getRow(i))) {
                   // checked per row: one batch of large values could hold far more
-                  return Outcome.declined("the rows to write exceed " + MAX_BYTES_CONF + " = "
+                  throw new Declined("the rows to write exceed " + MAX_BYTES_CONF + " = "
                       + maxBytes + " bytes after " + rows.read + " rows read");
                 }
               }
+            } catch (Declined d) {
+              throw d;
             } catch (Exception e) {
               // (SparkException from a failing UDF is checked to javac, thrown all the same)
               // e.g. a UDF or an ANSI cast failing on a row: the Spark path computes the same
               // expressions and reports the failure as it always does
-              return Outcome.declined("computing the rows on the driver failed ("
-                  + firstLine(e) + ")");
+              throw new Declined("computing the rows on the driver failed (" + firstLine(e)
+                  + ")");
             }
-            projectNs += System.nanoTime() - s1;
-          }
+            project[0] += System.nanoTime() - s1;
+          });
+        } catch (Declined d) {
+          return Outcome.declined(d.getMessage());
         }
+        projectNs = project[0];
       }
     } catch (QueryRefreshException e) {
       throw e;
@@ -353,6 +365,13 @@ final class LocalRefreshWrite {
     }
   }
 
+  /** Why the driver path stops, thrown out of the scan's batch handler. */
+  private static final class Declined extends RuntimeException {
+    Declined(String why) {
+      super(why, null, false, false);
+    }
+  }
+
   private static String firstLine(Exception e) {
     return e.toString().lines().findFirst().orElse("");
   }
@@ -371,6 +390,8 @@ final class LocalRefreshWrite {
     List<Attribute> input = List.of();
     /** The SQL filter lance-spark gives Lance for the scan, or {@code null}. */
     String lanceFilter;
+    /** Whether the stages evaluate the pushed filters too (they came back from the scan). */
+    boolean lanceFilterAlsoInStages;
     /** The optimizer proved no row passes the filter. */
     boolean empty;
     String why;
@@ -412,6 +433,7 @@ final class LocalRefreshWrite {
         }
       }
       c.lanceFilter = lance.where();
+      c.lanceFilterAlsoInStages = lance.alsoBySpark();
       c.input = new ArrayList<>(JavaConverters.seqAsJavaList(scan.output()));
       if (c.input.isEmpty()) {
         // lance-spark then asks lance-core for row ids only; the definition always reads some

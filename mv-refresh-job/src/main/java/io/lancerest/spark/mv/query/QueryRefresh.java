@@ -1,6 +1,7 @@
 package io.lancerest.spark.mv.query;
 
 import io.lancerest.spark.connector.Memoized;
+import io.lancerest.spark.connector.read.SafeLanceScan;
 import io.lancerest.spark.mv.GenevaLayout;
 import io.lancerest.spark.mv.MaterializedViewException;
 import io.lancerest.spark.mv.MaterializedViewKind;
@@ -27,9 +28,6 @@ import java.util.function.Supplier;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
-import org.apache.arrow.vector.FieldVector;
-import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
@@ -50,8 +48,6 @@ import org.apache.spark.sql.util.LanceArrowUtils;
 import org.lance.Fragment;
 import org.lance.FragmentMetadata;
 import org.lance.ReadOptions;
-import org.lance.ipc.LanceScanner;
-import org.lance.ipc.ScanOptions;
 import org.roaringbitmap.longlong.Roaring64NavigableMap;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -416,12 +412,8 @@ public final class QueryRefresh {
     private ViewRows viewRowsOf(long version, Roaring64NavigableMap ids) {
       describe("find " + ids.getLongCardinality() + " source rows in the view");
       ViewRows out = new ViewRows();
-      ScanOptions.Builder so = new ScanOptions.Builder()
-          .columns(List.of(GenevaLayout.SOURCE_ROW_ID)).withRowAddress(true);
+      // the filter only narrows the scan: every row read is checked against ids
       String filter = idFilter(GenevaLayout.SOURCE_ROW_ID, ids);
-      if (filter != null) {
-        so.filter(filter);
-      }
       try (BufferAllocator a = new RootAllocator();
           org.lance.Dataset view = open(a, t.viewUri(), t.viewStorageOptions(), version,
               "view")) {
@@ -435,10 +427,9 @@ public final class QueryRefresh {
         if (read.isEmpty()) {
           return out;
         }
-        if (read.size() < all.size()) {
-          so.fragmentIds(read);
-        }
-        scanViewRows(view, so.build(), ids, out);
+        scanViewRows(view, SafeLanceScan.Request.of(read.size() < all.size() ? read : null,
+            List.of(GenevaLayout.SOURCE_ROW_ID)).withFilter(filter).withRowAddresses(), ids,
+            out);
       } catch (QueryRefreshException e) {
         throw e;
       } catch (Exception e) {
@@ -448,22 +439,17 @@ public final class QueryRefresh {
       return out;
     }
 
-    private static void scanViewRows(org.lance.Dataset view, ScanOptions so,
+    private static void scanViewRows(org.lance.Dataset view, SafeLanceScan.Request r,
         Roaring64NavigableMap ids, ViewRows out) throws Exception {
-      try (LanceScanner s = view.newScan(so);
-          ArrowReader r = s.scanBatches()) {
-        while (r.loadNextBatch()) {
-          VectorSchemaRoot root = r.getVectorSchemaRoot();
-          BigIntVector sid = (BigIntVector) root.getVector(GenevaLayout.SOURCE_ROW_ID);
-          FieldVector addr = root.getVector("_rowaddr");
-          for (int i = 0; i < root.getRowCount(); i++) {
-            long id = sid.get(i);
-            if (ids.contains(id)) {
-              out.add(id, ((Number) addr.getObject(i)).longValue());
-            }
+      SafeLanceScan.scan(view, r, b -> {
+        BigIntVector sid = (BigIntVector) b.column(GenevaLayout.SOURCE_ROW_ID);
+        for (int i = 0; i < b.rowCount(); i++) {
+          long id = sid.get(i);
+          if (ids.contains(id)) {
+            out.add(id, b.rowAddress(i));
           }
         }
-      }
+      });
     }
 
     /**

@@ -175,21 +175,4 @@ class FragmentDiffDepartedTest {
           "a fragment with deletions needs a scan");
     }
   }
-
-  @Test
-  void onlyPlainRangeSequencesAreRead() {
-    // {range {end: 1000000}}
-    assertEquals(1, RowIdSequences.ranges("{\"Inline\":[10,6,10,4,16,192,132,61]}").size());
-    assertEquals(1_000_000L,
-        RowIdSequences.ranges("{\"Inline\":[10,6,10,4,16,192,132,61]}").get(0)[1]);
-    // two ranges: [5, 10) and [20, 30)
-    List<long[]> two = RowIdSequences.ranges("{\"Inline\":[10,6,10,4,8,5,16,10,10,6,10,4,8,20,"
-        + "16,30]}");
-    assertEquals(List.of("5-10", "20-30"), two.stream().map(r -> r[0] + "-" + r[1]).toList());
-    assertNull(RowIdSequences.ranges("{\"External\":{\"path\":\"x\"}}"));
-    assertNull(RowIdSequences.ranges("{\"Inline\":[10,6,18,4,16,192,132,61]}"), "not a range");
-    assertNull(RowIdSequences.ranges("{\"Inline\":[10,6,10,4,16,192,132]}"), "truncated");
-    assertNull(RowIdSequences.ranges("{\"Inline\":[10,6,10,4,16,192,132,300]}"), "not a byte");
-    assertNull(RowIdSequences.ranges(null));
-  }
 }
