@@ -21,13 +21,16 @@ import org.lance.spark.extensions.LanceSparkSessionExtensions;
  *   <li>(a) a full refresh of a query view over R source rows versus {@code CREATE TABLE … AS
  *       SELECT} of the same projection through the catalog (target ratio &le; 1.15);</li>
  *   <li>(b) an incremental refresh after appending 1 % new rows and updating 0.1 % (lance-spark
- *       UPDATE, so delete + insert of those rows) versus the full refresh (target &le; 10 %).</li>
+ *       UPDATE, so delete + insert of those rows) versus the full refresh (target &le; 10 %). With
+ *       {@code pattern=contiguous} (the default) each round updates one contiguous id range;
+ *       with {@code pattern=scattered} it updates the rows {@code id % 1000 = r}, spread over
+ *       every fragment, as real updates are (target &le; 5 %).</li>
  * </ul>
  * Rounds alternate which of (CTAS, full refresh) goes first; the median of each is reported.
  * (b) runs one uncounted warm-up round, then {@code rounds} rounds, and reports the median; it
  * then compares the view with the SELECT row by row.
- * Arguments, all optional: {@code rows=5000000 rounds=5 warehouse=DIR} (without {@code
- * warehouse}, a temporary directory, removed at the end).
+ * Arguments, all optional: {@code rows=5000000 rounds=5 pattern=contiguous|scattered
+ * warehouse=DIR} (without {@code warehouse}, a temporary directory, removed at the end).
  */
 public final class QueryViewBenchmark {
   private static final String NS = "lance.bench";
@@ -47,6 +50,10 @@ public final class QueryViewBenchmark {
     }
     long rows = Long.parseLong(args.getOrDefault("rows", "5000000"));
     int rounds = Integer.parseInt(args.getOrDefault("rounds", "5"));
+    String pattern = args.getOrDefault("pattern", "contiguous");
+    if (!pattern.equals("contiguous") && !pattern.equals("scattered")) {
+      throw new IllegalArgumentException("pattern is contiguous or scattered, got " + pattern);
+    }
     // A directory of its own is removed at the end (the run writes gigabytes); one given with
     // warehouse= is left as it is.
     boolean own = !args.containsKey("warehouse");
@@ -63,8 +70,9 @@ public final class QueryViewBenchmark {
           .withExtensions(new LanceRestSparkExtensions())
           .withExtensions(new LanceSparkSessionExtensions())
           .getOrCreate();
-      spark.sparkContext().setLogLevel(System.getProperty("bench.log", "WARN"));
-      run(spark, rows, rounds);
+      // log=INFO shows each refresh's phases (QueryRefresh's "phases:" lines)
+      spark.sparkContext().setLogLevel(args.getOrDefault("log", "WARN"));
+      run(spark, rows, rounds, pattern.equals("scattered"));
       spark.stop();
     } finally {
       if (own) {
@@ -73,7 +81,7 @@ public final class QueryViewBenchmark {
     }
   }
 
-  private static void run(SparkSession spark, long rows, int rounds) {
+  private static void run(SparkSession spark, long rows, int rounds, boolean scattered) {
     spark.sql("CREATE NAMESPACE " + NS);
     String src = NS + ".src";
     spark.sql("CREATE TABLE " + src + " (id BIGINT, name STRING, score INT, payload DOUBLE)");
@@ -110,17 +118,19 @@ public final class QueryViewBenchmark {
     long appended = rows / 100;
     long updated = rows / 1000;
     long next = rows;
-    incremental(spark, src, view, next, appended, 0, updated, fr, "warm-up");
+    incremental(spark, src, view, next, appended, update(scattered, 0, updated), fr, "warm-up");
     next += appended;
     List<Double> inc = new ArrayList<>();
     for (int r = 0; r < rounds; r++) {
-      inc.add(incremental(spark, src, view, next, appended, (r + 1) * updated, updated, fr,
-          "round " + r));
+      inc.add(incremental(spark, src, view, next, appended, update(scattered, r + 1, updated),
+          fr, "round " + r));
       next += appended;
     }
     double im = median(inc);
-    System.out.printf("(b) incremental refresh (+%,d rows, %,d updated) median %.2f s / full "
-        + "refresh %.2f s = %.3f (target <= 0.10)%n", appended, updated, im, fr, im / fr);
+    System.out.printf("(b) incremental refresh (+%,d rows, %,d updated %s) median %.2f s / full "
+        + "refresh %.2f s = %.3f (target <= %s)%n", appended, updated, scattered
+            ? "scattered over every fragment" : "in one id range", im, fr, im / fr,
+        scattered ? "0.05" : "0.10");
     long expected = spark.sql(select).count();
     long actual = spark.table(view).count();
     System.out.printf("check: view rows %,d, SELECT rows %,d -> %s%n", actual, expected,
@@ -131,12 +141,20 @@ public final class QueryViewBenchmark {
     System.out.printf("check: rows differing between the view and the SELECT: %,d%n", diff);
   }
 
-  /** Appends {@code n} rows from {@code from}, updates ids [lo, lo + u), refreshes; seconds. */
+  /**
+   * The rows round {@code round} updates: {@code u} ids of one range not updated before, or
+   * (scattered) one id in 1,000 of every fragment, a residue no round used before.
+   */
+  static String update(boolean scattered, int round, long u) {
+    return scattered ? "id % 1000 = " + (round * 7 % 1000)
+        : "id >= " + (round * u) + " AND id < " + ((round + 1) * u);
+  }
+
+  /** Appends {@code n} rows from {@code from}, updates the rows {@code where}, refreshes. */
   private static double incremental(SparkSession spark, String src, String view, long from,
-      long n, long lo, long u, double full, String label) {
+      long n, String where, double full, String label) {
     insert(spark, src, from, n);
-    spark.sql("UPDATE " + src + " SET payload = payload + 1, score = score + 1 WHERE id >= "
-        + lo + " AND id < " + (lo + u));
+    spark.sql("UPDATE " + src + " SET payload = payload + 1, score = score + 1 WHERE " + where);
     long t = System.nanoTime();
     Row r = spark.sql("REFRESH MATERIALIZED VIEW " + view).collectAsList().get(0);
     double s = secs(t);

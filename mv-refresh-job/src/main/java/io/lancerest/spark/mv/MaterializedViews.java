@@ -14,6 +14,12 @@ public interface MaterializedViews {
   /** Refreshes a view. Throws {@link MaterializedViewNotFoundException} if it does not exist. */
   RefreshResult refresh(List<String> viewId, RefreshOptions options);
 
+  /**
+   * What {@link #refresh} would do now with {@code options}, with nothing written or committed
+   * ({@code EXPLAIN REFRESH MATERIALIZED VIEW}).
+   */
+  RefreshPlan explainRefresh(List<String> viewId, RefreshOptions options);
+
   /** Drops a view and its data; false when absent and {@code ifExists}. */
   boolean drop(List<String> viewId, boolean ifExists);
 

@@ -5,6 +5,7 @@ import io.lancerest.spark.mv.ErrorsTable;
 import io.lancerest.spark.mv.GenevaLayout;
 import io.lancerest.spark.mv.MaterializedViewException;
 import io.lancerest.spark.mv.MaterializedViewKind;
+import io.lancerest.spark.mv.RefreshPlan;
 import io.lancerest.spark.mv.RefreshResult;
 import io.lancerest.spark.mv.SourceIdentity;
 import io.lancerest.spark.mv.SourceQuery;
@@ -150,6 +151,12 @@ public final class ChunkerRefresh {
     return new Run(spark, t, def, options).execute();
   }
 
+  /** What {@link #run} would do now, with nothing expanded, written or committed. */
+  public static RefreshPlan explain(SparkSession spark, Tables t, ChunkerDefinition def,
+      ChunkerRefreshOptions options) {
+    return new Run(spark, t, def, options).explain();
+  }
+
   static Dataset<Row> read(SparkSession spark, Tables t, Long version) {
     // Bound to lance-spark's path catalog: a session catalog named "lance" would capture it.
     return io.lancerest.spark.mv.LanceReads.load(spark, t.sourceUri(),
@@ -198,8 +205,32 @@ public final class ChunkerRefresh {
       this.jobId = o.jobId() == null ? UUID.randomUUID().toString() : o.jobId();
     }
 
-    ChunkerRefreshResult execute() {
+    /** What a refresh reads and decides before it expands anything (REFRESH and EXPLAIN). */
+    private final class Prepared {
+      long readVersion;
+      Schema viewTable;
+      long viewRows;
+      long watermark;
+      long srcVersion;
+      String srcVersionTime;
+      Roaring64NavigableMap processed;
+      Roaring64NavigableMap truncated;
+      Dataset<Row> source;
+      ChunkerLayout layout;
+      SourceState state;
+      Roaring64NavigableMap deleteParents;
+      Map<String, String> config;
+      long scanMillis;
+
+      boolean upToDate() {
+        return !o.force() && state.toExpand.isEmpty() && deleteParents.isEmpty()
+            && srcVersion == watermark && o.outputLimit() == null;
+      }
+    }
+
+    private Prepared prepare() {
       ChunkerFunctions.check(def.function().className(), def.function().batch());
+      Prepared p = new Prepared();
       // 1. the view's state at the version this refresh reads (and will commit on top of)
       long readVersion;
       Schema viewTable;
@@ -209,6 +240,7 @@ public final class ChunkerRefresh {
         readVersion = view.version();
         viewTable = view.getSchema();
         config = view.getConfig();
+        p.viewRows = view.countRows();
       }
       long watermark = watermark(viewTable);
       // force: nothing counts as processed, so every filtered parent is expanded again, and the
@@ -248,8 +280,78 @@ public final class ChunkerRefresh {
           watermark, state.scope, state.present.getLongCardinality(),
           toExpand.getLongCardinality(), changed.getLongCardinality(),
           gone.getLongCardinality());
-      if (!force && toExpand.isEmpty() && deleteParents.isEmpty() && srcVersion == watermark
-          && o.outputLimit() == null) {
+      p.readVersion = readVersion;
+      p.viewTable = viewTable;
+      p.watermark = watermark;
+      p.srcVersion = srcVersion;
+      p.srcVersionTime = srcVersionTime;
+      p.processed = processed;
+      p.truncated = truncated;
+      p.source = source;
+      p.layout = layout;
+      p.state = state;
+      p.deleteParents = deleteParents;
+      p.config = config;
+      p.scanMillis = ms(t0, scanned);
+      return p;
+    }
+
+    /** What {@link #execute} would do, with nothing expanded, written or committed. */
+    RefreshPlan explain() {
+      Prepared p = prepare();
+      Long from = p.watermark == 0 ? null : p.watermark;
+      SourceState st = p.state;
+      if (p.upToDate()) {
+        return new RefreshPlan(t.viewName(), MaterializedViewKind.CHUNKER,
+            RefreshPlan.Mode.NO_OP, "the view already reflects source version " + p.srcVersion,
+            from, p.srcVersion, st.fragmentsNow, List.of(), 0, p.viewRows, 0L, 0L,
+            RefreshPlan.Write.NONE, null, "");
+      }
+      long toExpand = st.toExpand.getLongCardinality();
+      Long deletes = o.force() ? p.viewRows
+          : (long) scanView(p.readVersion, p.deleteParents, false).deleteAddresses.size();
+      String reason = o.force() ? "force = true: every parent is expanded again"
+          : o.outputLimit() != null ? "output_limit: every source fragment is read"
+          : !p.truncated.isEmpty() ? "parents cut off by an earlier output_limit: every source "
+              + "fragment is read"
+          : st.wholeSource ? "every source fragment is read (" + st.scope + ")"
+          : "source changed since version " + p.watermark + ": " + st.scope;
+      reason += "; " + toExpand + " parents to expand (" + st.changed.getLongCardinality()
+          + " changed), " + st.gone.getLongCardinality() + " removed";
+      long items = Math.max(1, (toExpand + o.sourceTaskSize() - 1) / o.sourceTaskSize());
+      int target = o.concurrency() != null ? o.concurrency()
+          : Math.max(st.fragments == null ? st.fragmentsNow : st.fragments.size(),
+              spark.sparkContext().defaultParallelism());
+      int tasks = (int) Math.max(1, Math.min(target, items));
+      return new RefreshPlan(t.viewName(), MaterializedViewKind.CHUNKER,
+          o.force() ? RefreshPlan.Mode.FULL : RefreshPlan.Mode.INCREMENTAL, reason, from,
+          p.srcVersion, st.fragmentsNow, st.fragments, st.rowsScanned, p.viewRows, deletes,
+          null, toExpand == 0 ? RefreshPlan.Write.NONE : RefreshPlan.Write.SPARK_JOB,
+          toExpand == 0 ? null : tasks, toExpand == 0 ? ""
+          : "the children written are known only by running the chunker on the "
+          + toExpand + " parents" + (o.outputLimit() == null ? ""
+          : "; output_limit " + o.outputLimit() + " then caps the view's rows"));
+    }
+
+    ChunkerRefreshResult execute() {
+      Prepared p = prepare();
+      long readVersion = p.readVersion;
+      Schema viewTable = p.viewTable;
+      long watermark = p.watermark;
+      long srcVersion = p.srcVersion;
+      String srcVersionTime = p.srcVersionTime;
+      Roaring64NavigableMap processed = p.processed;
+      Dataset<Row> source = p.source;
+      ChunkerLayout layout = p.layout;
+      SourceState state = p.state;
+      Roaring64NavigableMap gone = state.gone;
+      Roaring64NavigableMap changed = state.changed;
+      Roaring64NavigableMap toExpand = state.toExpand;
+      Roaring64NavigableMap deleteParents = p.deleteParents;
+      boolean force = o.force();
+      long t0 = System.nanoTime() - p.scanMillis * 1_000_000;
+      long scanned = System.nanoTime();
+      if (p.upToDate()) {
         return new ChunkerRefreshResult(ChunkerRefreshResult.UP_TO_DATE, srcVersion, watermark,
             readVersion, 0, 0, 0, 0, 0, 0, List.of(), System.currentTimeMillis() - started);
       }

@@ -68,16 +68,25 @@ final class SourceState {
   final boolean wholeSource;
   /** For the log: which fragments were scanned. */
   final String scope;
+  /** The fragments scanned at the target version, {@code null} for every one. */
+  final List<Integer> fragments;
+  /** Fragments of the target version. */
+  final int fragmentsNow;
+  /** Physical rows of the fragments scanned. */
+  final long rowsScanned;
 
   private SourceState(Roaring64NavigableMap present, Roaring64NavigableMap gone,
       Roaring64NavigableMap changed, Roaring64NavigableMap toExpand, boolean wholeSource,
-      String scope) {
+      String scope, List<Integer> fragments, int fragmentsNow, long rowsScanned) {
     this.present = present;
     this.gone = gone;
     this.changed = changed;
     this.toExpand = toExpand;
     this.wholeSource = wholeSource;
     this.scope = scope;
+    this.fragments = fragments == null ? null : List.copyOf(fragments);
+    this.fragmentsNow = fragmentsNow;
+    this.rowsScanned = rowsScanned;
   }
 
   /** What one scan found: present ids, changed ids, ids to expand. */
@@ -161,8 +170,10 @@ final class SourceState {
       String described = scope == null ? "all " + now.size() + " fragments"
           : scope.now.size() + " changed of " + now.size() + " fragments (" + scope.before.size()
               + " changed or removed since version " + watermark + ")";
+      long rows = scope != null ? scope.physicalRows
+          : now.stream().mapToLong(FragmentMetadata::getPhysicalRows).sum();
       return new SourceState(found.present, gone, found.changed, found.expand, scope == null,
-          described);
+          described, scope == null ? null : scope.now, now.size(), rows);
     }
   }
 

@@ -18,6 +18,7 @@ import io.lancerest.spark.mv.MaterializedViewKind;
 import io.lancerest.spark.mv.MaterializedViewNotFoundException;
 import io.lancerest.spark.mv.MaterializedViews;
 import io.lancerest.spark.mv.RefreshOptions;
+import io.lancerest.spark.mv.RefreshPlan;
 import io.lancerest.spark.mv.RefreshResult;
 import io.lancerest.spark.mv.SourceQuery;
 import io.lancerest.spark.mv.ViewDefinition;
@@ -366,6 +367,35 @@ public final class EngineViews implements MaterializedViews {
     LOG.info("Server accepted refresh of view {}: job {}", cat.display(viewId), resp.jobId());
     return new RefreshResult(resp.jobId(), RefreshResult.JobStatus.SUBMITTED, kind,
         null, 0, 0, 0, System.currentTimeMillis() - started);
+  }
+
+  @Override
+  public RefreshPlan explainRefresh(List<String> viewId, RefreshOptions options) {
+    String viewName = cat.display(viewId);
+    // A server-managed view refreshes however the server decides, and the spec has no route to
+    // ask it: only views this client refreshes itself can be explained.
+    String serverOnly = "EXPLAIN REFRESH explains views this client refreshes itself (mv.mode "
+        + "client or auto); ";
+    if (mode == MvMode.SERVER) {
+      throw new MaterializedViewException(serverOnly + "catalog '" + cat.name() + "' has "
+          + "mv.mode = server, so " + viewName + " is refreshed by the server");
+    }
+    Stored stored = read(viewId);
+    if (stored == null) {
+      throw new MaterializedViewNotFoundException("Materialized view " + viewName
+          + " does not exist");
+    }
+    if (!stored.clientManaged()) {
+      throw new MaterializedViewException(serverOnly + viewName + " is managed by the server");
+    }
+    ViewDefinition def = stored.definition();
+    List<String> sourceRelative = cat.relativeId(def.sourceQuery().sourceTableId());
+    TableLocation source = cat.locate(sourceRelative, "source table of view " + viewName);
+    try {
+      return KindDispatch.explain(spark, viewName, stored.view(), source, def, options);
+    } finally {
+      cat.invalidate(viewId);
+    }
   }
 
   /** @param stored the view as {@link #read} found it, {@code null} if it does not exist */

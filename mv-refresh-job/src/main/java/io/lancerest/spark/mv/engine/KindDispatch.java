@@ -4,6 +4,7 @@ import io.lancerest.spark.mv.GenevaLayout;
 import io.lancerest.spark.mv.InvalidViewDefinitionException;
 import io.lancerest.spark.mv.MaterializedViewKind;
 import io.lancerest.spark.mv.RefreshOptions;
+import io.lancerest.spark.mv.RefreshPlan;
 import io.lancerest.spark.mv.RefreshResult;
 import io.lancerest.spark.mv.SourceQuery;
 import io.lancerest.spark.mv.ViewDefinition;
@@ -63,13 +64,58 @@ final class KindDispatch {
     }
   }
 
+  /** What {@link #refresh} would do, with nothing written or committed. */
+  static RefreshPlan explain(SparkSession spark, String viewName, TableLocation view,
+      TableLocation source, ViewDefinition def, RefreshOptions options) {
+    options.checkApplicableTo(def.kind());
+    try {
+      return switch (def.kind()) {
+        case QUERY -> QueryRefresh.explain(spark, new QueryRefresh.Tables(viewName,
+            view.location(), view.storageOptions(), source.location(), source.storageOptions()),
+            def.sourceQuery(), options);
+        case CHUNKER -> ChunkerRefresh.explain(spark, new ChunkerRefresh.Tables(
+            source.location(), source.storageOptions(), view.location(), view.storageOptions(),
+            viewName, null), ChunkerViews.definition(def), ChunkerViews.options(options,
+            "explain"));
+        case UDTF -> {
+          UdtfArgs u = udtfArgs(spark, viewName, view, source, def, options, "explain");
+          yield UdtfRefresh.explain(spark, u.source, u.view, UdtfDefinition.of(def.function()),
+              u.options);
+        }
+      };
+    } catch (Exception e) {
+      if (e instanceof AnalysisException ae) {
+        throw new InvalidViewDefinitionException("View " + viewName + " no longer fits its "
+            + "source table " + String.join(".", def.sourceQuery().sourceTableId()) + ": "
+            + ae.getSimpleMessage(), e);
+      }
+      throw e instanceof RuntimeException re ? re : new IllegalStateException(e);
+    }
+  }
+
   private static RefreshOptions withJobId(RefreshOptions o, String jobId) {
     return new RefreshOptions(o.srcVersion(), o.concurrency(), o.maxRowsPerFragment(),
         o.intraApplierConcurrency(), o.sourceTaskSize(), o.outputLimit(), o.cluster(),
         o.manifest(), jobId, o.force());
   }
 
+  private record UdtfArgs(UdtfSource source, UdtfView view, UdtfRefreshOptions options) {}
+
   private static RefreshResult udtf(SparkSession spark, String viewName, TableLocation view,
+      TableLocation source, ViewDefinition def, RefreshOptions o, String jobId) {
+    UdtfArgs u = udtfArgs(spark, viewName, view, source, def, o, jobId);
+    UdtfRefreshResult r = UdtfRefresh.run(spark, u.source, u.view,
+        UdtfDefinition.of(def.function()), u.options);
+    RefreshResult.JobStatus status = switch (r.status()) {
+      case UP_TO_DATE -> RefreshResult.JobStatus.SKIPPED;
+      case PARTIAL -> RefreshResult.JobStatus.PARTIAL;
+      case DONE -> RefreshResult.JobStatus.DONE;
+    };
+    return new RefreshResult(r.jobId(), status, MaterializedViewKind.UDTF, r.sourceVersion(),
+        r.rowsInserted(), r.rowsDeleted(), r.skipped().size(), r.duration().toMillis());
+  }
+
+  private static UdtfArgs udtfArgs(SparkSession spark, String viewName, TableLocation view,
       TableLocation source, ViewDefinition def, RefreshOptions o, String jobId) {
     long version;
     try (org.apache.arrow.memory.BufferAllocator a = new org.apache.arrow.memory.RootAllocator();
@@ -89,16 +135,8 @@ final class KindDispatch {
     UdtfRefreshOptions opts = new UdtfRefreshOptions(o.force(),
         o.concurrency() == null ? 0 : o.concurrency(),
         o.maxRowsPerFragment() == null ? 0 : o.maxRowsPerFragment(), jobId, null);
-    UdtfRefreshResult r = UdtfRefresh.run(spark, src,
-        new UdtfView(viewName, view.location(), view.storageOptions()),
-        UdtfDefinition.of(def.function()), opts);
-    RefreshResult.JobStatus status = switch (r.status()) {
-      case UP_TO_DATE -> RefreshResult.JobStatus.SKIPPED;
-      case PARTIAL -> RefreshResult.JobStatus.PARTIAL;
-      case DONE -> RefreshResult.JobStatus.DONE;
-    };
-    return new RefreshResult(r.jobId(), status, MaterializedViewKind.UDTF, r.sourceVersion(),
-        r.rowsInserted(), r.rowsDeleted(), r.skipped().size(), r.duration().toMillis());
+    return new UdtfArgs(src, new UdtfView(viewName, view.location(), view.storageOptions()),
+        opts);
   }
 
   /**

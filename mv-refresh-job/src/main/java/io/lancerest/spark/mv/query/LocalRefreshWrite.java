@@ -108,6 +108,21 @@ final class LocalRefreshWrite {
   }
 
   /**
+   * Why a write of {@code rescanRows} changed rows would not run on the driver whatever the
+   * definition ({@link #MAX_ROWS_CONF} off or exceeded), or {@code null} when it may.
+   */
+  static String declines(SparkSession spark, long rescanRows) {
+    long maxRows = conf(spark, MAX_ROWS_CONF, DEFAULT_MAX_ROWS);
+    if (maxRows <= 0) {
+      return MAX_ROWS_CONF + " = " + maxRows + " turns it off";
+    }
+    if (rescanRows > maxRows) {
+      return rescanRows + " rows in changed fragments > " + MAX_ROWS_CONF + " = " + maxRows;
+    }
+    return null;
+  }
+
+  /**
    * Writes the new view rows of {@code rescan} on the driver, or declines.
    *
    * @param sparkProjected the Spark path's projection of the changed fragments: its optimized
@@ -119,13 +134,9 @@ final class LocalRefreshWrite {
       List<Field> sourceFields, int maxRowsPerFile, long srcVersion, List<Integer> rescan,
       long rescanRows, Schema plain, StructType target, Supplier<Dataset<Row>> sparkProjected,
       Roaring64NavigableMap inView, long watermark, IntConsumer afterBatch, String jobId) {
-    long maxRows = conf(spark, MAX_ROWS_CONF, DEFAULT_MAX_ROWS);
-    if (maxRows <= 0) {
-      return Outcome.declined(MAX_ROWS_CONF + " = " + maxRows + " turns it off");
-    }
-    if (rescanRows > maxRows) {
-      return Outcome.declined(rescanRows + " rows in changed fragments > " + MAX_ROWS_CONF
-          + " = " + maxRows);
+    String capped = declines(spark, rescanRows);
+    if (capped != null) {
+      return Outcome.declined(capped);
     }
     long maxBytes = conf(spark, MAX_BYTES_CONF, DEFAULT_MAX_BYTES);
     long t0 = System.currentTimeMillis();

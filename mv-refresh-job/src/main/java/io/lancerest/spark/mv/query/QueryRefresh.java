@@ -6,6 +6,7 @@ import io.lancerest.spark.mv.GenevaLayout;
 import io.lancerest.spark.mv.MaterializedViewException;
 import io.lancerest.spark.mv.MaterializedViewKind;
 import io.lancerest.spark.mv.RefreshOptions;
+import io.lancerest.spark.mv.RefreshPlan;
 import io.lancerest.spark.mv.SourceIdentity;
 import io.lancerest.spark.mv.RefreshResult;
 import io.lancerest.spark.mv.SourceQuery;
@@ -151,6 +152,23 @@ public final class QueryRefresh {
     }
   }
 
+  /**
+   * What {@link #run} would do now, with nothing written or committed ({@code EXPLAIN REFRESH});
+   * the same options are checked and the same errors raised as by a refresh.
+   */
+  public static RefreshPlan explain(SparkSession spark, Tables t, SourceQuery query,
+      RefreshOptions options) {
+    SparkContext sc = spark.sparkContext();
+    String previousGroup = sc.getLocalProperty("spark.jobGroup.id");
+    try {
+      return new Run(spark, t, query, options, "explain", System.currentTimeMillis()).explain();
+    } finally {
+      if (previousGroup == null) {
+        sc.clearJobGroup();
+      }
+    }
+  }
+
   /** Source versions must have stable row ids, or {@code __source_row_id} means nothing. */
   static void requireStableRowIds(org.lance.Dataset source, String viewName, long version) {
     for (Fragment f : source.getFragments()) {
@@ -182,61 +200,96 @@ public final class QueryRefresh {
       this.started = started;
     }
 
-    RefreshResult execute() {
-      // 1. the view at the version this refresh reads, and will commit on top of
+    /** What a refresh reads before it decides anything; the same for REFRESH and EXPLAIN. */
+    private final class Prepared {
       long readVersion;
       Schema viewArrow;
       long viewRows;
+      long watermark;
+      long srcVersion;
+      int sourceFragments;
+      long sourceRows;
+      Schema plain;
+      StructType target;
+      boolean replaceAll;
+    }
+
+    private Prepared prepare() {
+      Prepared p = new Prepared();
+      // 1. the view at the version this refresh reads, and will commit on top of
       try (BufferAllocator a = new RootAllocator();
           org.lance.Dataset view = open(a, t.viewUri(), t.viewStorageOptions(), null, "view")) {
-        readVersion = view.version();
-        viewArrow = view.getSchema();
-        viewRows = view.countRows();
+        p.readVersion = view.version();
+        p.viewArrow = view.getSchema();
+        p.viewRows = view.countRows();
       }
-      long watermark = watermark(viewArrow);
+      p.watermark = watermark(p.viewArrow);
       // 2. the source version to refresh to
-      long srcVersion;
       try (BufferAllocator a = new RootAllocator();
           org.lance.Dataset src = open(a, t.sourceUri(), t.sourceStorageOptions(), null,
               "source table")) {
         long latest = src.latestVersion();
-        srcVersion = o.srcVersion() == null ? latest : o.srcVersion();
-        if (srcVersion > latest || srcVersion < 1) {
-          throw new QueryRefreshException("src_version " + srcVersion + " does not exist: the "
+        p.srcVersion = o.srcVersion() == null ? latest : o.srcVersion();
+        if (p.srcVersion > latest || p.srcVersion < 1) {
+          throw new QueryRefreshException("src_version " + p.srcVersion + " does not exist: the "
               + "source of view " + t.viewName() + " is at version " + latest);
         }
-        if (srcVersion < watermark) {
-          throw new QueryRefreshException("src_version " + srcVersion + " is older than the "
-              + "version view " + t.viewName() + " already reflects (" + watermark + "); a "
-              + "view cannot be refreshed backwards. Omit src_version or give " + watermark
+        if (p.srcVersion < p.watermark) {
+          throw new QueryRefreshException("src_version " + p.srcVersion + " is older than the "
+              + "version view " + t.viewName() + " already reflects (" + p.watermark + "); a "
+              + "view cannot be refreshed backwards. Omit src_version or give " + p.watermark
               + " or later");
         }
-        try (org.lance.Dataset at = srcVersion == src.version() ? null
-            : open(a, t.sourceUri(), t.sourceStorageOptions(), srcVersion, "source table")) {
-          requireStableRowIds(at == null ? src : at, t.viewName(), srcVersion);
-          srcVersionTime = versionTime(at == null ? src : at);
+        try (org.lance.Dataset at = p.srcVersion == src.version() ? null
+            : open(a, t.sourceUri(), t.sourceStorageOptions(), p.srcVersion, "source table")) {
+          org.lance.Dataset ds = at == null ? src : at;
+          requireStableRowIds(ds, t.viewName(), p.srcVersion);
+          srcVersionTime = versionTime(ds);
+          p.sourceFragments = ds.getFragments().size();
+          p.sourceRows = ds.countRows();
         }
-        requireSameSource(a, viewArrow, watermark, latest);
+        requireSameSource(a, p.viewArrow, p.watermark, latest);
       }
-      if (srcVersion == watermark && !o.force()) {
+      p.plain = withoutMetadata(p.viewArrow);
+      p.target = LanceArrowUtils.fromArrowSchema(p.plain);
+      QueryLayout.requireColumns(q, p.target, t.viewName());
+      p.replaceAll = o.force() || p.viewRows == 0;
+      return p;
+    }
+
+    /** Whether the view already reflects the source version (and nothing forces a rebuild). */
+    private boolean upToDate(Prepared p) {
+      return p.srcVersion == p.watermark && !o.force();
+    }
+
+    /** Whether only the changed source fragments are read ({@link #changes}). */
+    private boolean byFragmentsPossible(Prepared p) {
+      return !p.replaceAll && q.limit() == null && p.watermark > 0 && allowFragmentDiff;
+    }
+
+    RefreshResult execute() {
+      Prepared p = prepare();
+      long readVersion = p.readVersion;
+      long watermark = p.watermark;
+      long srcVersion = p.srcVersion;
+      if (upToDate(p)) {
         LOG.info("View {} (job {}): already at source version {}; nothing to do", t.viewName(),
             jobId, srcVersion);
         return new RefreshResult(jobId, RefreshResult.JobStatus.SKIPPED,
             MaterializedViewKind.QUERY, srcVersion, 0, 0, 0, elapsed());
       }
-
-      Schema plain = withoutMetadata(viewArrow);
-      StructType target = LanceArrowUtils.fromArrowSchema(plain);
-      QueryLayout.requireColumns(q, target, t.viewName());
+      Schema plain = p.plain;
+      StructType target = p.target;
 
       // 3. which source rows are in the view now, and which changed since the watermark
-      boolean replaceAll = o.force() || viewRows == 0;
-      if (!replaceAll && q.limit() == null && watermark > 0 && allowFragmentDiff) {
-        RefreshResult r = byFragments(readVersion, watermark, srcVersion, plain, target);
-        if (r != null) {
-          return r;
+      boolean replaceAll = p.replaceAll;
+      if (byFragmentsPossible(p)) {
+        Changes ch = changes(readVersion, watermark, srcVersion);
+        if (ch.diff != null) {
+          return byFragments(readVersion, watermark, srcVersion, plain, target, ch);
         }
       }
+      long viewRows = p.viewRows;
       // Built only here: planning a lance-spark read of the whole source opens it and analyses
       // the SELECT (tens of ms), which the fragment-diff path above does not need.
       Dataset<Row> source = QueryLayout.readSource(spark, t.sourceUri(),
@@ -290,28 +343,120 @@ public final class QueryRefresh {
     }
 
     /**
-     * The refresh from the fragments that changed since the watermark; {@code null} when the two
-     * source versions cannot be compared (then every row is scanned).
+     * What {@link #execute} would do, found the same way up to the write, with nothing written
+     * or committed. The view rows to delete and to write are counted: on the fragment-diff path
+     * by looking the departed source rows up in the view and counting the filtered rows of the
+     * changed fragments (a Spark count of those fragments), on a rebuild by counting the
+     * filtered source.
+     */
+    RefreshPlan explain() {
+      Prepared p = prepare();
+      if (upToDate(p)) {
+        return new RefreshPlan(t.viewName(), MaterializedViewKind.QUERY, RefreshPlan.Mode.NO_OP,
+            "the view already reflects source version " + p.srcVersion, p.watermark,
+            p.srcVersion, p.sourceFragments, List.of(), 0, p.viewRows, 0L, 0L,
+            RefreshPlan.Write.NONE, null, "");
+      }
+      Long from = p.watermark == 0 ? null : p.watermark;
+      String fallback = null;
+      if (byFragmentsPossible(p)) {
+        Changes ch = changes(p.readVersion, p.watermark, p.srcVersion);
+        if (ch.diff != null) {
+          ViewRows inView = ch.old.isEmpty() ? new ViewRows()
+              : viewRowsOf(p.readVersion, ch.old);
+          long write = 0;
+          RefreshPlan.Write where = RefreshPlan.Write.NONE;
+          Integer tasks = null;
+          String note = "";
+          if (!ch.rescan.isEmpty()) {
+            Dataset<Row> scoped = FragmentScopedRead.restrict(QueryLayout.readSource(spark,
+                t.sourceUri(), t.sourceStorageOptions(), p.srcVersion),
+                new HashSet<>(ch.rescan));
+            write = QueryLayout.filtered(scoped, q).count();
+            String declined = LocalRefreshWrite.declines(spark, ch.rescanRows);
+            if (declined == null) {
+              where = RefreshPlan.Write.DRIVER;
+              note = "the driver writes the rows unless the definition turns out not to run "
+                  + "there (a Python UDF, a subquery ...): then a Spark job of "
+                  + writeTasks(ch.rescan.size(), packTasks(ch.rescanRows)) + " tasks does";
+            } else {
+              where = RefreshPlan.Write.SPARK_JOB;
+              tasks = writeTasks(ch.rescan.size(), packTasks(ch.rescanRows));
+              note = "not on the driver: " + declined;
+            }
+          }
+          String reason = "source changed since version " + p.watermark + ": " + ch.diff
+              + "; " + ch.old.getLongCardinality() + " source rows left changed fragments";
+          return new RefreshPlan(t.viewName(), MaterializedViewKind.QUERY,
+              RefreshPlan.Mode.INCREMENTAL, reason, from, p.srcVersion, p.sourceFragments,
+              ch.rescan, ch.rescanRows, p.viewRows, (long) inView.size, write, where, tasks,
+              note + (note.isEmpty() ? "" : "; ") + "rows already in the view that a "
+              + "compaction only moved are kept, not rewritten, and count on both sides");
+        }
+        fallback = ch.why;
+      }
+      Dataset<Row> source = QueryLayout.readSource(spark, t.sourceUri(),
+          t.sourceStorageOptions(), p.srcVersion);
+      long filtered = QueryLayout.filtered(source, q).count();
+      if (q.limit() != null) {
+        filtered = Math.min(filtered, q.limit());
+      }
+      int tasks = writeTasks(p.sourceFragments, 0);
+      if (p.replaceAll) {
+        String reason = o.force() ? "force = true" : "the view is empty";
+        return new RefreshPlan(t.viewName(), MaterializedViewKind.QUERY, RefreshPlan.Mode.FULL,
+            reason, from, p.srcVersion, p.sourceFragments, null, p.sourceRows, p.viewRows,
+            p.viewRows, filtered, RefreshPlan.Write.SPARK_JOB, tasks, "");
+      }
+      String reason = q.limit() != null ? "LIMIT view: every source row id is compared with the "
+          + "view's" : p.watermark == 0 ? "the view has no recorded source version"
+          : !allowFragmentDiff ? "fragment comparison is off"
+          : fallback + "; every source row id is compared with the view's";
+      return new RefreshPlan(t.viewName(), MaterializedViewKind.QUERY,
+          RefreshPlan.Mode.INCREMENTAL, reason, from, p.srcVersion, p.sourceFragments, null,
+          p.sourceRows, p.viewRows, null, null, RefreshPlan.Write.SPARK_JOB, tasks,
+          "the rows to delete and to write are known only after comparing every row id; the "
+          + "view will hold " + filtered + " rows");
+    }
+
+    /** Tasks of a write over {@code partitions} input partitions ({@link #write}). */
+    private int writeTasks(int partitions, int packTasks) {
+      int limit = o.concurrency() != null ? o.concurrency()
+          : packTasks == 0 ? 0
+          : Math.max(packTasks, Math.min(partitions, spark.sparkContext().defaultParallelism()));
+      return limit > 0 && partitions > limit ? limit : Math.max(1, partitions);
+    }
+
+    private static int packTasks(long rows) {
+      return (int) Math.min(Integer.MAX_VALUE, Math.max(1, (rows + ROWS_PER_TASK - 1)
+          / ROWS_PER_TASK));
+    }
+
+    /**
+     * How the source changed between the watermark and the target version, fragment by
+     * fragment; {@code diff == null} (with {@code why}) when the two versions cannot be compared
+     * (then every row id is compared instead).
      *
      * <p>With {@code O} the row ids the watermark version had in fragments that changed since
      * (rewritten or removed fragments, and the rows deleted from fragments that only gained
-     * deletions), {@code V} the view rows whose source row is in {@code O}, and {@code N} the
-     * filtered rows of the new and rewritten fragments at the target version: a row of {@code
-     * N} that is in {@code V} and not updated since the watermark ({@code
-     * _row_last_updated_at_version}) is kept (a compaction moved it); every other row of
-     * {@code N} is written; every row of {@code V} not kept is deleted. Rows of unchanged
-     * fragments are the same rows with the same values as at the watermark, and the view is
-     * exact for that version, so they need nothing.
+     * deletions): the view rows whose source row is in {@code O} are the candidates for
+     * deletion, and the filtered rows of the new and rewritten fragments the candidates for
+     * writing ({@link #byFragments}).
      */
-    private RefreshResult byFragments(long readVersion, long watermark, long srcVersion,
-        Schema plain, StructType target) {
-      long t0 = System.currentTimeMillis();
-      describe("compare source fragments of versions " + watermark + " and " + srcVersion);
+    private final class Changes {
       FragmentDiff diff;
+      String why;
       Roaring64NavigableMap old;
       List<Integer> rescan;
-      long rescanRows = 0;
+      long rescanRows;
       List<Field> sourceFields;
+      long millis;
+    }
+
+    private Changes changes(long readVersion, long watermark, long srcVersion) {
+      long t0 = System.currentTimeMillis();
+      describe("compare source fragments of versions " + watermark + " and " + srcVersion);
+      Changes ch = new Changes();
       try (BufferAllocator a = new RootAllocator();
           org.lance.Dataset now = open(a, t.sourceUri(), t.sourceStorageOptions(), srcVersion,
               "source table")) {
@@ -321,24 +466,27 @@ public final class QueryRefresh {
         } catch (QueryRefreshException e) {
           LOG.info("View {} (job {}): source version {} cannot be opened ({}); scanning every "
               + "row", t.viewName(), jobId, watermark, e.getMessage());
-          return null;
+          ch.why = "source version " + watermark + " can no longer be opened (cleaned up?)";
+          return ch;
         }
         try (then) {
-          sourceFields = now.getSchema().getFields();
-          if (!then.getSchema().getFields().equals(sourceFields)) {
+          ch.sourceFields = now.getSchema().getFields();
+          if (!then.getSchema().getFields().equals(ch.sourceFields)) {
             LOG.info("View {} (job {}): the source schema changed since version {}; scanning "
                 + "every row", t.viewName(), jobId, watermark);
-            return null;
+            ch.why = "the source schema changed since version " + watermark;
+            return ch;
           }
-          diff = FragmentDiff.between(FragmentDiff.metadata(then.getFragments()),
+          FragmentDiff diff = FragmentDiff.between(FragmentDiff.metadata(then.getFragments()),
               FragmentDiff.metadata(now.getFragments()));
-          rescan = new ArrayList<>(diff.rescan);
-          rescanRows = diff.rescanRows;
+          ch.rescan = new ArrayList<>(diff.rescan);
+          ch.rescanRows = diff.rescanRows;
           FragmentDiff.Departed departed = diff.departed(then, now);
-          old = departed.ids();
-          rescan.addAll(departed.rescanAgain());
+          ch.old = departed.ids();
+          ch.rescan.addAll(departed.rescanAgain());
           // Fragments read again whole (rows came back) count towards the rows to read too.
-          rescanRows += departed.rescanAgainRows();
+          ch.rescanRows += departed.rescanAgainRows();
+          ch.diff = diff;
         }
       } catch (QueryRefreshException e) {
         throw e;
@@ -347,15 +495,32 @@ public final class QueryRefresh {
             + t.viewName() + " at versions " + watermark + " and " + srcVersion + ": "
             + e.getMessage(), e);
       }
+      ch.millis = System.currentTimeMillis() - t0;
+      return ch;
+    }
+
+    /**
+     * The refresh from the fragments that changed since the watermark ({@link #changes}): a
+     * row of the filtered new and rewritten fragments ({@code N}) that is in the view and not
+     * updated since the watermark ({@code _row_last_updated_at_version}) is kept (a compaction
+     * moved it); every other row of {@code N} is written; every view row of a departed source
+     * row not kept is deleted. Rows of unchanged fragments are the same rows with the same
+     * values as at the watermark, and the view is exact for that version, so they need nothing.
+     */
+    private RefreshResult byFragments(long readVersion, long watermark, long srcVersion,
+        Schema plain, StructType target, Changes ch) {
+      FragmentDiff diff = ch.diff;
+      List<Integer> rescan = ch.rescan;
+      long rescanRows = ch.rescanRows;
       lastScannedFragments = List.copyOf(rescan);
       lastDiff = diff;
       long t1 = System.currentTimeMillis();
       // the view rows of the source rows that left changed fragments
-      ViewRows inView = old.isEmpty() ? new ViewRows() : viewRowsOf(readVersion, old);
+      ViewRows inView = ch.old.isEmpty() ? new ViewRows() : viewRowsOf(readVersion, ch.old);
       long t2 = System.currentTimeMillis();
       LOG.info("View {} (job {}): source version {} (watermark {}): {}; {} source rows left "
           + "changed fragments, {} of them in the view ({} of {} view fragments read)",
-          t.viewName(), jobId, srcVersion, watermark, diff, old.getLongCardinality(),
+          t.viewName(), jobId, srcVersion, watermark, diff, ch.old.getLongCardinality(),
           inView.size, inView.fragmentsRead, inView.fragments);
       Written w = new Written(List.of(), 0, Roaring64NavigableMap.bitmapOf(), List.of());
       String localPhases = "";
@@ -371,14 +536,13 @@ public final class QueryRefresh {
         // the refresh pays the per-task cost (dataset open, fragment write) a few times and the
         // view gets a few fragments instead of as many as the source's commits. write() still
         // uses up to the cluster's parallelism when there are that many changed partitions.
-        int tasks = (int) Math.min(Integer.MAX_VALUE, Math.max(1,
-            (rescanRows + ROWS_PER_TASK - 1) / ROWS_PER_TASK));
+        int tasks = packTasks(rescanRows);
         // Few changed rows: the same write on the driver, without a Spark job's fixed cost.
         describe("write changed rows on the driver");
-        LocalRefreshWrite.Outcome local = LocalRefreshWrite.tryWrite(spark, t, q, sourceFields,
-            o.maxRowsPerFragment() == null ? 0 : o.maxRowsPerFragment(), srcVersion, rescan,
-            rescanRows, plain, target, projected, inView.ids, watermark, afterTaskBatch,
-            jobId);
+        LocalRefreshWrite.Outcome local = LocalRefreshWrite.tryWrite(spark, t, q,
+            ch.sourceFields, o.maxRowsPerFragment() == null ? 0 : o.maxRowsPerFragment(),
+            srcVersion, rescan, rescanRows, plain, target, projected, inView.ids, watermark,
+            afterTaskBatch, jobId);
         LOG.info("View {} (job {}): write on the {}: {}", t.viewName(), jobId,
             local.written() != null ? "driver" : "Spark path", local.why());
         if (local.written() != null) {
@@ -400,7 +564,7 @@ public final class QueryRefresh {
       }
       return commit(readVersion, srcVersion, w.fragments, w.ranges, deletes, false,
           String.format("fragment diff %d ms (%d rescanned), view scan %d ms, write %d ms%s",
-              t1 - t0, rescan.size(), t2 - t1, t3 - t2, localPhases));
+              ch.millis, rescan.size(), t2 - t1, t3 - t2, localPhases));
     }
 
     /**

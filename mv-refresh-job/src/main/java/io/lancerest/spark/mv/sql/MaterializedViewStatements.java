@@ -48,7 +48,7 @@ public final class MaterializedViewStatements {
     if (s instanceof MvStatement.Show) {
       return SHOW_OUTPUT;
     }
-    if (s instanceof MvStatement.Describe) {
+    if (s instanceof MvStatement.Describe || s instanceof MvStatement.ExplainRefresh) {
       return DESCRIBE_OUTPUT;
     }
     return NO_OUTPUT;
@@ -71,6 +71,16 @@ public final class MaterializedViewStatements {
       Resolved r = resolveObject(spark, rf.name());
       return List.of(row(MaterializedViews.forCatalog(spark, r.catalog())
           .refresh(r.id(), options)));
+    }
+    if (s instanceof MvStatement.ExplainRefresh ex) {
+      RefreshOptions options = RefreshOptions.fromMap(ex.options());
+      Resolved r = resolveObject(spark, ex.name());
+      List<Row> rows = new ArrayList<>();
+      for (String[] line : MaterializedViews.forCatalog(spark, r.catalog())
+          .explainRefresh(r.id(), options).lines()) {
+        rows.add(RowFactory.create(line[0], line[1]));
+      }
+      return rows;
     }
     if (s instanceof MvStatement.Drop d) {
       Resolved r = resolveObject(spark, d.name());

@@ -32,6 +32,12 @@ public sealed interface MvStatement {
   /** {@code REFRESH MATERIALIZED VIEW name [WITH (k = v, ...)]}. */
   record Refresh(List<String> name, Map<String, String> options) implements MvStatement {}
 
+  /**
+   * {@code EXPLAIN REFRESH MATERIALIZED VIEW name [WITH (k = v, ...)]}: what the refresh would
+   * do, with nothing written or committed.
+   */
+  record ExplainRefresh(List<String> name, Map<String, String> options) implements MvStatement {}
+
   /** {@code DROP MATERIALIZED VIEW [IF EXISTS] name}. */
   record Drop(List<String> name, boolean ifExists) implements MvStatement {}
 

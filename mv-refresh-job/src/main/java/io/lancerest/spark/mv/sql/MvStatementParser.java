@@ -28,13 +28,20 @@ final class MvStatementParser {
     this.tokens = tokens;
   }
 
-  /** True when {@code sql} starts like one of our statements (VERB MATERIALIZED ...). */
+  /**
+   * True when {@code sql} starts like one of our statements (VERB MATERIALIZED ..., or EXPLAIN
+   * REFRESH MATERIALIZED ...).
+   */
   static boolean handles(String sql) {
     List<Token> t;
     try {
       t = SqlTokenizer.tokenize(sql);
     } catch (MaterializedViewSqlException e) {
       return false; // not ours to report: the delegate gives Spark's usual error
+    }
+    if (t.size() >= 4 && t.get(0).isWord("EXPLAIN") && t.get(1).isWord("REFRESH")
+        && t.get(2).isWord("MATERIALIZED")) {
+      return true;
     }
     if (t.size() < 3 || !t.get(1).isWord("MATERIALIZED")) {
       return false;
@@ -50,9 +57,21 @@ final class MvStatementParser {
 
   private MvStatement statement() throws ParseException {
     Token verb = next();
+    boolean explain = verb.isWord("EXPLAIN");
+    if (explain) {
+      verb = next(); // REFRESH (handles() checked it)
+    }
     expectWord("MATERIALIZED");
     MvStatement s;
-    if (verb.isWord("CREATE")) {
+    if (explain) {
+      expectWord("VIEW");
+      List<String> name = identifier("a view name");
+      Map<String, String> options = Map.of();
+      if (acceptWord("WITH")) {
+        options = propertyList("WITH");
+      }
+      s = new MvStatement.ExplainRefresh(name, options);
+    } else if (verb.isWord("CREATE")) {
       expectWord("VIEW");
       s = create();
     } else if (verb.isWord("REFRESH")) {

@@ -3,6 +3,7 @@ package io.lancerest.spark.mv.udtf;
 import io.lancerest.spark.mv.ErrorsTable;
 import io.lancerest.spark.mv.MaterializedViewException;
 import io.lancerest.spark.mv.MaterializedViewKind;
+import io.lancerest.spark.mv.RefreshPlan;
 import io.lancerest.spark.mv.RefreshResult;
 import io.lancerest.spark.mv.SourceIdentity;
 import io.lancerest.spark.mv.commit.FragmentShipping;
@@ -71,18 +72,24 @@ public final class UdtfRefresh {
 
   private UdtfRefresh() {}
 
-  public static UdtfRefreshResult run(SparkSession spark, UdtfSource source, UdtfView view,
-      UdtfDefinition def, UdtfRefreshOptions options) {
-    long started = System.nanoTime();
-    String jobId = options.jobId() != null ? options.jobId() : UUID.randomUUID().toString();
-    instantiate(def.className(), def.name());
+  /** The view's state a refresh starts from. */
+  private record Start(long viewVersion, long viewRows, String base, String replaced) {
+    boolean upToDate(UdtfRefreshOptions options, UdtfSource source) {
+      return !options.force() && replaced == null && String.valueOf(source.version())
+          .equals(base);
+    }
+  }
+
+  private static Start start(UdtfSource source, UdtfView view) {
     long viewVersion;
+    long viewRows;
     String base;
     Map<String, String> viewMeta;
     try (BufferAllocator allocator = new RootAllocator();
         org.lance.Dataset ds = org.lance.Dataset.open(allocator, view.location(),
             new ReadOptions.Builder().setStorageOptions(view.storageOptions()).build())) {
       viewVersion = ds.version();
+      viewRows = ds.countRows();
       viewMeta = ds.getSchema().getCustomMetadata();
       base = viewMeta == null ? null : viewMeta.get(BASE_VERSION_KEY);
     } catch (RuntimeException e) {
@@ -101,10 +108,76 @@ public final class UdtfRefresh {
     } catch (NumberFormatException e) {
       // unreadable base version: never equal to the source's, so the view is rebuilt anyway
     }
+    return new Start(viewVersion, viewRows, base, replaced);
+  }
+
+  /**
+   * What {@link #run} would do now, with nothing computed, written or committed. A rebuild
+   * counts the partitions it would make: the distinct keys of the source query (one Spark job),
+   * or the non-empty IVF partitions of the index.
+   */
+  public static RefreshPlan explain(SparkSession spark, UdtfSource source, UdtfView view,
+      UdtfDefinition def, UdtfRefreshOptions options) {
+    instantiate(def.className(), def.name());
+    Start st = start(source, view);
+    Long from = null;
+    try {
+      from = st.base == null ? null : Long.parseLong(st.base.trim());
+    } catch (NumberFormatException e) {
+      // unreadable: shown as none
+    }
+    int fragments;
+    long rows;
+    try (BufferAllocator a = new RootAllocator();
+        org.lance.Dataset ds = org.lance.Dataset.open(a, source.location(),
+            new ReadOptions.Builder().setStorageOptions(source.storageOptions())
+                .setVersion(source.version()).build())) {
+      fragments = ds.getFragments().size();
+      rows = ds.countRows();
+    }
+    if (st.upToDate(options, source)) {
+      return new RefreshPlan(view.name(), MaterializedViewKind.UDTF, RefreshPlan.Mode.NO_OP,
+          "the view already reflects source version " + source.version(), from,
+          source.version(), fragments, List.of(), 0, st.viewRows, 0L, 0L,
+          RefreshPlan.Write.NONE, null, "");
+    }
+    String reason = options.force() ? "force = true"
+        : st.replaced != null ? st.replaced
+        : from == null ? "the view was never refreshed"
+        : "source changed since version " + from + "; a UDTF view is always rebuilt";
+    String key = def.keyColumn();
+    long partitions;
+    if (def.partitionByIndexedColumn() != null) {
+      IvfPartitions.IvfIndex index = IvfPartitions.inspect(source.location(),
+          source.storageOptions(), source.version(), def.partitionByIndexedColumn());
+      partitions = java.util.Arrays.stream(index.sizes()).filter(n -> n > 0).count();
+    } else if (key == null) {
+      partitions = 1;
+    } else {
+      partitions = source.reader().read(spark, false).select(key).distinct().count();
+    }
+    int tasks = key == null && def.partitionByIndexedColumn() == null ? 1
+        : options.concurrency() > 0 ? options.concurrency()
+        : TASKS_PER_SLOT * spark.sparkContext().defaultParallelism();
+    return new RefreshPlan(view.name(), MaterializedViewKind.UDTF, RefreshPlan.Mode.FULL,
+        reason + "; " + partitions + (partitions == 1 ? " partition" : " partitions")
+        + " to compute", from, source.version(), fragments, null, rows, st.viewRows,
+        st.viewRows, null, RefreshPlan.Write.SPARK_JOB, tasks, "the rows written are known only"
+        + " by running the UDTF; partitions a failed run finished are reused");
+  }
+
+  public static UdtfRefreshResult run(SparkSession spark, UdtfSource source, UdtfView view,
+      UdtfDefinition def, UdtfRefreshOptions options) {
+    long started = System.nanoTime();
+    String jobId = options.jobId() != null ? options.jobId() : UUID.randomUUID().toString();
+    instantiate(def.className(), def.name());
+    Start st = start(source, view);
+    long viewVersion = st.viewVersion;
+    String replaced = st.replaced;
     if (replaced != null) {
       LOG.info("{}; rebuilding it from source version {}", replaced, source.version());
     }
-    if (!options.force() && replaced == null && String.valueOf(source.version()).equals(base)) {
+    if (st.upToDate(options, source)) {
       LOG.info("View '{}' is up to date with source version {}; nothing to do (force to "
           + "rebuild)", view.name(), source.version());
       return new UdtfRefreshResult(jobId, UdtfRefreshResult.Status.UP_TO_DATE, source.version(),

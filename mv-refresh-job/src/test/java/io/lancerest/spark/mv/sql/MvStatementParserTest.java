@@ -98,6 +98,10 @@ class MvStatementParserTest {
     assertEquals(new MvStatement.Describe(List.of("lance", "ns", "v")),
         parse("DESCRIBE MATERIALIZED VIEW lance.ns.v"));
     assertEquals(new MvStatement.Describe(List.of("v")), parse("desc materialized view v"));
+    assertEquals(new MvStatement.ExplainRefresh(List.of("lance", "ns", "v"), Map.of()),
+        parse("EXPLAIN REFRESH MATERIALIZED VIEW lance.ns.v"));
+    assertEquals(new MvStatement.ExplainRefresh(List.of("v"), map("force", "true")),
+        parse("explain refresh materialized view v with (force = true);"));
   }
 
   @Test
@@ -109,6 +113,9 @@ class MvStatementParserTest {
     assertFalse(MvStatementParser.handles("SHOW INDEXES FROM lance.ns.t"));
     assertFalse(MvStatementParser.handles("SELECT 'unclosed"));
     assertFalse(MvStatementParser.handles("REFRESH TABLE t"));
+    assertTrue(MvStatementParser.handles("EXPLAIN REFRESH MATERIALIZED VIEW v"));
+    assertFalse(MvStatementParser.handles("EXPLAIN SELECT 1"), "Spark's own EXPLAIN");
+    assertFalse(MvStatementParser.handles("EXPLAIN REFRESH TABLE t"));
   }
 
   @Test

@@ -6,6 +6,7 @@ import io.lancerest.spark.mv.MaterializedViewKind;
 import io.lancerest.spark.mv.MaterializedViewNotFoundException;
 import io.lancerest.spark.mv.MaterializedViews;
 import io.lancerest.spark.mv.RefreshOptions;
+import io.lancerest.spark.mv.RefreshPlan;
 import io.lancerest.spark.mv.RefreshResult;
 import io.lancerest.spark.mv.SourceQuery;
 import io.lancerest.spark.mv.ViewDefinition;
@@ -48,6 +49,14 @@ public final class RecordingViews implements MaterializedViews, MaterializedView
     }
     return new RefreshResult("job-2", RefreshResult.JobStatus.PARTIAL,
         MaterializedViewKind.CHUNKER, 12L, 30, 4, 2, 1500);
+  }
+
+  @Override
+  public RefreshPlan explainRefresh(List<String> viewId, RefreshOptions options) {
+    CALLS.add(catalog + ":explain:" + viewId + ":" + options);
+    return new RefreshPlan(String.join(".", viewId), MaterializedViewKind.QUERY,
+        RefreshPlan.Mode.INCREMENTAL, "source changed", 3L, 5L, 10, List.of(8, 9), 2000, 100,
+        4L, 20L, RefreshPlan.Write.DRIVER, null, "");
   }
 
   @Override

@@ -57,6 +57,24 @@ class SqlExtensionsTest {
   }
 
   @Test
+  void explainRefreshReturnsThePlanAsNameValueRows() {
+    List<Row> rows = sql("EXPLAIN REFRESH MATERIALIZED VIEW mvtest.ns.v WITH (force = true)");
+    assertEquals(List.of("mvtest:explain:[ns, v]:RefreshOptions[srcVersion=null, concurrency="
+        + "null, maxRowsPerFragment=null, intraApplierConcurrency=null, sourceTaskSize=null, "
+        + "outputLimit=null, cluster=null, manifest=null, jobId=null, force=true]"),
+        RecordingViews.CALLS);
+    java.util.Map<String, String> info = new java.util.LinkedHashMap<>();
+    rows.forEach(r -> info.put(r.getString(0), r.getString(1)));
+    assertEquals("incremental", info.get("Mode"));
+    assertEquals("3 -> 5", info.get("Source versions"));
+    assertEquals("2 of 10 [8, 9]", info.get("Source fragments to read"));
+    assertEquals("+16", info.get("Expected view row change"));
+    assertEquals("on the driver, no Spark job", info.get("Write"));
+    assertEquals(List.of("info_name", "info_value"), List.of(spark.sql(
+        "EXPLAIN REFRESH MATERIALIZED VIEW v").schema().fieldNames()));
+  }
+
+  @Test
   void createRunsTheApiWithTheStatementAndWithNoDataReturnsNoRow() {
     assertEquals(List.of(), sql("CREATE MATERIALIZED VIEW IF NOT EXISTS mvtest.ns.chunks "
         + "USING CHUNKER 'com.example.Split' OPTIONS (size = 200) "
