@@ -110,6 +110,7 @@ public final class QueryViewBenchmark {
     double fr = median(full);
     System.out.printf("(a) full refresh / CTAS = %.2f / %.2f s = %.3f (target <= 1.15)%n", fr, c,
         fr / c);
+    System.out.printf("RESULT query full/CTAS %.3f target 1.15%n", fr / c);
 
     // (b) incremental: the last full-refresh view stays. Each round appends 1 % new rows and
     // updates 0.1 % (rows not touched before), then refreshes. The first round is not counted:
@@ -131,6 +132,8 @@ public final class QueryViewBenchmark {
         + "refresh %.2f s = %.3f (target <= %s)%n", appended, updated, scattered
             ? "scattered over every fragment" : "in one id range", im, fr, im / fr,
         scattered ? "0.05" : "0.10");
+    System.out.printf("RESULT query %s incremental/full %.3f target %s%n", scattered
+        ? "scattered" : "contiguous", im / fr, scattered ? "0.05" : "0.10");
     long expected = spark.sql(select).count();
     long actual = spark.table(view).count();
     System.out.printf("check: view rows %,d, SELECT rows %,d -> %s%n", actual, expected,
