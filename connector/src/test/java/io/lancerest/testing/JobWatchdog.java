@@ -66,12 +66,25 @@ public final class JobWatchdog extends SparkListener {
     running.remove(end.jobId());
   }
 
+  /**
+   * The running SparkContext: Spark's own record of it ({@code private[spark]} in Scala, public
+   * to Java), else the active or default session's (fixtures clear the default session).
+   */
+  private static SparkContext activeContext() {
+    SparkContext sc = org.apache.spark.SparkContext$.MODULE$.getActive().getOrElse(() -> null);
+    if (sc == null) {
+      SparkSession s = SparkSession.getActiveSession().getOrElse(
+          () -> SparkSession.getDefaultSession().getOrElse(() -> null));
+      sc = s == null ? null : s.sparkContext();
+    }
+    return sc;
+  }
+
   private void check() {
     long now = System.nanoTime();
     running.forEach((id, r) -> {
       long elapsed = now - r.startedNanos();
-      SparkSession session = SparkSession.getDefaultSession().getOrElse(() -> null);
-      SparkContext sc = session == null ? null : session.sparkContext();
+      SparkContext sc = activeContext();
       if (elapsed > limitNanos && sc != null && running.remove(id) != null) {
         sc.cancelJob(id, "by the test's bounded wait: it (" + r.what() + ") ran for "
             + Duration.ofNanos(elapsed).toSeconds() + " s, more than "

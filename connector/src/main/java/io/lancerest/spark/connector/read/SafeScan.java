@@ -166,7 +166,13 @@ public final class SafeScan implements Scan, Batch, SupportsReportStatistics, Su
       return p;
     }
     StructType schema = p.getSchema();
-    boolean filtered = p.getWhereCondition().isPresent();
+    boolean nearest = p.getReadOptions().getNearest() != null;
+    if (nearest && hazard == FragmentHazard.REWRITTEN_ROW_IDS) {
+      throw rewrittenNearest(ids);
+    }
+    // A vector search fetches its k results' late columns by row id, filtered or not, and its
+    // filter is a prefilter of the search, which Spark cannot apply after it.
+    boolean filtered = p.getWhereCondition().isPresent() || nearest;
     boolean readsRowIds = indexOf(schema, ROW_ID) >= 0;
     boolean dropFilter = hazard == FragmentHazard.REWRITTEN_ROW_IDS && filtered;
     boolean mapRowIds = hazard == FragmentHazard.REWRITTEN_ROW_IDS && readsRowIds;
@@ -210,6 +216,7 @@ public final class SafeScan implements Scan, Batch, SupportsReportStatistics, Su
     }
     Map<Integer, String> sequences = new HashMap<>();
     if (mapRowIds) {
+      // every fragment of the split: the rows of one without hazard are mapped too
       for (Integer id : ids) {
         String meta = fragments.rowIdMeta().get(id);
         if (meta != null) {
@@ -229,21 +236,39 @@ public final class SafeScan implements Scan, Batch, SupportsReportStatistics, Su
   }
 
   /**
+   * A vector search ({@code nearest}) over fragments a compaction rewrote: lance-core 4.0.0
+   * computes the row id of every row for it in quadratic time, and there is no other route.
+   */
+  IllegalStateException rewrittenNearest(java.util.Collection<Integer> ids) {
+    return new IllegalStateException("Vector search (nearest) on table " + table + " refused: "
+        + "fragments " + new TreeSet<>(ids) + " were rewritten by a compaction that dropped "
+        + "deleted rows, and lance-core 4.0.0 needs time quadratic in a fragment's rows for a "
+        + "vector search of such a fragment (hours for a million rows; "
+        + "docs/lance-core-scan-defect.md). Recreate the table (CREATE TABLE ... AS SELECT) "
+        + "to give it plain row ids, or search without the nearest option");
+  }
+
+  /**
    * The columns of the batches lance-spark 0.4.0 reads for a partition schema, in their order:
    * the data columns in schema order, then those of {@code _rowid}, {@code _rowaddr}, {@code
    * _row_last_updated_at_version} and {@code _row_created_at_version} it asks lance-core for, in
-   * that order ({@code LanceFragmentScanner.getColumnNames}), then {@code _fragid}, a constant
-   * it appends ({@code LanceFragmentColumnarBatchScanner}).
+   * that order ({@code LanceFragmentScanner.getColumnNames}), then the blob columns' virtual
+   * {@code <col>__blob_pos} / {@code <col>__blob_size} in schema order, then {@code _fragid}, a
+   * constant ({@code LanceFragmentColumnarBatchScanner}).
    */
   static List<String> batchColumns(StructType schema) {
     List<String> meta = List.of(ROW_ID, ROW_ADDRESS, "_row_last_updated_at_version",
         "_row_created_at_version");
     List<String> out = new ArrayList<>();
+    List<String> blobs = new ArrayList<>();
     java.util.Set<String> names = new java.util.HashSet<>();
     for (StructField f : schema.fields()) {
-      names.add(f.name());
-      if (!meta.contains(f.name()) && !f.name().equals(FRAGMENT_ID)) {
-        out.add(f.name());
+      String n = f.name();
+      names.add(n);
+      if (n.endsWith("__blob_pos") || n.endsWith("__blob_size")) {
+        blobs.add(n);
+      } else if (!meta.contains(n) && !n.equals(FRAGMENT_ID)) {
+        out.add(n);
       }
     }
     for (String m : meta) {
@@ -251,6 +276,7 @@ public final class SafeScan implements Scan, Batch, SupportsReportStatistics, Su
         out.add(m);
       }
     }
+    out.addAll(blobs);
     if (names.contains(FRAGMENT_ID)) {
       out.add(FRAGMENT_ID);
     }

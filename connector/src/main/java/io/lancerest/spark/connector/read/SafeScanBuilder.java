@@ -48,13 +48,16 @@ public final class SafeScanBuilder implements SupportsPushDownRequiredColumns,
   private final LanceScanBuilder delegate;
   private final TableFragments fragments;
   private final String table;
+  private final boolean nearest;
   private boolean filtersReturned;
   private Scan built;
 
-  private SafeScanBuilder(LanceScanBuilder delegate, TableFragments fragments, String table) {
+  private SafeScanBuilder(LanceScanBuilder delegate, TableFragments fragments, String table,
+      boolean nearest) {
     this.delegate = delegate;
     this.fragments = fragments;
     this.table = table;
+    this.nearest = nearest;
   }
 
   /**
@@ -71,7 +74,7 @@ public final class SafeScanBuilder implements SupportsPushDownRequiredColumns,
     String name = readOptions.getTableId() != null && !readOptions.getTableId().isEmpty()
         ? String.join(".", readOptions.getTableId()) : readOptions.getDatasetUri();
     return new SafeScanBuilder(new LanceScanBuilder(schema, pinned, initialStorageOptions,
-        namespaceImpl, namespaceProperties), f, name);
+        namespaceImpl, namespaceProperties), f, name, readOptions.getNearest() != null);
   }
 
   /**
@@ -136,7 +139,9 @@ public final class SafeScanBuilder implements SupportsPushDownRequiredColumns,
   @Override
   public Filter[] pushFilters(Filter[] filters) {
     Filter[] post = FaithfulFilters.push(delegate, filters);
-    if (fragments.any(FragmentHazard.REWRITTEN_ROW_IDS) && filters.length > 0) {
+    // a vector search keeps its filter (a prefilter of the search: SafeScan refuses a search
+    // of rewritten fragments)
+    if (fragments.any(FragmentHazard.REWRITTEN_ROW_IDS) && filters.length > 0 && !nearest) {
       // lance-core gets the filter only for the other fragments (SafeScan): Spark evaluates
       // every filter after the scan, so no limit, offset, top-N or aggregate is pushed either
       filtersReturned = true;

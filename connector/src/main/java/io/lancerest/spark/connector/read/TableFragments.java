@@ -17,9 +17,8 @@ import org.lance.spark.LanceSparkReadOptions;
  *
  * @param version the dataset version the fragments are of
  * @param hazards each fragment's hazard, by fragment id
- * @param rowIdMeta the row-id sequence ({@code RowIdMeta} JSON) of each {@link
- *     FragmentHazard#REWRITTEN_ROW_IDS} fragment, by fragment id: what a reader needs to map its
- *     row addresses to row ids
+ * @param rowIdMeta the row-id sequence ({@code RowIdMeta} JSON) of each fragment with stable row
+ *     ids, by fragment id: what a reader needs to map its row addresses to row ids
  */
 public record TableFragments(long version, Map<Integer, FragmentHazard> hazards,
     Map<Integer, String> rowIdMeta) {
@@ -41,7 +40,7 @@ public record TableFragments(long version, Map<Integer, FragmentHazard> hazards,
     for (FragmentMetadata f : fragments) {
       FragmentHazard h = FragmentHazard.of(f);
       hazards.put(f.getId(), h);
-      if (h == FragmentHazard.REWRITTEN_ROW_IDS && f.getRowIdMeta() != null) {
+      if (f.getRowIdMeta() != null) {
         meta.put(f.getId(), f.getRowIdMeta().getMetadata());
       }
     }
