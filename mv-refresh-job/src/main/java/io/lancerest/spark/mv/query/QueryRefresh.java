@@ -1065,8 +1065,7 @@ public final class QueryRefresh {
         LOG.debug("Write task {}: first row after {} ms ({}), {} rows written in {} ms", partition,
             (firstRow - started) / 1_000_000, any, w.rows(),
             (System.nanoTime() - firstRow) / 1_000_000);
-        // kept was filled by the filter on lance-core's writer thread; writeRows returns only
-        // after taking the lock every batch was pulled under, which makes it visible here.
+        // kept was filled by the filter as writeRows pulled the rows, on this thread.
         return List.of(new TaskOutput(FragmentShipping.toBytes(w.fragments()), w.rows(),
             kept == null ? null : RowIdSet.serialize(kept), new ArrayList<>(w.ranges())))
             .iterator();
