@@ -27,7 +27,7 @@ import org.lance.spark.extensions.LanceSparkSessionExtensions;
  * after the change, its 5,000 updated rows either one contiguous id range ({@code contiguous})
  * or spread over every fragment ({@code scattered}: {@code id % (rows / 5000) = r}); target:
  * incremental at the largest size &le; 1.5 × at the smallest. It also prints the driver's peak
- * heap (target: within {@code -Xmx4g}).
+ * heap (target: within {@code -Xmx4g}: the run completes, and what it holds is printed).
  *
  * <p>Arguments, all optional: {@code sizes=5000000,50000000 rounds=3 patterns=contiguous,scattered
  * warehouse=DIR log=WARN}.
@@ -57,6 +57,7 @@ public final class QueryScaleBenchmark {
     boolean own = !args.containsKey("warehouse");
     Path dir = own ? Files.createTempDirectory("qv-scale") : Path.of(args.get("warehouse"));
     Map<String, double[]> results = new LinkedHashMap<>();
+    HeapSampler heap = new HeapSampler();
     try (RestAdapter server = new RestAdapter("dir", Map.of("root", dir.toString()),
         "127.0.0.1", 0)) {
       server.start();
@@ -106,8 +107,35 @@ public final class QueryScaleBenchmark {
             patterns.get(i), large[2 + i] / small[2 + i]);
       }
     }
-    System.out.printf("RESULT scale driver peak heap %.0f MiB of max %.0f MiB%n",
-        peakHeap() / 1048576.0, Runtime.getRuntime().maxMemory() / 1048576.0);
+    System.out.printf("RESULT scale driver heap: at most %.0f MiB in use (sampled every 100 ms, "
+        + "garbage included), %.0f MiB live after the last old-generation collection, of "
+        + "-Xmx %.0f MiB%n", heap.max() / 1048576.0, liveAfterGc() / 1048576.0,
+        Runtime.getRuntime().maxMemory() / 1048576.0);
+  }
+
+  /** The most heap in use seen by a sampling thread. */
+  private static final class HeapSampler {
+    private volatile long max;
+
+    HeapSampler() {
+      Thread t = new Thread(() -> {
+        while (true) {
+          Runtime r = Runtime.getRuntime();
+          max = Math.max(max, r.totalMemory() - r.freeMemory());
+          try {
+            Thread.sleep(100);
+          } catch (InterruptedException e) {
+            return;
+          }
+        }
+      }, "heap-sampler");
+      t.setDaemon(true);
+      t.start();
+    }
+
+    long max() {
+      return max;
+    }
   }
 
   /** JIT, Spark code generation and lance-core start-up, on a small table. */
@@ -215,14 +243,15 @@ public final class QueryScaleBenchmark {
     return secs(t);
   }
 
-  private static long peakHeap() {
-    long peak = 0;
+  /** Heap in use right after the last collection of each pool that has one (the live set). */
+  private static long liveAfterGc() {
+    long live = 0;
     for (MemoryPoolMXBean p : ManagementFactory.getMemoryPoolMXBeans()) {
-      if (p.getType() == MemoryType.HEAP && p.getPeakUsage() != null) {
-        peak += p.getPeakUsage().getUsed();
+      if (p.getType() == MemoryType.HEAP && p.getCollectionUsage() != null) {
+        live += p.getCollectionUsage().getUsed();
       }
     }
-    return peak;
+    return live;
   }
 
   static String loadAverage() {
