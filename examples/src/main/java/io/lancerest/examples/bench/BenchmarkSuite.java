@@ -54,7 +54,7 @@ public final class BenchmarkSuite {
       System.out.printf("######## %s done in %s%n", b.name(),
           Duration.ofNanos(System.nanoTime() - t0).toSeconds() + " s");
     }
-    System.out.printf("%n======== summary (%s, %d cores)%n", QueryScaleBenchmark.loadAverage(),
+    System.out.printf("%n======== summary (%s, %d cores)%n", ViewBench.loadAverage(),
         Runtime.getRuntime().availableProcessors());
     for (String r : results) {
       System.out.println("  " + r + verdict(r));

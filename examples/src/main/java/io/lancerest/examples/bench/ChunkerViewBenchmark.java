@@ -1,14 +1,8 @@
 package io.lancerest.examples.bench;
 
-import io.lancerest.spark.LanceRestSparkExtensions;
-import io.lancerest.spark.mv.DefaultMaterializedViewsFactory;
-import io.lancerest.spark.mv.MaterializedViews;
 import io.lancerest.spark.mv.chunker.TextSplitter;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.spark.api.java.function.FlatMapFunction;
@@ -18,8 +12,6 @@ import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
-import org.lance.namespace.RestAdapter;
-import org.lance.spark.extensions.LanceSparkSessionExtensions;
 
 /**
  * Chunker views against a hand-written Spark {@code flatMap} of the same splitter, both read from
@@ -46,34 +38,11 @@ public final class ChunkerViewBenchmark {
   private ChunkerViewBenchmark() {}
 
   public static void main(String[] argv) throws Exception {
-    Map<String, String> args = new LinkedHashMap<>();
-    for (String a : argv) {
-      int eq = a.indexOf('=');
-      args.put(a.substring(0, eq), a.substring(eq + 1));
-    }
+    Map<String, String> args = ViewBench.args(argv);
     long docs = Long.parseLong(args.getOrDefault("documents", "200000"));
     int rounds = Integer.parseInt(args.getOrDefault("rounds", "3"));
-    boolean own = !args.containsKey("warehouse");
-    Path dir = own ? Files.createTempDirectory("chunker-bench") : Path.of(args.get("warehouse"));
-    try (RestAdapter server = new RestAdapter("dir", Map.of("root", dir.toString()),
-        "127.0.0.1", 0)) {
-      server.start();
-      SparkSession spark = SparkSession.builder().master("local[*]").appName("chunker-bench")
-          .config("spark.ui.enabled", "false")
-          .config("spark.sql.shuffle.partitions", "4")
-          .config("spark.sql.catalog.lance", "io.lancerest.spark.catalog.LanceRestCatalog")
-          .config("spark.sql.catalog.lance.uri", "http://127.0.0.1:" + server.getPort())
-          .config(MaterializedViews.FACTORY_CONF, DefaultMaterializedViewsFactory.class.getName())
-          .withExtensions(new LanceRestSparkExtensions())
-          .withExtensions(new LanceSparkSessionExtensions())
-          .getOrCreate();
-      spark.sparkContext().setLogLevel(args.getOrDefault("log", "WARN"));
-      run(spark, docs, rounds);
-      spark.stop();
-    } finally {
-      if (own) {
-        io.lancerest.examples.Warehouses.delete(dir);
-      }
+    try (ViewBench b = ViewBench.start("chunker-bench", args)) {
+      run(b.spark, docs, rounds);
     }
   }
 
@@ -84,8 +53,8 @@ public final class ChunkerViewBenchmark {
         + "('enable_stable_row_ids' = 'true')");
     long t0 = System.nanoTime();
     insert(spark, src, 0, docs);
-    System.out.printf("source: %,d documents loaded in %.1f s (%s)%n", docs, secs(t0),
-        QueryScaleBenchmark.loadAverage());
+    System.out.printf("source: %,d documents loaded in %.1f s (%s)%n", docs, ViewBench.secs(t0),
+        ViewBench.loadAverage());
     // warm-up of both sides on a small copy: JIT, code generation, lance-core
     String small = NS + ".warm_docs";
     spark.sql("CREATE TABLE " + small + " TBLPROPERTIES ('enable_stable_row_ids' = 'true') AS "
@@ -114,8 +83,8 @@ public final class ChunkerViewBenchmark {
       }
       view = v;
     }
-    double fl = median(flat);
-    double fu = median(full);
+    double fl = ViewBench.median(flat);
+    double fu = ViewBench.median(full);
     long children = spark.table(view).count();
     System.out.printf("(a) full refresh / flatMap = %.2f / %.2f s = %.3f (target <= 1.2); "
         + "%,d children%n", fu, fl, fu / fl, children);
@@ -131,7 +100,7 @@ public final class ChunkerViewBenchmark {
           + "id % 1000 = " + (r * 7 + 3));
       long t = System.nanoTime();
       Row res = spark.sql("REFRESH MATERIALIZED VIEW " + view).collectAsList().get(0);
-      double s = secs(t);
+      double s = ViewBench.secs(t);
       System.out.printf("  incremental %s: %.2f s (job %.2f s), %s inserted, %s deleted; / full "
           + "= %.3f%n", r == 0 ? "warm-up" : "round " + r, s, res.getLong(7) / 1e3, res.get(4),
           res.get(5), s / fu);
@@ -139,7 +108,7 @@ public final class ChunkerViewBenchmark {
         inc.add(s);
       }
     }
-    double im = median(inc);
+    double im = ViewBench.median(inc);
     System.out.printf("(b) incremental (+%,d documents, 0.1 %% edited, scattered) median %.2f s "
         + "/ full %.2f s = %.3f (target <= 0.05)%n", extra, im, fu, im / fu);
     System.out.printf("RESULT chunker incremental/full %.3f target 0.05%n", im / fu);
@@ -163,7 +132,7 @@ public final class ChunkerViewBenchmark {
         + " WITH NO DATA");
     long t = System.nanoTime();
     spark.sql("REFRESH MATERIALIZED VIEW " + view).collectAsList();
-    return secs(t);
+    return ViewBench.secs(t);
   }
 
   /** The baseline: the same splitter in a flatMap, read and written through the catalog. */
@@ -188,16 +157,8 @@ public final class ChunkerViewBenchmark {
     long t = System.nanoTime();
     spark.table(src).selectExpr("_rowid", "id", "doc").flatMap(split, Encoders.row(out))
         .writeTo(target).create();
-    return secs(t);
+    return ViewBench.secs(t);
   }
 
-  private static double secs(long startNanos) {
-    return (System.nanoTime() - startNanos) / 1e9;
-  }
 
-  private static double median(List<Double> xs) {
-    List<Double> s = new ArrayList<>(xs);
-    s.sort(null);
-    return s.get(s.size() / 2);
-  }
 }

@@ -1,21 +1,14 @@
 package io.lancerest.examples.bench;
 
-import io.lancerest.spark.LanceRestSparkExtensions;
-import io.lancerest.spark.mv.DefaultMaterializedViewsFactory;
-import io.lancerest.spark.mv.MaterializedViews;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
-import org.lance.namespace.RestAdapter;
-import org.lance.spark.extensions.LanceSparkSessionExtensions;
 
 /**
  * Whether a query view's refresh cost follows the size of the change, not of the table: the same
@@ -42,11 +35,7 @@ public final class QueryScaleBenchmark {
   private QueryScaleBenchmark() {}
 
   public static void main(String[] argv) throws Exception {
-    Map<String, String> args = new LinkedHashMap<>();
-    for (String a : argv) {
-      int eq = a.indexOf('=');
-      args.put(a.substring(0, eq), a.substring(eq + 1));
-    }
+    Map<String, String> args = ViewBench.args(argv);
     List<Long> sizes = new ArrayList<>();
     for (String s : args.getOrDefault("sizes", "5000000,50000000").split(",")) {
       sizes.add(Long.parseLong(s.trim()));
@@ -54,35 +43,16 @@ public final class QueryScaleBenchmark {
     int rounds = Integer.parseInt(args.getOrDefault("rounds", "3"));
     List<String> patterns = List.of(args.getOrDefault("patterns", "contiguous,scattered")
         .split(","));
-    boolean own = !args.containsKey("warehouse");
-    Path dir = own ? Files.createTempDirectory("qv-scale") : Path.of(args.get("warehouse"));
     Map<String, double[]> results = new LinkedHashMap<>();
     HeapSampler heap = new HeapSampler();
-    try (RestAdapter server = new RestAdapter("dir", Map.of("root", dir.toString()),
-        "127.0.0.1", 0)) {
-      server.start();
-      SparkSession spark = SparkSession.builder().master("local[*]").appName("qv-scale")
-          .config("spark.ui.enabled", "false")
-          .config("spark.sql.shuffle.partitions", "4")
-          .config("spark.sql.catalog.lance", "io.lancerest.spark.catalog.LanceRestCatalog")
-          .config("spark.sql.catalog.lance.uri", "http://127.0.0.1:" + server.getPort())
-          .config(MaterializedViews.FACTORY_CONF, DefaultMaterializedViewsFactory.class.getName())
-          .withExtensions(new LanceRestSparkExtensions())
-          .withExtensions(new LanceSparkSessionExtensions())
-          .getOrCreate();
-      spark.sparkContext().setLogLevel(args.getOrDefault("log", "WARN"));
-      spark.sql("CREATE NAMESPACE " + NS);
-      warmUp(spark);
+    try (ViewBench b = ViewBench.start("qv-scale", args)) {
+      b.spark.sql("CREATE NAMESPACE " + NS);
+      warmUp(b.spark);
       for (long rows : sizes) {
-        results.put(String.valueOf(rows), size(spark, rows, rounds, patterns));
-      }
-      spark.stop();
-    } finally {
-      if (own) {
-        io.lancerest.examples.Warehouses.delete(dir);
+        results.put(String.valueOf(rows), size(b.spark, rows, rounds, patterns));
       }
     }
-    System.out.printf("%n== summary (%s)%n", loadAverage());
+    System.out.printf("%n== summary (%s)%n", ViewBench.loadAverage());
     System.out.printf("%-12s %10s %10s %8s", "rows", "CTAS s", "full s", "full/CTAS");
     for (String p : patterns) {
       System.out.printf(" %14s", p + " inc s");
@@ -163,8 +133,8 @@ public final class QueryScaleBenchmark {
     for (long from = 0; from < rows; from += 10_000_000) {
       insert(spark, src, from, Math.min(10_000_000, rows - from));
     }
-    System.out.printf("%n== %,d rows: source loaded in %.1f s (%s)%n", rows, secs(t0),
-        loadAverage());
+    System.out.printf("%n== %,d rows: source loaded in %.1f s (%s)%n", rows, ViewBench.secs(t0),
+        ViewBench.loadAverage());
     String select = String.format(PROJECTION, src);
     List<Double> ctas = new ArrayList<>();
     List<Double> full = new ArrayList<>();
@@ -188,8 +158,8 @@ public final class QueryScaleBenchmark {
       view = v;
     }
     double[] out = new double[2 + patterns.size()];
-    out[0] = median(ctas);
-    out[1] = median(full);
+    out[0] = ViewBench.median(ctas);
+    out[1] = ViewBench.median(full);
     System.out.printf("  full / CTAS = %.2f / %.2f s = %.3f%n", out[1], out[0], out[1] / out[0]);
     long next = rows;
     int round = 0;
@@ -206,7 +176,7 @@ public final class QueryScaleBenchmark {
             + where);
         long t = System.nanoTime();
         Row res = spark.sql("REFRESH MATERIALIZED VIEW " + view).collectAsList().get(0);
-        double s = secs(t);
+        double s = ViewBench.secs(t);
         System.out.printf("  %s %s: %.3f s (job %.3f s), %s inserted, %s deleted%n",
             patterns.get(p), r == 0 ? "warm-up" : "round " + r, s, res.getLong(7) / 1e3,
             res.get(4), res.get(5));
@@ -214,7 +184,7 @@ public final class QueryScaleBenchmark {
           inc.add(s);
         }
       }
-      out[2 + p] = median(inc);
+      out[2 + p] = ViewBench.median(inc);
     }
     long diff = spark.sql("SELECT id, uname, s2, payload FROM " + view).exceptAll(
         spark.sql(select)).count() + spark.sql(select).exceptAll(spark.sql(
@@ -233,14 +203,14 @@ public final class QueryScaleBenchmark {
   private static double timeCtas(SparkSession spark, String select, String name) {
     long t = System.nanoTime();
     spark.sql("CREATE TABLE " + name + " AS " + select);
-    return secs(t);
+    return ViewBench.secs(t);
   }
 
   private static double timeFull(SparkSession spark, String select, String name) {
     spark.sql("CREATE MATERIALIZED VIEW " + name + " AS " + select + " WITH NO DATA");
     long t = System.nanoTime();
     spark.sql("REFRESH MATERIALIZED VIEW " + name).collectAsList();
-    return secs(t);
+    return ViewBench.secs(t);
   }
 
   /** Heap in use right after the last collection of each pool that has one (the live set). */
@@ -254,22 +224,6 @@ public final class QueryScaleBenchmark {
     return live;
   }
 
-  static String loadAverage() {
-    try {
-      return "load " + String.join(" ", List.of(Files.readString(Path.of("/proc/loadavg"))
-          .trim().split(" ")).subList(0, 3));
-    } catch (Exception e) {
-      return "load unknown";
-    }
-  }
 
-  private static double secs(long startNanos) {
-    return (System.nanoTime() - startNanos) / 1e9;
-  }
 
-  private static double median(List<Double> xs) {
-    List<Double> s = new ArrayList<>(xs);
-    s.sort(null);
-    return s.get(s.size() / 2);
-  }
 }

@@ -1,18 +1,10 @@
 package io.lancerest.examples.bench;
 
-import io.lancerest.spark.LanceRestSparkExtensions;
-import io.lancerest.spark.mv.DefaultMaterializedViewsFactory;
-import io.lancerest.spark.mv.MaterializedViews;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
-import org.lance.namespace.RestAdapter;
-import org.lance.spark.extensions.LanceSparkSessionExtensions;
 
 /**
  * Query materialized views against their baselines, in one JVM and one SparkSession over an
@@ -43,41 +35,15 @@ public final class QueryViewBenchmark {
   private QueryViewBenchmark() {}
 
   public static void main(String[] argv) throws Exception {
-    Map<String, String> args = new LinkedHashMap<>();
-    for (String a : argv) {
-      int eq = a.indexOf('=');
-      args.put(a.substring(0, eq), a.substring(eq + 1));
-    }
+    Map<String, String> args = ViewBench.args(argv);
     long rows = Long.parseLong(args.getOrDefault("rows", "5000000"));
     int rounds = Integer.parseInt(args.getOrDefault("rounds", "5"));
     String pattern = args.getOrDefault("pattern", "contiguous");
     if (!pattern.equals("contiguous") && !pattern.equals("scattered")) {
       throw new IllegalArgumentException("pattern is contiguous or scattered, got " + pattern);
     }
-    // A directory of its own is removed at the end (the run writes gigabytes); one given with
-    // warehouse= is left as it is.
-    boolean own = !args.containsKey("warehouse");
-    Path dir = own ? Files.createTempDirectory("qv-bench") : Path.of(args.get("warehouse"));
-    try (RestAdapter server = new RestAdapter("dir", Map.of("root", dir.toString()),
-        "127.0.0.1", 0)) {
-      server.start();
-      SparkSession spark = SparkSession.builder().master("local[*]").appName("qv-bench")
-          .config("spark.ui.enabled", "false")
-          .config("spark.sql.shuffle.partitions", "4")
-          .config("spark.sql.catalog.lance", "io.lancerest.spark.catalog.LanceRestCatalog")
-          .config("spark.sql.catalog.lance.uri", "http://127.0.0.1:" + server.getPort())
-          .config(MaterializedViews.FACTORY_CONF, DefaultMaterializedViewsFactory.class.getName())
-          .withExtensions(new LanceRestSparkExtensions())
-          .withExtensions(new LanceSparkSessionExtensions())
-          .getOrCreate();
-      // log=INFO shows each refresh's phases (QueryRefresh's "phases:" lines)
-      spark.sparkContext().setLogLevel(args.getOrDefault("log", "WARN"));
-      run(spark, rows, rounds, pattern.equals("scattered"));
-      spark.stop();
-    } finally {
-      if (own) {
-        io.lancerest.examples.Warehouses.delete(dir);
-      }
+    try (ViewBench b = ViewBench.start("qv-bench", args)) {
+      run(b.spark, rows, rounds, pattern.equals("scattered"));
     }
   }
 
@@ -87,7 +53,7 @@ public final class QueryViewBenchmark {
     spark.sql("CREATE TABLE " + src + " (id BIGINT, name STRING, score INT, payload DOUBLE)");
     long t0 = System.nanoTime();
     insert(spark, src, 0, rows);
-    System.out.printf("source: %,d rows loaded in %.1f s%n", rows, secs(t0));
+    System.out.printf("source: %,d rows loaded in %.1f s%n", rows, ViewBench.secs(t0));
     String select = String.format(PROJECTION, src);
     // warm-up: JIT, Spark code generation, lance-core
     timeCtas(spark, String.format(PROJECTION, src) + " LIMIT 100000", "warm_ctas");
@@ -106,8 +72,8 @@ public final class QueryViewBenchmark {
       System.out.printf("round %d: CTAS %.2f s, full refresh %.2f s%n", r, ctas.get(r),
           full.get(r));
     }
-    double c = median(ctas);
-    double fr = median(full);
+    double c = ViewBench.median(ctas);
+    double fr = ViewBench.median(full);
     System.out.printf("(a) full refresh / CTAS = %.2f / %.2f s = %.3f (target <= 1.15)%n", fr, c,
         fr / c);
     System.out.printf("RESULT query full/CTAS %.3f target 1.15%n", fr / c);
@@ -127,7 +93,7 @@ public final class QueryViewBenchmark {
           fr, "round " + r));
       next += appended;
     }
-    double im = median(inc);
+    double im = ViewBench.median(inc);
     System.out.printf("(b) incremental refresh (+%,d rows, %,d updated %s) median %.2f s / full "
         + "refresh %.2f s = %.3f (target <= %s)%n", appended, updated, scattered
             ? "scattered over every fragment" : "in one id range", im, fr, im / fr,
@@ -160,7 +126,7 @@ public final class QueryViewBenchmark {
     spark.sql("UPDATE " + src + " SET payload = payload + 1, score = score + 1 WHERE " + where);
     long t = System.nanoTime();
     Row r = spark.sql("REFRESH MATERIALIZED VIEW " + view).collectAsList().get(0);
-    double s = secs(t);
+    double s = ViewBench.secs(t);
     System.out.printf("  incremental %s: %.2f s (refresh job %.2f s), %s inserted, %s deleted; "
         + "/ full = %.3f%n", label, s, r.getLong(DURATION) / 1e3, r.get(4), r.get(5), s / full);
     return s;
@@ -174,26 +140,18 @@ public final class QueryViewBenchmark {
   private static double timeCtas(SparkSession spark, String select, String name) {
     long t = System.nanoTime();
     spark.sql("CREATE TABLE " + NS + "." + name + " AS " + select);
-    return secs(t);
+    return ViewBench.secs(t);
   }
 
   private static double timeFullRefresh(SparkSession spark, String select, String name) {
     spark.sql("CREATE MATERIALIZED VIEW " + NS + "." + name + " AS " + select + " WITH NO DATA");
     long t = System.nanoTime();
     Row r = spark.sql("REFRESH MATERIALIZED VIEW " + NS + "." + name).collectAsList().get(0);
-    double s = secs(t);
+    double s = ViewBench.secs(t);
     System.out.printf("  %s: full refresh %.2f s, of which the refresh job %.2f s%n", name, s,
         r.getLong(DURATION) / 1e3);
     return s;
   }
 
-  private static double secs(long startNanos) {
-    return (System.nanoTime() - startNanos) / 1e9;
-  }
 
-  private static double median(List<Double> xs) {
-    List<Double> s = new ArrayList<>(xs);
-    s.sort(null);
-    return s.get(s.size() / 2);
-  }
 }
