@@ -154,6 +154,8 @@ public final class Quickstart {
         + "body = 'Rewritten body of document two, now much longer than before.' WHERE id = 2");
     sql(spark, "DELETE FROM lance.quickstart.docs WHERE id = 3");
     System.out.println("appended 10 documents, updated id 2, deleted id 3");
+    // what the next refresh of the query view will do, with nothing written
+    sql(spark, "EXPLAIN REFRESH MATERIALIZED VIEW lance.quickstart.good_docs");
     long[] refresh = new long[3];
     String[] views = {"good_docs", "passages", "top_docs"};
     for (int i = 0; i < views.length; i++) {

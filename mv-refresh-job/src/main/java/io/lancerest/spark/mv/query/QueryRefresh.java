@@ -376,9 +376,9 @@ public final class QueryRefresh {
             String declined = LocalRefreshWrite.declines(spark, ch.rescanRows);
             if (declined == null) {
               where = RefreshPlan.Write.DRIVER;
-              note = "the driver writes the rows unless the definition turns out not to run "
-                  + "there (a Python UDF, a subquery ...): then a Spark job of "
-                  + writeTasks(ch.rescan.size(), packTasks(ch.rescanRows)) + " tasks does";
+              note = "a Spark job of " + writeTasks(ch.rescan.size(),
+                  packTasks(ch.rescanRows)) + " tasks writes instead if the definition cannot "
+                  + "run on the driver (a Python UDF, a subquery ...)";
             } else {
               where = RefreshPlan.Write.SPARK_JOB;
               tasks = writeTasks(ch.rescan.size(), packTasks(ch.rescanRows));
@@ -390,8 +390,9 @@ public final class QueryRefresh {
           return new RefreshPlan(t.viewName(), MaterializedViewKind.QUERY,
               RefreshPlan.Mode.INCREMENTAL, reason, from, p.srcVersion, p.sourceFragments,
               ch.rescan, ch.rescanRows, p.viewRows, (long) inView.size, write, where, tasks,
-              note + (note.isEmpty() ? "" : "; ") + "rows already in the view that a "
-              + "compaction only moved are kept, not rewritten, and count on both sides");
+              ch.diff.replaced.isEmpty() ? note : note + (note.isEmpty() ? "" : "; ")
+              + "rows in the view that a compaction only moved are kept, not rewritten, and "
+              + "count on both sides");
         }
         fallback = ch.why;
       }
