@@ -66,6 +66,13 @@ public final class JobWatchdog extends SparkListener {
     running.remove(end.jobId());
   }
 
+  /** Its context is stopping: job ids restart with the next one, so forget these. */
+  @Override
+  public void onApplicationEnd(org.apache.spark.scheduler.SparkListenerApplicationEnd end) {
+    running.clear();
+    timer.shutdownNow();
+  }
+
   /**
    * The running SparkContext: Spark's own record of it ({@code private[spark]} in Scala, public
    * to Java), else the active or default session's (fixtures clear the default session).

@@ -319,9 +319,9 @@ public final class ChunkerRefresh {
       reason += "; " + toExpand + " parents to expand (" + st.changed.getLongCardinality()
           + " changed), " + st.gone.getLongCardinality() + " removed";
       long items = Math.max(1, (toExpand + o.sourceTaskSize() - 1) / o.sourceTaskSize());
+      // as expand() does: the read of the whole source has one input partition per fragment
       int target = o.concurrency() != null ? o.concurrency()
-          : Math.max(st.fragments == null ? st.fragmentsNow : st.fragments.size(),
-              spark.sparkContext().defaultParallelism());
+          : Math.max(st.fragmentsNow, spark.sparkContext().defaultParallelism());
       int tasks = (int) Math.max(1, Math.min(target, items));
       return new RefreshPlan(t.viewName(), MaterializedViewKind.CHUNKER,
           o.force() ? RefreshPlan.Mode.FULL : RefreshPlan.Mode.INCREMENTAL, reason, from,

@@ -143,7 +143,7 @@ public final class FragmentShipping {
     long count = 0;
     List<long[]> batchRanges = new ArrayList<>();
     boolean rangeUnknown = false;
-    RuntimeException failure = null;
+    Throwable failure = null;
     try {
       while (rows.hasNext()) {
         VectorSchemaRoot root = VectorSchemaRoot.create(schema, allocator);
@@ -167,10 +167,11 @@ public final class FragmentShipping {
             n++;
           }
           w.finish();
-          if (!queue.put(root, written)) {
+          boolean taken = queue.put(root, written);
+          root = null; // closed by put
+          if (!taken) {
             break; // lance-core stopped reading: its failure is reported below
           }
-          root = null;
         } finally {
           if (root != null) {
             root.close();
@@ -182,26 +183,28 @@ public final class FragmentShipping {
         }
         hook.run();
       }
-    } catch (RuntimeException e) {
-      failure = e;
-    } finally {
-      queue.end(failure);
+    } catch (Throwable t) { // whatever the rows throw (a task kill, an Error) ends the stream
+      failure = t;
     }
-    List<FragmentMetadata> out;
+    // The stream's last item, put whatever this thread's interrupt status: lance-core reads
+    // until it gets it. Then lance-core is waited for until it is done with the allocator,
+    // even when this thread is interrupted (the interrupt is kept for the caller).
+    boolean interrupted = Thread.interrupted();
+    List<FragmentMetadata> out = null;
+    Throwable writeFailure = null;
     try {
-      out = written.get();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      written.cancel(true);
-      throw new IllegalStateException("Interrupted while lance-core wrote fragments of " + uri, e);
-    } catch (java.util.concurrent.ExecutionException e) {
-      if (failure != null) {
-        throw failure; // the rows failed: lance-core only saw the stream end in error
+      queue.end(failure);
+      while (true) {
+        try {
+          out = written.get();
+          break;
+        } catch (InterruptedException e) {
+          interrupted = true;
+        } catch (java.util.concurrent.ExecutionException e) {
+          writeFailure = e.getCause();
+          break;
+        }
       }
-      Throwable c = e.getCause();
-      throw c instanceof RuntimeException re ? re
-          : new IllegalStateException("lance-core could not write fragments of " + uri + ": "
-              + c, c);
     } finally {
       writer.shutdown();
       try {
@@ -209,16 +212,35 @@ public final class FragmentShipping {
       } catch (IOException ignored) {
         // the reader's own vectors only; nothing else to release
       }
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
     }
     if (failure != null) {
-      throw failure;
+      // the rows failed (lance-core only saw the stream end in error): rethrown as they were
+      if (failure instanceof RuntimeException re) {
+        throw re;
+      }
+      if (failure instanceof Error err) {
+        throw err;
+      }
+      throw new IllegalStateException("Reading the rows to write to " + uri + " failed: "
+          + failure, failure);
+    }
+    if (writeFailure != null) {
+      throw writeFailure instanceof RuntimeException re ? re
+          : new IllegalStateException("lance-core could not write fragments of " + uri + ": "
+              + writeFailure, writeFailure);
     }
     return new Written(out, count, rangeColumn < 0 ? null
         : ranges(out, count, batchRanges, rangeUnknown));
   }
 
-  /** At most this many encoded batches wait for lance-core. */
-  static final int QUEUED_BATCHES = 2;
+  /**
+   * At most this many encoded batches wait for lance-core: with the one being encoded and the
+   * one lance-core holds, three batches of a task are in memory at once.
+   */
+  static final int QUEUED_BATCHES = 1;
 
   /** The range of each fragment of {@code out}, which hold the {@code count} rows streamed. */
   private static List<long[]> ranges(List<FragmentMetadata> out, long count,
@@ -298,16 +320,31 @@ public final class FragmentShipping {
       }
     }
 
-    /** No more batches: the end of the stream, or its failure. */
-    void end(RuntimeException failure) {
+    /**
+     * No more batches: the end of the stream, or its failure. Waits, not interruptibly, until
+     * lance-core takes it or has stopped reading; after a failure the batches still queued are
+     * dropped first, so that lance-core stops at once.
+     */
+    void end(Throwable failure) {
+      if (failure != null) {
+        drain();
+      }
       Object last = failure == null ? END : failure;
+      boolean interrupted = false;
       try {
-        while (!consumerDone && !queue.offer(last, 100,
-            java.util.concurrent.TimeUnit.MILLISECONDS)) {
-          // lance-core is still writing the batches before it
+        while (!consumerDone) {
+          try {
+            if (queue.offer(last, 100, java.util.concurrent.TimeUnit.MILLISECONDS)) {
+              return;
+            }
+          } catch (InterruptedException e) {
+            interrupted = true;
+          }
         }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
+      } finally {
+        if (interrupted) {
+          Thread.currentThread().interrupt();
+        }
       }
     }
 
@@ -336,7 +373,7 @@ public final class FragmentShipping {
       if (next == END) {
         return false;
       }
-      if (next instanceof RuntimeException failure) {
+      if (next instanceof Throwable failure) {
         throw new IOException(failure.toString(), failure);
       }
       try (ArrowRecordBatch batch = (ArrowRecordBatch) next) {

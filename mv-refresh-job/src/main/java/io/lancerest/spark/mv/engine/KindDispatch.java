@@ -51,16 +51,7 @@ final class KindDispatch {
         case UDTF -> udtf(spark, viewName, view, source, def, options, jobId);
       };
     } catch (Exception e) {
-      // Spark's analysis of the stored SELECT against today's source (a checked exception in
-      // Java's eyes, hence the broad catch): the source no longer has what the view reads.
-      if (e instanceof AnalysisException ae) {
-        throw new InvalidViewDefinitionException("View " + viewName + " no longer fits its "
-            + "source table " + String.join(".", def.sourceQuery().sourceTableId()) + ": "
-            + ae.getSimpleMessage() + ". A column its SELECT reads was dropped, renamed or "
-            + "changed since the view was created; nothing was committed. Recreate the view "
-            + "(DROP MATERIALIZED VIEW, then CREATE MATERIALIZED VIEW) over the new schema", e);
-      }
-      throw e instanceof RuntimeException re ? re : new IllegalStateException(e);
+      throw unfit(viewName, def, e);
     }
   }
 
@@ -84,13 +75,24 @@ final class KindDispatch {
         }
       };
     } catch (Exception e) {
-      if (e instanceof AnalysisException ae) {
-        throw new InvalidViewDefinitionException("View " + viewName + " no longer fits its "
-            + "source table " + String.join(".", def.sourceQuery().sourceTableId()) + ": "
-            + ae.getSimpleMessage(), e);
-      }
-      throw e instanceof RuntimeException re ? re : new IllegalStateException(e);
+      throw unfit(viewName, def, e);
     }
+  }
+
+  /**
+   * {@code e} as thrown to the user: Spark's analysis of the stored SELECT against today's
+   * source (a checked exception in Java's eyes, hence the broad catch of the callers) means the
+   * source no longer has what the view reads.
+   */
+  private static RuntimeException unfit(String viewName, ViewDefinition def, Exception e) {
+    if (e instanceof AnalysisException ae) {
+      return new InvalidViewDefinitionException("View " + viewName + " no longer fits its "
+          + "source table " + String.join(".", def.sourceQuery().sourceTableId()) + ": "
+          + ae.getSimpleMessage() + ". A column its SELECT reads was dropped, renamed or "
+          + "changed since the view was created; nothing was committed. Recreate the view "
+          + "(DROP MATERIALIZED VIEW, then CREATE MATERIALIZED VIEW) over the new schema", e);
+    }
+    return e instanceof RuntimeException re ? re : new IllegalStateException(e);
   }
 
   private static RefreshOptions withJobId(RefreshOptions o, String jobId) {

@@ -129,8 +129,7 @@ public final class QueryRefresh {
   public static RefreshResult run(SparkSession spark, Tables t, SourceQuery query,
       RefreshOptions options, String jobId) {
     long started = System.currentTimeMillis();
-    SparkContext sc = spark.sparkContext();
-    String previousGroup = sc.getLocalProperty("spark.jobGroup.id");
+    String[] caller = jobProperties(spark.sparkContext());
     try {
       for (int attempt = 1; ; attempt++) {
         try {
@@ -146,9 +145,29 @@ public final class QueryRefresh {
         }
       }
     } finally {
-      if (previousGroup == null) {
-        sc.clearJobGroup();
-      }
+      restoreJobProperties(spark.sparkContext(), caller);
+    }
+  }
+
+  /** The Spark job group, description and interrupt flag of the calling thread. */
+  private static final String[] JOB_PROPERTIES = {"spark.jobGroup.id", "spark.job.description",
+      "spark.job.interruptOnCancel"};
+
+  private static String[] jobProperties(SparkContext sc) {
+    String[] v = new String[JOB_PROPERTIES.length];
+    for (int i = 0; i < v.length; i++) {
+      v[i] = sc.getLocalProperty(JOB_PROPERTIES[i]);
+    }
+    return v;
+  }
+
+  /**
+   * Puts the caller's job group back (the refresh describes its phases in a group of its own):
+   * the caller's later jobs stay in the caller's group, which cancelling it still reaches.
+   */
+  private static void restoreJobProperties(SparkContext sc, String[] v) {
+    for (int i = 0; i < v.length; i++) {
+      sc.setLocalProperty(JOB_PROPERTIES[i], v[i]);
     }
   }
 
@@ -158,14 +177,11 @@ public final class QueryRefresh {
    */
   public static RefreshPlan explain(SparkSession spark, Tables t, SourceQuery query,
       RefreshOptions options) {
-    SparkContext sc = spark.sparkContext();
-    String previousGroup = sc.getLocalProperty("spark.jobGroup.id");
+    String[] caller = jobProperties(spark.sparkContext());
     try {
       return new Run(spark, t, query, options, "explain", System.currentTimeMillis()).explain();
     } finally {
-      if (previousGroup == null) {
-        sc.clearJobGroup();
-      }
+      restoreJobProperties(spark.sparkContext(), caller);
     }
   }
 
@@ -252,7 +268,6 @@ public final class QueryRefresh {
       }
       p.plain = withoutMetadata(p.viewArrow);
       p.target = LanceArrowUtils.fromArrowSchema(p.plain);
-      QueryLayout.requireColumns(q, p.target, t.viewName());
       p.replaceAll = o.force() || p.viewRows == 0;
       return p;
     }
@@ -280,6 +295,7 @@ public final class QueryRefresh {
       }
       Schema plain = p.plain;
       StructType target = p.target;
+      QueryLayout.requireColumns(q, target, t.viewName());
 
       // 3. which source rows are in the view now, and which changed since the watermark
       boolean replaceAll = p.replaceAll;
@@ -357,6 +373,7 @@ public final class QueryRefresh {
             p.srcVersion, p.sourceFragments, List.of(), 0, p.viewRows, 0L, 0L,
             RefreshPlan.Write.NONE, null, "");
       }
+      QueryLayout.requireColumns(q, p.target, t.viewName());
       Long from = p.watermark == 0 ? null : p.watermark;
       String fallback = null;
       if (byFragmentsPossible(p)) {
