@@ -252,7 +252,8 @@ public final class RefreshJob {
     String prefix = "spark.sql.catalog." + CATALOG;
     spark.conf().set(prefix, "io.lancerest.spark.catalog.LanceRestCatalog");
     args.catalogOptions().forEach((k, v) -> spark.conf().set(prefix + "." + k, v));
-    spark.sparkContext().setJobDescription("REFRESH MATERIALIZED VIEW "
+    // The engine names the view the same way in the jobs it starts.
+    spark.sparkContext().setJobDescription("REFRESH MATERIALIZED VIEW " + CATALOG + "."
         + String.join(".", args.viewId())
         + (args.options().jobId() == null ? "" : " (job " + args.options().jobId() + ")"));
     return MaterializedViews.forCatalog(spark, CATALOG).refresh(args.viewId(), args.options());
