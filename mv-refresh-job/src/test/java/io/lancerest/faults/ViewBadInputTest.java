@@ -349,15 +349,13 @@ class ViewBadInputTest {
             + " WITH (output_limit = 5)")).getMessage());
     long latest = shared.version("src");
     String future = " WITH (src_version = 999)";
-    assertEquals("src_version 999 does not exist: the source of view lance." + shared.ns + "."
-        + q + " is at version " + latest, refusedUnchanged(shared, q,
-            QueryRefreshException.class, () -> x.f.sql(r + q + future)).getMessage());
-    assertEquals("src_version 999 does not exist: the source of view lance." + shared.ns + "."
-        + u + " is at version " + latest, refusedUnchanged(shared, u,
-            UdtfRefreshException.class, () -> x.f.sql(r + u + future)).getMessage());
-    assertEquals("src_version 999 does not exist: the source of view 'lance." + shared.ns + "."
-        + c + "' is at version " + latest, refusedUnchanged(shared, c,
-            ChunkerRefreshException.class, () -> x.f.sql(r + c + future)).getMessage());
+    // the same rule and the same words for every kind
+    for (String v : List.of(q, u, c)) {
+      assertEquals("src_version 999 does not exist: the source of view lance." + shared.ns + "."
+          + v + " is at version " + latest + " (give 1 to " + latest + ", or omit src_version "
+          + "for the latest)", refusedUnchanged(shared, v, InvalidOptionException.class,
+              () -> x.f.sql(r + v + future)).getMessage());
+    }
     assertEquals("Materialized view lance." + shared.ns + ".missing does not exist",
         assertThrows(MaterializedViewNotFoundException.class, () -> x.f.sql(r + "missing"))
             .getMessage());

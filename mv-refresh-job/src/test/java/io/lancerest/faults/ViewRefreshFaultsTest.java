@@ -1,5 +1,7 @@
 package io.lancerest.faults;
 
+import io.lancerest.spark.mv.Probes;
+import io.lancerest.spark.mv.RefreshOptions;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -10,7 +12,6 @@ import io.lancerest.client.error.ServiceUnavailableException;
 import io.lancerest.spark.mv.chunker.ChunkerRefreshException;
 import io.lancerest.spark.mv.query.QueryRefreshException;
 import io.lancerest.spark.mv.udtf.UdtfRefreshException;
-import java.lang.reflect.Field;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -58,15 +59,6 @@ class ViewRefreshFaultsTest {
   void clear() throws Exception {
     x.proxy.reset();
     Injected.disarm();
-    seam("io.lancerest.spark.mv.query.QueryRefresh", (Runnable) () -> { });
-    seam("io.lancerest.spark.mv.chunker.ChunkerRefresh", (Runnable) () -> { });
-  }
-
-  /** Sets the engine's package-private {@code beforeCommit} test seam of {@code className}. */
-  static void seam(String className, Runnable r) throws Exception {
-    Field f = Class.forName(className).getDeclaredField("beforeCommit");
-    f.setAccessible(true);
-    f.set(null, r);
   }
 
   private static List<Row> refresh(World w) {
@@ -206,35 +198,15 @@ class ViewRefreshFaultsTest {
     World w = WORLDS.get(kind).insert(11);
     long version = w.version("v");
     List<String> before = w.rows("v");
-    Runnable crash = () -> {
+    // The same point for every kind: the refresh driver calls the listener just before it
+    // commits what the kind computed.
+    Probes crash = new Probes().beforeCommit(() -> {
       throw new IllegalStateException("injected crash before the commit");
-    };
-    LogTrigger trigger = null;
-    switch (kind) {
-      case QUERY -> seam("io.lancerest.spark.mv.query.QueryRefresh", crash);
-      case CHUNKER -> seam("io.lancerest.spark.mv.chunker.ChunkerRefresh", crash);
-      // the UDTF engine logs this once every partition's fragments are written, before the
-      // commit: the same point
-      case UDTF -> trigger = LogTrigger.arm(io.lancerest.spark.mv.udtf.UdtfRefresh.class,
-          "partitions computed in");
-      default -> throw new IllegalStateException();
-    }
-    try {
-      RuntimeException e = assertThrows(RuntimeException.class, () -> refresh(w));
-      if (kind == Kind.UDTF) {
-        // the engine's own wrapping: the failure came while collecting the tasks' outcomes
-        assertEquals(UdtfRefreshException.class, e.getClass(), chain(e));
-        assertTrue(e.getMessage().contains(") failed in Spark; nothing was committed and the "
-            + "view stays at version " + version + ": "), e.getMessage());
-      } else {
-        assertEquals(IllegalStateException.class, e.getClass(), chain(e));
-        assertEquals("injected crash before the commit", e.getMessage());
-      }
-    } finally {
-      if (trigger != null) {
-        trigger.close();
-      }
-    }
+    });
+    RuntimeException e = assertThrows(RuntimeException.class, () -> x.flakyViews().refresh(
+        List.of(w.ns, "v"), RefreshOptions.DEFAULTS, crash));
+    assertEquals(IllegalStateException.class, e.getClass(), chain(e));
+    assertEquals("injected crash before the commit", e.getMessage());
     clear();
     assertUnchanged(w, version, before);
     assertEquals("DONE", refresh(w).get(0).getString(1));
@@ -246,16 +218,9 @@ class ViewRefreshFaultsTest {
   void aCrashRightAfterTheCommitLeavesTheCompleteNewVersion(Kind kind) {
     World w = WORLDS.get(kind).insert(13);
     long version = w.version("v");
-    String after = switch (kind) {
-      case QUERY -> "committed view version";
-      case CHUNKER -> "; source scan";
-      case UDTF -> "committed in";
-    };
-    Class<?> engine = switch (kind) {
-      case QUERY -> io.lancerest.spark.mv.query.QueryRefresh.class;
-      case CHUNKER -> io.lancerest.spark.mv.chunker.ChunkerRefresh.class;
-      case UDTF -> io.lancerest.spark.mv.udtf.UdtfRefresh.class;
-    };
+    // every kind's commit is the refresh driver's, and so is the line it logs right after
+    Class<?> engine = io.lancerest.spark.mv.refresh.RefreshDriver.class;
+    String after = "committed view version";
     try (LogTrigger t = LogTrigger.arm(engine, after)) {
       RuntimeException e = assertThrows(RuntimeException.class, () -> refresh(w));
       assertTrue(chain(e).contains("injected crash after"), chain(e));

@@ -12,7 +12,12 @@ public interface MaterializedViews {
   RefreshResult create(CreateViewRequest request);
 
   /** Refreshes a view. Throws {@link MaterializedViewNotFoundException} if it does not exist. */
-  RefreshResult refresh(List<String> viewId, RefreshOptions options);
+  default RefreshResult refresh(List<String> viewId, RefreshOptions options) {
+    return refresh(viewId, options, RefreshListener.NONE);
+  }
+
+  /** Refreshes a view, reporting to {@code listener} as it goes. */
+  RefreshResult refresh(List<String> viewId, RefreshOptions options, RefreshListener listener);
 
   /**
    * What {@link #refresh} would do now with {@code options}, with nothing written or committed

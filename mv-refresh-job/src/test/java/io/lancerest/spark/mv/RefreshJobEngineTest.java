@@ -136,7 +136,7 @@ class RefreshJobEngineTest {
     err.reset();
     assertEquals(RefreshJob.FAILED, job("--uri", f.uri, "--view", ns + ".v", "--src-version",
         "1"));
-    assertTrue(err().startsWith("refresh-job: failed: QueryRefreshException: src_version 1 is "
+    assertTrue(err().startsWith("refresh-job: failed: InvalidOptionException: src_version 1 is "
         + "older than the version view " + RefreshJob.CATALOG + "." + ns + ".v already reflects "
         + "(2)"), err());
 

@@ -5,8 +5,14 @@ import io.lancerest.spark.mv.ErrorsTable;
 import io.lancerest.spark.mv.GenevaLayout;
 import io.lancerest.spark.mv.MaterializedViewException;
 import io.lancerest.spark.mv.MaterializedViewKind;
+import io.lancerest.spark.mv.RefreshListener;
 import io.lancerest.spark.mv.RefreshPlan;
 import io.lancerest.spark.mv.RefreshResult;
+import io.lancerest.spark.mv.refresh.RefreshContext;
+import io.lancerest.spark.mv.refresh.RefreshDriver;
+import io.lancerest.spark.mv.refresh.SourceVersions;
+import io.lancerest.spark.mv.refresh.StagedRefresh;
+import io.lancerest.spark.mv.refresh.ViewRefresh;
 import io.lancerest.spark.mv.SourceIdentity;
 import io.lancerest.spark.mv.SourceQuery;
 import io.lancerest.spark.mv.commit.FragmentShipping;
@@ -17,7 +23,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.UUID;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.FieldVector;
@@ -90,9 +95,6 @@ public final class ChunkerRefresh {
   /** More rowid ranges than this and the task filters by bitmap instead of pushing them down. */
   private static final int MAX_PUSHED_RANGES = 256;
 
-  /** Test seam: runs on the driver just before the commit. */
-  static volatile Runnable beforeCommit = () -> { };
-
   private ChunkerRefresh() {}
 
   /**
@@ -148,13 +150,25 @@ public final class ChunkerRefresh {
   /** Refreshes the view; see the class comment. */
   public static ChunkerRefreshResult run(SparkSession spark, Tables t, ChunkerDefinition def,
       ChunkerRefreshOptions options) {
-    return new Run(spark, t, def, options).execute();
+    RefreshContext ctx = new RefreshContext(spark, t.viewName(), options.jobId(),
+        options.listener());
+    return RefreshDriver.refresh(ctx, options.srcVersion(), () -> SourceVersions.latest(
+        t.viewName(), t.sourceUri(), t.sourceStorageOptions()), kind(t, def, options));
   }
 
   /** What {@link #run} would do now, with nothing expanded, written or committed. */
   public static RefreshPlan explain(SparkSession spark, Tables t, ChunkerDefinition def,
       ChunkerRefreshOptions options) {
-    return new Run(spark, t, def, options).explain();
+    RefreshContext ctx = new RefreshContext(spark, t.viewName(), "explain", null);
+    return RefreshDriver.explain(ctx, options.srcVersion(), () -> SourceVersions.latest(
+        t.viewName(), t.sourceUri(), t.sourceStorageOptions()), kind(t, def, options));
+  }
+
+  /** Chunker views in {@link RefreshDriver}'s sequence: one {@link Run} per attempt. */
+  private static ViewRefresh<ChunkerRefreshResult> kind(Tables t, ChunkerDefinition def,
+      ChunkerRefreshOptions o) {
+    return ViewRefresh.of(MaterializedViewKind.CHUNKER,
+        (ctx, srcVersion) -> new Run(ctx, t, def, o).prepare(srcVersion));
   }
 
   static Dataset<Row> read(SparkSession spark, Tables t, Long version) {
@@ -190,23 +204,24 @@ public final class ChunkerRefresh {
 
   /** One refresh. */
   private static final class Run {
+    final RefreshContext ctx;
     final SparkSession spark;
     final Tables t;
     final ChunkerDefinition def;
     final ChunkerRefreshOptions o;
     final String jobId;
-    final long started = System.currentTimeMillis();
 
-    Run(SparkSession spark, Tables t, ChunkerDefinition def, ChunkerRefreshOptions o) {
-      this.spark = spark;
+    Run(RefreshContext ctx, Tables t, ChunkerDefinition def, ChunkerRefreshOptions o) {
+      this.ctx = ctx;
+      this.spark = ctx.spark();
       this.t = t;
       this.def = def;
       this.o = o;
-      this.jobId = o.jobId() == null ? UUID.randomUUID().toString() : o.jobId();
+      this.jobId = ctx.jobId();
     }
 
     /** What a refresh reads and decides before it expands anything (REFRESH and EXPLAIN). */
-    private final class Prepared {
+    private final class Prepared implements ViewRefresh.Attempt<ChunkerRefreshResult> {
       long readVersion;
       Schema viewTable;
       long viewRows;
@@ -222,13 +237,30 @@ public final class ChunkerRefresh {
       Map<String, String> config;
       long scanMillis;
 
-      boolean upToDate() {
+      @Override
+      public boolean upToDate() {
         return !o.force() && state.toExpand.isEmpty() && deleteParents.isEmpty()
             && srcVersion == watermark && o.outputLimit() == null;
       }
+
+      @Override
+      public ChunkerRefreshResult skipped() {
+        return new ChunkerRefreshResult(RefreshResult.JobStatus.SKIPPED, srcVersion, watermark,
+            readVersion, 0, 0, 0, 0, 0, 0, List.of(), ctx.elapsedMillis());
+      }
+
+      @Override
+      public RefreshPlan explain() {
+        return Run.this.explain(this);
+      }
+
+      @Override
+      public StagedRefresh<ChunkerRefreshResult> compute() {
+        return Run.this.compute(this);
+      }
     }
 
-    private Prepared prepare() {
+    Prepared prepare(long requestedVersion) {
       ChunkerFunctions.check(def.function().className(), def.function().batch());
       Prepared p = new Prepared();
       // 1. the view's state at the version this refresh reads (and will commit on top of)
@@ -250,7 +282,8 @@ public final class ChunkerRefresh {
           : ParentIds.fromBase64(config.get(PROCESSED_KEY), "processed parent set");
       Roaring64NavigableMap truncated = force ? ParentIds.empty()
           : ParentIds.fromBase64(config.get(TRUNCATED_KEY), "truncated parent set");
-      long srcVersion = sourceVersion(watermark, viewTable.getCustomMetadata());
+      long srcVersion = sourceVersion(watermark, viewTable.getCustomMetadata(),
+          requestedVersion);
       // Recorded by the commit so the next refresh can tell this source from a table created
       // later under the same name (SourceIdentity).
       String srcVersionTime = SourceIdentity.versionTime(t.sourceUri(), t.sourceStorageOptions(),
@@ -268,8 +301,9 @@ public final class ChunkerRefresh {
       long t0 = System.nanoTime();
       boolean mayScope = !force && o.outputLimit() == null && truncated.isEmpty()
           && "0".equals(config.get(UNPROCESSED_KEY));
-      SourceState state = SourceState.scan(new SourceState.Source(spark, t, t.viewName(), jobId,
-          def.filter(), source), watermark, srcVersion, processed, mayScope);
+      SourceState state = SourceState.scan(new SourceState.Source(ctx, t, def.filter(), source),
+          watermark, srcVersion, processed,
+          mayScope && ctx.listener().readChangedFragmentsOnly());
       Roaring64NavigableMap gone = state.gone;
       Roaring64NavigableMap changed = state.changed;
       Roaring64NavigableMap toExpand = state.toExpand;
@@ -297,8 +331,7 @@ public final class ChunkerRefresh {
     }
 
     /** What {@link #execute} would do, with nothing expanded, written or committed. */
-    RefreshPlan explain() {
-      Prepared p = prepare();
+    RefreshPlan explain(Prepared p) {
       Long from = p.watermark == 0 ? null : p.watermark;
       SourceState st = p.state;
       if (p.upToDate()) {
@@ -333,8 +366,7 @@ public final class ChunkerRefresh {
           : "; output_limit " + o.outputLimit() + " then caps the view's rows"));
     }
 
-    ChunkerRefreshResult execute() {
-      Prepared p = prepare();
+    StagedRefresh<ChunkerRefreshResult> compute(Prepared p) {
       long readVersion = p.readVersion;
       Schema viewTable = p.viewTable;
       long watermark = p.watermark;
@@ -351,10 +383,6 @@ public final class ChunkerRefresh {
       boolean force = o.force();
       long t0 = System.nanoTime() - p.scanMillis * 1_000_000;
       long scanned = System.nanoTime();
-      if (p.upToDate()) {
-        return new ChunkerRefreshResult(ChunkerRefreshResult.UP_TO_DATE, srcVersion, watermark,
-            readVersion, 0, 0, 0, 0, 0, 0, List.of(), System.currentTimeMillis() - started);
-      }
 
       // 3. expansion on executors
       boolean everyParent = state.wholeSource && state.present.equals(toExpand);
@@ -403,25 +431,19 @@ public final class ChunkerRefresh {
       // Skipped parents are written before the commit and appended after it (ErrorsTable).
       ErrorsTable.Staged errors = ChunkerErrorsTable.stage(t.errorsTableUri(),
           t.viewStorageOptions(), jobId, t.viewName(), def.function(), srcVersion, ex.skipped);
-      ViewCommitResult r;
-      try {
-        beforeCommit.run();
-        r = commit.commit();
-      } catch (RuntimeException e) {
-        errors.abandon(e.toString());
-        throw e;
-      }
-      errors.commit();
-      long zero = ex.counts.values().stream().filter(c -> c == 0).count();
-      ChunkerRefreshResult result = new ChunkerRefreshResult(ex.skipped.isEmpty()
-          ? ChunkerRefreshResult.DONE : ChunkerRefreshResult.PARTIAL, srcVersion, watermark,
-          r.version(), ex.counts.size() + ex.skipped.size(), zero, gone.getLongCardinality(),
-          r.rowsAdded(), r.rowsDeleted(), r.fragmentsAdded(), ex.skipped,
-          System.currentTimeMillis() - started);
-      LOG.info("Chunker view {} (job {}): {}; source scan {} ms, expansion {} ms, view scan {} "
-          + "ms, commit {} ms", t.viewName(), jobId, result, ms(t0, scanned),
-          ms(scanned, expanded), ms(expanded, viewScanned), ms(viewScanned, System.nanoTime()));
-      return result;
+      Expansion done = ex;
+      return new StagedRefresh<>(commit, errors, r -> {
+        long zero = done.counts.values().stream().filter(c -> c == 0).count();
+        ChunkerRefreshResult result = new ChunkerRefreshResult(done.skipped.isEmpty()
+            ? RefreshResult.JobStatus.DONE : RefreshResult.JobStatus.PARTIAL, srcVersion,
+            watermark, r.version(), done.counts.size() + done.skipped.size(), zero,
+            gone.getLongCardinality(), r.rowsAdded(), r.rowsDeleted(), r.fragmentsAdded(),
+            done.skipped, ctx.elapsedMillis());
+        LOG.info("Chunker view {} (job {}): {}; source scan {} ms, expansion {} ms, view scan "
+            + "{} ms, commit {} ms", t.viewName(), jobId, result, ms(t0, scanned),
+            ms(scanned, expanded), ms(expanded, viewScanned), ms(viewScanned, System.nanoTime()));
+        return result;
+      }, null);
     }
 
     private org.lance.Dataset openView(BufferAllocator a, Long version) {
@@ -452,7 +474,8 @@ public final class ChunkerRefresh {
       }
     }
 
-    private long sourceVersion(long watermark, Map<String, String> viewMetadata) {
+    private long sourceVersion(long watermark, Map<String, String> viewMetadata,
+        long requested) {
       long latest;
       try (BufferAllocator a = new RootAllocator();
           org.lance.Dataset src = org.lance.Dataset.open(a, t.sourceUri(),
@@ -466,17 +489,8 @@ public final class ChunkerRefresh {
       // watermark, and "cannot be refreshed backwards" would hide what happened.
       SourceIdentity.require(t.viewName(), t.sourceUri(), t.sourceStorageOptions(), viewMetadata,
           watermark, latest);
-      long v = o.srcVersion() == null ? latest : o.srcVersion();
-      if (v > latest) {
-        throw new ChunkerRefreshException("src_version " + v + " does not exist: the source of "
-            + "view '" + t.viewName() + "' is at version " + latest);
-      }
-      if (v < watermark) {
-        throw new ChunkerRefreshException("src_version " + v + " is older than the version "
-            + "view '" + t.viewName() + "' already reflects (" + watermark + "); a view cannot "
-            + "be refreshed backwards. Omit src_version or use " + watermark + " or later");
-      }
-      return v;
+      SourceVersions.requireForward(t.viewName(), requested, watermark);
+      return requested;
     }
 
     /** Runs the chunker over {@code ids} on executors; nothing is committed. */
@@ -516,8 +530,7 @@ public final class ChunkerRefresh {
       ChunkerTask task = new ChunkerTask(t.viewName(), t.viewUri(), t.viewStorageOptions(),
           def.function(), def.errorHandling(), plain, layout.inputSchema(), inputs, inherited,
           o, bc, caps);
-      spark.sparkContext().setJobDescription("chunker refresh " + t.viewName() + " (job "
-          + jobId + "): expand " + parents + " parents in " + items + " work items, "
+      ctx.describe("expand " + parents + " parents in " + items + " work items, "
           + rdd.getNumPartitions() + " tasks");
       List<TaskOutput> outs;
       try {
@@ -525,10 +538,11 @@ public final class ChunkerRefresh {
       } catch (Exception e) {
         throw unwrap(e);
       } finally {
-        spark.sparkContext().setJobDescription(null);
         bc.destroy();
       }
       Expansion ex = new Expansion();
+      ctx.observe(RefreshListener.Probe.CHILD_ROWS_BUFFERED, outs.stream()
+          .mapToLong(out -> out.maxBufferedRows).max().orElse(0));
       for (TaskOutput out : outs) {
         for (byte[] f : out.fragments) {
           ex.fragments.addAll(FragmentShipping.fromBytes(f));

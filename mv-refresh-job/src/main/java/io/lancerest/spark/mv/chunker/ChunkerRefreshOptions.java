@@ -1,5 +1,6 @@
 package io.lancerest.spark.mv.chunker;
 
+import io.lancerest.spark.mv.RefreshListener;
 /**
  * Refresh options of a chunker view (the fields of RefreshMaterializedViewRequest that apply).
  *
@@ -14,17 +15,19 @@ package io.lancerest.spark.mv.chunker;
  * @param taskArrowMemoryBytes hard cap on the Arrow memory of one task's buffers (default: no
  *     cap); a guard for small executors
  * @param jobId identifies the refresh in Spark job descriptions and the errors table
+ * @param listener observes the refresh ({@link RefreshListener#NONE} when not given)
  * @param force rebuild: every filtered source row is expanded again and every existing view row
  *     replaced, even when the source did not change (e.g. after the chunker's code changed
  *     behind the same class name)
  */
 public record ChunkerRefreshOptions(Long srcVersion, int sourceTaskSize, Integer concurrency,
     int intraApplierConcurrency, int maxRowsPerFragment, Long outputLimit,
-    long taskArrowMemoryBytes, String jobId, boolean force) {
+    long taskArrowMemoryBytes, String jobId, boolean force, RefreshListener listener) {
   public static final int DEFAULT_SOURCE_TASK_SIZE = 1024;
   public static final int DEFAULT_MAX_ROWS_PER_FRAGMENT = 1 << 20;
 
   public ChunkerRefreshOptions {
+    listener = listener == null ? RefreshListener.NONE : listener;
     positive("source_task_size", sourceTaskSize);
     positive("intra_applier_concurrency", intraApplierConcurrency);
     positive("max_rows_per_fragment", maxRowsPerFragment);
@@ -67,6 +70,7 @@ public record ChunkerRefreshOptions(Long srcVersion, int sourceTaskSize, Integer
     private long taskArrowMemoryBytes = Long.MAX_VALUE;
     private String jobId;
     private boolean force;
+    private RefreshListener listener;
 
     public Builder srcVersion(Long v) {
       this.srcVersion = v;
@@ -113,10 +117,16 @@ public record ChunkerRefreshOptions(Long srcVersion, int sourceTaskSize, Integer
       return this;
     }
 
+    /** Reports the refresh to {@code l} ({@link RefreshListener}). */
+    public Builder listener(RefreshListener l) {
+      this.listener = l;
+      return this;
+    }
+
     public ChunkerRefreshOptions build() {
       return new ChunkerRefreshOptions(srcVersion, sourceTaskSize, concurrency,
           intraApplierConcurrency, maxRowsPerFragment, outputLimit, taskArrowMemoryBytes, jobId,
-          force);
+          force, listener);
     }
   }
 }

@@ -1,5 +1,6 @@
 package io.lancerest.spark.mv.chunker;
 
+import io.lancerest.spark.mv.RefreshResult;
 import java.io.Serializable;
 import java.util.List;
 
@@ -7,7 +8,7 @@ import java.util.List;
  * The outcome of one chunker refresh.
  *
  * @param status {@code DONE}, {@code PARTIAL} (some parents were skipped by {@code
- *     error_handling}; see {@link #skipped}) or {@code UP_TO_DATE} (nothing to do, no commit)
+ *     error_handling}; see {@link #skipped}) or {@code SKIPPED} (nothing to do, no commit)
  * @param sourceVersion the source version the view now reflects (the new watermark)
  * @param previousWatermark the source version it reflected before ({@code 0}: never refreshed)
  * @param viewVersion the view table's version after the refresh
@@ -21,14 +22,10 @@ import java.util.List;
  * @param skipped parents skipped after their error, with the error
  * @param durationMs wall time of the refresh
  */
-public record ChunkerRefreshResult(String status, long sourceVersion, long previousWatermark,
+public record ChunkerRefreshResult(RefreshResult.JobStatus status, long sourceVersion, long previousWatermark,
     long viewVersion, long parentsExpanded, long parentsWithoutChildren, long parentsRemoved,
     long rowsInserted, long rowsDeleted, int fragmentsWritten, List<SkippedParent> skipped,
     long durationMs) {
-  public static final String DONE = "DONE";
-  public static final String PARTIAL = "PARTIAL";
-  public static final String UP_TO_DATE = "UP_TO_DATE";
-
   public ChunkerRefreshResult {
     skipped = List.copyOf(skipped);
   }

@@ -63,9 +63,6 @@ final class ChunkerTask implements FlatMapFunction<Iterator<Row>, TaskOutput> {
   static final long MAX_BATCH_BYTES = 16L << 20;
   private static final int QUEUE_ROWS = 256;
 
-  /** Test probe: the largest number of child rows one batch buffered, over this JVM. */
-  static final AtomicLong MAX_BUFFERED_ROWS = new AtomicLong();
-
   private final String viewName;
   private final String viewUri;
   private final HashMap<String, String> storageOptions;
@@ -123,6 +120,7 @@ final class ChunkerTask implements FlatMapFunction<Iterator<Row>, TaskOutput> {
       if (!item.isEmpty()) {
         runner.runItem(item, out);
       }
+      out.maxBufferedRows = runner.maxBuffered.get();
     }
     return List.of(out).iterator();
   }
@@ -178,6 +176,8 @@ final class ChunkerTask implements FlatMapFunction<Iterator<Row>, TaskOutput> {
 
   /** Per-task resources: function instances (one per calling thread), allocator, thread pool. */
   private final class Runner implements AutoCloseable {
+    /** The most child rows one batch buffered (lance-core's writer thread pulls the batches). */
+    final AtomicLong maxBuffered = new AtomicLong();
     final FunctionEnvelope function = FunctionEnvelope.fromJson(envelope);
     final ErrorHandling errors = ErrorHandling.fromJson(errorHandlingJson);
     final Schema viewSchema = Schema.fromJSON(viewSchemaJson);
@@ -487,7 +487,7 @@ final class ChunkerTask implements FlatMapFunction<Iterator<Row>, TaskOutput> {
         if (pending.isEmpty() && exhausted) {
           return false;
         }
-        MAX_BUFFERED_ROWS.accumulateAndGet(pending.size(), Math::max);
+        maxBuffered.accumulateAndGet(pending.size(), Math::max);
         write(root);
         if (current != null && pending.size() > unitStart) {
           unitFlushed = true;

@@ -2,6 +2,7 @@ package io.lancerest.spark.mv.chunker;
 
 import io.lancerest.spark.mv.InvalidViewDefinitionException;
 import io.lancerest.spark.mv.MaterializedViewKind;
+import io.lancerest.spark.mv.RefreshListener;
 import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.RefreshResult;
 import io.lancerest.spark.mv.ViewDefinition;
@@ -29,11 +30,12 @@ public final class ChunkerViews {
   }
 
   /** Engine options; unset fields take the chunker defaults. */
-  public static ChunkerRefreshOptions options(RefreshOptions o, String jobId) {
+  public static ChunkerRefreshOptions options(RefreshOptions o, String jobId,
+      RefreshListener listener) {
     o.checkApplicableTo(MaterializedViewKind.CHUNKER);
     ChunkerRefreshOptions.Builder b = ChunkerRefreshOptions.builder().srcVersion(o.srcVersion())
         .concurrency(o.concurrency()).outputLimit(o.outputLimit()).jobId(jobId)
-        .force(o.force());
+        .force(o.force()).listener(listener);
     if (o.sourceTaskSize() != null) {
       b.sourceTaskSize(o.sourceTaskSize());
     }
@@ -48,16 +50,11 @@ public final class ChunkerViews {
 
   /** Refreshes a chunker view whose source and table are at {@code tables}. */
   public static RefreshResult refresh(SparkSession spark, ChunkerRefresh.Tables tables,
-      ViewDefinition view, RefreshOptions options) {
+      ViewDefinition view, RefreshOptions options, RefreshListener listener) {
     String jobId = options.jobId() == null ? UUID.randomUUID().toString() : options.jobId();
     ChunkerRefreshResult r = ChunkerRefresh.run(spark, tables, definition(view),
-        options(options, jobId));
-    RefreshResult.JobStatus status = switch (r.status()) {
-      case ChunkerRefreshResult.PARTIAL -> RefreshResult.JobStatus.PARTIAL;
-      case ChunkerRefreshResult.UP_TO_DATE -> RefreshResult.JobStatus.SKIPPED;
-      default -> RefreshResult.JobStatus.DONE;
-    };
-    return new RefreshResult(jobId, status, MaterializedViewKind.CHUNKER, r.sourceVersion(),
+        options(options, jobId, listener));
+    return new RefreshResult(jobId, r.status(), MaterializedViewKind.CHUNKER, r.sourceVersion(),
         r.rowsInserted(), r.rowsDeleted(), r.skipped().size(), r.durationMs());
   }
 }

@@ -14,6 +14,8 @@ import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
+import io.lancerest.spark.mv.RefreshListener;
+import io.lancerest.spark.mv.refresh.RefreshContext;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.functions;
 import org.lance.Fragment;
@@ -51,10 +53,6 @@ final class SourceState {
   /** Most row ids put into one {@code _rowid IN} filter. */
   static final int MAX_ID_LITERALS = 1 << 16;
 
-  /** Test seam: {@code false} forces the scan of every fragment. */
-  static volatile boolean allowFragmentScope = true;
-  /** Test probe: fragment ids the last scan read at the target version; {@code null} = all. */
-  static volatile List<Integer> lastScannedFragments;
 
   /** Filtered row ids present in the scanned fragments. */
   final Roaring64NavigableMap present;
@@ -130,8 +128,16 @@ final class SourceState {
   }
 
   /** Where and how a refresh reads its source. */
-  record Source(SparkSession spark, ChunkerRefresh.Tables tables, String viewName, String jobId,
-      String filter, Dataset<Row> frame) {}
+  record Source(RefreshContext ctx, ChunkerRefresh.Tables tables, String filter,
+      Dataset<Row> frame) {
+    SparkSession spark() {
+      return ctx.spark();
+    }
+
+    String viewName() {
+      return ctx.viewName();
+    }
+  }
 
   /**
    * Scans the source at {@code version} against the processed set.
@@ -144,14 +150,16 @@ final class SourceState {
     try (BufferAllocator a = new RootAllocator();
         org.lance.Dataset target = open(a, src, version)) {
       List<FragmentMetadata> now = metadata(target.getFragments());
-      Scope scope = mayScope && allowFragmentScope && watermark > 0
+      Scope scope = mayScope && watermark > 0
           ? Scope.between(a, src, watermark, target, now) : null;
       if (scope != null && src.filter() != null && scope.physicalRows > MAX_ID_LITERALS) {
         LOG.info("Chunker view {}: {} rows in changed fragments, more than one row id filter "
             + "holds; scanning every fragment", src.viewName(), scope.physicalRows);
         scope = null;
       }
-      lastScannedFragments = scope == null ? null : List.copyOf(scope.now);
+      if (scope != null) {
+        src.ctx().observe(RefreshListener.Probe.SOURCE_FRAGMENTS_READ, List.copyOf(scope.now));
+      }
       Found found;
       if (src.filter() == null) {
         found = scanDriver(target, scope == null ? null : scope.now, watermark, processed, null);
@@ -309,8 +317,7 @@ final class SourceState {
     }
     Roaring64NavigableMap passing = new Roaring64NavigableMap();
     SparkSession spark = src.spark();
-    spark.sparkContext().setJobDescription("chunker refresh " + src.viewName() + " (job "
-        + src.jobId() + "): filter " + all.present.getLongCardinality()
+    src.ctx().describe("filter " + all.present.getLongCardinality()
         + " rows of changed source fragments");
     try {
       Dataset<Row> in = src.frame().where(idsIn("_rowid", all.present)).where(src.filter())
@@ -319,7 +326,7 @@ final class SourceState {
         passing.addLong(r.getLong(0));
       }
     } finally {
-      spark.sparkContext().setJobDescription(null);
+      src.ctx().describe(null);
     }
     return scanDriver(target, fragments, watermark, processed, passing);
   }
@@ -342,8 +349,7 @@ final class SourceState {
     SparkSession spark = src.spark();
     JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
     Broadcast<byte[]> done = jsc.broadcast(ParentIds.toBytes(processed));
-    spark.sparkContext().setJobDescription("chunker refresh " + src.viewName() + " (job "
-        + src.jobId() + "): scan source row ids");
+    src.ctx().describe("scan source row ids");
     List<byte[][]> parts;
     try {
       parts = in.toJavaRDD().mapPartitions((java.util.Iterator<Row> rows) -> {
@@ -356,7 +362,7 @@ final class SourceState {
         return Arrays.<byte[][]>asList(f.toBytes()).iterator();
       }).collect();
     } finally {
-      spark.sparkContext().setJobDescription(null);
+      src.ctx().describe(null);
       done.destroy();
     }
     for (byte[][] p : parts) {

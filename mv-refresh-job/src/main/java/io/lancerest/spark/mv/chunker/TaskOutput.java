@@ -17,6 +17,8 @@ final class TaskOutput implements Serializable {
   int[] childCounts = new int[16];
   int parentCount;
   long rows;
+  /** The most child rows one of its batches buffered before writing them. */
+  long maxBufferedRows;
   final List<ChunkerRefreshResult.SkippedParent> skipped = new ArrayList<>();
 
   void addParent(long sid, int children) {

@@ -69,9 +69,6 @@ public final class ViewCommit {
   private final Map<String, String> config;
   private final Map<String, String> transactionProperties;
   private final Job job;
-  /** Test seam: runs between the stale-version check and the commit. */
-  Runnable beforeCommit = () -> { };
-
   private ViewCommit(Builder b) {
     this.location = b.location;
     this.storageOptions = Map.copyOf(b.storageOptions);
@@ -118,9 +115,18 @@ public final class ViewCommit {
    * @throws ViewCommitException anything else; the view is unchanged
    */
   public ViewCommitResult commit() {
+    return commit(null);
+  }
+
+  /**
+   * {@link #commit()}, running {@code lastStep} after every check, just before lance-core
+   * commits ({@link io.lancerest.spark.mv.RefreshListener#beforeCommit}); what it throws
+   * aborts the commit with nothing changed.
+   */
+  public ViewCommitResult commit(Runnable lastStep) {
     RootAllocator allocator = new RootAllocator();
     try {
-      return commit(allocator);
+      return commit(allocator, lastStep == null ? () -> { } : lastStep);
     } finally {
       try {
         allocator.close();
@@ -130,7 +136,7 @@ public final class ViewCommit {
     }
   }
 
-  private ViewCommitResult commit(BufferAllocator allocator) {
+  private ViewCommitResult commit(BufferAllocator allocator, Runnable lastStep) {
     ReadOptions ro = new ReadOptions.Builder()
         .setVersion(readVersion)
         .setStorageOptions(storageOptions)
@@ -232,7 +238,7 @@ public final class ViewCommit {
       if (!transactionProperties.isEmpty()) {
         txn.transactionProperties(transactionProperties);
       }
-      beforeCommit.run();
+      lastStep.run();
       long version;
       // The Transaction holds native (Arrow C) memory: close it on every path.
       try (Transaction t = txn.build();

@@ -18,6 +18,7 @@ import io.lancerest.spark.mv.MaterializedViewKind;
 import io.lancerest.spark.mv.MaterializedViewNotFoundException;
 import io.lancerest.spark.mv.MaterializedViews;
 import io.lancerest.spark.mv.RefreshOptions;
+import io.lancerest.spark.mv.RefreshListener;
 import io.lancerest.spark.mv.RefreshPlan;
 import io.lancerest.spark.mv.RefreshResult;
 import io.lancerest.spark.mv.SourceQuery;
@@ -312,7 +313,7 @@ public final class EngineViews implements MaterializedViews {
     RefreshOptions initial = p.outputLimit() == null ? RefreshOptions.DEFAULTS
         : new RefreshOptions(null, null, null, null, null, p.outputLimit(), null, null, null,
             false);
-    return refreshOnClient(r.viewId(), initial, read(r.viewId()));
+    return refreshOnClient(r.viewId(), initial, read(r.viewId()), RefreshListener.NONE);
   }
 
   private static Map<String, String> describeTableProperties(ViewDefinition d) {
@@ -329,14 +330,15 @@ public final class EngineViews implements MaterializedViews {
   // ---------------------------------------------------------------- refresh
 
   @Override
-  public RefreshResult refresh(List<String> viewId, RefreshOptions options) {
+  public RefreshResult refresh(List<String> viewId, RefreshOptions options,
+      RefreshListener listener) {
     if (mode == MvMode.CLIENT) {
-      return refreshOnClient(viewId, options, read(viewId));
+      return refreshOnClient(viewId, options, read(viewId), listener);
     }
     Stored stored = mode == MvMode.AUTO ? read(viewId) : null;
     if (stored != null && stored.clientManaged()) {
       // The definition just read is the one refreshed: no second lookup of the view.
-      return refreshOnClient(viewId, options, stored);
+      return refreshOnClient(viewId, options, stored, listener);
     }
     try {
       return refreshOnServer(viewId, options, stored);
@@ -346,7 +348,8 @@ public final class EngineViews implements MaterializedViews {
             + " does not implement RefreshMaterializedView, and catalog '" + cat.name()
             + "' has mv.mode = server", e);
       }
-      return refreshOnClient(viewId, options, stored != null ? stored : read(viewId));
+      return refreshOnClient(viewId, options, stored != null ? stored : read(viewId),
+          listener);
     }
   }
 
@@ -400,7 +403,7 @@ public final class EngineViews implements MaterializedViews {
 
   /** @param stored the view as {@link #read} found it, {@code null} if it does not exist */
   private RefreshResult refreshOnClient(List<String> viewId, RefreshOptions options,
-      Stored stored) {
+      Stored stored, RefreshListener listener) {
     String viewName = cat.display(viewId);
     if (stored == null) {
       throw new MaterializedViewNotFoundException("Materialized view " + viewName
@@ -413,7 +416,8 @@ public final class EngineViews implements MaterializedViews {
     LOG.info("Refreshing {} view {} (job {}) from {}", def.kind().wire(), viewName, jobId,
         cat.display(sourceRelative));
     try {
-      return KindDispatch.refresh(spark, viewName, stored.view(), source, def, options, jobId);
+      return KindDispatch.refresh(spark, viewName, stored.view(), source, def, options, jobId,
+          listener);
     } finally {
       cat.invalidate(viewId);
     }

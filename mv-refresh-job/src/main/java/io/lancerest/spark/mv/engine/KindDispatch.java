@@ -4,6 +4,7 @@ import io.lancerest.spark.mv.GenevaLayout;
 import io.lancerest.spark.mv.InvalidViewDefinitionException;
 import io.lancerest.spark.mv.MaterializedViewKind;
 import io.lancerest.spark.mv.RefreshOptions;
+import io.lancerest.spark.mv.RefreshListener;
 import io.lancerest.spark.mv.RefreshPlan;
 import io.lancerest.spark.mv.RefreshResult;
 import io.lancerest.spark.mv.SourceQuery;
@@ -38,17 +39,18 @@ final class KindDispatch {
   private KindDispatch() {}
 
   static RefreshResult refresh(SparkSession spark, String viewName, TableLocation view,
-      TableLocation source, ViewDefinition def, RefreshOptions options, String jobId) {
+      TableLocation source, ViewDefinition def, RefreshOptions options, String jobId,
+      RefreshListener listener) {
     options.checkApplicableTo(def.kind());
     try {
       return switch (def.kind()) {
         case QUERY -> QueryRefresh.run(spark, new QueryRefresh.Tables(viewName, view.location(),
             view.storageOptions(), source.location(), source.storageOptions()),
-            def.sourceQuery(), options, jobId);
+            def.sourceQuery(), options, jobId, listener);
         case CHUNKER -> ChunkerViews.refresh(spark, new ChunkerRefresh.Tables(
             source.location(), source.storageOptions(), view.location(), view.storageOptions(),
-            viewName, null), def, withJobId(options, jobId));
-        case UDTF -> udtf(spark, viewName, view, source, def, options, jobId);
+            viewName, null), def, withJobId(options, jobId), listener);
+        case UDTF -> udtf(spark, viewName, view, source, def, options, jobId, listener);
       };
     } catch (Exception e) {
       throw unfit(viewName, def, e);
@@ -67,9 +69,10 @@ final class KindDispatch {
         case CHUNKER -> ChunkerRefresh.explain(spark, new ChunkerRefresh.Tables(
             source.location(), source.storageOptions(), view.location(), view.storageOptions(),
             viewName, null), ChunkerViews.definition(def), ChunkerViews.options(options,
-            "explain"));
+            "explain", RefreshListener.NONE));
         case UDTF -> {
-          UdtfArgs u = udtfArgs(spark, viewName, view, source, def, options, "explain");
+          UdtfArgs u = udtfArgs(spark, viewName, view, source, def, options, "explain",
+              RefreshListener.NONE);
           yield UdtfRefresh.explain(spark, u.source, u.view, UdtfDefinition.of(def.function()),
               u.options);
         }
@@ -104,39 +107,33 @@ final class KindDispatch {
   private record UdtfArgs(UdtfSource source, UdtfView view, UdtfRefreshOptions options) {}
 
   private static RefreshResult udtf(SparkSession spark, String viewName, TableLocation view,
-      TableLocation source, ViewDefinition def, RefreshOptions o, String jobId) {
-    UdtfArgs u = udtfArgs(spark, viewName, view, source, def, o, jobId);
+      TableLocation source, ViewDefinition def, RefreshOptions o, String jobId,
+      RefreshListener listener) {
+    UdtfArgs u = udtfArgs(spark, viewName, view, source, def, o, jobId, listener);
     UdtfRefreshResult r = UdtfRefresh.run(spark, u.source, u.view,
         UdtfDefinition.of(def.function()), u.options);
-    RefreshResult.JobStatus status = switch (r.status()) {
-      case UP_TO_DATE -> RefreshResult.JobStatus.SKIPPED;
-      case PARTIAL -> RefreshResult.JobStatus.PARTIAL;
-      case DONE -> RefreshResult.JobStatus.DONE;
-    };
-    return new RefreshResult(r.jobId(), status, MaterializedViewKind.UDTF, r.sourceVersion(),
+    return new RefreshResult(r.jobId(), r.status(), MaterializedViewKind.UDTF, r.sourceVersion(),
         r.rowsInserted(), r.rowsDeleted(), r.skipped().size(), r.duration().toMillis());
   }
 
   private static UdtfArgs udtfArgs(SparkSession spark, String viewName, TableLocation view,
-      TableLocation source, ViewDefinition def, RefreshOptions o, String jobId) {
+      TableLocation source, ViewDefinition def, RefreshOptions o, String jobId,
+      RefreshListener listener) {
     long version;
     try (org.apache.arrow.memory.BufferAllocator a = new org.apache.arrow.memory.RootAllocator();
         org.lance.Dataset ds = org.lance.Dataset.open(a, source.location(),
             new org.lance.ReadOptions.Builder().setStorageOptions(source.storageOptions())
                 .build())) {
-      long latest = ds.latestVersion();
-      version = o.srcVersion() != null ? o.srcVersion() : latest;
-      if (version > latest || version < 1) {
-        throw new UdtfRefreshException("src_version " + version + " does not exist: the source "
-            + "of view " + viewName + " is at version " + latest);
-      }
+      // RefreshDriver checks it exists
+      version = o.srcVersion() != null ? o.srcVersion() : ds.latestVersion();
     }
     SourceQuery q = def.sourceQuery();
     UdtfSource src = new UdtfSource(source.location(), source.storageOptions(), version,
         (s, withRowId) -> projected(s, viewName, source, version, q, withRowId));
     UdtfRefreshOptions opts = new UdtfRefreshOptions(o.force(),
         o.concurrency() == null ? 0 : o.concurrency(),
-        o.maxRowsPerFragment() == null ? 0 : o.maxRowsPerFragment(), jobId, null);
+        o.maxRowsPerFragment() == null ? 0 : o.maxRowsPerFragment(), jobId, null)
+        .withListener(listener);
     return new UdtfArgs(src, new UdtfView(viewName, view.location(), view.storageOptions()),
         opts);
   }

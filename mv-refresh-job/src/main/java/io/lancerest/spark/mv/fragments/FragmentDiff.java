@@ -142,7 +142,7 @@ public final class FragmentDiff {
    *     #rescanRows}
    */
   public record Departed(Roaring64NavigableMap ids, List<Integer> rescanAgain,
-      long rescanAgainRows) {}
+      long rescanAgainRows, int cachedSets) {}
 
   /** Threads scanning row ids at once in {@link #departed}. */
   private static final int SCAN_THREADS = 2;
@@ -174,6 +174,7 @@ public final class FragmentDiff {
     }
     scans.add(() -> rowIds(then, scanReplaced));
     int scanning = scanReplaced.isEmpty() ? 0 : 1;
+    int cached = 0;
     for (int f : deletionsChanged) {
       FragmentMetadata[] sides = {this.then.get(f), this.now.get(f)};
       org.lance.Dataset[] at = {then, now};
@@ -182,6 +183,7 @@ public final class FragmentDiff {
         Roaring64NavigableMap have = side == 0 ? allRowIds(m) : null;
         if (have == null) {
           have = LiveRowIds.cached(at[side].uri(), m);
+          cached += have == null ? 0 : 1;
         }
         if (have != null) {
           Roaring64NavigableMap k = have;
@@ -214,7 +216,7 @@ public final class FragmentDiff {
         old.or(gone);
       }
     }
-    return new Departed(old, Collections.unmodifiableList(again), againRows);
+    return new Departed(old, Collections.unmodifiableList(again), againRows, cached);
   }
 
   /**

@@ -54,9 +54,6 @@ final class CompiledPlans {
     }
   };
 
-  /** Tests: whether the last {@link #take} found an entry. */
-  static volatile boolean lastHit;
-
   private CompiledPlans() {}
 
   /**
@@ -104,8 +101,7 @@ final class CompiledPlans {
     synchronized (ENTRIES) {
       e = ENTRIES.remove(key);
     }
-    lastHit = e != null && builtIns(spark, e.functions);
-    return lastHit ? e : null;
+    return e != null && builtIns(spark, e.functions) ? e : null;
   }
 
   /**

@@ -12,6 +12,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.IntConsumer;
+import io.lancerest.spark.mv.RefreshListener;
 import java.util.function.Supplier;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -87,11 +88,6 @@ final class LocalRefreshWrite {
       "_row_created_at_version");
   private static final int BATCH_ROWS = 8192;
 
-  /** Tests: {@code "local"} or {@code "spark"}, the path the last write phase took. */
-  static volatile String lastPath;
-  /** Tests: whether the last driver-path attempt built the Spark plan of the definition. */
-  static volatile boolean lastPlanBuilt;
-
   private LocalRefreshWrite() {}
 
   /**
@@ -133,7 +129,8 @@ final class LocalRefreshWrite {
   static Outcome tryWrite(SparkSession spark, QueryRefresh.Tables t, SourceQuery q,
       List<Field> sourceFields, int maxRowsPerFile, long srcVersion, List<Integer> rescan,
       long rescanRows, Schema plain, StructType target, Supplier<Dataset<Row>> sparkProjected,
-      Roaring64NavigableMap inView, long watermark, IntConsumer afterBatch, String jobId) {
+      Roaring64NavigableMap inView, long watermark, IntConsumer afterBatch, String jobId,
+      RefreshListener listener) {
     String capped = declines(spark, rescanRows);
     if (capped != null) {
       return Outcome.declined(capped);
@@ -149,12 +146,11 @@ final class LocalRefreshWrite {
     CompiledPlans.Key key = CompiledPlans.key(spark, t, q, target, sourceFields);
     CompiledPlans.Entry entry = CompiledPlans.take(spark, key);
     boolean reused = entry != null;
-    lastPlanBuilt = false;
+    listener.observe(RefreshListener.Probe.PLAN_COMPILED, !reused);
     Compiled c;
     if (entry != null) {
       c = entry.compiled();
     } else {
-      lastPlanBuilt = true;
       Dataset<Row> projected = sparkProjected.get();
       // Planning may have set confs (lance-spark's path catalog, on the first read of the
       // session): keep the plan under the key the next refresh will look for.

@@ -8,12 +8,17 @@ import io.lancerest.spark.mv.MaterializedViewKind;
 import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.RefreshPlan;
 import io.lancerest.spark.mv.SourceIdentity;
+import io.lancerest.spark.mv.RefreshListener;
 import io.lancerest.spark.mv.RefreshResult;
+import io.lancerest.spark.mv.refresh.RefreshContext;
+import io.lancerest.spark.mv.refresh.RefreshDriver;
+import io.lancerest.spark.mv.refresh.SourceVersions;
+import io.lancerest.spark.mv.refresh.StagedRefresh;
+import io.lancerest.spark.mv.refresh.ViewRefresh;
 import io.lancerest.spark.mv.SourceQuery;
 import io.lancerest.spark.mv.commit.FragmentShipping;
 import io.lancerest.spark.mv.commit.FragmentSourceRanges;
 import io.lancerest.spark.mv.commit.ViewCommit;
-import io.lancerest.spark.mv.commit.ViewCommitConflictException;
 import io.lancerest.spark.mv.commit.ViewCommitResult;
 import io.lancerest.spark.mv.fragments.FragmentDiff;
 import io.lancerest.spark.mv.fragments.FragmentScopedRead;
@@ -24,7 +29,6 @@ import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.function.IntConsumer;
 import java.util.function.Supplier;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -32,7 +36,6 @@ import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
-import org.apache.spark.SparkContext;
 import org.apache.spark.TaskContext;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.JavaSparkContext;
@@ -72,33 +75,13 @@ import org.slf4j.LoggerFactory;
  * and the last job in one Overwrite read at the view version the refresh started from. A crash
  * or failure before that commit leaves the view at its version; the next refresh recomputes the
  * same change from the same state. A concurrent commit to the view makes the commit fail; the
- * refresh is then recomputed from the new version (up to {@value #COMMIT_ATTEMPTS} attempts).
+ * refresh is then recomputed from the new version ({@link RefreshDriver}).
  */
 public final class QueryRefresh {
   private static final Logger LOG = LoggerFactory.getLogger(QueryRefresh.class);
-  static final int COMMIT_ATTEMPTS = 3;
   /** More runs of ids than this and tasks filter by a broadcast set instead of pushed ranges. */
   private static final int MAX_PUSHED_RUNS = 64;
 
-  /** Test seams: before the commit (driver), after each batch a write task encoded. */
-  static volatile Runnable beforeCommit = () -> { };
-  static volatile IntConsumer afterTaskBatch = partition -> { };
-  /** Test seam: {@code false} makes incremental refreshes scan every source row. */
-  static volatile boolean allowFragmentDiff = true;
-  /**
-   * Test probe: the source fragments the last fragment-diff refresh read; {@code null} until
-   * one ran.
-   */
-  static volatile List<Integer> lastScannedFragments;
-  /**
-   * Test probe: the view fragments the last fragment-diff refresh read to find the view rows of
-   * departed source rows; {@code null} until one looked.
-   */
-  static volatile List<Integer> lastViewFragmentsRead;
-  /** Tests: the number of tasks of the last refresh's write, {@code null} if none ran. */
-  static volatile Integer lastWriteTasks;
-  /** Tests: the fragment diff of the last refresh that used it, {@code null} if none did. */
-  static volatile FragmentDiff lastDiff;
   /**
    * View schema metadata: when the source version the view reflects was written, to tell a
    * source table replaced under the same name from the one the view was refreshed from.
@@ -127,48 +110,10 @@ public final class QueryRefresh {
 
   /** Refreshes the view; see the class comment. */
   public static RefreshResult run(SparkSession spark, Tables t, SourceQuery query,
-      RefreshOptions options, String jobId) {
-    long started = System.currentTimeMillis();
-    String[] caller = jobProperties(spark.sparkContext());
-    try {
-      for (int attempt = 1; ; attempt++) {
-        try {
-          return new Run(spark, t, query, options, jobId, started).execute();
-        } catch (ViewCommitConflictException e) {
-          if (attempt >= COMMIT_ATTEMPTS) {
-            throw new QueryRefreshException("Refresh of view " + t.viewName() + " (job " + jobId
-                + ") gave up after " + attempt + " attempts: other writers kept committing to "
-                + "the view while it ran (" + e.getMessage() + ")", e);
-          }
-          LOG.info("View {} (job {}): concurrent commit to the view; recomputing the refresh "
-              + "(attempt {} of {})", t.viewName(), jobId, attempt + 1, COMMIT_ATTEMPTS);
-        }
-      }
-    } finally {
-      restoreJobProperties(spark.sparkContext(), caller);
-    }
-  }
-
-  /** The Spark job group, description and interrupt flag of the calling thread. */
-  private static final String[] JOB_PROPERTIES = {"spark.jobGroup.id", "spark.job.description",
-      "spark.job.interruptOnCancel"};
-
-  private static String[] jobProperties(SparkContext sc) {
-    String[] v = new String[JOB_PROPERTIES.length];
-    for (int i = 0; i < v.length; i++) {
-      v[i] = sc.getLocalProperty(JOB_PROPERTIES[i]);
-    }
-    return v;
-  }
-
-  /**
-   * Puts the caller's job group back (the refresh describes its phases in a group of its own):
-   * the caller's later jobs stay in the caller's group, which cancelling it still reaches.
-   */
-  private static void restoreJobProperties(SparkContext sc, String[] v) {
-    for (int i = 0; i < v.length; i++) {
-      sc.setLocalProperty(JOB_PROPERTIES[i], v[i]);
-    }
+      RefreshOptions options, String jobId, RefreshListener listener) {
+    RefreshContext ctx = new RefreshContext(spark, t.viewName(), jobId, listener);
+    return RefreshDriver.refresh(ctx, options.srcVersion(), () -> SourceVersions.latest(
+        t.viewName(), t.sourceUri(), t.sourceStorageOptions()), kind(t, query, options));
   }
 
   /**
@@ -177,12 +122,15 @@ public final class QueryRefresh {
    */
   public static RefreshPlan explain(SparkSession spark, Tables t, SourceQuery query,
       RefreshOptions options) {
-    String[] caller = jobProperties(spark.sparkContext());
-    try {
-      return new Run(spark, t, query, options, "explain", System.currentTimeMillis()).explain();
-    } finally {
-      restoreJobProperties(spark.sparkContext(), caller);
-    }
+    RefreshContext ctx = new RefreshContext(spark, t.viewName(), "explain", null);
+    return RefreshDriver.explain(ctx, options.srcVersion(), () -> SourceVersions.latest(
+        t.viewName(), t.sourceUri(), t.sourceStorageOptions()), kind(t, query, options));
+  }
+
+  /** Query views in {@link RefreshDriver}'s sequence: one {@link Run} per attempt. */
+  private static ViewRefresh<RefreshResult> kind(Tables t, SourceQuery q, RefreshOptions o) {
+    return ViewRefresh.of(MaterializedViewKind.QUERY,
+        (ctx, srcVersion) -> new Run(ctx, t, q, o).prepare(srcVersion));
   }
 
   /** Source versions must have stable row ids, or {@code __source_row_id} means nothing. */
@@ -197,27 +145,26 @@ public final class QueryRefresh {
 
   /** One attempt. */
   private static final class Run {
+    final RefreshContext ctx;
     final SparkSession spark;
     final Tables t;
     final SourceQuery q;
     final RefreshOptions o;
     final String jobId;
-    final long started;
     /** When the source version this run refreshes to was written ({@link #versionTime}). */
     String srcVersionTime;
 
-    Run(SparkSession spark, Tables t, SourceQuery q, RefreshOptions o, String jobId,
-        long started) {
-      this.spark = spark;
+    Run(RefreshContext ctx, Tables t, SourceQuery q, RefreshOptions o) {
+      this.ctx = ctx;
+      this.spark = ctx.spark();
       this.t = t;
       this.q = q;
       this.o = o;
-      this.jobId = jobId;
-      this.started = started;
+      this.jobId = ctx.jobId();
     }
 
     /** What a refresh reads before it decides anything; the same for REFRESH and EXPLAIN. */
-    private final class Prepared {
+    private final class Prepared implements ViewRefresh.Attempt<RefreshResult> {
       long readVersion;
       Schema viewArrow;
       long viewRows;
@@ -228,9 +175,30 @@ public final class QueryRefresh {
       Schema plain;
       StructType target;
       boolean replaceAll;
+
+      @Override
+      public boolean upToDate() {
+        return Run.this.upToDate(this);
+      }
+
+      @Override
+      public RefreshResult skipped() {
+        return new RefreshResult(jobId, RefreshResult.JobStatus.SKIPPED,
+            MaterializedViewKind.QUERY, srcVersion, 0, 0, 0, ctx.elapsedMillis());
+      }
+
+      @Override
+      public RefreshPlan explain() {
+        return Run.this.explain(this);
+      }
+
+      @Override
+      public StagedRefresh<RefreshResult> compute() {
+        return Run.this.compute(this);
+      }
     }
 
-    private Prepared prepare() {
+    Prepared prepare(long srcVersion) {
       Prepared p = new Prepared();
       // 1. the view at the version this refresh reads, and will commit on top of
       try (BufferAllocator a = new RootAllocator();
@@ -245,17 +213,11 @@ public final class QueryRefresh {
           org.lance.Dataset src = open(a, t.sourceUri(), t.sourceStorageOptions(), null,
               "source table")) {
         long latest = src.latestVersion();
-        p.srcVersion = o.srcVersion() == null ? latest : o.srcVersion();
-        if (p.srcVersion > latest || p.srcVersion < 1) {
-          throw new QueryRefreshException("src_version " + p.srcVersion + " does not exist: the "
-              + "source of view " + t.viewName() + " is at version " + latest);
-        }
-        if (p.srcVersion < p.watermark) {
-          throw new QueryRefreshException("src_version " + p.srcVersion + " is older than the "
-              + "version view " + t.viewName() + " already reflects (" + p.watermark + "); a "
-              + "view cannot be refreshed backwards. Omit src_version or give " + p.watermark
-              + " or later");
-        }
+        p.srcVersion = srcVersion;
+        // Before the version rule: a replaced source usually has fewer versions than the
+        // watermark, and "cannot be refreshed backwards" would hide what happened.
+        requireSameSource(a, p.viewArrow, p.watermark, latest);
+        SourceVersions.requireForward(t.viewName(), p.srcVersion, p.watermark);
         try (org.lance.Dataset at = p.srcVersion == src.version() ? null
             : open(a, t.sourceUri(), t.sourceStorageOptions(), p.srcVersion, "source table")) {
           org.lance.Dataset ds = at == null ? src : at;
@@ -264,7 +226,6 @@ public final class QueryRefresh {
           p.sourceFragments = ds.getFragments().size();
           p.sourceRows = ds.countRows();
         }
-        requireSameSource(a, p.viewArrow, p.watermark, latest);
       }
       p.plain = withoutMetadata(p.viewArrow);
       p.target = LanceArrowUtils.fromArrowSchema(p.plain);
@@ -273,26 +234,20 @@ public final class QueryRefresh {
     }
 
     /** Whether the view already reflects the source version (and nothing forces a rebuild). */
-    private boolean upToDate(Prepared p) {
+    boolean upToDate(Prepared p) {
       return p.srcVersion == p.watermark && !o.force();
     }
 
     /** Whether only the changed source fragments are read ({@link #changes}). */
     private boolean byFragmentsPossible(Prepared p) {
-      return !p.replaceAll && q.limit() == null && p.watermark > 0 && allowFragmentDiff;
+      return !p.replaceAll && q.limit() == null && p.watermark > 0
+          && ctx.listener().readChangedFragmentsOnly();
     }
 
-    RefreshResult execute() {
-      Prepared p = prepare();
+    StagedRefresh<RefreshResult> compute(Prepared p) {
       long readVersion = p.readVersion;
       long watermark = p.watermark;
       long srcVersion = p.srcVersion;
-      if (upToDate(p)) {
-        LOG.info("View {} (job {}): already at source version {}; nothing to do", t.viewName(),
-            jobId, srcVersion);
-        return new RefreshResult(jobId, RefreshResult.JobStatus.SKIPPED,
-            MaterializedViewKind.QUERY, srcVersion, 0, 0, 0, elapsed());
-      }
       Schema plain = p.plain;
       StructType target = p.target;
       QueryLayout.requireColumns(q, target, t.viewName());
@@ -365,8 +320,7 @@ public final class QueryRefresh {
      * changed fragments (a Spark count of those fragments), on a rebuild by counting the
      * filtered source.
      */
-    RefreshPlan explain() {
-      Prepared p = prepare();
+    RefreshPlan explain(Prepared p) {
       if (upToDate(p)) {
         return new RefreshPlan(t.viewName(), MaterializedViewKind.QUERY, RefreshPlan.Mode.NO_OP,
             "the view already reflects source version " + p.srcVersion, p.watermark,
@@ -428,7 +382,7 @@ public final class QueryRefresh {
       }
       String reason = q.limit() != null ? "LIMIT view: every source row id is compared with the "
           + "view's" : p.watermark == 0 ? "the view has no recorded source version"
-          : !allowFragmentDiff ? "fragment comparison is off"
+          : !ctx.listener().readChangedFragmentsOnly() ? "fragment comparison is off"
           : fallback + "; every source row id is compared with the view's";
       return new RefreshPlan(t.viewName(), MaterializedViewKind.QUERY,
           RefreshPlan.Mode.INCREMENTAL, reason, from, p.srcVersion, p.sourceFragments, null,
@@ -501,6 +455,7 @@ public final class QueryRefresh {
           ch.rescanRows = diff.rescanRows;
           FragmentDiff.Departed departed = diff.departed(then, now);
           ch.old = departed.ids();
+          ctx.observe(RefreshListener.Probe.ROW_ID_SETS_CACHED, (long) departed.cachedSets());
           ch.rescan.addAll(departed.rescanAgain());
           // Fragments read again whole (rows came back) count towards the rows to read too.
           ch.rescanRows += departed.rescanAgainRows();
@@ -525,13 +480,13 @@ public final class QueryRefresh {
      * row not kept is deleted. Rows of unchanged fragments are the same rows with the same
      * values as at the watermark, and the view is exact for that version, so they need nothing.
      */
-    private RefreshResult byFragments(long readVersion, long watermark, long srcVersion,
+    private StagedRefresh<RefreshResult> byFragments(long readVersion, long watermark, long srcVersion,
         Schema plain, StructType target, Changes ch) {
       FragmentDiff diff = ch.diff;
       List<Integer> rescan = ch.rescan;
       long rescanRows = ch.rescanRows;
-      lastScannedFragments = List.copyOf(rescan);
-      lastDiff = diff;
+      ctx.observe(RefreshListener.Probe.SOURCE_FRAGMENTS_READ, List.copyOf(rescan));
+      ctx.observe(RefreshListener.Probe.FRAGMENT_DIFF, diff);
       long t1 = System.currentTimeMillis();
       // the view rows of the source rows that left changed fragments
       ViewRows inView = ch.old.isEmpty() ? new ViewRows() : viewRowsOf(readVersion, ch.old);
@@ -560,15 +515,15 @@ public final class QueryRefresh {
         LocalRefreshWrite.Outcome local = LocalRefreshWrite.tryWrite(spark, t, q,
             ch.sourceFields, o.maxRowsPerFragment() == null ? 0 : o.maxRowsPerFragment(),
             srcVersion, rescan, rescanRows, plain, target, projected, inView.ids, watermark,
-            afterTaskBatch, jobId);
+            ctx.listener()::afterTaskBatch, jobId, ctx.listener());
         LOG.info("View {} (job {}): write on the {}: {}", t.viewName(), jobId,
             local.written() != null ? "driver" : "Spark path", local.why());
         if (local.written() != null) {
-          LocalRefreshWrite.lastPath = "local";
+          ctx.observe(RefreshListener.Probe.WRITE_PATH, "driver");
           w = local.written();
           localPhases = ", " + local.phases();
         } else {
-          LocalRefreshWrite.lastPath = "spark";
+          ctx.observe(RefreshListener.Probe.WRITE_PATH, "spark: " + local.why());
           w = write(projected.get(), plain, WriteTask.keeping(t, plain, o, inView.ids, watermark,
               target.fields().length), tasks);
         }
@@ -603,7 +558,7 @@ public final class QueryRefresh {
         Map<String, String> md = view.getSchema().getCustomMetadata();
         List<Integer> read = FragmentSourceRanges.fragmentsHolding(all,
             md == null ? null : md.get(FragmentSourceRanges.KEY), ids);
-        lastViewFragmentsRead = List.copyOf(read);
+        ctx.observe(RefreshListener.Probe.VIEW_FRAGMENTS_READ, List.copyOf(read));
         out.fragments = all.size();
         out.fragmentsRead = read.size();
         if (read.isEmpty()) {
@@ -638,7 +593,7 @@ public final class QueryRefresh {
      * @param ranges {@code {min, max}} source row id of each of {@code fragments} (recorded for
      *     {@link #viewRowsOf}), or {@code null} / {@code null} entries when unknown
      */
-    private RefreshResult commit(long readVersion, long srcVersion,
+    private StagedRefresh<RefreshResult> commit(long readVersion, long srcVersion,
         List<FragmentMetadata> fragments, List<long[]> ranges, List<Long> deletes,
         boolean replaceAll, String phases) {
       long t3 = System.currentTimeMillis();
@@ -655,17 +610,17 @@ public final class QueryRefresh {
       if (replaceAll) {
         commit.replaceAllRows();
       }
-      describe("commit");
-      beforeCommit.run();
-      ViewCommitResult r = commit.build().commit();
-      LOG.info("View {} (job {}): phases: {}, commit {} ms", t.viewName(), jobId, phases,
-          System.currentTimeMillis() - t3);
-      RefreshResult result = new RefreshResult(jobId, RefreshResult.JobStatus.DONE,
-          MaterializedViewKind.QUERY, srcVersion, r.rowsAdded(), r.rowsDeleted(), 0, elapsed());
-      LOG.info("View {} (job {}): committed view version {}: {} rows inserted, {} deleted, "
-          + "source version {}, {} ms", t.viewName(), jobId, r.version(), r.rowsAdded(),
-          r.rowsDeleted(), srcVersion, result.durationMs());
-      return result;
+      return new StagedRefresh<>(commit.build(), null, r -> {
+        LOG.info("View {} (job {}): phases: {}, commit {} ms", t.viewName(), jobId, phases,
+            System.currentTimeMillis() - t3);
+        RefreshResult result = new RefreshResult(jobId, RefreshResult.JobStatus.DONE,
+            MaterializedViewKind.QUERY, srcVersion, r.rowsAdded(), r.rowsDeleted(), 0,
+            ctx.elapsedMillis());
+        LOG.info("View {} (job {}): committed view version {}: {} rows inserted, {} deleted, "
+            + "source version {}, {} ms", t.viewName(), jobId, r.version(), r.rowsAdded(),
+            r.rowsDeleted(), srcVersion, result.durationMs());
+        return result;
+      }, null);
     }
 
     /**
@@ -680,13 +635,8 @@ public final class QueryRefresh {
           view.getCustomMetadata(), watermark, latest);
     }
 
-    private long elapsed() {
-      return System.currentTimeMillis() - started;
-    }
-
     private void describe(String phase) {
-      spark.sparkContext().setJobGroup(jobId, "REFRESH MATERIALIZED VIEW " + t.viewName()
-          + " (job " + jobId + "): " + phase, false);
+      ctx.describe(phase);
     }
 
     private long watermark(Schema view) {
@@ -815,7 +765,8 @@ public final class QueryRefresh {
       if (limit > 0 && parts > limit) {
         rdd = rdd.coalesce(limit);
       }
-      lastWriteTasks = rdd.getNumPartitions();
+      ctx.observe(RefreshListener.Probe.WRITE_TASKS, rdd.getNumPartitions());
+      task.reportingTo(ctx.listener());
       planning = System.currentTimeMillis() - planning;
       describe("write " + (task.onlyIds == null ? "new" : String.valueOf(
           task.onlyIds.getLongCardinality())) + " rows in " + rdd.getNumPartitions() + " tasks");
@@ -991,6 +942,7 @@ public final class QueryRefresh {
     private final int updatedAtColumn;
     private Broadcast<byte[]> only;
     private Broadcast<byte[]> inView;
+    private RefreshListener listener = RefreshListener.NONE;
 
     private WriteTask(Tables t, Schema plain, RefreshOptions o, Roaring64NavigableMap onlyIds,
         Roaring64NavigableMap inViewIds, long watermark, int updatedAtColumn) {
@@ -1034,6 +986,11 @@ public final class QueryRefresh {
       return view.contains(r.getLong(0)) && !r.isNullAt(col) && r.getLong(col) <= watermark;
     }
 
+    /** The listener the tasks call after each batch (shipped with the task). */
+    void reportingTo(RefreshListener l) {
+      this.listener = l;
+    }
+
     /** Ships the id sets to the executors; the caller destroys the broadcasts. */
     List<Broadcast<byte[]>> broadcast(JavaSparkContext jsc) {
       List<Broadcast<byte[]>> out = new ArrayList<>();
@@ -1072,14 +1029,14 @@ public final class QueryRefresh {
         });
       }
       int partition = tc == null ? -1 : tc.partitionId();
-      IntConsumer hook = afterTaskBatch;
+      RefreshListener hook = listener;
       long started = System.nanoTime();
       try (BufferAllocator a = new RootAllocator()) {
         boolean any = in.hasNext();
         long firstRow = System.nanoTime();
         // column 0 is __source_row_id: its range per fragment lets later refreshes skip it
         FragmentShipping.Written w = FragmentShipping.writeRows(viewUri, storage, a, schema, in,
-            maxRowsPerFile, () -> hook.accept(partition), 0);
+            maxRowsPerFile, () -> hook.afterTaskBatch(partition), 0);
         LOG.debug("Write task {}: first row after {} ms ({}), {} rows written in {} ms", partition,
             (firstRow - started) / 1_000_000, any, w.rows(),
             (System.nanoTime() - firstRow) / 1_000_000);

@@ -5,6 +5,12 @@ import io.lancerest.spark.mv.MaterializedViewException;
 import io.lancerest.spark.mv.MaterializedViewKind;
 import io.lancerest.spark.mv.RefreshPlan;
 import io.lancerest.spark.mv.RefreshResult;
+import io.lancerest.spark.mv.refresh.RefreshContext;
+import io.lancerest.spark.mv.refresh.RefreshDriver;
+import io.lancerest.spark.mv.refresh.SourceVersions;
+import io.lancerest.spark.mv.refresh.StagedRefresh;
+import io.lancerest.spark.mv.refresh.ViewRefresh;
+import io.lancerest.spark.mv.RefreshResult;
 import io.lancerest.spark.mv.SourceIdentity;
 import io.lancerest.spark.mv.commit.FragmentShipping;
 import io.lancerest.spark.mv.commit.ViewCommit;
@@ -41,7 +47,7 @@ import org.slf4j.LoggerFactory;
  *
  * <ol>
  *   <li>If the view's recorded base version equals the source version, nothing is done ({@code
- *       UP_TO_DATE}) unless forced.</li>
+ *       SKIPPED}) unless forced.</li>
  *   <li>The source query's rows are repartitioned by key over up to {@code concurrency} tasks
  *       and sorted within each task, so every task streams its partitions one after another
  *       (NULL keys form their own partition). An unpartitioned view is one task, one call.</li>
@@ -118,8 +124,60 @@ public final class UdtfRefresh {
    */
   public static RefreshPlan explain(SparkSession spark, UdtfSource source, UdtfView view,
       UdtfDefinition def, UdtfRefreshOptions options) {
-    instantiate(def.className(), def.name());
-    Start st = start(source, view);
+    RefreshContext ctx = new RefreshContext(spark, view.name(), "explain", null);
+    return RefreshDriver.explain(ctx, source.version(), () -> SourceVersions.latest(view.name(),
+        source.location(), source.storageOptions()), kind(source, view, def, options));
+  }
+
+  public static UdtfRefreshResult run(SparkSession spark, UdtfSource source, UdtfView view,
+      UdtfDefinition def, UdtfRefreshOptions options) {
+    RefreshContext ctx = new RefreshContext(spark, view.name(), options.jobId(),
+        options.listener());
+    return RefreshDriver.refresh(ctx, source.version(), () -> SourceVersions.latest(view.name(),
+        source.location(), source.storageOptions()), kind(source, view, def, options));
+  }
+
+  /** UDTF views in {@link RefreshDriver}'s sequence. */
+  private static ViewRefresh<UdtfRefreshResult> kind(UdtfSource source, UdtfView view,
+      UdtfDefinition def, UdtfRefreshOptions options) {
+    return ViewRefresh.<UdtfRefreshResult>of(MaterializedViewKind.UDTF, (ctx, srcVersion) -> {
+      instantiate(def.className(), def.name());
+      Start st = start(source, view);
+      if (st.replaced == null && st.base != null) {
+        try {
+          SourceVersions.requireForward(view.name(), srcVersion, Long.parseLong(st.base.trim()));
+        } catch (NumberFormatException e) {
+          // unreadable base version: the view is rebuilt anyway
+        }
+      }
+      return new ViewRefresh.Attempt<UdtfRefreshResult>() {
+        @Override
+        public boolean upToDate() {
+          return st.upToDate(options, source);
+        }
+
+        @Override
+        public UdtfRefreshResult skipped() {
+          return new UdtfRefreshResult(ctx.jobId(), RefreshResult.JobStatus.SKIPPED,
+              source.version(), st.viewVersion, 0, 0, 0, List.of(), 0, 0, 0, null,
+              Duration.ofMillis(ctx.elapsedMillis()));
+        }
+
+        @Override
+        public RefreshPlan explain() {
+          return UdtfRefresh.explain(ctx.spark(), source, view, def, options, st);
+        }
+
+        @Override
+        public StagedRefresh<UdtfRefreshResult> compute() {
+          return UdtfRefresh.compute(ctx, source, view, def, options, st);
+        }
+      };
+    });
+  }
+
+  private static RefreshPlan explain(SparkSession spark, UdtfSource source, UdtfView view,
+      UdtfDefinition def, UdtfRefreshOptions options, Start st) {
     Long from = null;
     try {
       from = st.base == null ? null : Long.parseLong(st.base.trim());
@@ -166,29 +224,19 @@ public final class UdtfRefresh {
         + " by running the UDTF; partitions a failed run finished are reused");
   }
 
-  public static UdtfRefreshResult run(SparkSession spark, UdtfSource source, UdtfView view,
-      UdtfDefinition def, UdtfRefreshOptions options) {
-    long started = System.nanoTime();
-    String jobId = options.jobId() != null ? options.jobId() : UUID.randomUUID().toString();
-    instantiate(def.className(), def.name());
-    Start st = start(source, view);
+  private static StagedRefresh<UdtfRefreshResult> compute(RefreshContext ctx, UdtfSource source,
+      UdtfView view, UdtfDefinition def, UdtfRefreshOptions options, Start st) {
+    SparkSession spark = ctx.spark();
+    String jobId = ctx.jobId();
     long viewVersion = st.viewVersion;
     String replaced = st.replaced;
     if (replaced != null) {
       LOG.info("{}; rebuilding it from source version {}", replaced, source.version());
     }
-    if (st.upToDate(options, source)) {
-      LOG.info("View '{}' is up to date with source version {}; nothing to do (force to "
-          + "rebuild)", view.name(), source.version());
-      return new UdtfRefreshResult(jobId, UdtfRefreshResult.Status.UP_TO_DATE, source.version(),
-          viewVersion, 0, 0, 0, List.of(), 0, 0, 0, null, elapsed(started));
-    }
-
     String key = def.keyColumn();
     boolean ivf = def.partitionByIndexedColumn() != null;
     Dataset<Row> members = null;
-    String description = "UDTF refresh of view " + view.name() + " (job " + jobId + ")";
-    spark.sparkContext().setJobGroup(jobId, description, false);
+    ctx.describe("compute partitions");
     try {
       Dataset<Row> df = source.reader().read(spark, ivf);
       List<String> inputColumns = inputColumns(def, df, view);
@@ -259,21 +307,20 @@ public final class UdtfRefresh {
             + ") failed in Spark; nothing was committed and the view stays at version "
             + viewVersion + ": " + rootMessage(e), e);
       }
-      return commit(spark, view, def, source, sourceTime, options, jobId, viewVersion,
-          collected, finished, checkpoints, started);
+      return commit(ctx, view, def, source, sourceTime, options, viewVersion, collected,
+          finished, checkpoints);
     } finally {
-      spark.sparkContext().clearJobGroup();
       if (members != null) {
         members.unpersist();
       }
     }
   }
 
-  private static UdtfRefreshResult commit(SparkSession spark, UdtfView view, UdtfDefinition def,
-      UdtfSource source, String sourceTime, UdtfRefreshOptions options, String jobId,
+  private static StagedRefresh<UdtfRefreshResult> commit(RefreshContext ctx, UdtfView view,
+      UdtfDefinition def, UdtfSource source, String sourceTime, UdtfRefreshOptions options,
       long viewVersion, List<PartitionOutcome> outcomes,
-      Map<String, PartitionCheckpoints.Checkpoint> finished, PartitionCheckpoints checkpoints,
-      long started) {
+      Map<String, PartitionCheckpoints.Checkpoint> finished, PartitionCheckpoints checkpoints) {
+    String jobId = ctx.jobId();
     List<FragmentMetadata> fragments = new ArrayList<>();
     List<UdtfRefreshResult.SkippedPartition> skipped = new ArrayList<>();
     List<PartitionOutcome> failed = new ArrayList<>();
@@ -342,8 +389,8 @@ public final class UdtfRefresh {
           + skipped.get(0).errorMessage() + ". The view stays at version " + viewVersion
           + ".", e);
     }
-    UdtfRefreshResult.Status status = skipped.isEmpty()
-        ? UdtfRefreshResult.Status.DONE : UdtfRefreshResult.Status.PARTIAL;
+    RefreshResult.JobStatus status = skipped.isEmpty()
+        ? RefreshResult.JobStatus.DONE : RefreshResult.JobStatus.PARTIAL;
     String errorsTable = null;
     ErrorsTable.Staged errors = ErrorsTable.Staged.NONE;
     if (!skipped.isEmpty()) {
@@ -373,35 +420,27 @@ public final class UdtfRefresh {
     meta.put(LAST_JOB_KEY, jobId);
     meta.put(LAST_STATUS_KEY, status.name());
     meta.put(SKIPPED_KEY, Integer.toString(skipped.size()));
-    long commitStarted = System.nanoTime();
-    ViewCommitResult committed;
-    try {
-      committed = ViewCommit.builder(view.location(), viewVersion)
-          .storageOptions(view.storageOptions())
-          .replaceAllRows()
-          .addFragments(fragments)
-          .schemaMetadata(meta)
-          .transactionProperties(Map.of(LAST_JOB_KEY, jobId))
-          .job(new ViewCommit.Job(jobId, MaterializedViewKind.UDTF, skipped.isEmpty()
-              ? RefreshResult.JobStatus.DONE : RefreshResult.JobStatus.PARTIAL,
-              source.version()))
-          .build()
-          .commit();
-    } catch (RuntimeException e) {
-      errors.abandon(e.toString());
-      throw e;
-    }
-    errors.commit();
-    checkpoints.clear();
-    LOG.info("View '{}' (job {}): committed in {} ms", view.name(), jobId,
-        elapsed(commitStarted).toMillis());
-    LOG.info("View '{}' (job {}) {}: version {} from source version {}, {} partitions ({} "
-        + "computed, {} reused, {} skipped), {} rows", view.name(), jobId, status,
-        committed.version(), source.version(), total, computed, reused, skipped.size(),
-        committed.rowsAdded());
-    return new UdtfRefreshResult(jobId, status, source.version(), committed.version(), total,
-        computed, reused, skipped, calls, committed.rowsAdded(), committed.rowsDeleted(),
-        errorsTable, elapsed(started));
+    ViewCommit commit = ViewCommit.builder(view.location(), viewVersion)
+        .storageOptions(view.storageOptions())
+        .replaceAllRows()
+        .addFragments(fragments)
+        .schemaMetadata(meta)
+        .transactionProperties(Map.of(LAST_JOB_KEY, jobId))
+        .job(new ViewCommit.Job(jobId, MaterializedViewKind.UDTF, status, source.version()))
+        .build();
+    long computedParts = computed;
+    long reusedParts = reused;
+    long udtfCalls = calls;
+    String errorsAt = errorsTable;
+    return new StagedRefresh<>(commit, errors, committed -> {
+      LOG.info("View '{}' (job {}) {}: version {} from source version {}, {} partitions ({} "
+          + "computed, {} reused, {} skipped), {} rows", view.name(), jobId, status,
+          committed.version(), source.version(), total, computedParts, reusedParts,
+          skipped.size(), committed.rowsAdded());
+      return new UdtfRefreshResult(jobId, status, source.version(), committed.version(), total,
+          computedParts, reusedParts, skipped, udtfCalls, committed.rowsAdded(),
+          committed.rowsDeleted(), errorsAt, Duration.ofMillis(ctx.elapsedMillis()));
+    }, checkpoints::clear);
   }
 
   private static List<String> inputColumns(UdtfDefinition def, Dataset<Row> df, UdtfView view) {

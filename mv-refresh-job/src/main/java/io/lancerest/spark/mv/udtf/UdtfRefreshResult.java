@@ -1,13 +1,14 @@
 package io.lancerest.spark.mv.udtf;
 
+import io.lancerest.spark.mv.RefreshResult;
 import java.time.Duration;
 import java.util.List;
 
 /**
  * What a UDTF refresh did.
  *
- * @param status {@link Status#UP_TO_DATE}: nothing done; {@link Status#DONE}: the view was
- *     rebuilt from every partition; {@link Status#PARTIAL}: rebuilt, but the partitions in
+ * @param status {@code SKIPPED}: nothing done; {@code DONE}: the view was
+ *     rebuilt from every partition; {@code PARTIAL}: rebuilt, but the partitions in
  *     {@code skipped} are missing (their errors are in the errors table)
  * @param sourceVersion the source version the view now reflects
  * @param viewVersion the view table version after the refresh (unchanged when up to date)
@@ -19,12 +20,9 @@ import java.util.List;
  * @param rowsDeleted rows of the previous view version (the rebuild replaces them all)
  * @param errorsTable location of the table holding the skipped partitions' errors, or null
  */
-public record UdtfRefreshResult(String jobId, Status status, long sourceVersion,
+public record UdtfRefreshResult(String jobId, RefreshResult.JobStatus status, long sourceVersion,
     long viewVersion, long partitions, long computed, long reused, List<SkippedPartition> skipped,
     long udtfCalls, long rowsInserted, long rowsDeleted, String errorsTable, Duration duration) {
-
-  /** Closed set of refresh outcomes (a failed refresh throws instead). */
-  public enum Status { UP_TO_DATE, DONE, PARTIAL }
 
   /**
    * A partition left out of the view after every attempt failed; {@code partitionKey} is the key

@@ -17,12 +17,14 @@ public final class ChildRefreshMain {
         .config("spark.testing.memory", String.valueOf(1L << 30))
         .getOrCreate();
     var def = ChunkerFixture.definition(Class.forName(args[0]), null, null);
+    io.lancerest.spark.mv.Probes probes = new io.lancerest.spark.mv.Probes();
     ChunkerRefreshResult r = ChunkerRefresh.run(spark, args[1], args[2], def,
         ChunkerRefreshOptions.builder().sourceTaskSize(Integer.parseInt(args[3]))
             .maxRowsPerFragment(Integer.parseInt(args[4]))
             .taskArrowMemoryBytes(args.length > 5 ? Long.parseLong(args[5]) : Long.MAX_VALUE)
-            .build());
-    System.out.println("RESULT " + r.rowsInserted() + " " + ChunkerTask.MAX_BUFFERED_ROWS.get()
+            .listener(probes).build());
+    Long buffered = probes.get(io.lancerest.spark.mv.RefreshListener.Probe.CHILD_ROWS_BUFFERED);
+    System.out.println("RESULT " + r.rowsInserted() + " " + buffered
         + " " + Runtime.getRuntime().maxMemory());
     spark.stop();
   }

@@ -1,5 +1,7 @@
 package io.lancerest.spark.mv.chunker;
 
+import io.lancerest.spark.mv.Probes;
+import io.lancerest.spark.mv.RefreshResult;
 import static io.lancerest.spark.mv.chunker.ChunkerFixture.content;
 import static io.lancerest.spark.mv.chunker.ChunkerFixture.definition;
 import static io.lancerest.spark.mv.chunker.ChunkerFixture.fromScratch;
@@ -45,7 +47,6 @@ class ChunkerFailureTest {
   @BeforeEach
   void source() {
     TestChunkers.reset();
-    ChunkerRefresh.beforeCommit = () -> { };
     source = dir.resolve("docs.lance").toString();
     SourceTables.create(source);
     SourceTables.append(source, SourceTables.docs(0, 40, i -> "a" + i + " b" + i + " c" + i),
@@ -65,7 +66,7 @@ class ChunkerFailureTest {
 
     ChunkerRefreshResult r = ChunkerRefresh.run(spark, source, view, def, defaults);
 
-    assertEquals(ChunkerRefreshResult.DONE, r.status());
+    assertEquals(RefreshResult.JobStatus.DONE, r.status());
     assertEquals(41, r.parentsExpanded());
     assertEquals(42, TestChunkers.CALLS.get(), "41 parents, one of them called twice");
     assertTrue(content(spark, view).stream().anyMatch(s -> s.contains("|FLAKY|")));
@@ -80,7 +81,7 @@ class ChunkerFailureTest {
 
     ChunkerRefreshResult r = ChunkerRefresh.run(spark, source, view, def, defaults);
 
-    assertEquals(ChunkerRefreshResult.PARTIAL, r.status());
+    assertEquals(RefreshResult.JobStatus.PARTIAL, r.status());
     assertEquals(2, r.skipped().size());
     assertEquals(120, r.rowsInserted(), "no row of a skipped parent, not even LATE's first");
     Map<Long, Long> ids = SourceTables.rowIds(source);
@@ -99,7 +100,7 @@ class ChunkerFailureTest {
     ChunkerRefreshResult again = ChunkerRefresh.run(spark, source, view, def, defaults);
     assertEquals(2, again.parentsExpanded());
     assertEquals(calls + 2, TestChunkers.CALLS.get());
-    assertEquals(ChunkerRefreshResult.PARTIAL, again.status());
+    assertEquals(RefreshResult.JobStatus.PARTIAL, again.status());
   }
 
   @Test
@@ -133,7 +134,7 @@ class ChunkerFailureTest {
     ChunkerRefreshResult r = ChunkerRefresh.run(spark, source, view, def,
         ChunkerRefreshOptions.builder().sourceTaskSize(8).concurrency(1).build());
 
-    assertEquals(ChunkerRefreshResult.PARTIAL, r.status());
+    assertEquals(RefreshResult.JobStatus.PARTIAL, r.status());
     assertEquals(List.of(SourceTables.rowIds(source).get(50L)),
         r.skipped().stream().map(ChunkerRefreshResult.SkippedParent::sourceRowId).toList());
     assertEquals(120, r.rowsInserted());
@@ -206,15 +207,14 @@ class ChunkerFailureTest {
     SourceTables.delete(source, "id = 3");
     SourceTables.append(source, SourceTables.docs(200, 210, i -> "p" + i), 10);
 
-    ChunkerRefresh.beforeCommit = () -> {
+    Probes lost = new Probes().beforeCommit(() -> {
       throw new IllegalStateException("driver lost");
-    };
-    assertThrows(IllegalStateException.class,
-        () -> ChunkerRefresh.run(spark, source, view, def, defaults));
+    });
+    assertThrows(IllegalStateException.class, () -> ChunkerRefresh.run(spark, source, view, def,
+        ChunkerRefreshOptions.builder().listener(lost).build()));
     assertEquals(version, version(view));
     assertEquals(before, content(spark, view));
 
-    ChunkerRefresh.beforeCommit = () -> { };
     ChunkerRefreshResult r = ChunkerRefresh.run(spark, source, view, def, defaults);
     assertEquals(10, r.parentsExpanded());
     assertEquals(fromScratch(spark, dir, source, def, defaults), content(spark, view));

@@ -1,11 +1,16 @@
 package io.lancerest.spark.mv.chunker;
 
+import io.lancerest.spark.mv.InvalidOptionException;
+import io.lancerest.spark.mv.Probes;
+import io.lancerest.spark.mv.RefreshListener.Probe;
+import io.lancerest.spark.mv.RefreshResult;
 import static io.lancerest.spark.mv.chunker.ChunkerFixture.content;
 import static io.lancerest.spark.mv.chunker.ChunkerFixture.definition;
 import static io.lancerest.spark.mv.chunker.ChunkerFixture.fromScratch;
 import static io.lancerest.spark.mv.chunker.ChunkerFixture.newView;
 import static io.lancerest.spark.mv.chunker.ChunkerFixture.version;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -34,6 +39,10 @@ class ChunkerRefreshTest {
   private String source;
   private final ChunkerRefreshOptions defaults = ChunkerRefreshOptions.defaults();
 
+  private static ChunkerRefreshOptions withProbes(Probes p) {
+    return ChunkerRefreshOptions.builder().listener(p).build();
+  }
+
   @BeforeAll
   static void start() {
     spark = ChunkerFixture.spark();
@@ -47,8 +56,6 @@ class ChunkerRefreshTest {
   @BeforeEach
   void source() {
     TestChunkers.reset();
-    ChunkerRefresh.beforeCommit = () -> { };
-    SourceState.allowFragmentScope = true;
     source = dir.resolve("docs.lance").toString();
     SourceTables.create(source);
     SourceTables.append(source, SourceTables.docs(0, 6, i -> "w" + i + " x" + i), 3);
@@ -66,7 +73,7 @@ class ChunkerRefreshTest {
 
     ChunkerRefreshResult r = ChunkerRefresh.run(spark, source, view, def, defaults);
 
-    assertEquals(ChunkerRefreshResult.DONE, r.status());
+    assertEquals(RefreshResult.JobStatus.DONE, r.status());
     assertEquals(before + 1, r.viewVersion());
     assertEquals(before + 1, version(view));
     assertEquals(12, r.rowsInserted());
@@ -116,7 +123,7 @@ class ChunkerRefreshTest {
     var def = definition(TestChunkers.Words.class, null, null);
     String view = newView(spark, dir, "v", source, def);
     ChunkerRefresh.run(spark, source, view, def, defaults);
-    assertEquals(ChunkerRefreshResult.UP_TO_DATE,
+    assertEquals(RefreshResult.JobStatus.SKIPPED,
         ChunkerRefresh.run(spark, source, view, def, defaults).status());
     long before = version(view);
     assertEquals(6, TestChunkers.CALLS.get());
@@ -124,7 +131,7 @@ class ChunkerRefreshTest {
     ChunkerRefreshResult r = ChunkerRefresh.run(spark, source, view, def,
         ChunkerRefreshOptions.builder().force(true).build());
 
-    assertEquals(ChunkerRefreshResult.DONE, r.status());
+    assertEquals(RefreshResult.JobStatus.DONE, r.status());
     assertEquals(12, TestChunkers.CALLS.get(), "every parent ran again");
     assertEquals(6, r.parentsExpanded());
     assertEquals(12, r.rowsInserted());
@@ -132,7 +139,7 @@ class ChunkerRefreshTest {
     assertEquals(before + 1, version(view));
     assertEquals(fromScratch(spark, dir, source, def, defaults), content(spark, view));
     // The processed set is whole again: the next plain refresh has nothing to do.
-    assertEquals(ChunkerRefreshResult.UP_TO_DATE,
+    assertEquals(RefreshResult.JobStatus.SKIPPED,
         ChunkerRefresh.run(spark, source, view, def, defaults).status());
   }
 
@@ -226,7 +233,7 @@ class ChunkerRefreshTest {
     assertEquals(1, second.parentsExpanded());
     assertEquals(9, TestChunkers.CALLS.get(), "the two empty parents were not re-run");
     ChunkerRefreshResult third = ChunkerRefresh.run(spark, source, view, def, defaults);
-    assertEquals(ChunkerRefreshResult.UP_TO_DATE, third.status());
+    assertEquals(RefreshResult.JobStatus.SKIPPED, third.status());
     assertEquals(9, TestChunkers.CALLS.get());
     assertEquals(second.viewVersion(), version(view), "an up-to-date refresh commits nothing");
   }
@@ -238,21 +245,23 @@ class ChunkerRefreshTest {
     SourceTables.append(source, SourceTables.docs(6, 9, ChunkerRefreshTest::doc), 10);
     var def = definition(TestChunkers.Words.class, null, null);
     String view = newView(spark, dir, "v", source, def);
-    ChunkerRefresh.run(spark, source, view, def, defaults);
-    assertEquals(null, SourceState.lastScannedFragments, "the first refresh reads everything");
-    SourceState.allowFragmentScope = scoped;
+    Probes first = new Probes();
+    ChunkerRefresh.run(spark, source, view, def, withProbes(first));
+    assertNull(first.<List<Integer>>get(Probe.SOURCE_FRAGMENTS_READ), "the first refresh reads "
+        + "everything");
+    Probes probes = new Probes().changedFragmentsOnly(scoped);
 
     SourceTables.delete(source, "id = 4");
     SourceTables.update(source, List.of(new SourceTables.Doc(7, "seven anew", "odd")));
     SourceTables.append(source, SourceTables.docs(9, 11, ChunkerRefreshTest::doc), 10);
-    ChunkerRefreshResult r = ChunkerRefresh.run(spark, source, view, def, defaults);
+    ChunkerRefreshResult r = ChunkerRefresh.run(spark, source, view, def, withProbes(probes));
 
     if (scoped) {
-      List<Integer> scanned = SourceState.lastScannedFragments;
+      List<Integer> scanned = probes.get(Probe.SOURCE_FRAGMENTS_READ);
       assertTrue(scanned != null && !scanned.contains(0) && scanned.contains(1)
           && scanned.contains(2), "fragment 0 is skipped, 1 and 2 changed: " + scanned);
     } else {
-      assertEquals(null, SourceState.lastScannedFragments);
+      assertNull(probes.<List<Integer>>get(Probe.SOURCE_FRAGMENTS_READ));
     }
     assertEquals(1, r.parentsRemoved());
     assertEquals(3, r.parentsExpanded(), "two new parents and the updated one");
@@ -267,15 +276,17 @@ class ChunkerRefreshTest {
     var def = definition(TestChunkers.Failing.class, null, new ErrorHandling(null,
         List.of(ErrorHandling.Rule.of(null, ErrorHandling.Action.SKIP)), null, null, null));
     String view = newView(spark, dir, "v", source, def);
-    assertEquals(ChunkerRefreshResult.PARTIAL,
+    assertEquals(RefreshResult.JobStatus.PARTIAL,
         ChunkerRefresh.run(spark, source, view, def, defaults).status());
 
     // Only a new fragment changes; the skipped parent's fragment does not.
     SourceTables.append(source, SourceTables.docs(30, 31, ChunkerRefreshTest::doc), 10);
     int calls = TestChunkers.CALLS.get();
-    ChunkerRefreshResult r = ChunkerRefresh.run(spark, source, view, def, defaults);
+    Probes probes = new Probes();
+    ChunkerRefreshResult r = ChunkerRefresh.run(spark, source, view, def, withProbes(probes));
 
-    assertEquals(null, SourceState.lastScannedFragments, "an unprocessed parent: full scan");
+    assertNull(probes.<List<Integer>>get(Probe.SOURCE_FRAGMENTS_READ), "an unprocessed parent: full "
+        + "scan");
     assertEquals(2, r.parentsExpanded(), "the new parent and the skipped one again");
     assertEquals(calls + 2, TestChunkers.CALLS.get());
   }
@@ -287,11 +298,11 @@ class ChunkerRefreshTest {
     SourceTables.append(source, SourceTables.docs(6, 7, ChunkerRefreshTest::doc), 10);
     ChunkerRefresh.run(spark, source, view, def, defaults);
 
-    ChunkerRefreshException e = assertThrows(ChunkerRefreshException.class,
+    InvalidOptionException e = assertThrows(InvalidOptionException.class,
         () -> ChunkerRefresh.run(spark, source, view, def,
             ChunkerRefreshOptions.builder().srcVersion(2L).build()));
-    assertEquals("src_version 2 is older than the version view '" + view + "' already "
-        + "reflects (3); a view cannot be refreshed backwards. Omit src_version or use 3 or "
+    assertEquals("src_version 2 is older than the version view " + view + " already "
+        + "reflects (3); a view cannot be refreshed backwards. Omit src_version or give 3 or "
         + "later", e.getMessage());
   }
 

@@ -161,9 +161,8 @@ class ViewCommitTest {
     ViewCommit first = ViewCommit.builder(uri, 3).deleteWhere("__source_row_id = 0").build();
     ViewCommit second = ViewCommit.builder(uri, 3).deleteWhere("__source_row_id = 1").build();
     // The racing commit lands after 'second' passed its stale-version check.
-    second.beforeCommit = () -> first.commit();
     ViewCommitConflictException e =
-        assertThrows(ViewCommitConflictException.class, () -> second.commit());
+        assertThrows(ViewCommitConflictException.class, () -> second.commit(first::commit));
     assertTrue(e.getMessage().contains("(lance-core: Retryable commit conflict for version 4"),
         e.getMessage());
     assertEquals(4, version());
@@ -174,9 +173,8 @@ class ViewCommitTest {
   void anAppendThatSlipsInBeforeTheCommitIsNotLost() {
     ViewCommit refresh = ViewCommit.builder(uri, 3).deleteWhere("__source_row_id = 0").build();
     // lance-core would rebase the Overwrite over this Append and drop its rows.
-    refresh.beforeCommit = () -> LanceFixtures.append(allocator, uri, 300, 302);
-    ViewCommitConflictException e =
-        assertThrows(ViewCommitConflictException.class, () -> refresh.commit());
+    ViewCommitConflictException e = assertThrows(ViewCommitConflictException.class,
+        () -> refresh.commit(() -> LanceFixtures.append(allocator, uri, 300, 302)));
     assertTrue(e.getMessage().contains("(versions 4..4 were committed concurrently; this change "
         + "(version 5) was rolled back by restoring version 4)"), e.getMessage());
     Map<Long, List<Object>> rows = LanceFixtures.rows(allocator, uri);

@@ -2,6 +2,7 @@ package io.lancerest.spark.mv.query;
 
 import io.lancerest.spark.mv.DefaultMaterializedViewsFactory;
 import io.lancerest.spark.mv.MaterializedViews;
+import io.lancerest.spark.mv.Probes;
 import io.lancerest.spark.mv.RefreshOptions;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,20 +25,22 @@ public final class ChildQueryRefreshMain {
         .config("spark.sql.catalog.lance.uri", args[0])
         .config(MaterializedViews.FACTORY_CONF, DefaultMaterializedViewsFactory.class.getName())
         .getOrCreate();
-    Path marker = Path.of(args[3]);
+    String marker = args[3];
     AtomicInteger batches = new AtomicInteger();
-    QueryRefresh.afterTaskBatch = partition -> {
+    // The write task's copy of the listener counts its own batches.
+    Probes stall = new Probes().afterTaskBatch(partition -> {
       if (batches.incrementAndGet() == 3) {
         try {
-          Files.createFile(marker);
+          Files.createFile(Path.of(marker));
           Thread.sleep(Long.MAX_VALUE);
         } catch (Exception e) {
           throw new IllegalStateException(e);
         }
       }
-    };
+    });
     MaterializedViews.forCatalog(spark, "lance").refresh(List.of(args[1], args[2]),
-        new RefreshOptions(null, null, 2000, null, null, null, null, null, "child-job", false));
+        new RefreshOptions(null, null, 2000, null, null, null, null, null, "child-job", false),
+        stall);
     System.out.println("RESULT finished without being killed");
   }
 }

@@ -9,6 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.lancerest.spark.mv.Probes;
+import io.lancerest.spark.mv.RefreshListener;
 import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.RefreshResult;
 import io.lancerest.spark.mv.SourceQuery;
@@ -73,8 +75,6 @@ class LocalRefreshWriteTest {
   void reset() {
     f.spark.conf().unset(LocalRefreshWrite.MAX_ROWS_CONF);
     f.spark.conf().unset(LocalRefreshWrite.MAX_BYTES_CONF);
-    QueryRefresh.beforeCommit = () -> { };
-    QueryRefresh.afterTaskBatch = p -> { };
   }
 
   /** NULL names and weights, a UDF, casts (incl. to DECIMAL), a filter rows enter and leave. */
@@ -131,19 +131,35 @@ class LocalRefreshWriteTest {
     return refresh(ns, "v", path);
   }
 
+  /** What the last refresh of the test reported. */
+  private static Probes probes = new Probes();
+
+  /** {@code "local"} (the driver wrote), {@code "spark"}, or {@code null} (nothing written). */
+  private static String writePath() {
+    String p = probes.get(RefreshListener.Probe.WRITE_PATH);
+    return p == null ? null : p.equals("driver") ? "local" : p.startsWith("spark") ? "spark" : p;
+  }
+
+  private static boolean planCompiled() {
+    return Boolean.TRUE.equals(probes.get(RefreshListener.Probe.PLAN_COMPILED));
+  }
+
+  private static boolean planReused() {
+    return Boolean.FALSE.equals(probes.get(RefreshListener.Probe.PLAN_COMPILED));
+  }
+
   private static RefreshResult refresh(String ns, String view, String path) {
-    LocalRefreshWrite.lastPath = null;
-    QueryRefresh.lastWriteTasks = null;
+    probes = new Probes();
     RefreshResult[] r = new RefreshResult[1];
     int jobs = jobsDuring(() -> r[0] = f.views().refresh(List.of(ns, view),
-        RefreshOptions.DEFAULTS));
-    assertEquals(path, LocalRefreshWrite.lastPath, "the write path");
+        RefreshOptions.DEFAULTS, probes));
+    assertEquals(path, writePath(), "the write path");
     if (path.equals("local")) {
       assertEquals(0, jobs, "no Spark job on the driver path");
-      assertNull(QueryRefresh.lastWriteTasks, "no write tasks");
+      assertNull(probes.get(RefreshListener.Probe.WRITE_TASKS), "no write tasks");
     } else {
       assertTrue(jobs > 0, "the Spark path runs jobs: " + jobs);
-      assertNotNull(QueryRefresh.lastWriteTasks);
+      assertNotNull(probes.get(RefreshListener.Probe.WRITE_TASKS));
     }
     return r[0];
   }
@@ -186,10 +202,10 @@ class LocalRefreshWriteTest {
         f.rows("SELECT id, n, s2, d, c FROM " + t[1] + " WHERE id IN (3, 7, 301)"));
     // deletes only: nothing to read, no write at all
     f.sql("DELETE FROM " + t[0] + " WHERE id % 9 = 0");
-    LocalRefreshWrite.lastPath = null;
+    probes = new Probes();
     assertEquals(0, jobsDuring(() -> f.views().refresh(List.of(ns, "v"),
-        RefreshOptions.DEFAULTS)));
-    assertNull(LocalRefreshWrite.lastPath, "no changed fragment to read");
+        RefreshOptions.DEFAULTS, probes)));
+    assertNull(writePath(), "no changed fragment to read");
     assertSameAsSelect(t[0], t[1]);
     // compaction (rows move, unchanged: kept, not rewritten) plus an append
     List<String> before = f.rows("SELECT __source_row_id, " + VIEW_COLUMNS + " FROM " + t[1]);
@@ -241,9 +257,9 @@ class LocalRefreshWriteTest {
     refresh(ns, "local");
     assertEquals(f.rows(select), f.rows("SELECT id, score FROM lance." + ns + ".v"));
     assertEquals(List.of("1", "4", "6"), f.rows("SELECT id FROM lance." + ns + ".v"));
-    LocalRefreshWrite.lastPath = null;
-    f.views().refresh(List.of(ns, "w"), RefreshOptions.DEFAULTS);
-    assertEquals("local", LocalRefreshWrite.lastPath);
+    probes = new Probes();
+    f.views().refresh(List.of(ns, "w"), RefreshOptions.DEFAULTS, probes);
+    assertEquals("local", writePath());
     assertEquals(List.of("1", "3", "4", "6", "7"), f.rows("SELECT id FROM lance." + ns + ".w"));
   }
 
@@ -405,16 +421,15 @@ class LocalRefreshWriteTest {
     f.sql("UPDATE " + t[0] + " SET score = 11 WHERE id = 5");
     long version = viewVersion(ns);
     List<String> before = f.rows("SELECT * FROM " + t[1]);
-    QueryRefresh.beforeCommit = () -> {
+    probes = new Probes().beforeCommit(() -> {
       throw new IllegalStateException("crash before commit");
-    };
+    });
     IllegalStateException e = assertThrows(IllegalStateException.class,
-        () -> f.views().refresh(List.of(ns, "v"), RefreshOptions.DEFAULTS));
+        () -> f.views().refresh(List.of(ns, "v"), RefreshOptions.DEFAULTS, probes));
     assertEquals("crash before commit", e.getMessage());
-    assertEquals("local", LocalRefreshWrite.lastPath);
+    assertEquals("local", writePath());
     assertEquals(version, viewVersion(ns));
     assertEquals(before, f.rows("SELECT * FROM " + t[1]));
-    QueryRefresh.beforeCommit = () -> { };
     refresh(ns, "local");
     assertSameAsSelect(t[0], t[1]);
   }
@@ -426,11 +441,11 @@ class LocalRefreshWriteTest {
     insert(t[0], 30, 20);
     long version = viewVersion(ns);
     List<String> before = f.rows("SELECT * FROM " + t[1]);
-    QueryRefresh.afterTaskBatch = p -> {
+    Probes failing = new Probes().afterTaskBatch(p -> {
       throw new IllegalStateException("injected write failure");
-    };
+    });
     QueryRefreshException e = assertThrows(QueryRefreshException.class,
-        () -> f.views().refresh(List.of(ns, "v"), RefreshOptions.DEFAULTS));
+        () -> f.views().refresh(List.of(ns, "v"), RefreshOptions.DEFAULTS, failing));
     assertTrue(e.getMessage().startsWith("Refresh of view lance." + ns + ".v (job "),
         e.getMessage());
     assertTrue(e.getMessage().endsWith(") failed while writing its new rows on the driver; "
@@ -438,7 +453,6 @@ class LocalRefreshWriteTest {
         e.getMessage());
     assertEquals(version, viewVersion(ns));
     assertEquals(before, f.rows("SELECT * FROM " + t[1]));
-    QueryRefresh.afterTaskBatch = p -> { };
     refresh(ns, "local");
     assertSameAsSelect(t[0], t[1]);
   }
@@ -483,16 +497,16 @@ class LocalRefreshWriteTest {
     f.spark.conf().unset("spark.sql.catalog." + io.lancerest.spark.mv.LanceReads.PATH_CATALOG);
     insert(t[0], 60, 30);
     refresh(ns, "local");
-    assertTrue(LocalRefreshWrite.lastPlanBuilt);
+    assertTrue(planCompiled());
     f.sql("UPDATE " + t[0] + " SET score = score + 1 WHERE id < 10");
     insert(t[0], 90, 30);
     refresh(ns, "local");
-    assertTrue(CompiledPlans.lastHit, "the second refresh reuses the first one's plan");
-    assertFalse(LocalRefreshWrite.lastPlanBuilt, "and builds no Spark plan");
+    assertTrue(planReused(), "the second refresh reuses the first one's plan");
+    assertFalse(planCompiled(), "and builds no Spark plan");
     f.sql("DELETE FROM " + t[0] + " WHERE id >= 100");
     insert(t[0], 120, 30);
     refresh(ns, "local");
-    assertTrue(CompiledPlans.lastHit);
+    assertTrue(planReused());
     assertViewEqualsSelect(t, "score * 2 AS s2", "s2");
   }
 
@@ -506,11 +520,11 @@ class LocalRefreshWriteTest {
       refresh(ns, "local");
       insert(t[0], 90, 30);
       refresh(ns, "local");
-      assertTrue(CompiledPlans.lastHit);
+      assertTrue(planReused());
       f.spark.conf().set("spark.sql.session.timeZone", "Asia/Tokyo");
       insert(t[0], 120, 30);
       refresh(ns, "local");
-      assertFalse(CompiledPlans.lastHit, "another time zone is another plan");
+      assertFalse(planReused(), "another time zone is another plan");
       // the new rows have Tokyo hours, as the SELECT gives them now
       String newRows = " WHERE id >= 120";
       assertEquals(f.rows("SELECT id, hour(ts) FROM " + t[0] + newRows + " AND score % 5 <> 0"),
@@ -535,13 +549,13 @@ class LocalRefreshWriteTest {
       refresh(ns, "local");
       insert(t[0], 90, 30);
       refresh(ns, "local");
-      assertTrue(CompiledPlans.lastHit);
+      assertTrue(planReused());
       // Spark now calls the UDF for soundex(...): so must the refresh
       f.spark.udf().register("soundex", (UDF1<String, String>) x -> "shadowed",
           DataTypes.StringType);
       insert(t[0], 120, 30);
       refresh(ns, "local");
-      assertFalse(CompiledPlans.lastHit, "a function of that name was registered since");
+      assertFalse(planReused(), "a function of that name was registered since");
       assertEquals(List.of("shadowed"), f.rows("SELECT DISTINCT sx FROM " + t[1]
           + " WHERE id >= 120 AND n IS NOT NULL"));
       assertTrue(f.rows("SELECT DISTINCT sx FROM " + t[1] + " WHERE id < 120")

@@ -11,7 +11,11 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.lancerest.spark.mv.InvalidOptionException;
 import io.lancerest.spark.mv.InvalidViewDefinitionException;
+import io.lancerest.spark.mv.Probes;
+import io.lancerest.spark.mv.fragments.FragmentDiff;
+import io.lancerest.spark.mv.RefreshListener;
 import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.RefreshResult;
 import io.lancerest.spark.mv.engine.EngineFixture;
@@ -51,17 +55,28 @@ class QueryFragmentDiffTest {
     clearProbes();
   }
 
+  /** What the last refresh of the test reported; a fresh one per refresh. */
+  private static Probes probes = new Probes();
+
   private static void clearProbes() {
-    // static probes: a test that silently fell back to the full scan must not pass on the
-    // previous test's values
-    QueryRefresh.lastScannedFragments = null;
-    QueryRefresh.lastDiff = null;
-    QueryRefresh.lastWriteTasks = null;
+    // a test that silently fell back to the full scan must not pass on earlier values
+    probes = new Probes();
+  }
+
+  private static FragmentDiff diff() {
+    return probes.get(RefreshListener.Probe.FRAGMENT_DIFF);
+  }
+
+  private static Integer writeTasks() {
+    return probes.get(RefreshListener.Probe.WRITE_TASKS);
+  }
+
+  private static List<Integer> scannedOrNull() {
+    return probes.get(RefreshListener.Probe.SOURCE_FRAGMENTS_READ);
   }
 
   @AfterEach
   void reset() {
-    QueryRefresh.allowFragmentDiff = true;
     f.spark.conf().unset(LocalRefreshWrite.MAX_ROWS_CONF);
   }
 
@@ -72,9 +87,9 @@ class QueryFragmentDiffTest {
 
   /** The fragments the last refresh read, asserting it took the fragment-diff path. */
   private static List<Integer> scanned() {
-    assertNotNull(QueryRefresh.lastScannedFragments, "the fragment-diff path ran");
-    assertNotNull(QueryRefresh.lastDiff, "the fragment-diff path ran");
-    return QueryRefresh.lastScannedFragments;
+    assertNotNull(scannedOrNull(), "the fragment-diff path ran");
+    assertNotNull(diff(), "the fragment-diff path ran");
+    return scannedOrNull();
   }
 
   private static RefreshResult refresh(String ns) {
@@ -83,8 +98,9 @@ class QueryFragmentDiffTest {
 
   /** Refreshes with the probes cleared first (CREATE MATERIALIZED VIEW also sets them). */
   private static RefreshResult refresh(String ns, RefreshOptions o) {
+    boolean changedOnly = probes.readChangedFragmentsOnly();
     clearProbes();
-    return f.views().refresh(List.of(ns, "v"), o);
+    return f.views().refresh(List.of(ns, "v"), o, probes.changedFragmentsOnly(changedOnly));
   }
 
   private static List<Integer> fragmentIds(String ns) {
@@ -119,9 +135,9 @@ class QueryFragmentDiffTest {
     RefreshResult r = refresh(ns);
     assertEquals(1, added.size(), added.toString());
     assertEquals(added, scanned());
-    assertEquals(List.of(), QueryRefresh.lastDiff.deletionsChanged);
-    assertEquals(List.of(), QueryRefresh.lastDiff.replaced);
-    assertEquals(1, QueryRefresh.lastWriteTasks, "one small changed fragment: one task");
+    assertEquals(List.of(), diff().deletionsChanged);
+    assertEquals(List.of(), diff().replaced);
+    assertEquals(Integer.valueOf(1), writeTasks(), "one small changed fragment: one task");
     assertEquals(f.sql(String.format(SELECT, t[0]) + " AND id >= 600").size(), r.rowsInserted());
     assertEquals(0, r.rowsDeleted());
     assertSameAsSelect(f, t[0], t[1]);
@@ -136,8 +152,8 @@ class QueryFragmentDiffTest {
     RefreshResult r = refresh(ns);
     assertEquals(List.of(), scanned());
     // both fragments lost rows: only their deletion files changed, nothing is read again
-    assertEquals(frags, QueryRefresh.lastDiff.deletionsChanged);
-    assertEquals(null, QueryRefresh.lastWriteTasks, "no write ran");
+    assertEquals(frags, diff().deletionsChanged);
+    assertEquals(null, writeTasks(), "no write ran");
     assertEquals(0, r.rowsInserted());
     // ids 0..19 and 150, minus those the filter (score = id % 13, score % 5 <> 0) left out
     long expected = java.util.stream.LongStream.concat(
@@ -158,9 +174,9 @@ class QueryFragmentDiffTest {
     f.spark.catalog().refreshTable(t[0]);
     RefreshResult r = refresh(ns);
     assertFalse(scanned().contains(before.get(1)),
-        "the middle fragment has no updated row: " + QueryRefresh.lastScannedFragments);
-    assertFalse(QueryRefresh.lastDiff.replaced.contains(before.get(1)));
-    assertFalse(QueryRefresh.lastDiff.deletionsChanged.contains(before.get(1)));
+        "the middle fragment has no updated row: " + scannedOrNull());
+    assertFalse(diff().replaced.contains(before.get(1)));
+    assertFalse(diff().deletionsChanged.contains(before.get(1)));
     assertSameAsSelect(f, t[0], t[1]);
     assertEquals(List.of("250|UPD250|8", "3|UPD3|4"),
         f.rows("SELECT id, n, s2 FROM " + t[1] + " WHERE id IN (3, 7, 250) ORDER BY id"));
@@ -282,14 +298,14 @@ class QueryFragmentDiffTest {
     added.removeAll(before);
     assertEquals(added, scanned());
     assertEquals(2, f.spark.sparkContext().defaultParallelism());
-    assertEquals(2, QueryRefresh.lastWriteTasks);
+    assertEquals(Integer.valueOf(2), writeTasks());
     assertSameAsSelect(f, t[0], t[1]);
     // an explicit concurrency option is honoured first
     insert(f, t[0], 140, 30);
     insert(f, t[0], 170, 30);
     refresh(ns, new RefreshOptions(null, 1, null, null, null, null, null, null, null, false));
     assertEquals(2, scanned().size());
-    assertEquals(1, QueryRefresh.lastWriteTasks);
+    assertEquals(Integer.valueOf(1), writeTasks());
     assertSameAsSelect(f, t[0], t[1]);
   }
 
@@ -312,9 +328,9 @@ class QueryFragmentDiffTest {
     insert(f, t[0], 120, 30);
     f.sql("DELETE FROM " + t[0] + " WHERE id < 7");
     f.sql("UPDATE " + t[0] + " SET score = 10 WHERE id = 8");
-    QueryRefresh.allowFragmentDiff = false;
+    probes.changedFragmentsOnly(false);
     refresh(ns);
-    assertEquals(null, QueryRefresh.lastScannedFragments, "the row scan ran");
+    assertEquals(null, scannedOrNull(), "the row scan ran");
     assertSameAsSelect(f, t[0], t[1]);
   }
 
@@ -348,7 +364,7 @@ class QueryFragmentDiffTest {
     long watermark = Long.parseLong(f.sql("DESCRIBE MATERIALIZED VIEW " + t[1]).stream()
         .filter(r -> r.getString(0).startsWith("Last refreshed"))
         .findFirst().orElseThrow().getString(1).trim());
-    QueryRefreshException e = assertThrows(QueryRefreshException.class, () -> f.views()
+    InvalidOptionException e = assertThrows(InvalidOptionException.class, () -> f.views()
         .refresh(List.of(ns, "v"), new RefreshOptions(watermark - 1, null, null, null, null,
             null, null, null, null, false)));
     assertEquals("src_version " + (watermark - 1) + " is older than the version view "

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.lancerest.spark.mv.Probes;
 import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.RefreshResult;
 import io.lancerest.spark.mv.engine.EngineFixture;
@@ -58,8 +59,6 @@ class QueryRefreshAtomicityTest {
 
   @AfterEach
   void clearHooks() {
-    QueryRefresh.beforeCommit = () -> { };
-    QueryRefresh.afterTaskBatch = p -> { };
     f.spark.conf().unset(LocalRefreshWrite.MAX_ROWS_CONF);
   }
 
@@ -114,13 +113,15 @@ class QueryRefreshAtomicityTest {
     java.util.Map<Integer, Integer> batches = new java.util.concurrent.ConcurrentHashMap<>();
     // The third batch of a task fails: by then lance-core has written its first two batches
     // as fragments of at most 5,000 rows.
-    QueryRefresh.afterTaskBatch = partition -> {
+    // (each task counts in its own copy of the map: the listener travels with the task)
+    Probes failing = new Probes().afterTaskBatch(partition -> {
       if (batches.merge(partition, 1, Integer::sum) == 3) {
         throw new IllegalStateException("injected task failure");
       }
-    };
-    QueryRefreshException e = assertThrows(QueryRefreshException.class, () -> f.sql(
-        "REFRESH MATERIALIZED VIEW " + t[1] + " WITH (max_rows_per_fragment = 5000)"));
+    });
+    QueryRefreshException e = assertThrows(QueryRefreshException.class, () -> f.views()
+        .refresh(List.of(ns, "v"), RefreshOptions.fromMap(java.util.Map.of(
+            "max_rows_per_fragment", "5000")), failing));
     assertTrue(e.getMessage().contains("failed in a Spark task; nothing was committed"),
         e.getMessage());
     assertTrue(e.getMessage().contains("injected task failure"), e.getMessage());
@@ -128,7 +129,6 @@ class QueryRefreshAtomicityTest {
     assertEquals(version, viewVersion(ns));
     assertEquals(before, f.rows("SELECT * FROM " + t[1]));
 
-    QueryRefresh.afterTaskBatch = p -> { };
     f.sql("REFRESH MATERIALIZED VIEW " + t[1]);
     assertConverged(t[0], t[1]);
   }
@@ -141,15 +141,14 @@ class QueryRefreshAtomicityTest {
     f.sql("UPDATE " + t[0] + " SET score = 4 WHERE id = 3");
     long version = viewVersion(ns);
     List<String> before = f.rows("SELECT * FROM " + t[1]);
-    QueryRefresh.beforeCommit = () -> {
+    Probes crash = new Probes().beforeCommit(() -> {
       throw new IllegalStateException("crash before commit");
-    };
+    });
     IllegalStateException e = assertThrows(IllegalStateException.class,
-        () -> f.sql("REFRESH MATERIALIZED VIEW " + t[1]));
+        () -> f.views().refresh(List.of(ns, "v"), RefreshOptions.DEFAULTS, crash));
     assertEquals("crash before commit", e.getMessage());
     assertEquals(version, viewVersion(ns));
     assertEquals(before, f.rows("SELECT * FROM " + t[1]));
-    QueryRefresh.beforeCommit = () -> { };
     f.sql("REFRESH MATERIALIZED VIEW " + t[1]);
     assertConverged(t[0], t[1]);
   }
@@ -162,7 +161,7 @@ class QueryRefreshAtomicityTest {
     f.sql("DELETE FROM " + t[0] + " WHERE id BETWEEN 5 AND 9");
     CountDownLatch both = new CountDownLatch(2);
     AtomicInteger commits = new AtomicInteger();
-    QueryRefresh.beforeCommit = () -> {
+    Probes meet = new Probes().beforeCommit(() -> {
       if (commits.incrementAndGet() <= 2) {
         both.countDown();
         try {
@@ -171,13 +170,13 @@ class QueryRefreshAtomicityTest {
           Thread.currentThread().interrupt();
         }
       }
-    };
+    });
     ExecutorService pool = Executors.newFixedThreadPool(2);
     try {
       List<Future<RefreshResult>> runs = new ArrayList<>();
       for (int i = 0; i < 2; i++) {
         runs.add(pool.submit(() -> f.views().refresh(List.of(ns, "v"),
-            RefreshOptions.DEFAULTS)));
+            RefreshOptions.DEFAULTS, meet)));
       }
       List<RefreshResult.JobStatus> statuses = new ArrayList<>();
       for (Future<RefreshResult> r : runs) {

@@ -9,6 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.lancerest.spark.mv.Probes;
+import io.lancerest.spark.mv.RefreshListener;
 import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.commit.FragmentSourceRanges;
 import io.lancerest.spark.mv.commit.ViewCommit;
@@ -56,18 +58,19 @@ class QueryViewRangesTest {
 
   @BeforeEach
   void clear() {
-    QueryRefresh.lastViewFragmentsRead = null;
-    QueryRefresh.lastScannedFragments = null;
+    probes = new Probes();
   }
+
+  /** What the last refresh reported. */
+  private static Probes probes = new Probes();
 
   private static void refresh(String ns) {
     refresh(ns, RefreshOptions.DEFAULTS);
   }
 
   private static void refresh(String ns, RefreshOptions o) {
-    QueryRefresh.lastViewFragmentsRead = null;
-    QueryRefresh.lastScannedFragments = null;
-    f.views().refresh(List.of(ns, "v"), o);
+    probes = new Probes();
+    f.views().refresh(List.of(ns, "v"), o, probes);
   }
 
   /** The view's recorded entries by fragment id. */
@@ -173,9 +176,9 @@ class QueryViewRangesTest {
   }
 
   private static List<Integer> read() {
-    assertNotNull(QueryRefresh.lastScannedFragments, "the fragment-diff path ran");
-    assertNotNull(QueryRefresh.lastViewFragmentsRead, "the view lookup ran");
-    return QueryRefresh.lastViewFragmentsRead;
+    assertNotNull(probes.get(RefreshListener.Probe.SOURCE_FRAGMENTS_READ), "the fragment-diff path ran");
+    assertNotNull(probes.get(RefreshListener.Probe.VIEW_FRAGMENTS_READ), "the view lookup ran");
+    return probes.get(RefreshListener.Probe.VIEW_FRAGMENTS_READ);
   }
 
   @Test

@@ -42,7 +42,8 @@ public final class RecordingViews implements MaterializedViews, MaterializedView
   }
 
   @Override
-  public RefreshResult refresh(List<String> viewId, RefreshOptions options) {
+  public RefreshResult refresh(List<String> viewId, RefreshOptions options,
+      io.lancerest.spark.mv.RefreshListener listener) {
     CALLS.add(catalog + ":refresh:" + viewId + ":" + options);
     if (viewId.contains("missing")) {
       throw new MaterializedViewNotFoundException("View " + viewId + " does not exist");

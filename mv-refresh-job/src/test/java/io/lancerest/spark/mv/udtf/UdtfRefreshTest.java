@@ -1,5 +1,6 @@
 package io.lancerest.spark.mv.udtf;
 
+import io.lancerest.spark.mv.RefreshResult;
 import static io.lancerest.spark.mv.udtf.UdtfFixtures.COUNTS;
 import static io.lancerest.spark.mv.udtf.UdtfFixtures.calls;
 import static io.lancerest.spark.mv.udtf.UdtfFixtures.rows;
@@ -96,7 +97,7 @@ class UdtfRefreshTest {
   void partitionByCallsOncePerDistinctValueWithNullAsItsOwnPartition() {
     UdtfRefreshResult r = refresh(counting(Map.of()), UdtfRefreshOptions.DEFAULT);
 
-    assertEquals(UdtfRefreshResult.Status.DONE, r.status());
+    assertEquals(RefreshResult.JobStatus.DONE, r.status());
     assertEquals(5, r.partitions());
     assertEquals(5, r.computed());
     assertEquals(5, r.udtfCalls());
@@ -146,7 +147,7 @@ class UdtfRefreshTest {
     UdtfRefreshResult first = refresh(counting(Map.of()), UdtfRefreshOptions.DEFAULT);
     UdtfRefreshResult again = refresh(counting(Map.of()), UdtfRefreshOptions.DEFAULT);
 
-    assertEquals(UdtfRefreshResult.Status.UP_TO_DATE, again.status());
+    assertEquals(RefreshResult.JobStatus.SKIPPED, again.status());
     assertEquals(first.viewVersion(), again.viewVersion());
     assertEquals(0, again.udtfCalls());
     assertEquals(1, calls(tag, "a"));
@@ -154,7 +155,7 @@ class UdtfRefreshTest {
 
     UdtfRefreshResult forced = refresh(counting(Map.of()),
         UdtfRefreshOptions.DEFAULT.withForce(true));
-    assertEquals(UdtfRefreshResult.Status.DONE, forced.status());
+    assertEquals(RefreshResult.JobStatus.DONE, forced.status());
     assertEquals(first.viewVersion() + 1, forced.viewVersion());
     assertEquals(2, calls(tag, "a"));
     assertEquals(ALL_COUNTS, rows(spark, viewUri, null));
@@ -201,7 +202,7 @@ class UdtfRefreshTest {
 
     UdtfRefreshResult r = refresh(def, oneTask);
 
-    assertEquals(UdtfRefreshResult.Status.DONE, r.status());
+    assertEquals(RefreshResult.JobStatus.DONE, r.status());
     assertEquals(3, r.reused());
     assertEquals(2, r.computed());
     assertEquals(ALL_COUNTS, rows(spark, viewUri, null));
@@ -218,7 +219,7 @@ class UdtfRefreshTest {
 
     UdtfRefreshResult r = refresh(def, UdtfRefreshOptions.DEFAULT);
 
-    assertEquals(UdtfRefreshResult.Status.DONE, r.status());
+    assertEquals(RefreshResult.JobStatus.DONE, r.status());
     assertEquals(3, calls(tag, "a"));
     assertEquals(7, r.udtfCalls());
     // The third attempt saw all 3 rows of a, although the failed ones stopped after 2.
@@ -244,7 +245,7 @@ class UdtfRefreshTest {
 
     UdtfRefreshResult r = refresh(def, UdtfRefreshOptions.DEFAULT.withJobId("job-7"));
 
-    assertEquals(UdtfRefreshResult.Status.PARTIAL, r.status());
+    assertEquals(RefreshResult.JobStatus.PARTIAL, r.status());
     assertEquals(List.of(new UdtfRefreshResult.SkippedPartition("b", 2,
         "java.lang.IllegalStateException", "boom on b (call 2)")), r.skipped());
     assertEquals(List.of("[a,3,6]", "[c,2,300]", "[d,1,1000]", "[null,2,11]"),
@@ -271,7 +272,7 @@ class UdtfRefreshTest {
 
     UdtfRefreshResult r = refresh(def, UdtfRefreshOptions.DEFAULT.withJobId("job-null"));
 
-    assertEquals(UdtfRefreshResult.Status.PARTIAL, r.status());
+    assertEquals(RefreshResult.JobStatus.PARTIAL, r.status());
     assertEquals(List.of(new UdtfRefreshResult.SkippedPartition(null, 1,
         "java.lang.IllegalStateException", "boom on null (call 1)")), r.skipped());
     List<Row> recorded = spark.read().format("lance").option("path", r.errorsTable()).load()
@@ -282,28 +283,26 @@ class UdtfRefreshTest {
   }
 
   @Test
-  void skippedPartitionsOfARefreshThatDoesNotCommitAreNotRecorded() {
+  void aConflictingCommitIsComputedAgainAndOnlyTheCommittedAttemptRecordsItsSkips() {
     ErrorHandling skip = handling(null, null,
         ErrorHandling.Rule.of(null, ErrorHandling.Action.SKIP));
-    // Partition a commits to the view table meanwhile, so the view commit conflicts after the
-    // skipped partition b has been staged in the errors table.
+    // Partition a commits to the view table while it runs, so the first attempt's view commit
+    // conflicts after the skipped partition b was staged in the errors table. The refresh
+    // driver computes the refresh again: partition a comes from its checkpoint (no second
+    // touch of the view), and that attempt commits.
     UdtfDefinition racing = counting(Map.of("fail_key", "b", "fail_times", "99",
         "touch_view", viewUri)).withErrorHandling(skip);
 
-    assertThrows(io.lancerest.spark.mv.commit.ViewCommitConflictException.class,
-        () -> refresh(racing, UdtfRefreshOptions.DEFAULT.withJobId("job-lost")));
+    UdtfRefreshResult r = refresh(racing, UdtfRefreshOptions.DEFAULT.withJobId("job-lost"));
 
+    assertEquals(RefreshResult.JobStatus.PARTIAL, r.status());
+    assertEquals(r.partitions() - 1, r.reused(), "every partition but the skipped b came from "
+        + "the first attempt's checkpoints");
     String errors = dir.resolve("v__errors.lance").toString();
-    assertEquals(0, spark.read().format("lance").option("path", errors).load().count(),
-        "nothing recorded for a refresh that did not commit");
-
-    UdtfDefinition plain = counting(Map.of("fail_key", "b", "fail_times", "99"))
-        .withErrorHandling(skip);
-    UdtfRefreshResult r = refresh(plain, UdtfRefreshOptions.DEFAULT.withJobId("job-ok"));
-    assertEquals(UdtfRefreshResult.Status.PARTIAL, r.status());
-    assertEquals(List.of("job-ok|b"), spark.read().format("lance").option("path", errors).load()
-        .collectAsList().stream().map(e -> e.getAs("job_id") + "|" + e.getAs("partition_key"))
-        .toList());
+    assertEquals(List.of("job-lost|b"), spark.read().format("lance").option("path", errors)
+        .load().collectAsList().stream()
+        .map(e -> e.getAs("job_id") + "|" + e.getAs("partition_key")).toList(),
+        "the abandoned attempt recorded nothing; the committed one recorded b once");
   }
 
   @Test
@@ -425,7 +424,7 @@ class UdtfRefreshTest {
     UdtfDefinition def = counting(Map.of())
         .withResources(UdtfResources.of("2", "0", "3GiB"));
     UdtfRefreshResult r = refresh(def, UdtfRefreshOptions.DEFAULT);
-    assertEquals(UdtfRefreshResult.Status.DONE, r.status());
+    assertEquals(RefreshResult.JobStatus.DONE, r.status());
     assertEquals(ALL_COUNTS, rows(spark, viewUri, null));
   }
 

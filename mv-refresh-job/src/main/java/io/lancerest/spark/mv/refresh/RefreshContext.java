@@ -1,0 +1,71 @@
+package io.lancerest.spark.mv.refresh;
+
+import io.lancerest.spark.mv.RefreshListener;
+import java.util.UUID;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * One refresh as every kind sees it: the session it runs in, the view's name as users write it,
+ * its job id, the listener it reports to, and the Spark job group its jobs run in.
+ */
+public final class RefreshContext {
+  private final SparkSession spark;
+  private final String viewName;
+  private final String jobId;
+  private final RefreshListener listener;
+  private final long startedMillis = System.currentTimeMillis();
+
+  /**
+   * @param jobId the caller's job id; {@code null} draws one
+   * @param listener {@code null} listens to nothing
+   */
+  public RefreshContext(SparkSession spark, String viewName, String jobId,
+      RefreshListener listener) {
+    this.spark = spark;
+    this.viewName = viewName;
+    this.jobId = jobId == null || jobId.isBlank() ? UUID.randomUUID().toString() : jobId;
+    this.listener = listener == null ? RefreshListener.NONE : listener;
+  }
+
+  public SparkSession spark() {
+    return spark;
+  }
+
+  /** {@code catalog.ns.view} (or the view's location when it has no catalog name). */
+  public String viewName() {
+    return viewName;
+  }
+
+  public String jobId() {
+    return jobId;
+  }
+
+  public RefreshListener listener() {
+    return listener;
+  }
+
+  public void observe(RefreshListener.Probe probe, Object value) {
+    listener.observe(probe, value);
+  }
+
+  public long elapsedMillis() {
+    return System.currentTimeMillis() - startedMillis;
+  }
+
+  /** {@code REFRESH MATERIALIZED VIEW <view> (job <id>)}: how the Spark UI names its jobs. */
+  public String description() {
+    return "REFRESH MATERIALIZED VIEW " + viewName + " (job " + jobId + ")";
+  }
+
+  /**
+   * Names the phase the next Spark jobs belong to. They run in the refresh's job group (its
+   * job id), so cancelling the group stops the refresh; {@link RefreshDriver} puts the
+   * caller's group back when the refresh ends.
+   */
+  public void describe(String phase) {
+    // Not interrupting task threads on cancel: lance-core writes through native threads that
+    // an interrupt does not stop, and a cancelled task must still release their buffers.
+    spark.sparkContext().setJobGroup(jobId, phase == null ? description()
+        : description() + ": " + phase, false);
+  }
+}

@@ -1,0 +1,55 @@
+package io.lancerest.spark.mv.refresh;
+
+import io.lancerest.spark.mv.MaterializedViewKind;
+import io.lancerest.spark.mv.RefreshPlan;
+import java.util.function.BiFunction;
+
+/**
+ * What one view kind does inside the refresh sequence of {@link RefreshDriver}. The driver
+ * owns the sequence and its rules (job id, Spark job group, source version, commit, conflict
+ * retry); a kind reads its state, decides, and computes its change, one {@link Attempt} at a
+ * time (a commit conflict makes the driver prepare a new one).
+ *
+ * @param <R> the kind's result
+ */
+public interface ViewRefresh<R> {
+  MaterializedViewKind kind();
+
+  /**
+   * Reads the view and the source at {@code srcVersion} (the driver checked it exists) and
+   * decides what this attempt does, with nothing written. Checks the kind's view state: its
+   * watermark ({@link SourceVersions#requireForward}) and that the source is still the table
+   * the view was built from.
+   */
+  Attempt<R> prepare(RefreshContext ctx, long srcVersion);
+
+  /** One attempt, prepared. */
+  interface Attempt<R> {
+    /** Whether the view already reflects the source version and nothing forces a rebuild. */
+    boolean upToDate();
+
+    /** The result of an up-to-date refresh (status SKIPPED; nothing committed). */
+    R skipped();
+
+    /** What {@link #compute} would do, with nothing written (EXPLAIN REFRESH). */
+    RefreshPlan explain();
+
+    /** Computes the change and stages it: nothing is committed until the driver commits. */
+    StagedRefresh<R> compute();
+  }
+
+  static <R> ViewRefresh<R> of(MaterializedViewKind kind,
+      BiFunction<RefreshContext, Long, Attempt<R>> prepare) {
+    return new ViewRefresh<R>() {
+      @Override
+      public MaterializedViewKind kind() {
+        return kind;
+      }
+
+      @Override
+      public Attempt<R> prepare(RefreshContext ctx, long srcVersion) {
+        return prepare.apply(ctx, srcVersion);
+      }
+    };
+  }
+}
