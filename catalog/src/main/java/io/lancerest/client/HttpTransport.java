@@ -58,6 +58,7 @@ public final class HttpTransport implements Closeable {
   private final HttpUrl base;
   private final AuthManager auth;
   private final String encodedDelimiter;
+  private volatile boolean closed;
   /**
    * Pooled connections idle this long are probed before use (a few ms of idleness cannot have
    * met a server's idle timeout; probing costs up to 1 ms).
@@ -171,6 +172,13 @@ public final class HttpTransport implements Closeable {
   /** Sends the request; returns the 2xx answer or throws a typed {@code LanceRestException}. */
   public RestResponse execute(RestRequest request) {
     Operation op = request.operation();
+    if (closed) {
+      // OkHttp would still run a synchronous call on a shut-down client, opening a new pool.
+      throw new IllegalStateException("The Lance REST client of " + base.scheme() + "://"
+          + base.host() + ":" + base.port() + " is closed (its catalog was closed or its "
+          + "SparkContext stopped), so " + op.specName() + " was not sent; use a new session "
+          + "or client");
+    }
     HttpUrl url = urlFor(request);
     RequestBody body = null;
     if (request.body() != null) {
@@ -284,8 +292,18 @@ public final class HttpTransport implements Closeable {
     }
   }
 
+  /** Whether {@link #close} has run. */
+  public boolean isClosed() {
+    return closed;
+  }
+
+  /** Releases the connection pool, the dispatcher and the OAuth2 refresh thread; idempotent. */
   @Override
-  public void close() {
+  public synchronized void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
     auth.close();
     http.dispatcher().executorService().shutdown();
     http.connectionPool().evictAll();

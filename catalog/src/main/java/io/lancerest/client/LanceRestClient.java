@@ -861,6 +861,12 @@ public final class LanceRestClient implements Closeable {
         r.header("x-request-id")), null);
   }
 
+  /** Whether {@link #close} has run; calls after it fail with an IllegalStateException. */
+  public boolean isClosed() {
+    return transport.isClosed();
+  }
+
+  /** Releases the connection pool and the OAuth2 refresh thread; idempotent. */
   @Override
   public void close() {
     transport.close();

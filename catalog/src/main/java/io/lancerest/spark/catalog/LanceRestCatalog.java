@@ -10,11 +10,16 @@ import io.lancerest.client.model.DescribeNamespaceRequest;
 import io.lancerest.client.model.DropNamespaceRequest;
 import io.lancerest.client.model.DropTableRequest;
 import io.lancerest.spark.connector.LanceFunctions;
+import java.io.Closeable;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BiFunction;
+import org.apache.spark.SparkContext;
+import org.apache.spark.scheduler.SparkListener;
+import org.apache.spark.scheduler.SparkListenerApplicationEnd;
+import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.analysis.NamespaceAlreadyExistsException;
 import org.apache.spark.sql.catalyst.analysis.NoSuchFunctionException;
 import org.apache.spark.sql.catalyst.analysis.NoSuchNamespaceException;
@@ -44,13 +49,20 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * (with the {@code parent} prefix), and REST errors into Spark's analysis exceptions. Tables are
  * lance-spark datasets handed out by the connector, so the catalog also serves lance-spark's
  * {@code lance_fragment_or_rand} function, without which every INSERT fails.
+ *
+ * <p>The catalog owns its REST client (a connection pool, and with OAuth2 a refresh thread):
+ * {@link #close} releases it. Spark 3.5 never closes catalogs, so a catalog initialized while a
+ * SparkContext runs also closes itself when that context ends.
  */
 public class LanceRestCatalog
-    implements StagingTableCatalog, SupportsNamespaces, FunctionCatalog {
+    implements StagingTableCatalog, SupportsNamespaces, FunctionCatalog, Closeable {
   private String name;
   private CatalogOptions options;
   private LanceRestClient client;
   private TableOperations tables;
+  private SparkContext context;
+  private SparkListener closeOnEnd;
+  private boolean closed;
 
   @Override
   public void initialize(String name, CaseInsensitiveStringMap options) {
@@ -59,6 +71,68 @@ public class LanceRestCatalog
     this.options = CatalogOptions.parse(name, options.asCaseSensitiveMap());
     this.client = LanceRestClient.create(this.options.clientOptions());
     this.tables = new TableOperations(client, this.options, name);
+    closeWithSparkContext();
+  }
+
+  private void closeWithSparkContext() {
+    scala.Option<SparkSession> session = SparkSession.getActiveSession();
+    if (session.isEmpty()) {
+      session = SparkSession.getDefaultSession();
+    }
+    if (session.isEmpty() || session.get().sparkContext().isStopped()) {
+      return;
+    }
+    SparkContext sc = session.get().sparkContext();
+    SparkListener listener = new CloseOnApplicationEnd(this);
+    synchronized (this) {
+      context = sc;
+      closeOnEnd = listener;
+    }
+    sc.addSparkListener(listener);
+  }
+
+  /** Closes its catalog when the SparkContext ends. */
+  private static final class CloseOnApplicationEnd extends SparkListener {
+    private final LanceRestCatalog catalog;
+
+    CloseOnApplicationEnd(LanceRestCatalog catalog) {
+      this.catalog = catalog;
+    }
+
+    @Override
+    public void onApplicationEnd(SparkListenerApplicationEnd end) {
+      catalog.close();
+    }
+  }
+
+  /**
+   * Closes the REST client and forgets the cached tables; idempotent. Calls through the catalog
+   * afterwards fail with an IllegalStateException that says the client is closed.
+   */
+  @Override
+  public void close() {
+    SparkContext sc;
+    SparkListener listener;
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      sc = context;
+      listener = closeOnEnd;
+      context = null;
+      closeOnEnd = null;
+    }
+    // Closed by hand while the context runs: its listener bus must not keep this catalog.
+    if (sc != null && !sc.isStopped()) {
+      sc.removeSparkListener(listener);
+    }
+    if (tables != null) {
+      tables.cache().clear();
+    }
+    if (client != null) {
+      client.close();
+    }
   }
 
   @Override
@@ -66,8 +140,17 @@ public class LanceRestCatalog
     return name;
   }
 
-  LanceRestClient client() {
+  /**
+   * The catalog's own REST client, for components that act on this catalog's server (the
+   * materialized-view engine). It belongs to the catalog: do not close it.
+   */
+  public LanceRestClient client() {
     return client;
+  }
+
+  /** The options this catalog was initialized with. */
+  public CatalogOptions catalogOptions() {
+    return options;
   }
 
   TableOperations tables() {

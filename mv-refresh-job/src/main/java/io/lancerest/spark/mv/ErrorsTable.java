@@ -116,7 +116,7 @@ public final class ErrorsTable {
       return new Staged(uri, storageOptions, origin, List.copyOf(entries), fragments);
     } catch (MaterializedViewException e) {
       throw e;
-    } catch (RuntimeException e) {
+    } catch (Exception e) { // lance-core also throws undeclared IOExceptions (object stores)
       throw new MaterializedViewException("Cannot record " + entries.size() + " skipped item(s) "
           + "of view '" + origin.view() + "' (job " + origin.jobId() + ") in errors table '"
           + uri + "', so the refresh commits nothing (a partial view is never committed "
@@ -229,7 +229,7 @@ public final class ErrorsTable {
       if (entries.isEmpty()) {
         return true;
       }
-      RuntimeException last = null;
+      Exception last = null;
       for (int attempt = 1; attempt <= COMMIT_ATTEMPTS; attempt++) {
         try (BufferAllocator a = new RootAllocator();
             Dataset ds = Dataset.open(a, uri, new ReadOptions.Builder()
@@ -243,7 +243,7 @@ public final class ErrorsTable {
               .operation(Append.builder().fragments(fragments).build()).build();
           new CommitBuilder(ds).execute(txn).close();
           return true;
-        } catch (RuntimeException e) {
+        } catch (Exception e) { // lance-core also throws undeclared IOExceptions
           last = e;
           LOG.warn("View '{}' (job {}): appending {} error record(s) to '{}' failed (attempt "
               + "{} of {}): {}", origin.view(), origin.jobId(), entries.size(), uri, attempt,

@@ -6,30 +6,26 @@ import io.lancerest.client.error.NotFoundException;
 import io.lancerest.client.model.DescribeTableRequest;
 import io.lancerest.client.model.DescribeTableResponse;
 import io.lancerest.spark.catalog.CatalogOptions;
+import io.lancerest.spark.catalog.LanceRestCatalog;
 import io.lancerest.spark.mv.MaterializedViewException;
 import io.lancerest.spark.mv.MaterializedViewNotFoundException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.connector.catalog.CatalogPlugin;
 import org.apache.spark.sql.connector.catalog.Identifier;
 import org.apache.spark.sql.connector.catalog.TableCatalog;
 
 /**
- * One Spark catalog as the engine sees it: the Spark {@link TableCatalog} (views are created and
- * dropped through it, so they are ordinary tables to Spark), and a REST client built from the
- * same {@code spark.sql.catalog.<name>.*} options (for DescribeTable and the materialized-view
- * endpoints). Identifiers handed in are catalog-relative; the catalog's {@code parent} prefix is
- * added for the server.
+ * One Spark catalog as the engine sees it: the {@link LanceRestCatalog} instance (views are
+ * created and dropped through it, so they are ordinary tables to Spark), its own REST client
+ * (for DescribeTable and the materialized-view endpoints) and its options. The client belongs to
+ * the catalog, which closes it; the engine never opens one of its own. Identifiers handed in are
+ * catalog-relative; the catalog's {@code parent} prefix is added for the server.
  */
 public final class CatalogBinding {
-  /** One client per distinct option set: statements must not each open a connection pool. */
-  private static final Map<Map<String, String>, LanceRestClient> CLIENTS =
-      new ConcurrentHashMap<>();
-
   private final String name;
   private final TableCatalog catalog;
   private final CatalogOptions options;
@@ -48,36 +44,23 @@ public final class CatalogBinding {
     CatalogPlugin plugin;
     try {
       plugin = spark.sessionState().catalogManager().catalog(name);
-    } catch (RuntimeException e) {
+    } catch (Exception e) { // Spark's CatalogNotFoundException is a checked SparkException
       throw new MaterializedViewException("Catalog '" + name + "' is not configured: set "
-          + "spark.sql.catalog." + name + " = io.lancerest.spark.catalog.LanceRestCatalog and "
+          + "spark.sql.catalog." + name + " = " + LanceRestCatalog.class.getName() + " and "
           + "its uri", e);
     }
-    if (!(plugin instanceof TableCatalog tc)) {
-      throw new MaterializedViewException("Catalog '" + name + "' (" + plugin.getClass()
-          .getName() + ") is not a table catalog; materialized views need a "
-          + "io.lancerest.spark.catalog.LanceRestCatalog");
+    if (!(plugin instanceof LanceRestCatalog lance)) {
+      throw new MaterializedViewException("Catalog '" + name + "' is a " + plugin.getClass()
+          .getName() + "; materialized views need a " + LanceRestCatalog.class.getName()
+          + ": set spark.sql.catalog." + name + " to it, or name a catalog that is one");
     }
-    Map<String, String> raw = catalogConf(spark, name);
-    CatalogOptions opts = CatalogOptions.parse(name, raw);
-    LanceRestClient client = CLIENTS.computeIfAbsent(Map.copyOf(opts.clientOptions()),
-        LanceRestClient::create);
-    return new CatalogBinding(name, tc, opts, client);
+    return of(lance);
   }
 
-  /** {@code spark.sql.catalog.<name>.*} from the session conf, prefix removed. */
-  static Map<String, String> catalogConf(SparkSession spark, String name) {
-    String prefix = "spark.sql.catalog." + name + ".";
-    Map<String, String> out = new LinkedHashMap<>();
-    scala.collection.Iterator<scala.Tuple2<String, String>> it = spark.conf().getAll()
-        .iterator();
-    while (it.hasNext()) {
-      scala.Tuple2<String, String> kv = it.next();
-      if (kv._1().startsWith(prefix)) {
-        out.put(kv._1().substring(prefix.length()), kv._2());
-      }
-    }
-    return out;
+  /** The binding of an initialized catalog; it uses the catalog's own client and options. */
+  public static CatalogBinding of(LanceRestCatalog catalog) {
+    return new CatalogBinding(catalog.name(), catalog, catalog.catalogOptions(),
+        catalog.client());
   }
 
   public String name() {

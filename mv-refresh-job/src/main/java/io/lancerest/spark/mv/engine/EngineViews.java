@@ -440,6 +440,9 @@ public final class EngineViews implements MaterializedViews {
     // a failure leaves the view in place and DROP can simply be repeated.
     List<String> errorTables = stored.definition().kind() == MaterializedViewKind.QUERY
         ? List.of() : dropErrorTables(stored.view(), viewName);
+    if (stored.definition().kind() == MaterializedViewKind.UDTF) {
+      dropUdtfCheckpoints(stored.view(), viewName);
+    }
     // PURGE: a view's data is derived; leaving it behind unreferenced would only leak storage.
     boolean dropped = cat.catalog().purgeTable(CatalogBinding.ident(viewId));
     LOG.info("Dropped materialized view {} and its data{}", viewName,
@@ -477,6 +480,20 @@ public final class EngineViews implements MaterializedViews {
       dropped.add(uri);
     }
     return dropped;
+  }
+
+  /**
+   * Drops the resume checkpoints a failed UDTF refresh left inside the view's location: not
+   * every server removes a table's whole directory on purge.
+   */
+  private static void dropUdtfCheckpoints(TableLocation view, String viewName) {
+    try {
+      io.lancerest.spark.mv.udtf.PartitionCheckpoints.drop(view.location(),
+          view.storageOptions());
+    } catch (RuntimeException e) {
+      throw new MaterializedViewException("Cannot drop materialized view " + viewName + ": "
+          + e.getMessage() + ". The view was left in place; fix the cause and drop it again", e);
+    }
   }
 
   /** Where chunker and UDTF refreshes put their errors table. */

@@ -1,55 +1,90 @@
 package io.lancerest.spark.mv.udtf;
 
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
-import java.io.ObjectInputStream;
-import java.io.ObjectOutputStream;
-import java.io.UncheckedIOException;
-import java.net.URI;
-import java.util.HashMap;
-import java.util.Map;
-import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FSDataInputStream;
-import org.apache.hadoop.fs.FSDataOutputStream;
-import org.apache.hadoop.fs.FileStatus;
-import org.apache.hadoop.fs.FileSystem;
-import org.apache.hadoop.fs.Path;
-import org.lance.FragmentMetadata;
-import org.lance.fragment.DataFile;
 import io.lancerest.spark.mv.commit.FragmentShipping;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.VarBinaryVector;
+import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.ArrowReader;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.FieldType;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.lance.CommitBuilder;
+import org.lance.Dataset;
+import org.lance.FragmentMetadata;
+import org.lance.ReadOptions;
+import org.lance.Transaction;
+import org.lance.WriteParams;
+import org.lance.file.LanceFileReader;
+import org.lance.fragment.DataFile;
+import org.lance.ipc.LanceScanner;
+import org.lance.ipc.ScanOptions;
+import org.lance.operation.Append;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * Per-partition results of a refresh that has not committed yet, so that the next run resumes.
+ * Per-partition results of a UDTF refresh that has not committed yet, so that the next run
+ * resumes.
  *
- * <p>A task that finishes a partition has already written the partition's fragments into the
- * view table's directory (uncommitted); it then writes one small file naming them, under
- * {@code <view>/_udtf_checkpoints/<run key>/<partition key id>.ckpt}. The run key is the SHA-256
- * of the UDTF's name, version, envelope SHA and the source version: a later run with the same
- * four reuses the files, anything else ignores (and then removes) them. After a successful
- * commit the whole directory is removed.
+ * <p>A task that finishes a partition has already written its fragments into the view table
+ * (uncommitted). It then records them as one row of a small Lance table inside the view's own
+ * location, {@code <view>/_udtf_checkpoints}, written and read through lance-core with the view's
+ * storage options (vended credentials included), so it lives wherever the view lives and every
+ * executor reaches it. A row holds the run key, the partition's key id and display form, its row
+ * count and its serialized fragment metadata. The run key is the SHA-256 of the UDTF's name,
+ * version, envelope SHA, the source version and source identity: a later run with the same
+ * reuses the rows, and the rows of any other run key are deleted when a run starts. A
+ * successful commit drops the table, and so does DROP MATERIALIZED VIEW.
  *
- * <p>Files are written to a temporary name and renamed, so a task killed mid-write never leaves
- * a half checkpoint. A checkpoint whose data files are gone (say a VACUUM ran in between) is not
- * reused: the partition is recomputed.
+ * <p>Tasks append concurrently; lance-core rebases an Append on another Append and retries the
+ * commit itself. Every commit writes a manifest listing all fragments so far, so a task with
+ * many small partitions appends what it finished at most every {@link #FLUSH_INTERVAL_MS} ms and
+ * when it ends; a task killed in between loses at most that much work to the rerun.
  *
- * <p>Paths go through Hadoop's FileSystem; a Lance {@code s3://} location maps to {@code s3a://}.
+ * <p>Checkpoints only save work for a rerun: one that cannot be written is logged and the
+ * partition still succeeds. A checkpoint whose data files are gone (say a VACUUM ran in
+ * between) is not reused; the partition is computed again.
  */
-final class PartitionCheckpoints implements java.io.Serializable {
+public final class PartitionCheckpoints implements java.io.Serializable {
+  private static final long serialVersionUID = 1L;
+  private static final Logger LOG = LoggerFactory.getLogger(PartitionCheckpoints.class);
   static final String DIR = "_udtf_checkpoints";
+  static final long FLUSH_INTERVAL_MS = 2_000;
+
+  static final Schema SCHEMA = new Schema(List.of(
+      new Field("run_key", FieldType.notNullable(ArrowType.Utf8.INSTANCE), null),
+      new Field("key_id", FieldType.notNullable(ArrowType.Utf8.INSTANCE), null),
+      new Field("key_display", FieldType.nullable(ArrowType.Utf8.INSTANCE), null),
+      new Field("rows", FieldType.notNullable(new ArrowType.Int(64, true)), null),
+      new Field("fragments", FieldType.notNullable(ArrowType.Binary.INSTANCE), null),
+      new Field("written_at_ms", FieldType.notNullable(new ArrowType.Int(64, true)), null)));
 
   private final String viewLocation;
+  private final Map<String, String> storageOptions;
   private final String runKey;
 
   /**
+   * @param storageOptions the view's Lance storage options
    * @param sourceIdentity what tells this source table apart from another one of the same name
    *     (its location and when {@code sourceVersion} was written); "" when unknown. A source
    *     dropped and re-created restarts its version numbers, so the number alone could match a
    *     failed run's checkpoints of the old table.
    */
-  PartitionCheckpoints(String viewLocation, UdtfDefinition definition, long sourceVersion,
-      String sourceIdentity) {
+  PartitionCheckpoints(String viewLocation, Map<String, String> storageOptions,
+      UdtfDefinition definition, long sourceVersion, String sourceIdentity) {
     this.viewLocation = viewLocation;
+    this.storageOptions = storageOptions == null ? Map.of() : Map.copyOf(storageOptions);
     this.runKey = PartitionKeys.sha256(String.join("\u0000", definition.name(),
         definition.version(), definition.udtfSha(), Long.toString(sourceVersion),
         sourceIdentity == null ? "" : sourceIdentity)).substring(0, 32);
@@ -59,107 +94,191 @@ final class PartitionCheckpoints implements java.io.Serializable {
   record Checkpoint(String keyId, String keyDisplay, long rows, byte[] fragments)
       implements java.io.Serializable {}
 
-  private Path root() {
-    return hadoopPath(viewLocation + "/" + DIR);
+  /** Where the checkpoints of the view at {@code viewLocation} are kept. */
+  public static String location(String viewLocation) {
+    String base = viewLocation.endsWith("/")
+        ? viewLocation.substring(0, viewLocation.length() - 1) : viewLocation;
+    return base + "/" + DIR;
   }
 
-  private Path runDir() {
-    return new Path(root(), runKey);
+  String location() {
+    return location(viewLocation);
   }
 
-  static Path hadoopPath(String location) {
-    URI u = URI.create(location.replace(" ", "%20"));
-    if (u.getScheme() == null) {
-      return new Path("file", null, location);
-    }
-    if ("s3".equals(u.getScheme())) {
-      return new Path("s3a" + location.substring(2));
-    }
-    return new Path(location);
+  private ReadOptions readOptions() {
+    return new ReadOptions.Builder().setStorageOptions(storageOptions).build();
   }
 
-  /** One per JVM: a new Configuration re-reads Hadoop's XML resources, ~100 ms each time. */
-  private static volatile Configuration conf;
-
-  private static FileSystem fs(Path p) throws IOException {
-    Configuration c = conf;
-    if (c == null) {
-      c = new Configuration();
-      conf = c;
-    }
-    if ("file".equals(p.toUri().getScheme())) {
-      // The raw local file system: no .crc side files, rename is one syscall.
-      return FileSystem.getLocal(c).getRawFileSystem();
-    }
-    return p.getFileSystem(c);
+  /** Collects one task's checkpoints and appends them in a few commits; close at task end. */
+  Writer writer() {
+    return new Writer();
   }
 
-  void write(Checkpoint c) {
-    Path dir = runDir();
-    Path tmp = new Path(dir, "." + c.keyId() + "." + java.util.UUID.randomUUID() + ".tmp");
-    Path done = new Path(dir, c.keyId() + ".ckpt");
-    try {
-      FileSystem fs = fs(dir);
-      fs.mkdirs(dir);
-      try (FSDataOutputStream out = fs.create(tmp, true)) {
-        out.write(serialize(c));
+  final class Writer implements AutoCloseable {
+    private final List<Checkpoint> pending = new ArrayList<>();
+    private long lastFlush = System.nanoTime();
+
+    void add(Checkpoint c) {
+      pending.add(c);
+      if (System.nanoTime() - lastFlush >= FLUSH_INTERVAL_MS * 1_000_000L) {
+        flush();
       }
-      fs.delete(done, false);
-      if (!fs.rename(tmp, done)) {
-        throw new IOException("rename " + tmp + " -> " + done + " failed");
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException("Cannot checkpoint partition " + c.keyDisplay()
-          + " of view '" + viewLocation + "' under " + dir + ": " + e.getMessage(), e);
     }
+
+    void flush() {
+      lastFlush = System.nanoTime();
+      if (pending.isEmpty()) {
+        return;
+      }
+      try {
+        append(pending);
+      } catch (Exception e) { // lance-core also throws undeclared IOExceptions
+        LOG.warn("Cannot checkpoint {} finished partition(s) of the view at '{}' in '{}'; a "
+            + "rerun of a refresh that fails computes them again: {}", pending.size(),
+            viewLocation, location(), e.toString());
+      }
+      pending.clear();
+    }
+
+    @Override
+    public void close() {
+      flush();
+    }
+  }
+
+  /** Appends {@code checkpoints} as rows of this run key, in one commit. */
+  void append(List<Checkpoint> checkpoints) {
+    String uri = location();
+    try (BufferAllocator a = new RootAllocator();
+        VectorSchemaRoot root = VectorSchemaRoot.create(SCHEMA, a)) {
+      fill(root, checkpoints);
+      List<FragmentMetadata> fragments = FragmentShipping.write(uri, storageOptions, a, root, 0);
+      try (Dataset ds = Dataset.open(a, uri, readOptions());
+          Transaction txn = new Transaction.Builder().readVersion(ds.version())
+              .operation(Append.builder().fragments(fragments).build()).build()) {
+        new CommitBuilder(ds).execute(txn).close();
+      }
+    }
+  }
+
+  private void fill(VectorSchemaRoot root, List<Checkpoint> checkpoints) {
+    root.allocateNew();
+    long now = System.currentTimeMillis();
+    VarCharVector run = (VarCharVector) root.getVector("run_key");
+    VarCharVector id = (VarCharVector) root.getVector("key_id");
+    VarCharVector display = (VarCharVector) root.getVector("key_display");
+    BigIntVector rows = (BigIntVector) root.getVector("rows");
+    VarBinaryVector fragments = (VarBinaryVector) root.getVector("fragments");
+    BigIntVector at = (BigIntVector) root.getVector("written_at_ms");
+    for (int i = 0; i < checkpoints.size(); i++) {
+      Checkpoint c = checkpoints.get(i);
+      run.setSafe(i, runKey.getBytes(StandardCharsets.UTF_8));
+      id.setSafe(i, c.keyId().getBytes(StandardCharsets.UTF_8));
+      if (c.keyDisplay() == null) {
+        display.setNull(i);
+      } else {
+        display.setSafe(i, c.keyDisplay().getBytes(StandardCharsets.UTF_8));
+      }
+      rows.setSafe(i, c.rows());
+      fragments.setSafe(i, c.fragments());
+      at.setSafe(i, now);
+    }
+    root.setRowCount(checkpoints.size());
   }
 
   /**
-   * The usable checkpoints of this run key, by key id. Checkpoints of other run keys (another
-   * source version or UDTF version) are removed: they can never be reused.
+   * The usable checkpoints of this run key, by key id, with the checkpoint table created when
+   * missing (tasks only append to it). Rows of other run keys (another source version or UDTF
+   * version) are deleted: they can never be reused.
    */
   Map<String, Checkpoint> load() {
+    String uri = location();
     Map<String, Checkpoint> out = new HashMap<>();
-    Path root = root();
-    try {
-      FileSystem fs = fs(root);
-      if (!fs.exists(root)) {
-        return out;
+    try (BufferAllocator a = new RootAllocator(); Dataset ds = openOrCreate(a, uri)) {
+      if (!columnNames(ds.getSchema()).equals(columnNames(SCHEMA))) {
+        throw new UdtfRefreshException("'" + uri + "' holds columns "
+            + columnNames(ds.getSchema()) + ", not the UDTF resume checkpoints of the view at '"
+            + viewLocation + "' (expected " + columnNames(SCHEMA) + "); move or drop it, the "
+            + "next refresh recreates it", null);
       }
-      for (FileStatus run : fs.listStatus(root)) {
-        if (!run.getPath().getName().equals(runKey)) {
-          fs.delete(run.getPath(), true);
+      boolean others = false;
+      try (LanceScanner scan = ds.newScan(new ScanOptions.Builder().batchSize(1024).build());
+          ArrowReader reader = scan.scanBatches()) {
+        while (reader.loadNextBatch()) {
+          others |= read(reader.getVectorSchemaRoot(), out);
         }
       }
-      Path dir = runDir();
-      if (!fs.exists(dir)) {
-        return out;
+      if (others) {
+        ds.delete("run_key <> '" + runKey + "'");
       }
-      for (FileStatus f : fs.listStatus(dir)) {
-        if (!f.getPath().getName().endsWith(".ckpt")) {
-          continue;
-        }
-        Checkpoint c;
-        try (FSDataInputStream in = fs.open(f.getPath())) {
-          c = deserialize(in.readAllBytes());
-        }
-        if (dataFilesExist(fs, c)) {
-          out.put(c.keyId(), c);
-        }
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException("Cannot read the resume checkpoints of view '"
-          + viewLocation + "' under " + root + ": " + e.getMessage(), e);
+      out.values().removeIf(c -> !dataFilesExist(a, c));
+      return out;
+    } catch (UdtfRefreshException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new UdtfRefreshException("Cannot read the resume checkpoints of the view at '"
+          + viewLocation + "' in '" + uri + "' (with the view's storage options): "
+          + e.getMessage(), e);
     }
-    return out;
   }
 
-  private boolean dataFilesExist(FileSystem fs, Checkpoint c) throws IOException {
-    Path data = hadoopPath(viewLocation + "/data");
+  /** Adds this run key's rows of {@code batch} to {@code out}; whether others were seen. */
+  private boolean read(VectorSchemaRoot batch, Map<String, Checkpoint> out) {
+    VarCharVector run = (VarCharVector) batch.getVector("run_key");
+    VarCharVector id = (VarCharVector) batch.getVector("key_id");
+    VarCharVector display = (VarCharVector) batch.getVector("key_display");
+    BigIntVector rows = (BigIntVector) batch.getVector("rows");
+    VarBinaryVector fragments = (VarBinaryVector) batch.getVector("fragments");
+    boolean others = false;
+    for (int i = 0; i < batch.getRowCount(); i++) {
+      if (!runKey.equals(new String(run.get(i), StandardCharsets.UTF_8))) {
+        others = true;
+        continue;
+      }
+      String keyId = new String(id.get(i), StandardCharsets.UTF_8);
+      // A task attempt Spark ran twice checkpoints its partitions twice; either copy will do.
+      out.putIfAbsent(keyId, new Checkpoint(keyId, display.isNull(i) ? null
+          : new String(display.get(i), StandardCharsets.UTF_8), rows.get(i), fragments.get(i)));
+    }
+    return others;
+  }
+
+  private Dataset openOrCreate(BufferAllocator a, String uri) {
+    try {
+      return Dataset.open(a, uri, readOptions());
+    } catch (Exception notThere) {
+      if (!isNotFound(notThere)) {
+        throw notThere;
+      }
+      try {
+        Dataset.create(a, uri, SCHEMA,
+            new WriteParams.Builder().withStorageOptions(storageOptions).build()).close();
+      } catch (Exception raced) {
+        // Another run created it meanwhile; opening below tells.
+      }
+      return Dataset.open(a, uri, readOptions());
+    }
+  }
+
+  private static boolean isNotFound(Exception e) {
+    String m = String.valueOf(e.getMessage()).toLowerCase(Locale.ROOT);
+    return m.contains("not found") || m.contains("does not exist") || m.contains("no such file");
+  }
+
+  private boolean dataFilesExist(BufferAllocator a, Checkpoint c) {
+    String data = (viewLocation.endsWith("/") ? viewLocation : viewLocation + "/") + "data/";
     for (FragmentMetadata f : FragmentShipping.fromBytes(c.fragments())) {
       for (DataFile file : f.getFiles()) {
-        if (!fs.exists(new Path(data, file.getPath()))) {
+        try (LanceFileReader r = LanceFileReader.open(data + file.getPath(), storageOptions,
+            a)) {
+          // Opening reads the file's footer: it is there and whole.
+        } catch (IOException | RuntimeException e) {
+          LOG.info("Checkpoint of partition {} of the view at '{}' is not reused: its data file "
+              + "'{}' cannot be opened ({})", c.keyDisplay(), viewLocation, file.getPath(),
+              e.toString());
           return false;
+        } catch (Exception closing) {
+          // Opened, so it exists; a failure to release the reader does not matter here.
         }
       }
     }
@@ -168,27 +287,43 @@ final class PartitionCheckpoints implements java.io.Serializable {
 
   /** Removes every checkpoint of the view (after a commit, nothing is left to resume). */
   void clear() {
-    Path root = root();
+    drop(viewLocation, storageOptions);
+  }
+
+  /**
+   * Drops the checkpoint table of the view at {@code viewLocation}, if there is one (DROP
+   * MATERIALIZED VIEW).
+   *
+   * @throws UdtfRefreshException when it exists and cannot be removed
+   */
+  public static void drop(String viewLocation, Map<String, String> storageOptions) {
+    String uri = location(viewLocation);
+    Map<String, String> opts = storageOptions == null ? Map.of() : storageOptions;
+    try (BufferAllocator a = new RootAllocator();
+        Dataset ignored = Dataset.open(a, uri,
+            new ReadOptions.Builder().setStorageOptions(opts).build())) {
+      // There: dropped below, once closed.
+    } catch (Exception e) {
+      if (isNotFound(e)) {
+        return;
+      }
+      // Unreadable is not absent (e.g. access denied): the drop reports it.
+    }
     try {
-      fs(root).delete(root, true);
-    } catch (IOException e) {
-      throw new UncheckedIOException("Cannot remove resume checkpoints under " + root, e);
+      Dataset.drop(uri, opts);
+    } catch (Exception e) {
+      throw new UdtfRefreshException("Cannot remove the UDTF resume checkpoints of the view at '"
+          + viewLocation + "' in '" + uri + "': " + e.getMessage(), e);
     }
   }
 
-  private static byte[] serialize(Checkpoint c) throws IOException {
-    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
-    try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
-      out.writeObject(c);
-    }
-    return bytes.toByteArray();
+  private static List<String> columnNames(Schema schema) {
+    return schema.getFields().stream().map(Field::getName).toList();
   }
 
-  private static Checkpoint deserialize(byte[] bytes) throws IOException {
-    try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(bytes))) {
-      return (Checkpoint) in.readObject();
-    } catch (ClassNotFoundException | ClassCastException e) {
-      throw new IOException("not a UDTF checkpoint: " + e, e);
-    }
+  @Override
+  public String toString() {
+    // The storage options may hold credentials.
+    return "PartitionCheckpoints{" + location() + ", run " + runKey + "}";
   }
 }

@@ -52,14 +52,16 @@ final class PartitionTask implements FlatMapFunction<Iterator<Row>, PartitionOut
         arrow, spec.maxRowsPerFile());
     List<PartitionOutcome> outcomes = new ArrayList<>();
     boolean partitioned = spec.keyColumn() != null;
-    try (BufferAllocator allocator = new RootAllocator()) {
+    try (BufferAllocator allocator = new RootAllocator();
+        PartitionCheckpoints.Writer checkpoints = spec.checkpoints().writer()) {
       if (!partitioned) {
-        outcomes.add(partition(udtf, writer, allocator, null, strip(input)));
+        outcomes.add(partition(udtf, writer, checkpoints, allocator, null, strip(input)));
         return outcomes.iterator();
       }
       Runs runs = new Runs(input, spec.keyIndex());
       while (runs.nextRun()) {
-        PartitionOutcome o = partition(udtf, writer, allocator, runs.key(), strip(runs));
+        PartitionOutcome o = partition(udtf, writer, checkpoints, allocator, runs.key(),
+            strip(runs));
         outcomes.add(o);
         if (o.status() == PartitionOutcome.Status.FAILED) {
           // The refresh is failing; partitions finished so far in other tasks are checkpointed
@@ -96,7 +98,8 @@ final class PartitionTask implements FlatMapFunction<Iterator<Row>, PartitionOut
   }
 
   private PartitionOutcome partition(BatchUdtf udtf, OutputFragments writer,
-      BufferAllocator allocator, Object key, Iterator<Row> rows) throws InterruptedException {
+      PartitionCheckpoints.Writer checkpoints, BufferAllocator allocator, Object key,
+      Iterator<Row> rows) throws InterruptedException {
     boolean partitioned = spec.keyColumn() != null;
     String keyId = PartitionKeys.id(partitioned, key);
     String display = PartitionKeys.display(partitioned, key);
@@ -120,8 +123,7 @@ final class PartitionTask implements FlatMapFunction<Iterator<Row>, PartitionOut
           FragmentShipping.Written w = writer.write(allocator,
               out == null ? java.util.Collections.emptyIterator() : out, where);
           byte[] bytes = FragmentShipping.toBytes(w.fragments());
-          spec.checkpoints().write(
-              new PartitionCheckpoints.Checkpoint(keyId, display, w.rows(), bytes));
+          checkpoints.add(new PartitionCheckpoints.Checkpoint(keyId, display, w.rows(), bytes));
           return PartitionOutcome.done(keyId, display, bytes, w.rows(), attempt);
         } catch (UdtfOutputMismatchException e) {
           return PartitionOutcome.failed(PartitionOutcome.Status.FAILED, keyId, display,

@@ -262,8 +262,8 @@ public final class UdtfRefresh {
 
       String sourceTime = SourceIdentity.versionTime(source.location(), source.storageOptions(),
           source.version());
-      PartitionCheckpoints checkpoints = new PartitionCheckpoints(view.location(), def,
-          source.version(), source.location() + "@" + (sourceTime == null ? "" : sourceTime));
+      PartitionCheckpoints checkpoints = new PartitionCheckpoints(view.location(),
+          view.storageOptions(), def, source.version(), source.location() + "@" + (sourceTime == null ? "" : sourceTime));
       if (replaced != null) {
         // Checkpoints are keyed by source version number, which the new table reuses.
         checkpoints.clear();

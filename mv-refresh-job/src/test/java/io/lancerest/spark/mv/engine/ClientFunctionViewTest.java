@@ -226,6 +226,28 @@ public class ClientFunctionViewTest {
     assertTrue(datasetExists(path), "DROP must not delete a dataset it did not write: " + path);
   }
 
+  @Test
+  void dropRemovesTheResumeCheckpointsOfAFailedUdtfRefresh() throws Exception {
+    String ns = f.namespace("ckpt");
+    String docs = "lance." + ns + ".docs";
+    f.sql("CREATE TABLE " + docs + " (id BIGINT, grp STRING)");
+    f.sql("INSERT INTO " + docs + " VALUES (1, 'ok'), (2, 'ok')");
+    String u = "lance." + ns + ".u";
+    f.sql("CREATE MATERIALIZED VIEW " + u + " USING UDTF '" + FailOnBad.class.getName()
+        + "' PARTITION BY grp AS SELECT grp, id FROM " + docs);
+    String checkpoints = io.lancerest.spark.mv.udtf.PartitionCheckpoints.location(
+        viewLocation(ns, "u"));
+    assertFalse(datasetExists(checkpoints), "a committed refresh leaves no checkpoints");
+    f.sql("INSERT INTO " + docs + " VALUES (3, 'bad')");
+
+    assertThrows(Exception.class, () -> f.sql("REFRESH MATERIALIZED VIEW " + u));
+    assertTrue(datasetExists(checkpoints), "partition ok is checkpointed in " + checkpoints);
+
+    f.sql("DROP MATERIALIZED VIEW " + u);
+    assertFalse(datasetExists(checkpoints), "DROP removed " + checkpoints);
+    assertFalse(f.spark.catalog().tableExists(u));
+  }
+
   /** Counts the rows of a partition; partition {@code bad} fails. */
   public static final class FailOnBad implements BatchUdtf {
     @Override

@@ -5,6 +5,7 @@ import static io.lancerest.spark.mv.udtf.UdtfFixtures.COUNTS;
 import static io.lancerest.spark.mv.udtf.UdtfFixtures.calls;
 import static io.lancerest.spark.mv.udtf.UdtfFixtures.rows;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -199,8 +200,12 @@ class UdtfRefreshTest {
         + before), e.getMessage());
     assertEquals(before, UdtfFixtures.latestVersion(viewUri));
     assertEquals(List.of(), rows(spark, viewUri, null));
+    Path checkpoints = dir.resolve("v.lance").resolve(PartitionCheckpoints.DIR);
+    assertTrue(java.nio.file.Files.isDirectory(checkpoints.resolve("_versions")),
+        "finished partitions are a Lance table inside the view");
 
     UdtfRefreshResult r = refresh(def, oneTask);
+    assertFalse(java.nio.file.Files.exists(checkpoints), "the commit dropped the checkpoints");
 
     assertEquals(RefreshResult.JobStatus.DONE, r.status());
     assertEquals(3, r.reused());

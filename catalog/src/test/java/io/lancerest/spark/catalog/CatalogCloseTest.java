@@ -1,0 +1,28 @@
+package io.lancerest.spark.catalog;
+
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.lancerest.client.LanceRestClient;
+import java.util.Map;
+import org.apache.spark.sql.util.CaseInsensitiveStringMap;
+import org.junit.jupiter.api.Test;
+
+/** The catalog closes the client it opened; no server is needed for that. */
+class CatalogCloseTest {
+  @Test
+  void closeReleasesTheClientOnceAndLaterStatementsSaySo() {
+    LanceRestCatalog c = new LanceRestCatalog();
+    c.initialize("closing", new CaseInsensitiveStringMap(Map.of("uri", "http://127.0.0.1:9")));
+    LanceRestClient client = c.client();
+
+    c.close();
+    c.close();
+
+    assertTrue(client.isClosed());
+    IllegalStateException e = assertThrows(IllegalStateException.class,
+        () -> c.namespaceExists(new String[] {"ns"}));
+    assertTrue(e.getMessage().startsWith("The Lance REST client of http://127.0.0.1:9 is "
+        + "closed"), e.getMessage());
+  }
+}
