@@ -1,5 +1,6 @@
 package io.lancerest.examples.custom;
 
+import io.lancerest.spark.mv.OptionValues;
 import io.lancerest.spark.mv.chunker.Chunker;
 import io.lancerest.spark.mv.chunker.ChunkerContext;
 import java.util.ArrayList;
@@ -35,6 +36,12 @@ public class SentenceChunker implements Chunker {
 
   /** The engine creates one instance per thread with this constructor. */
   public SentenceChunker() {}
+
+  /** Runs at CREATE and before each refresh, so a bad option fails once, by name. */
+  @Override
+  public void validate(Map<String, String> options, StructType inputSchema) {
+    OptionValues.wholeNumber(options, "min_length", 1, "a positive whole number");
+  }
 
   @Override
   public void open(ChunkerContext context) {

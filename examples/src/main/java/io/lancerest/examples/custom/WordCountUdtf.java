@@ -1,5 +1,7 @@
 package io.lancerest.examples.custom;
 
+import io.lancerest.spark.mv.InvalidOptionException;
+import io.lancerest.spark.mv.OptionValues;
 import io.lancerest.spark.mv.udtf.BatchUdtf;
 import io.lancerest.spark.mv.udtf.UdtfContext;
 import java.util.ArrayList;
@@ -40,13 +42,22 @@ public final class WordCountUdtf implements BatchUdtf {
     return OUTPUT;
   }
 
+  /** Runs at CREATE and before each refresh, so a bad option fails once, by name. */
+  @Override
+  public void validate(StructType inputSchema, Map<String, String> options) {
+    String column = options.get("text_column");
+    List<String> columns = List.of(inputSchema.fieldNames());
+    if (column == null || !columns.contains(column)) {
+      throw new InvalidOptionException("text_column", column, "the input column whose words "
+          + "are counted, one of " + columns);
+    }
+    OptionValues.wholeNumber(options, "top", 1, "a positive whole number");
+    OptionValues.wholeNumber(options, "min_length", 1, "a positive whole number");
+  }
+
   @Override
   public Iterator<Row> process(UdtfContext context, Iterator<Row> rows) {
     String column = context.options().get("text_column");
-    if (column == null) {
-      throw new IllegalArgumentException("WordCountUdtf needs option text_column (the column "
-          + "whose words are counted)");
-    }
     int index = context.inputSchema().fieldIndex(column);
     int top = Integer.parseInt(context.option("top", "5"));
     int minLength = Integer.parseInt(context.option("min_length", "4"));

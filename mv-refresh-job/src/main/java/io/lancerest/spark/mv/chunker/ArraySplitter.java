@@ -1,10 +1,13 @@
 package io.lancerest.spark.mv.chunker;
 
+import io.lancerest.spark.mv.InvalidOptionException;
+import io.lancerest.spark.mv.OptionValues;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
+import java.util.Set;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.types.ArrayType;
@@ -16,26 +19,38 @@ import org.apache.spark.sql.types.StructType;
  * (the last may be shorter); {@code USING CHUNKER 'io.lancerest.spark.mv.chunker.ArraySplitter'
  * OPTIONS (size = 16)}. A null or empty array yields no rows. Output columns: {@code items} (an
  * array of the input's element type) and {@code start int not null} (index of the slice's first
- * element).
+ * element). {@code size} is required; any other option is refused at CREATE.
  */
 public class ArraySplitter implements Chunker {
+  private static final String SIZE = "a positive whole number (elements per slice)";
+  /** The options this class reads, plus the engine's inherit_input_columns. */
+  private static final Set<String> OPTIONS = Set.of("size",
+      ChunkerDefinition.INHERIT_INPUT_COLUMNS);
+
   private int size;
 
   public ArraySplitter() {}
 
   @Override
-  public void open(ChunkerContext context) {
-    size = context.intOption("size", 0);
-    if (size <= 0) {
-      throw new IllegalArgumentException("ArraySplitter needs a positive option 'size'");
+  public void validate(Map<String, String> options, StructType inputSchema) {
+    OptionValues.onlyKnown(options, "ArraySplitter", OPTIONS);
+    if (OptionValues.wholeNumber(options, "size", 1, SIZE) == null) {
+      throw new InvalidOptionException("size", null, SIZE);
     }
-    arrayType(context.inputSchema());
+    arrayType(inputSchema);
+  }
+
+  @Override
+  public void open(ChunkerContext context) {
+    validate(context.options(), context.inputSchema());
+    size = OptionValues.wholeNumber(context.options(), "size", 1, SIZE);
   }
 
   private static ArrayType arrayType(StructType input) {
     if (input.fields().length == 0 || !(input.fields()[0].dataType() instanceof ArrayType a)) {
-      throw new IllegalArgumentException("ArraySplitter needs an array as its first input "
-          + "column, got " + input.simpleString());
+      throw new InvalidOptionException("ArraySplitter cuts its first input column, which must "
+          + "be an array; its input columns are " + input.simpleString() + " (name the array "
+          + "column first in input_columns)");
     }
     return a;
   }

@@ -1,5 +1,6 @@
 package io.lancerest.spark.mv.chunker;
 
+import io.lancerest.spark.mv.InvalidOptionException;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -22,6 +23,14 @@ import org.apache.spark.sql.types.StructType;
  * parents one by one so that only the failing parents are skipped.
  */
 public interface BatchChunker {
+  /**
+   * As {@link Chunker#validate}: {@code inputSchema} holds the input columns only, without the
+   * {@code __source_row_id} that the batch rows carry first.
+   *
+   * @throws InvalidOptionException for an option the chunker cannot run with
+   */
+  default void validate(Map<String, String> options, StructType inputSchema) {}
+
   default void open(ChunkerContext context) {}
 
   Iterator<Row> chunkBatch(List<Row> parents);

@@ -1,5 +1,6 @@
 package io.lancerest.spark.mv.chunker;
 
+import io.lancerest.spark.mv.InvalidOptionException;
 import java.util.Iterator;
 import java.util.Map;
 import org.apache.spark.sql.Row;
@@ -25,6 +26,19 @@ import org.apache.spark.sql.types.StructType;
  * same children.
  */
 public interface Chunker {
+  /**
+   * Checks the definition's options and input columns: at CREATE, before anything is created,
+   * and before every refresh, so that a bad value fails once with its name instead of failing
+   * every source row. Throw {@link InvalidOptionException} naming the option, its value and what
+   * is allowed ({@code new InvalidOptionException("chunk_size", "-3", "a positive whole
+   * number")}); the engine adds the view and the class to the message. Called on the driver, on
+   * an instance that is not opened. The default accepts everything.
+   *
+   * @param options the definition's options ({@code OPTIONS (...)} in SQL)
+   * @param inputSchema the input columns the chunker will be given
+   */
+  default void validate(Map<String, String> options, StructType inputSchema) {}
+
   /** Called once per instance before the first {@link #chunk}. */
   default void open(ChunkerContext context) {}
 

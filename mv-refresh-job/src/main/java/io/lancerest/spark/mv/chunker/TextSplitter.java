@@ -1,8 +1,11 @@
 package io.lancerest.spark.mv.chunker;
 
+import io.lancerest.spark.mv.InvalidOptionException;
+import io.lancerest.spark.mv.OptionValues;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.NoSuchElementException;
+import java.util.Set;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.types.DataTypes;
@@ -22,12 +25,17 @@ import org.apache.spark.sql.types.StructType;
  *   <li>{@code overlap}: characters shared by consecutive windows of a cut (default 0, less than
  *       {@code chunk_size}).
  * </ul>
- * At least one of {@code separator} and {@code chunk_size} is required. A null text yields no
+ * At least one of {@code separator} and {@code chunk_size} is required; {@link #validate} refuses
+ * any other option, and values outside these ranges, at CREATE. A null text yields no
  * passages. Output columns: {@code chunk string not null}, {@code char_offset int not null} (the
  * passage's start in the text, in UTF-16 code units). Passages are produced lazily, so a huge
  * text is never held twice.
  */
 public class TextSplitter implements Chunker {
+  /** The options this class reads, plus the engine's inherit_input_columns. */
+  private static final Set<String> OPTIONS = Set.of("separator", "chunk_size", "overlap",
+      ChunkerDefinition.INHERIT_INPUT_COLUMNS);
+
   public static final StructType OUTPUT = new StructType()
       .add("chunk", DataTypes.StringType, false)
       .add("char_offset", DataTypes.IntegerType, false);
@@ -46,26 +54,50 @@ public class TextSplitter implements Chunker {
   }
 
   @Override
-  public void open(ChunkerContext context) {
-    Map<String, String> o = context.options();
-    String sep = o.get("separator");
-    configure(sep == null ? null : unescape(sep), context.intOption("chunk_size", 0),
-        context.intOption("overlap", 0));
-    if (context.inputSchema().fields().length == 0
-        || !(context.inputSchema().fields()[0].dataType() instanceof StringType)) {
-      throw new IllegalArgumentException("TextSplitter needs a string as its first input "
-          + "column, got " + context.inputSchema().simpleString());
+  public void validate(Map<String, String> options, StructType inputSchema) {
+    OptionValues.onlyKnown(options, "TextSplitter", OPTIONS);
+    String sep = options.get("separator");
+    Integer chunkSize = OptionValues.wholeNumber(options, "chunk_size", 1,
+        "a positive whole number");
+    if ((sep == null || sep.isEmpty()) && chunkSize == null) {
+      throw new InvalidOptionException("TextSplitter needs option separator (a literal string "
+          + "to split at) or chunk_size (a positive whole number of characters); neither is set");
+    }
+    String overlapAllowed = chunkSize == null
+        ? "0 without chunk_size (it is the overlap of chunk_size windows)"
+        : "a whole number from 0 to " + (chunkSize - 1) + " (less than chunk_size)";
+    Integer overlap = OptionValues.wholeNumber(options, "overlap", 0, overlapAllowed);
+    if (overlap != null && overlap > 0 && (chunkSize == null || overlap >= chunkSize)) {
+      throw new InvalidOptionException("overlap", options.get("overlap"), overlapAllowed);
+    }
+    if (inputSchema.fields().length == 0
+        || !(inputSchema.fields()[0].dataType() instanceof StringType)) {
+      throw new InvalidOptionException("TextSplitter splits its first input column, which must "
+          + "be a string; its input columns are " + inputSchema.simpleString() + " (name the "
+          + "text column first in input_columns)");
     }
   }
 
+  @Override
+  public void open(ChunkerContext context) {
+    Map<String, String> o = context.options();
+    validate(o, context.inputSchema());
+    String sep = o.get("separator");
+    Integer chunkSize = OptionValues.wholeNumber(o, "chunk_size", 1, "");
+    Integer overlap = OptionValues.wholeNumber(o, "overlap", 0, "");
+    configure(sep == null ? null : unescape(sep), chunkSize == null ? 0 : chunkSize,
+        overlap == null ? 0 : overlap);
+  }
+
+  /** {@code chunkSize} 0 = no windows (separator only). */
   private void configure(String sep, int chunkSize, int overlapChars) {
     if ((sep == null || sep.isEmpty()) && chunkSize <= 0) {
-      throw new IllegalArgumentException("TextSplitter needs option 'separator' or a positive "
-          + "'chunk_size'");
+      throw new IllegalArgumentException("TextSplitter needs a separator or a positive chunk "
+          + "size");
     }
     if (chunkSize > 0 && (overlapChars < 0 || overlapChars >= chunkSize)) {
-      throw new IllegalArgumentException("TextSplitter option 'overlap' must be >= 0 and less "
-          + "than chunk_size (" + chunkSize + "), got " + overlapChars);
+      throw new IllegalArgumentException("TextSplitter overlap must be >= 0 and less than the "
+          + "chunk size (" + chunkSize + "), got " + overlapChars);
     }
     this.separator = sep == null || sep.isEmpty() ? null : sep;
     this.size = Math.max(chunkSize, 0);

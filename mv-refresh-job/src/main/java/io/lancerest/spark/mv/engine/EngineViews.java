@@ -131,8 +131,9 @@ public final class EngineViews implements MaterializedViews {
       try {
         outputLimit = Long.parseLong(options.get(FunctionOptions.OUTPUT_LIMIT).trim());
       } catch (NumberFormatException e) {
-        throw new InvalidOptionException("output_limit must be a whole number, got '"
-            + options.get(FunctionOptions.OUTPUT_LIMIT) + "'");
+        throw new InvalidOptionException(FunctionOptions.OUTPUT_LIMIT,
+            options.get(FunctionOptions.OUTPUT_LIMIT), "a whole number")
+            .withSuffix(" (view " + viewName + ")");
       }
     }
     if (kind == MaterializedViewKind.QUERY) {
@@ -142,9 +143,14 @@ public final class EngineViews implements MaterializedViews {
       }
       FunctionOptions.checkQueryView(options, viewName);
     }
-    boolean autoRefresh = options.containsKey(FunctionOptions.AUTO_REFRESH)
-        && FunctionOptions.bool(FunctionOptions.AUTO_REFRESH,
-            options.get(FunctionOptions.AUTO_REFRESH));
+    boolean autoRefresh;
+    try {
+      autoRefresh = options.containsKey(FunctionOptions.AUTO_REFRESH)
+          && FunctionOptions.bool(FunctionOptions.AUTO_REFRESH,
+              options.get(FunctionOptions.AUTO_REFRESH));
+    } catch (InvalidOptionException e) {
+      throw e.withSuffix(" (view " + viewName + ")");
+    }
     if (viewExists(r.viewId())) {
       if (r.ifNotExists()) {
         LOG.info("View {} exists; IF NOT EXISTS: nothing to do", viewName);
@@ -313,7 +319,55 @@ public final class EngineViews implements MaterializedViews {
     RefreshOptions initial = p.outputLimit() == null ? RefreshOptions.DEFAULTS
         : new RefreshOptions(null, null, null, null, null, p.outputLimit(), null, null, null,
             false);
-    return refreshOnClient(r.viewId(), initial, read(r.viewId()), RefreshListener.NONE);
+    try {
+      // prepare() has just checked the function's options against this very source.
+      return refreshOnClient(r.viewId(), initial, read(r.viewId()), false,
+          RefreshListener.NONE);
+    } catch (Throwable failure) {
+      throw notCreated(r.viewId(), viewName, failure);
+    }
+  }
+
+  /**
+   * CREATE ... WITH DATA is all or nothing: when the first refresh throws, the view it created
+   * is dropped again, so that the corrected CREATE does not find it "already exists". A refresh
+   * that skipped rows under error_handling returned PARTIAL and never gets here. The spec's
+   * {@code with_no_data} only concerns a server's CreateMaterializedView, whose refresh is an
+   * asynchronous job; here the refresh runs inside the statement.
+   */
+  private RuntimeException notCreated(List<String> viewId, String viewName, Throwable failure) {
+    // A cancelled refresh leaves this thread interrupted; the drop must still reach the server.
+    boolean interrupted = Thread.interrupted();
+    boolean dropped = false;
+    try {
+      Stored stored = read(viewId);
+      if (stored != null) {
+        dropErrorTables(stored.view(), viewName);
+        cat.catalog().purgeTable(CatalogBinding.ident(viewId));
+      }
+      dropped = true;
+    } catch (RuntimeException cleanup) {
+      failure.addSuppressed(cleanup);
+    } finally {
+      cat.invalidate(viewId);
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    LOG.warn("The first refresh of new view {} failed; {}", viewName, dropped
+        ? "the view was dropped again" : "dropping the view failed too");
+    if (failure instanceof Error err) {
+      throw err;
+    }
+    // The sentence goes first: a Spark job failure's message ends with an executor stack trace.
+    return new MaterializedViewException("Materialized view " + viewName + " was not created: "
+        + "its first refresh failed, and CREATE MATERIALIZED VIEW ... WITH DATA then removes the "
+        + "view" + (dropped
+            ? ". Fix the cause and run the CREATE again, or create the view WITH NO DATA and "
+                + "refresh it later"
+            : ", but removing it failed too (see the suppressed error): drop it with DROP "
+                + "MATERIALIZED VIEW " + viewName + " before creating it again")
+        + ". The refresh failed with: " + failure.getMessage(), failure);
   }
 
   private static Map<String, String> describeTableProperties(ViewDefinition d) {
@@ -333,12 +387,12 @@ public final class EngineViews implements MaterializedViews {
   public RefreshResult refresh(List<String> viewId, RefreshOptions options,
       RefreshListener listener) {
     if (mode == MvMode.CLIENT) {
-      return refreshOnClient(viewId, options, read(viewId), listener);
+      return refreshOnClient(viewId, options, read(viewId), true, listener);
     }
     Stored stored = mode == MvMode.AUTO ? read(viewId) : null;
     if (stored != null && stored.clientManaged()) {
       // The definition just read is the one refreshed: no second lookup of the view.
-      return refreshOnClient(viewId, options, stored, listener);
+      return refreshOnClient(viewId, options, stored, true, listener);
     }
     try {
       return refreshOnServer(viewId, options, stored);
@@ -348,7 +402,7 @@ public final class EngineViews implements MaterializedViews {
             + " does not implement RefreshMaterializedView, and catalog '" + cat.name()
             + "' has mv.mode = server", e);
       }
-      return refreshOnClient(viewId, options, stored != null ? stored : read(viewId),
+      return refreshOnClient(viewId, options, stored != null ? stored : read(viewId), true,
           listener);
     }
   }
@@ -394,6 +448,7 @@ public final class EngineViews implements MaterializedViews {
     ViewDefinition def = stored.definition();
     List<String> sourceRelative = cat.relativeId(def.sourceQuery().sourceTableId());
     TableLocation source = cat.locate(sourceRelative, "source table of view " + viewName);
+    checkFunctionOptions(def, source, viewName);
     try {
       return KindDispatch.explain(spark, viewName, stored.view(), source, def, options);
     } finally {
@@ -401,9 +456,12 @@ public final class EngineViews implements MaterializedViews {
     }
   }
 
-  /** @param stored the view as {@link #read} found it, {@code null} if it does not exist */
+  /**
+   * @param stored the view as {@link #read} found it, {@code null} if it does not exist
+   * @param checkOptions run the function's option check first (CREATE has just run it)
+   */
   private RefreshResult refreshOnClient(List<String> viewId, RefreshOptions options,
-      Stored stored, RefreshListener listener) {
+      Stored stored, boolean checkOptions, RefreshListener listener) {
     String viewName = cat.display(viewId);
     if (stored == null) {
       throw new MaterializedViewNotFoundException("Materialized view " + viewName
@@ -412,6 +470,9 @@ public final class EngineViews implements MaterializedViews {
     ViewDefinition def = stored.definition();
     List<String> sourceRelative = cat.relativeId(def.sourceQuery().sourceTableId());
     TableLocation source = cat.locate(sourceRelative, "source table of view " + viewName);
+    if (checkOptions) {
+      checkFunctionOptions(def, source, viewName);
+    }
     String jobId = options.jobId() != null ? options.jobId() : UUID.randomUUID().toString();
     LOG.info("Refreshing {} view {} (job {}) from {}", def.kind().wire(), viewName, jobId,
         cat.display(sourceRelative));
@@ -421,6 +482,34 @@ public final class EngineViews implements MaterializedViews {
     } finally {
       cat.invalidate(viewId);
     }
+  }
+
+  /**
+   * The stored function's own option check, against the columns its SELECT gives over today's
+   * source. A view written by another client was never checked here, and a bad option would
+   * otherwise fail every source row or partition in the tasks.
+   */
+  private void checkFunctionOptions(ViewDefinition def, TableLocation source, String viewName) {
+    if (def.function() == null) {
+      return;
+    }
+    StructType selected;
+    try {
+      Dataset<Row> df = QueryLayout.readSource(spark, source.location(),
+          source.storageOptions(), null);
+      if (def.sourceQuery().projection().isEmpty()) {
+        selected = df.schema();
+      } else {
+        StructType v = QueryLayout.viewSchema(df, def.sourceQuery(), viewName);
+        selected = new StructType(Arrays.copyOfRange(v.fields(), 2, v.fields().length));
+      }
+    } catch (Exception unfit) {
+      // The SELECT no longer fits the source: the refresh itself says so, in its own words.
+      LOG.debug("View {}: options not checked, its SELECT does not fit the source: {}",
+          viewName, unfit.toString());
+      return;
+    }
+    FunctionOptions.validateStored(def.function(), selected, viewName);
   }
 
   // ---------------------------------------------------------------- drop, describe, list

@@ -13,6 +13,7 @@ import io.lancerest.spark.mv.chunker.ChunkerFunctions;
 import io.lancerest.spark.mv.udtf.BatchUdtf;
 import io.lancerest.spark.mv.udtf.IvfPartitions;
 import io.lancerest.spark.mv.udtf.UdtfResources;
+import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Modifier;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -32,7 +33,8 @@ import org.apache.spark.sql.util.LanceArrowUtils;
 /**
  * The {@code OPTIONS (...)} of a CREATE: which keys are {@code udtf_spec} fields, which steer the
  * view, and which are the function's own options (everything else). Builds and checks the
- * {@link FunctionSpec} of a chunker or UDTF view.
+ * {@link FunctionSpec} of a chunker or UDTF view, including the function's own option check
+ * ({@code validate}), which CREATE and every refresh run before anything is written.
  */
 final class FunctionOptions {
   /** Keys that are fields of the spec's {@code udtf_spec} (or of the envelope inside it). */
@@ -137,9 +139,12 @@ final class FunctionOptions {
     } else {
       boolean isBatch = batch != null && batch;
       Class<?> cls = checkClass(kind, className, isBatch);
+      Object function = newInstance(kind, cls);
+      StructType input = functionInput(select(inputSchema, inputs), partitionByIndexed);
+      // Before the output schema: a function may derive it from options it has not checked.
+      validate(kind, function, functionOptions, input, viewName, "");
       Schema out = outputSchema != null ? parseSchema(outputSchema, viewName)
-          : derivedSchema(kind, cls, functionOptions,
-              functionInput(select(inputSchema, inputs), partitionByIndexed), viewName);
+          : derivedSchema(kind, function, functionOptions, input, viewName);
       envelope = FunctionEnvelope.java(className, name != null ? name : cls.getSimpleName(),
           version != null ? version : "1", out, inputs, isBatch, functionOptions);
       if (givenSha != null && !envelope.sha256Hex().equalsIgnoreCase(givenSha.trim())) {
@@ -149,7 +154,11 @@ final class FunctionOptions {
             + "differ from the ones the checksum was computed for");
       }
     }
-    checkClass(kind, envelope.className(), envelope.batch());
+    Class<?> cls = checkClass(kind, envelope.className(), envelope.batch());
+    if (givenEnvelope != null) {
+      validate(kind, newInstance(kind, cls), envelope.options(), functionInput(
+          select(inputSchema, envelope.inputColumns()), partitionByIndexed), viewName, "");
+    }
     return new FunctionSpec(kind, envelope, partitionBy, partitionByIndexed,
         res.numCpus(), res.numGpus(), res.memoryBytes(), errorHandling, manifest,
         manifestChecksum);
@@ -189,22 +198,70 @@ final class FunctionOptions {
     return cls;
   }
 
-  private static Schema derivedSchema(MaterializedViewKind kind, Class<?> cls,
-      Map<String, String> options, StructType input, String viewName) {
-    StructType out;
+  /**
+   * Runs the stored function's own option check ({@code validate}) before a refresh, so that a
+   * view whose options were never checked (written by another client) fails with the option's
+   * name, not once per source row.
+   *
+   * @param selected the columns of the view's SELECT over today's source
+   */
+  static void validateStored(FunctionSpec spec, StructType selected, String viewName) {
+    FunctionEnvelope e = spec.envelope();
+    Class<?> cls = checkClass(spec.kind(), e.className(), e.batch());
+    validate(spec.kind(), newInstance(spec.kind(), cls), e.options(), functionInput(
+        select(selected, e.inputColumns()), spec.partitionByIndexedColumn()), viewName,
+        ". Nothing was refreshed; recreate the view with valid options (DROP MATERIALIZED VIEW "
+            + viewName + ", then CREATE MATERIALIZED VIEW)");
+  }
+
+  /**
+   * Calls the function's {@code validate}; its error gets the view and the class appended, and
+   * then {@code after}. An {@link IllegalArgumentException} (a user function's natural choice) is
+   * an option error too.
+   */
+  private static void validate(MaterializedViewKind kind, Object function,
+      Map<String, String> options, StructType input, String viewName, String after) {
+    String where = " (view " + viewName + ", " + kind.wire() + " " + function.getClass().getName()
+        + ")" + after;
     try {
-      Object f = cls.getConstructor().newInstance();
-      if (f instanceof Chunker c) {
-        out = c.outputSchema(options, input);
-      } else if (f instanceof BatchChunker b) {
-        out = b.outputSchema(options, input);
+      if (function instanceof Chunker c) {
+        c.validate(options, input);
+      } else if (function instanceof BatchChunker b) {
+        b.validate(options, input);
       } else {
-        out = ((BatchUdtf) f).outputSchema(input, options);
+        ((BatchUdtf) function).validate(input, options);
       }
+    } catch (InvalidOptionException e) {
+      throw e.withSuffix(where);
+    } catch (IllegalArgumentException e) {
+      throw new InvalidOptionException(e.getMessage() + where, e);
+    }
+  }
+
+  /** An instance of a class {@link #checkClass} accepted. */
+  private static Object newInstance(MaterializedViewKind kind, Class<?> cls) {
+    try {
+      return cls.getConstructor().newInstance();
+    } catch (InvocationTargetException e) {
+      throw new InvalidViewDefinitionException(kind.wire() + " class '" + cls.getName()
+          + "' failed in its constructor: " + e.getCause(), e.getCause());
     } catch (ReflectiveOperationException e) {
       throw new InvalidViewDefinitionException("Cannot create " + kind.wire() + " '"
-          + cls.getName() + "' to ask for its output schema: " + e, e);
+          + cls.getName() + "': " + e, e);
     }
+  }
+
+  private static Schema derivedSchema(MaterializedViewKind kind, Object f,
+      Map<String, String> options, StructType input, String viewName) {
+    StructType out;
+    if (f instanceof Chunker c) {
+      out = c.outputSchema(options, input);
+    } else if (f instanceof BatchChunker b) {
+      out = b.outputSchema(options, input);
+    } else {
+      out = ((BatchUdtf) f).outputSchema(input, options);
+    }
+    Class<?> cls = f.getClass();
     if (out == null) {
       throw new InvalidViewDefinitionException(kind.wire() + " '" + cls.getName() + "' of view "
           + viewName + " does not tell its output schema; declare it with OPTIONS "
@@ -279,8 +336,7 @@ final class FunctionOptions {
   static boolean bool(String key, String v) {
     String t = v.trim().toLowerCase(Locale.ROOT);
     if (!t.equals("true") && !t.equals("false")) {
-      throw new InvalidOptionException("Option " + key + " must be true or false, got '" + v
-          + "'");
+      throw new InvalidOptionException(key, v, "true or false");
     }
     return t.equals("true");
   }

@@ -1,5 +1,6 @@
 package io.lancerest.spark.mv.udtf;
 
+import io.lancerest.spark.mv.InvalidOptionException;
 import java.util.Iterator;
 import java.util.Map;
 import org.apache.spark.sql.Row;
@@ -36,6 +37,20 @@ import org.apache.spark.sql.types.StructType;
 @FunctionalInterface
 public interface BatchUdtf {
   Iterator<Row> process(UdtfContext context, Iterator<Row> rows) throws Exception;
+
+  /**
+   * Checks the definition's options and input columns: at CREATE, before anything is created,
+   * and before every refresh, so that a bad value fails once with its name instead of failing
+   * every partition. Throw {@link InvalidOptionException} naming the option, its value and what
+   * is allowed ({@code new InvalidOptionException("k", "-1", "a positive whole number")}); the
+   * engine adds the view and the class to the message. Called on the driver. The default accepts
+   * everything.
+   *
+   * @param inputSchema the columns of the rows {@link #process} will get (as for {@link
+   *     #outputSchema}, with {@code _partition_id} under PARTITION BY INDEXED)
+   * @param options the envelope's options ({@code OPTIONS (...)} in SQL)
+   */
+  default void validate(StructType inputSchema, Map<String, String> options) {}
 
   /**
    * The output schema this function produces for {@code inputSchema} and {@code options}, used

@@ -1,11 +1,14 @@
 package io.lancerest.spark.mv.udtf;
 
+import io.lancerest.spark.mv.InvalidOptionException;
+import io.lancerest.spark.mv.OptionValues;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.PriorityQueue;
+import java.util.Set;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.types.DataTypes;
@@ -22,7 +25,9 @@ import org.apache.spark.sql.types.StructType;
  * </pre>
  *
  * <p>Options: {@code order_by} (required; a numeric, string, date or timestamp column), {@code k}
- * (default 10), {@code descending} (default true), {@code rank_column} (default {@code rank}).
+ * (a positive whole number, default 10), {@code descending} ({@code true} or {@code false},
+ * default true), {@code rank_column} (default {@code rank}, not an input column); any other
+ * option is refused at CREATE.
  * Ties keep the row seen first; NULL ranks after every value. The output schema is the input
  * schema plus {@code rank int32 NOT NULL} (1 = best); a declared output schema may instead pick
  * any subset of the input columns, by name, plus the rank column.
@@ -30,6 +35,32 @@ import org.apache.spark.sql.types.StructType;
  * <p>Memory: a heap of {@code k} rows per call, whatever the partition's size.
  */
 public final class TopKUdtf implements BatchUdtf {
+  private static final String K = "a positive whole number";
+  /** The options this class reads, plus output_schema (which the engine may leave in them). */
+  private static final Set<String> OPTIONS = Set.of("order_by", "k", "descending",
+      "rank_column", UdtfViews.OUTPUT_SCHEMA_OPTION);
+
+  @Override
+  public void validate(StructType inputSchema, Map<String, String> options) {
+    OptionValues.onlyKnown(options, "TopKUdtf", OPTIONS);
+    List<String> columns = List.of(inputSchema.fieldNames());
+    String orderBy = options.get("order_by");
+    String orderByAllowed = "the input column to rank by, one of " + columns;
+    if (orderBy == null || orderBy.isBlank()) {
+      throw new InvalidOptionException("order_by", null, orderByAllowed);
+    }
+    if (!columns.contains(orderBy)) {
+      throw new InvalidOptionException("order_by", orderBy, orderByAllowed);
+    }
+    OptionValues.wholeNumber(options, "k", 1, K);
+    OptionValues.bool(options, "descending");
+    String rank = options.get("rank_column");
+    if (rank != null && (rank.isBlank() || columns.contains(rank))) {
+      throw new InvalidOptionException("rank_column", rank, "a column name that is not an input "
+          + "column " + columns);
+    }
+  }
+
   @Override
   public StructType outputSchema(StructType inputSchema, Map<String, String> options) {
     String rank = options.getOrDefault("rank_column", "rank");
@@ -39,13 +70,13 @@ public final class TopKUdtf implements BatchUdtf {
 
   @Override
   public Iterator<Row> process(UdtfContext context, Iterator<Row> rows) {
+    validate(context.inputSchema(), context.options());
     String orderBy = context.options().get("order_by");
-    if (orderBy == null) {
-      throw new IllegalArgumentException("TopKUdtf needs option order_by (the column to rank by)");
-    }
     int orderIndex = context.inputSchema().fieldIndex(orderBy);
-    int k = Integer.parseInt(context.option("k", "10"));
-    boolean descending = Boolean.parseBoolean(context.option("descending", "true"));
+    Integer kOption = OptionValues.wholeNumber(context.options(), "k", 1, K);
+    int k = kOption == null ? 10 : kOption;
+    Boolean descendingOption = OptionValues.bool(context.options(), "descending");
+    boolean descending = descendingOption == null || descendingOption;
     String rankColumn = context.option("rank_column", "rank");
 
     // Better-first comparator over (value, arrival); the heap keeps the worst on top.

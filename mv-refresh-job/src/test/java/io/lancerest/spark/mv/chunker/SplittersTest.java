@@ -3,6 +3,8 @@ package io.lancerest.spark.mv.chunker;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import io.lancerest.spark.mv.InvalidOptionException;
+import io.lancerest.spark.mv.udtf.TopKUdtf;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -53,18 +55,65 @@ class SplittersTest {
 
   @Test
   void badOptionsSayWhatIsWrong() {
-    IllegalArgumentException none = assertThrows(IllegalArgumentException.class,
-        () -> opened(Map.of()));
-    assertEquals("TextSplitter needs option 'separator' or a positive 'chunk_size'",
-        none.getMessage());
-    IllegalArgumentException overlap = assertThrows(IllegalArgumentException.class,
+    assertEquals("TextSplitter needs option separator (a literal string to split at) or "
+        + "chunk_size (a positive whole number of characters); neither is set",
+        assertThrows(InvalidOptionException.class, () -> opened(Map.of())).getMessage());
+    InvalidOptionException overlap = assertThrows(InvalidOptionException.class,
         () -> opened(Map.of("chunk_size", "4", "overlap", "4")));
-    assertEquals("TextSplitter option 'overlap' must be >= 0 and less than chunk_size (4), got "
-        + "4", overlap.getMessage());
-    IllegalArgumentException notInt = assertThrows(IllegalArgumentException.class,
-        () -> opened(Map.of("chunk_size", "many")));
-    assertEquals("Chunker option 'chunk_size' must be an integer, got 'many'",
-        notInt.getMessage());
+    assertEquals("overlap must be a whole number from 0 to 3 (less than chunk_size), got '4'",
+        overlap.getMessage());
+    assertEquals("overlap", overlap.option());
+    assertEquals("4", overlap.value());
+    assertEquals("overlap must be 0 without chunk_size (it is the overlap of chunk_size "
+        + "windows), got '2'", assertThrows(InvalidOptionException.class,
+            () -> opened(Map.of("separator", " ", "overlap", "2"))).getMessage());
+    assertEquals("chunk_size must be a positive whole number, got 'many'",
+        assertThrows(InvalidOptionException.class, () -> opened(Map.of("chunk_size", "many")))
+            .getMessage());
+    assertEquals("chunk_size must be a positive whole number, got '-3'",
+        assertThrows(InvalidOptionException.class, () -> opened(Map.of("separator", " ",
+            "chunk_size", "-3"))).getMessage());
+    assertEquals("TextSplitter has no option 'chunksize'; its options are chunk_size, "
+        + "inherit_input_columns, overlap, separator", assertThrows(
+            InvalidOptionException.class, () -> opened(Map.of("chunksize", "4"))).getMessage());
+    assertEquals("TextSplitter splits its first input column, which must be a string; its input "
+        + "columns are struct<n:int> (name the text column first in input_columns)",
+        assertThrows(InvalidOptionException.class, () -> new TextSplitter().validate(
+            Map.of("chunk_size", "4"), new StructType().add("n", DataTypes.IntegerType)))
+            .getMessage());
+  }
+
+  @Test
+  void arraySplitterAndTopKCheckTheirOptions() {
+    StructType arrays = new StructType().add("v",
+        DataTypes.createArrayType(DataTypes.IntegerType));
+    assertEquals("size must be set to a positive whole number (elements per slice)",
+        assertThrows(InvalidOptionException.class, () -> new ArraySplitter().validate(Map.of(),
+            arrays)).getMessage());
+    assertEquals("size must be a positive whole number (elements per slice), got '0'",
+        assertThrows(InvalidOptionException.class, () -> new ArraySplitter().validate(
+            Map.of("size", "0"), arrays)).getMessage());
+    new ArraySplitter().validate(Map.of("size", "2"), arrays);
+
+    StructType items = new StructType().add("cat", DataTypes.StringType)
+        .add("price", DataTypes.DoubleType);
+    TopKUdtf topK = new TopKUdtf();
+    assertEquals("order_by must be set to the input column to rank by, one of [cat, price]",
+        assertThrows(InvalidOptionException.class, () -> topK.validate(items, Map.of()))
+            .getMessage());
+    assertEquals("order_by must be the input column to rank by, one of [cat, price], got "
+        + "'prize'", assertThrows(InvalidOptionException.class, () -> topK.validate(items,
+            Map.of("order_by", "prize"))).getMessage());
+    assertEquals("k must be a positive whole number, got '-1'", assertThrows(
+        InvalidOptionException.class, () -> topK.validate(items, Map.of("order_by", "price",
+            "k", "-1"))).getMessage());
+    assertEquals("descending must be true or false, got 'yes'", assertThrows(
+        InvalidOptionException.class, () -> topK.validate(items, Map.of("order_by", "price",
+            "descending", "yes"))).getMessage());
+    assertEquals("rank_column must be a column name that is not an input column [cat, price], "
+        + "got 'price'", assertThrows(InvalidOptionException.class, () -> topK.validate(items,
+            Map.of("order_by", "price", "rank_column", "price"))).getMessage());
+    topK.validate(items, Map.of("order_by", "price", "k", "3", "descending", "FALSE"));
   }
 
   @Test
