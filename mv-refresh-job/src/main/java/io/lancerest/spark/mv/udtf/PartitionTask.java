@@ -36,7 +36,14 @@ final class PartitionTask implements FlatMapFunction<Iterator<Row>, PartitionOut
       int keyIndex, boolean stripKey, StructType inputSchema, long sourceVersion,
       String viewLocation, Map<String, String> storageOptions, int maxRowsPerFile,
       Set<String> finishedKeyIds, PartitionCheckpoints checkpoints)
-      implements java.io.Serializable {}
+      implements java.io.Serializable {
+    /** Storage options hold object-store credentials: only their names are printed. */
+    @Override
+    public String toString() {
+      return "PartitionTask.Spec[" + udtfName + " of view " + viewLocation + ", storage options "
+          + storageOptions.keySet() + "]";
+    }
+  }
 
   private final Spec spec;
 
