@@ -10,6 +10,7 @@ import io.lancerest.client.internal.ErrorClassifier;
 import io.lancerest.client.internal.Interceptors;
 import io.lancerest.client.internal.RetryPolicy;
 import io.lancerest.client.internal.StaleConnections;
+import io.lancerest.client.spec.Operation;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.InputStream;
@@ -124,7 +125,7 @@ public final class HttpTransport implements Closeable {
         : AuthManager.fixed(config.token(), config.apiKey());
     this.http = plain.newBuilder()
         .addInterceptor(Interceptors.retry(policy, sleeper))
-        .addInterceptor(Interceptors.auth(auth))
+        .addInterceptor(new io.lancerest.client.auth.AuthInterceptor(auth))
         .addInterceptor(Interceptors.headers(config.headers(), USER_AGENT))
         .addNetworkInterceptor(stale.guard())
         .addNetworkInterceptor(Interceptors.logging())

@@ -2,6 +2,7 @@ package io.lancerest.client;
 
 import io.lancerest.client.error.ErrorDetails;
 import io.lancerest.client.error.InvalidResponseException;
+import io.lancerest.client.spec.Operation;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;

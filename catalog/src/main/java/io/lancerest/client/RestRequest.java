@@ -1,5 +1,6 @@
 package io.lancerest.client;
 
+import io.lancerest.client.spec.Operation;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

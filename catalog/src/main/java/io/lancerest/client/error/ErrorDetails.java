@@ -1,6 +1,6 @@
 package io.lancerest.client.error;
 
-import io.lancerest.client.Operation;
+import io.lancerest.client.spec.Operation;
 
 /**
  * The facts about one failed call, from which an exception and its message are made.

@@ -1,6 +1,6 @@
 package io.lancerest.client.error;
 
-import io.lancerest.client.Operation;
+import io.lancerest.client.spec.Operation;
 
 /**
  * Base of every error raised by the REST client. It carries what a user or an operator needs to

@@ -2,7 +2,6 @@ package io.lancerest.client.internal;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.lancerest.client.Operation;
 import io.lancerest.client.error.AlreadyExistsException;
 import io.lancerest.client.error.ConflictException;
 import io.lancerest.client.error.ErrorCode;
@@ -30,6 +29,7 @@ import io.lancerest.client.error.ThrottledException;
 import io.lancerest.client.error.TransactionNotFoundException;
 import io.lancerest.client.error.UnauthenticatedException;
 import io.lancerest.client.error.UnsupportedOperationByServerException;
+import io.lancerest.client.spec.Operation;
 import java.nio.charset.StandardCharsets;
 import java.util.Collection;
 import java.util.List;

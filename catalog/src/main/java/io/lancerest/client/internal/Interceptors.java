@@ -1,9 +1,8 @@
 package io.lancerest.client.internal;
 
-import io.lancerest.client.Operation;
-import io.lancerest.client.auth.AuthManager;
 import io.lancerest.client.error.ErrorDetails;
 import io.lancerest.client.error.InvalidResponseException;
+import io.lancerest.client.spec.Operation;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.Map;
@@ -43,40 +42,6 @@ public final class Interceptors {
       }
       return chain.proceed(b.build());
     };
-  }
-
-  /** Adds credentials; on a 401, refreshes them once and sends the request again. */
-  public static Interceptor auth(AuthManager auth) {
-    return chain -> {
-      Request original = chain.request();
-      Request sent = withAuth(original, auth);
-      Response response = chain.proceed(sent);
-      // A per-call identity that was refused is the caller's to fix: refreshing the catalog's
-      // own credentials would not change what is sent.
-      boolean ownCredentials = original.header("Authorization") == null;
-      if (response.code() == 401 && ownCredentials
-          && auth.refreshAfterUnauthorized(sent.header("Authorization"))) {
-        response.close();
-        LOG.debug("{}: 401, credentials refreshed, sending once more", operationOf(original));
-        return chain.proceed(withAuth(original, auth));
-      }
-      return response;
-    };
-  }
-
-  private static Request withAuth(Request request, AuthManager auth) {
-    Map<String, String> h = auth.headers();
-    if (h.isEmpty()) {
-      return request;
-    }
-    Request.Builder b = request.newBuilder();
-    // A per-call identity (context api_key / auth_token) takes precedence over the catalog's.
-    h.forEach((k, v) -> {
-      if (request.header(k) == null) {
-        b.header(k, v);
-      }
-    });
-    return b.build();
   }
 
   /** Retries per {@link RetryPolicy}; sleeps between attempts. */

@@ -1,6 +1,6 @@
 package io.lancerest.client.internal;
 
-import io.lancerest.client.Operation;
+import io.lancerest.client.spec.Operation;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.ConnectException;

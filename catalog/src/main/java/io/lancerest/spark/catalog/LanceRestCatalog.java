@@ -13,9 +13,11 @@ import io.lancerest.spark.connector.LanceFunctions;
 import java.io.Closeable;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BiFunction;
+import java.util.function.Supplier;
 import org.apache.spark.SparkContext;
 import org.apache.spark.scheduler.SparkListener;
 import org.apache.spark.scheduler.SparkListenerApplicationEnd;
@@ -38,6 +40,7 @@ import org.apache.spark.sql.connector.catalog.functions.UnboundFunction;
 import org.apache.spark.sql.connector.expressions.Transform;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
+import org.slf4j.LoggerFactory;
 
 /**
  * Spark catalog over a Lance REST namespace server:
@@ -63,6 +66,8 @@ public class LanceRestCatalog
   private SparkContext context;
   private SparkListener closeOnEnd;
   private boolean closed;
+  /** What components acting for this catalog keep with it (caches), closed with it. */
+  private final Map<Class<?>, AutoCloseable> resources = new LinkedHashMap<>();
 
   @Override
   public void initialize(String name, CaseInsensitiveStringMap options) {
@@ -130,8 +135,38 @@ public class LanceRestCatalog
     if (tables != null) {
       tables.cache().clear();
     }
+    List<AutoCloseable> owned;
+    synchronized (resources) {
+      owned = new ArrayList<>(resources.values());
+      resources.clear();
+    }
+    for (AutoCloseable r : owned) {
+      try {
+        r.close();
+      } catch (Exception e) {
+        LoggerFactory.getLogger(LanceRestCatalog.class).warn("Catalog {}: closing {} failed: {}",
+            name, r.getClass().getName(), e.toString());
+      }
+    }
     if (client != null) {
       client.close();
+    }
+  }
+
+  /**
+   * The catalog's one {@code type}, made by {@code create} on first use: state that components
+   * acting for this catalog keep across statements (the view engine's caches). It lives as long
+   * as the catalog and is closed with it.
+   */
+  public <T extends AutoCloseable> T resource(Class<T> type, Supplier<T> create) {
+    synchronized (this) {
+      if (closed) {
+        throw new IllegalStateException("Catalog " + name + " is closed (closed by its owner, or "
+            + "its SparkContext stopped); use a catalog of a running session");
+      }
+    }
+    synchronized (resources) {
+      return type.cast(resources.computeIfAbsent(type, t -> create.get()));
     }
   }
 

@@ -21,9 +21,8 @@ import org.apache.spark.sql.types.StructType;
  * watermark. The engine itself reads and writes view tables by path, not through the catalog.
  */
 final class MaterializedViewLayout {
-  static final String MARKER = "geneva::view::version";
-  static final Set<String> LAYOUT_COLUMNS = Set.of("__source_row_id", "__is_set",
-      "__child_index");
+  static final String MARKER = ViewTableLayout.MARKER;
+  static final Set<String> LAYOUT_COLUMNS = ViewTableLayout.LAYOUT_COLUMNS;
 
   private final Supplier<Boolean> view;
   private final Set<String> hidden;

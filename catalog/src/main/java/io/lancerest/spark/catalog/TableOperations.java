@@ -3,7 +3,7 @@ package io.lancerest.spark.catalog;
 import io.lancerest.client.Identifiers;
 import io.lancerest.client.LanceRestClient;
 import io.lancerest.client.RestClientConfig;
-import io.lancerest.client.Operation;
+import io.lancerest.client.spec.Operation;
 import io.lancerest.client.error.ErrorCode;
 import io.lancerest.client.error.ErrorDetails;
 import io.lancerest.client.error.NotFoundException;

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lancerest.client.HttpTransport;
-import io.lancerest.client.Operation;
+import io.lancerest.client.spec.Operation;
 import io.lancerest.client.RestRequest;
 import io.lancerest.client.error.ErrorCode;
 import io.lancerest.client.error.InternalServerException;

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.lancerest.client.Operation;
+import io.lancerest.client.spec.Operation;
 import io.lancerest.client.internal.RetryPolicy;
 import java.io.IOException;
 import java.net.ConnectException;

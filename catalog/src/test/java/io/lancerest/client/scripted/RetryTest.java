@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lancerest.client.HttpTransport;
 import io.lancerest.client.LanceRestClient;
-import io.lancerest.client.Operation;
+import io.lancerest.client.spec.Operation;
 import io.lancerest.client.RestRequest;
 import io.lancerest.client.error.CommunicationException;
 import io.lancerest.client.error.InternalServerException;

@@ -1,7 +1,7 @@
 package io.lancerest.examples.bench;
 
 import io.lancerest.spark.LanceRestSparkExtensions;
-import io.lancerest.spark.mv.DefaultMaterializedViewsFactory;
+import io.lancerest.spark.mv.engine.DefaultMaterializedViewsFactory;
 import io.lancerest.spark.mv.MaterializedViews;
 import io.lancerest.spark.mv.udtf.BatchUdtf;
 import io.lancerest.spark.mv.udtf.UdtfContext;

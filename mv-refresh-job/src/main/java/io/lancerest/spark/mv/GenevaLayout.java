@@ -1,6 +1,7 @@
 package io.lancerest.spark.mv;
 
 import io.lancerest.client.model.MaterializedViewUdtfEntry;
+import io.lancerest.spark.catalog.ViewTableLayout;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.Base64;
@@ -20,7 +21,7 @@ public final class GenevaLayout {
   public static final String BASE_TABLE = "geneva::view::base_table";
   public static final String BASE_TABLE_DB_URI = "geneva::view::base_table_db_uri";
   public static final String BASE_TABLE_VERSION = "geneva::view::base_table_version";
-  public static final String VERSION = "geneva::view::version";
+  public static final String VERSION = ViewTableLayout.MARKER;
   public static final String UDTF = "geneva::view::udtf";
   public static final String CHUNKER = "geneva::view::chunker";
   public static final String MANIFEST = "geneva::view::manifest";
@@ -36,9 +37,9 @@ public final class GenevaLayout {
   public static final String LAST_JOB = "lancerest::view::last_job";
   public static final String FORMAT_VERSION = "1";
 
-  public static final String SOURCE_ROW_ID = "__source_row_id";
-  public static final String IS_SET = "__is_set";
-  public static final String CHILD_INDEX = "__child_index";
+  public static final String SOURCE_ROW_ID = ViewTableLayout.SOURCE_ROW_ID;
+  public static final String IS_SET = ViewTableLayout.IS_SET;
+  public static final String CHILD_INDEX = ViewTableLayout.CHILD_INDEX;
   /** Geneva joins namespace parts with '$' in {@code namespace_path}. */
   public static final String PATH_SEPARATOR = "$";
 

@@ -38,12 +38,18 @@ public interface MaterializedViews {
     MaterializedViews forCatalog(SparkSession spark, String catalogName);
   }
 
+  /**
+   * The engine's factory, by name: this API does not depend on the engine that implements it
+   * (the engine depends on the API).
+   */
+  String DEFAULT_FACTORY = "io.lancerest.spark.mv.engine.DefaultMaterializedViewsFactory";
+
   /** Spark conf naming the {@link Factory} class (a public no-argument constructor). */
   String FACTORY_CONF = "spark.lancerest.mv.factory";
 
   /** The API for catalog {@code catalogName} of {@code spark}. */
   static MaterializedViews forCatalog(SparkSession spark, String catalogName) {
-    String cls = spark.conf().get(FACTORY_CONF, DefaultMaterializedViewsFactory.class.getName());
+    String cls = spark.conf().get(FACTORY_CONF, DEFAULT_FACTORY);
     Factory f;
     try {
       f = (Factory) Class.forName(cls, true, Thread.currentThread().getContextClassLoader())

@@ -27,8 +27,8 @@ import org.apache.spark.sql.util.LanceArrowUtils;
  */
 record ChunkerLayout(StructType projected, List<String> inputColumns, List<String> inherited,
     Schema output) {
-  static final String SOURCE_ROW_ID = "__source_row_id";
-  static final String CHILD_INDEX = "__child_index";
+  static final String SOURCE_ROW_ID = io.lancerest.spark.mv.GenevaLayout.SOURCE_ROW_ID;
+  static final String CHILD_INDEX = io.lancerest.spark.mv.GenevaLayout.CHILD_INDEX;
 
   static ChunkerLayout of(StructType projected, List<String> declaredInputs, Schema output,
       boolean inheritInputs) {

@@ -1,5 +1,6 @@
 package io.lancerest.spark.mv.chunker;
 
+import io.lancerest.spark.mv.InvalidOptionException;
 import io.lancerest.spark.mv.RefreshListener;
 /**
  * Refresh options of a chunker view (the fields of RefreshMaterializedViewRequest that apply).
@@ -35,11 +36,9 @@ public record ChunkerRefreshOptions(Long srcVersion, int sourceTaskSize, Integer
       positive("concurrency", concurrency);
     }
     if (outputLimit != null && outputLimit < 0) {
-      throw new IllegalArgumentException("output_limit must be >= 0, got " + outputLimit);
+      throw new InvalidOptionException("output_limit must be >= 0, got " + outputLimit);
     }
-    if (srcVersion != null && srcVersion < 1) {
-      throw new IllegalArgumentException("src_version must be >= 1, got " + srcVersion);
-    }
+    // src_version is checked against the source by the refresh driver, as for every kind
     if (taskArrowMemoryBytes <= 0) {
       throw new IllegalArgumentException("task Arrow memory must be > 0");
     }
@@ -47,7 +46,7 @@ public record ChunkerRefreshOptions(Long srcVersion, int sourceTaskSize, Integer
 
   private static void positive(String name, long v) {
     if (v < 1) {
-      throw new IllegalArgumentException(name + " must be >= 1, got " + v);
+      throw new InvalidOptionException(name + " must be >= 1, got " + v);
     }
   }
 

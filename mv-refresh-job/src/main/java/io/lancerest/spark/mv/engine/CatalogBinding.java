@@ -9,6 +9,7 @@ import io.lancerest.spark.catalog.CatalogOptions;
 import io.lancerest.spark.catalog.LanceRestCatalog;
 import io.lancerest.spark.mv.MaterializedViewException;
 import io.lancerest.spark.mv.MaterializedViewNotFoundException;
+import io.lancerest.spark.mv.refresh.RefreshCaches;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -30,13 +31,15 @@ public final class CatalogBinding {
   private final TableCatalog catalog;
   private final CatalogOptions options;
   private final LanceRestClient client;
+  private final RefreshCaches caches;
 
   CatalogBinding(String name, TableCatalog catalog, CatalogOptions options,
-      LanceRestClient client) {
+      LanceRestClient client, RefreshCaches caches) {
     this.name = name;
     this.catalog = catalog;
     this.options = options;
     this.client = client;
+    this.caches = caches;
   }
 
   /** The binding of catalog {@code name} in {@code spark}. */
@@ -60,7 +63,12 @@ public final class CatalogBinding {
   /** The binding of an initialized catalog; it uses the catalog's own client and options. */
   public static CatalogBinding of(LanceRestCatalog catalog) {
     return new CatalogBinding(catalog.name(), catalog, catalog.catalogOptions(),
-        catalog.client());
+        catalog.client(), catalog.resource(RefreshCaches.class, RefreshCaches::new));
+  }
+
+  /** What refreshes of this catalog's views keep for the next one; closed with the catalog. */
+  public RefreshCaches caches() {
+    return caches;
   }
 
   public String name() {

@@ -478,7 +478,7 @@ public final class EngineViews implements MaterializedViews {
         cat.display(sourceRelative));
     try {
       return KindDispatch.refresh(spark, viewName, stored.view(), source, def, options, jobId,
-          listener);
+          listener, cat.caches());
     } finally {
       cat.invalidate(viewId);
     }

@@ -12,6 +12,7 @@ import io.lancerest.spark.mv.ViewDefinition;
 import io.lancerest.spark.mv.chunker.ChunkerRefresh;
 import io.lancerest.spark.mv.chunker.ChunkerViews;
 import io.lancerest.spark.mv.engine.CatalogBinding.TableLocation;
+import io.lancerest.spark.mv.refresh.RefreshCaches;
 import io.lancerest.spark.mv.query.QueryLayout;
 import io.lancerest.spark.mv.query.QueryRefresh;
 import io.lancerest.spark.mv.udtf.UdtfDefinition;
@@ -40,13 +41,13 @@ final class KindDispatch {
 
   static RefreshResult refresh(SparkSession spark, String viewName, TableLocation view,
       TableLocation source, ViewDefinition def, RefreshOptions options, String jobId,
-      RefreshListener listener) {
+      RefreshListener listener, RefreshCaches caches) {
     options.checkApplicableTo(def.kind());
     try {
       return switch (def.kind()) {
         case QUERY -> QueryRefresh.run(spark, new QueryRefresh.Tables(viewName, view.location(),
             view.storageOptions(), source.location(), source.storageOptions()),
-            def.sourceQuery(), options, jobId, listener);
+            def.sourceQuery(), options, jobId, listener, caches);
         case CHUNKER -> ChunkerViews.refresh(spark, new ChunkerRefresh.Tables(
             source.location(), source.storageOptions(), view.location(), view.storageOptions(),
             viewName, null), def, withJobId(options, jobId), listener);

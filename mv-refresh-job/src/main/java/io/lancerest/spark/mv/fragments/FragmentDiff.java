@@ -153,12 +153,13 @@ public final class FragmentDiff {
    * versions: up to a million ids each for a large fragment that lost a few rows to an UPDATE.
    * A fragment that had no deletions at {@code then} needs no scan there: its ids are its whole
    * row-id sequence, read from the fragment metadata ({@link #allRowIds}); the same holds for
-   * replaced fragments. A fragment's live ids scanned by an earlier refresh in this JVM (the
+   * replaced fragments. A fragment's live ids scanned by an earlier refresh of the catalog (the
    * newer side then is the older side now) come from {@link LiveRowIds}. The remaining scans are
    * independent and run on {@value #SCAN_THREADS} threads; lance-core's {@code Dataset} takes
    * only a read lock to start a scan.
    */
-  public Departed departed(org.lance.Dataset then, org.lance.Dataset now) throws Exception {
+  public Departed departed(org.lance.Dataset then, org.lance.Dataset now, LiveRowIds cache)
+      throws Exception {
     List<Callable<Roaring64NavigableMap>> scans = new ArrayList<>();
     // A fragment without deletions at the older version had every row of its row-id sequence
     // live: when the sequence is plain ranges (the usual case), that is the set, no scan.
@@ -182,7 +183,7 @@ public final class FragmentDiff {
         FragmentMetadata m = sides[side];
         Roaring64NavigableMap have = side == 0 ? allRowIds(m) : null;
         if (have == null) {
-          have = LiveRowIds.cached(at[side].uri(), m);
+          have = cache.cached(at[side].uri(), m);
           cached += have == null ? 0 : 1;
         }
         if (have != null) {
@@ -190,7 +191,7 @@ public final class FragmentDiff {
           scans.add(() -> k);
         } else {
           org.lance.Dataset ds = at[side];
-          scans.add(() -> LiveRowIds.scanned(ds.uri(), m, rowIds(ds, List.of(m.getId()))));
+          scans.add(() -> cache.scanned(ds.uri(), m, rowIds(ds, List.of(m.getId()))));
           scanning++;
         }
       }

@@ -7,7 +7,7 @@ import org.roaringbitmap.longlong.Roaring64NavigableMap;
 
 /**
  * The live row ids of fragments recently scanned for a fragment diff, kept for the next refresh
- * in the same JVM: a fragment that keeps losing rows to UPDATEs (a large one of an often-updated
+ * of the same catalog ({@code RefreshCaches}): a fragment that keeps losing rows to UPDATEs (a large one of an often-updated
  * table) is compared at the watermark and at the target version, and the next refresh's
  * watermark is this one's target, so its older side is the set this refresh scanned.
  *
@@ -19,11 +19,11 @@ import org.roaringbitmap.longlong.Roaring64NavigableMap;
  * sets of up to {@value #MAX_BYTES} bytes each (a million ids with scattered holes is about
  * 130 KB; runs of ids are far smaller), least recently used first out.
  */
-final class LiveRowIds {
+public final class LiveRowIds {
   static final int ENTRIES = 16;
   static final long MAX_BYTES = 4L << 20;
 
-  private static final Map<String, Roaring64NavigableMap> SETS =
+  private final Map<String, Roaring64NavigableMap> sets =
       new LinkedHashMap<>(32, 0.75f, true) {
         @Override
         protected boolean removeEldestEntry(Map.Entry<String, Roaring64NavigableMap> e) {
@@ -31,20 +31,19 @@ final class LiveRowIds {
         }
       };
 
-  private LiveRowIds() {}
 
   private static String key(String uri, FragmentMetadata f) {
     return uri + '\n' + f;
   }
 
   /** A copy of the cached set, or {@code null}. */
-  static Roaring64NavigableMap cached(String uri, FragmentMetadata f) {
+  Roaring64NavigableMap cached(String uri, FragmentMetadata f) {
     if (f == null) {
       return null;
     }
     Roaring64NavigableMap s;
-    synchronized (SETS) {
-      s = SETS.get(key(uri, f));
+    synchronized (sets) {
+      s = sets.get(key(uri, f));
     }
     if (s == null) {
       return null;
@@ -53,21 +52,21 @@ final class LiveRowIds {
   }
 
   /** Remembers {@code ids}, just scanned for {@code f}; returns them. */
-  static Roaring64NavigableMap scanned(String uri, FragmentMetadata f,
+  Roaring64NavigableMap scanned(String uri, FragmentMetadata f,
       Roaring64NavigableMap ids) {
     ids.runOptimize();
     if (ids.serializedSizeInBytes() <= MAX_BYTES) {
       Roaring64NavigableMap kept = copy(ids);
-      synchronized (SETS) {
-        SETS.put(key(uri, f), kept);
+      synchronized (sets) {
+        sets.put(key(uri, f), kept);
       }
     }
     return ids;
   }
 
-  static void clear() {
-    synchronized (SETS) {
-      SETS.clear();
+  void clear() {
+    synchronized (sets) {
+      sets.clear();
     }
   }
 

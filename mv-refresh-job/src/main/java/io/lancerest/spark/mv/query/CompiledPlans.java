@@ -47,14 +47,13 @@ final class CompiledPlans {
   /** Entries kept; the least recently used goes first. */
   static final int CAPACITY = 16;
 
-  private static final Map<Key, Entry> ENTRIES = new LinkedHashMap<>(16, 0.75f, true) {
+  private final Map<Key, Entry> entries = new LinkedHashMap<>(16, 0.75f, true) {
     @Override
     protected boolean removeEldestEntry(Map.Entry<Key, Entry> eldest) {
       return size() > CAPACITY;
     }
   };
 
-  private CompiledPlans() {}
 
   /**
    * The options of a lance-spark read that change its plan (what it pushes down, how it
@@ -96,10 +95,10 @@ final class CompiledPlans {
    * The compiled definition for {@code key}, taken out of the cache (hand it back with {@link
    * #giveBack} when done), or {@code null}.
    */
-  static Entry take(SparkSession spark, Key key) {
+  Entry take(SparkSession spark, Key key) {
     Entry e;
-    synchronized (ENTRIES) {
-      e = ENTRIES.remove(key);
+    synchronized (entries) {
+      e = entries.remove(key);
     }
     return e != null && builtIns(spark, e.functions) ? e : null;
   }
@@ -120,16 +119,9 @@ final class CompiledPlans {
   }
 
   /** Keeps {@code e} (from {@link #take} or {@link #entry}) for the next refresh. */
-  static void giveBack(Key key, Entry e) {
-    synchronized (ENTRIES) {
-      ENTRIES.put(key, e);
-    }
-  }
-
-  /** Tests: forget every compiled definition. */
-  static void clear() {
-    synchronized (ENTRIES) {
-      ENTRIES.clear();
+  void giveBack(Key key, Entry e) {
+    synchronized (entries) {
+      entries.put(key, e);
     }
   }
 

@@ -130,7 +130,7 @@ final class LocalRefreshWrite {
       List<Field> sourceFields, int maxRowsPerFile, long srcVersion, List<Integer> rescan,
       long rescanRows, Schema plain, StructType target, Supplier<Dataset<Row>> sparkProjected,
       Roaring64NavigableMap inView, long watermark, IntConsumer afterBatch, String jobId,
-      RefreshListener listener) {
+      RefreshListener listener, CompiledPlans plans) {
     String capped = declines(spark, rescanRows);
     if (capped != null) {
       return Outcome.declined(capped);
@@ -144,7 +144,7 @@ final class LocalRefreshWrite {
     // path, if this declines, runs the same QueryExecution.) The previous refresh's compiled
     // plan is reused when nothing it depends on changed (CompiledPlans).
     CompiledPlans.Key key = CompiledPlans.key(spark, t, q, target, sourceFields);
-    CompiledPlans.Entry entry = CompiledPlans.take(spark, key);
+    CompiledPlans.Entry entry = plans.take(spark, key);
     boolean reused = entry != null;
     listener.observe(RefreshListener.Probe.PLAN_COMPILED, !reused);
     Compiled c;
@@ -173,7 +173,7 @@ final class LocalRefreshWrite {
           afterBatch, jobId, c, maxBytes, System.currentTimeMillis() - t0, reused);
     } finally {
       if (entry != null) {
-        CompiledPlans.giveBack(key, entry);
+        plans.giveBack(key, entry);
       }
     }
   }

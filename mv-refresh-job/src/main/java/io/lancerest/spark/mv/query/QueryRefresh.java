@@ -10,6 +10,7 @@ import io.lancerest.spark.mv.RefreshPlan;
 import io.lancerest.spark.mv.SourceIdentity;
 import io.lancerest.spark.mv.RefreshListener;
 import io.lancerest.spark.mv.RefreshResult;
+import io.lancerest.spark.mv.refresh.RefreshCaches;
 import io.lancerest.spark.mv.refresh.RefreshContext;
 import io.lancerest.spark.mv.refresh.RefreshDriver;
 import io.lancerest.spark.mv.refresh.SourceVersions;
@@ -21,6 +22,7 @@ import io.lancerest.spark.mv.commit.FragmentSourceRanges;
 import io.lancerest.spark.mv.commit.ViewCommit;
 import io.lancerest.spark.mv.commit.ViewCommitResult;
 import io.lancerest.spark.mv.fragments.FragmentDiff;
+import io.lancerest.spark.mv.fragments.LiveRowIds;
 import io.lancerest.spark.mv.fragments.FragmentScopedRead;
 import java.io.Serializable;
 import java.util.ArrayList;
@@ -110,8 +112,8 @@ public final class QueryRefresh {
 
   /** Refreshes the view; see the class comment. */
   public static RefreshResult run(SparkSession spark, Tables t, SourceQuery query,
-      RefreshOptions options, String jobId, RefreshListener listener) {
-    RefreshContext ctx = new RefreshContext(spark, t.viewName(), jobId, listener);
+      RefreshOptions options, String jobId, RefreshListener listener, RefreshCaches caches) {
+    RefreshContext ctx = new RefreshContext(spark, t.viewName(), jobId, listener, caches);
     return RefreshDriver.refresh(ctx, options.srcVersion(), () -> SourceVersions.latest(
         t.viewName(), t.sourceUri(), t.sourceStorageOptions()), kind(t, query, options));
   }
@@ -453,7 +455,8 @@ public final class QueryRefresh {
               FragmentDiff.metadata(now.getFragments()));
           ch.rescan = new ArrayList<>(diff.rescan);
           ch.rescanRows = diff.rescanRows;
-          FragmentDiff.Departed departed = diff.departed(then, now);
+          FragmentDiff.Departed departed = diff.departed(then, now,
+              ctx.caches().get(LiveRowIds.class, LiveRowIds::new));
           ch.old = departed.ids();
           ctx.observe(RefreshListener.Probe.ROW_ID_SETS_CACHED, (long) departed.cachedSets());
           ch.rescan.addAll(departed.rescanAgain());
@@ -515,7 +518,8 @@ public final class QueryRefresh {
         LocalRefreshWrite.Outcome local = LocalRefreshWrite.tryWrite(spark, t, q,
             ch.sourceFields, o.maxRowsPerFragment() == null ? 0 : o.maxRowsPerFragment(),
             srcVersion, rescan, rescanRows, plain, target, projected, inView.ids, watermark,
-            ctx.listener()::afterTaskBatch, jobId, ctx.listener());
+            ctx.listener()::afterTaskBatch, jobId, ctx.listener(),
+            ctx.caches().get(CompiledPlans.class, CompiledPlans::new));
         LOG.info("View {} (job {}): write on the {}: {}", t.viewName(), jobId,
             local.written() != null ? "driver" : "Spark path", local.why());
         if (local.written() != null) {

@@ -13,6 +13,7 @@ public final class RefreshContext {
   private final String viewName;
   private final String jobId;
   private final RefreshListener listener;
+  private final RefreshCaches caches;
   private final long startedMillis = System.currentTimeMillis();
 
   /**
@@ -21,6 +22,13 @@ public final class RefreshContext {
    */
   public RefreshContext(SparkSession spark, String viewName, String jobId,
       RefreshListener listener) {
+    this(spark, viewName, jobId, listener, null);
+  }
+
+  /** @param caches the catalog's ({@code null}: this refresh's own) */
+  public RefreshContext(SparkSession spark, String viewName, String jobId,
+      RefreshListener listener, RefreshCaches caches) {
+    this.caches = caches == null ? new RefreshCaches() : caches;
     this.spark = spark;
     this.viewName = viewName;
     this.jobId = jobId == null || jobId.isBlank() ? UUID.randomUUID().toString() : jobId;
@@ -42,6 +50,10 @@ public final class RefreshContext {
 
   public RefreshListener listener() {
     return listener;
+  }
+
+  public RefreshCaches caches() {
+    return caches;
   }
 
   public void observe(RefreshListener.Probe probe, Object value) {

@@ -84,6 +84,22 @@ class CatalogBindingTest {
   }
 
   @Test
+  void refreshCachesBelongToTheCatalogAndCloseWithIt() {
+    io.lancerest.spark.mv.refresh.RefreshCaches caches = CatalogBinding.of(spark, CAT).caches();
+    assertSame(caches, CatalogBinding.of(spark, CAT).caches(), "one per catalog");
+    StringBuilder kept = caches.get(StringBuilder.class, () -> new StringBuilder("kept"));
+    assertSame(kept, caches.get(StringBuilder.class, StringBuilder::new));
+
+    catalog().close();
+
+    assertEquals("", caches.get(StringBuilder.class, StringBuilder::new).toString(),
+        "closing the catalog dropped what its refreshes kept");
+    IllegalStateException e = assertThrows(IllegalStateException.class,
+        () -> CatalogBinding.of(catalog()));
+    assertTrue(e.getMessage().startsWith("Catalog " + CAT + " is closed"), e.getMessage());
+  }
+
+  @Test
   void theCatalogClosesWhenItsSparkContextStops() {
     LanceRestClient client = CatalogBinding.of(spark, CAT).client();
     assertFalse(client.isClosed());

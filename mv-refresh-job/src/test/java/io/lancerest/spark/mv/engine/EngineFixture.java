@@ -1,7 +1,6 @@
 package io.lancerest.spark.mv.engine;
 
 import io.lancerest.spark.LanceRestSparkExtensions;
-import io.lancerest.spark.mv.DefaultMaterializedViewsFactory;
 import io.lancerest.spark.mv.MaterializedViews;
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -12,7 +12,6 @@ import io.lancerest.spark.mv.InvalidViewDefinitionException;
 import io.lancerest.spark.mv.MaterializedViewAlreadyExistsException;
 import io.lancerest.spark.mv.MaterializedViewKind;
 import io.lancerest.spark.mv.MaterializedViewNotFoundException;
-import io.lancerest.spark.mv.query.QueryRefreshException;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
@@ -149,7 +148,7 @@ class ViewValidationTest {
   @Test
   void refreshToAVersionOlderThanTheWatermark() {
     f.sql("CREATE MATERIALIZED VIEW lance." + ns + ".old AS SELECT id FROM " + src);
-    QueryRefreshException e = assertThrows(QueryRefreshException.class, () -> f.sql(
+    InvalidOptionException e = assertThrows(InvalidOptionException.class, () -> f.sql(
         "REFRESH MATERIALIZED VIEW lance." + ns + ".old WITH (src_version = 1)"));
     assertTrue(e.getMessage().contains("src_version 1 is older than the version view lance."
         + ns + ".old already reflects (2)"), e.getMessage());

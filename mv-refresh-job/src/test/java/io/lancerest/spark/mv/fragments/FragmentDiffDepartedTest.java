@@ -37,6 +37,8 @@ class FragmentDiffDepartedTest {
   private static final Schema SCHEMA = new Schema(List.of(
       new Field("id", FieldType.notNullable(new ArrowType.Int(64, true)), null)));
   private static BufferAllocator a;
+  /** One cache across the diffs of a test, as across the refreshes of one catalog. */
+  private final LiveRowIds cache = new LiveRowIds();
   @TempDir Path dir;
 
   @BeforeAll
@@ -87,7 +89,7 @@ class FragmentDiffDepartedTest {
   }
 
   /** departed() against the plain two-scan computation between two versions. */
-  private static FragmentDiff.Departed check(String uri, long from, long to) throws Exception {
+  private FragmentDiff.Departed check(String uri, long from, long to) throws Exception {
     try (Dataset then = at(uri, from); Dataset now = at(uri, to)) {
       FragmentDiff d = FragmentDiff.between(FragmentDiff.metadata(then.getFragments()),
           FragmentDiff.metadata(now.getFragments()));
@@ -103,7 +105,7 @@ class FragmentDiffDepartedTest {
         }
         expected.or(before);
       }
-      FragmentDiff.Departed got = d.departed(then, now);
+      FragmentDiff.Departed got = d.departed(then, now, cache);
       assertEquals(expected, got.ids());
       return got;
     }
@@ -121,7 +123,7 @@ class FragmentDiffDepartedTest {
       ds.delete("id BETWEEN 100 AND 120 OR id = 450"); // both had deletions
     }
     long v2 = latest(uri);
-    LiveRowIds.clear();
+    cache.clear();
     FragmentDiff.Departed first = check(uri, v0, v1);
     assertEquals(0, first.cachedSets(), "v0 had no deletions: its ids come from the sequences");
     assertEquals(java.util.stream.LongStream.range(0, 500).filter(i -> i % 7 == 3).count(),

@@ -140,14 +140,14 @@ public final class FragmentDiffMeasure {
       long[][] times = new long[names.length][rounds];
       for (int r = 0; r < rounds + 3; r++) {
         for (int w = 0; w < names.length; w++) {
-          LiveRowIds.clear();
+          LiveRowIds cache = new LiveRowIds();
           if (w == 3) {
             // what the previous refresh (whose target was this one's watermark) left behind
-            LiveRowIds.scanned(t.uri(), older, FragmentDiff.rowIds(t, f));
+            cache.scanned(t.uri(), older, FragmentDiff.rowIds(t, f));
           }
           long s = System.nanoTime();
           Roaring64NavigableMap got = w == 0 ? sequential(t, n, f, 8192)
-              : w == 1 ? sequential(t, n, f, 1 << 20) : diff.departed(t, n).ids();
+              : w == 1 ? sequential(t, n, f, 1 << 20) : diff.departed(t, n, cache).ids();
           long e = System.nanoTime() - s;
           if (!got.equals(expect)) {
             throw new IllegalStateException(names[w] + " gave another result");

@@ -1,6 +1,6 @@
 package io.lancerest.spark.mv.query;
 
-import io.lancerest.spark.mv.DefaultMaterializedViewsFactory;
+import io.lancerest.spark.mv.engine.DefaultMaterializedViewsFactory;
 import io.lancerest.spark.mv.MaterializedViews;
 import io.lancerest.spark.mv.Probes;
 import io.lancerest.spark.mv.RefreshOptions;

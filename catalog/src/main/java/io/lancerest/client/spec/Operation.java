@@ -1,4 +1,4 @@
-package io.lancerest.client;
+package io.lancerest.client.spec;
 
 /**
  * Every operation of the Lance REST Namespace spec, with its route and its retry class.

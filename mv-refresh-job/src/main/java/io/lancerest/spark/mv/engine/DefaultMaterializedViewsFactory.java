@@ -1,7 +1,6 @@
-package io.lancerest.spark.mv;
+package io.lancerest.spark.mv.engine;
 
-import io.lancerest.spark.mv.engine.CatalogBinding;
-import io.lancerest.spark.mv.engine.EngineViews;
+import io.lancerest.spark.mv.MaterializedViews;
 import org.apache.spark.sql.SparkSession;
 
 /**

@@ -1,0 +1,5 @@
+/**
+ * Benchmarks that print ratios against a peer measured in the same run (lance-spark's own
+ * catalog, a CTAS or a plain Spark job doing the same work); {@code BenchmarkSuite} runs them.
+ */
+package io.lancerest.examples.bench;

@@ -1,0 +1,239 @@
+package io.lancerest.spark.mv.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.lancerest.spark.mv.InvalidOptionException;
+import io.lancerest.spark.mv.InvalidViewDefinitionException;
+import io.lancerest.spark.mv.Probes;
+import io.lancerest.spark.mv.RefreshOptions;
+import io.lancerest.spark.mv.RefreshResult;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.apache.spark.scheduler.SparkListener;
+import org.apache.spark.scheduler.SparkListenerJobStart;
+import org.apache.spark.sql.Row;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+/**
+ * The rules of the one refresh sequence, run against every kind through the public API: the
+ * same {@code src_version} rules and words, SKIPPED with no commit, {@code force}, a commit
+ * conflict computed again, the job group and description of its Spark jobs with the caller's put
+ * back, {@code last_job}, and a source replaced under the same name (the one documented
+ * difference between the kinds).
+ */
+class RefreshContractTest {
+  static EngineFixture f;
+  /** Descriptions of the Spark jobs started while a test listens. */
+  static final List<String> DESCRIPTIONS = new CopyOnWriteArrayList<>();
+
+  enum Kind {
+    QUERY("AS SELECT id, upper(body) AS ub, score * 2 AS s2 FROM %s WHERE score > 2"),
+    CHUNKER("USING CHUNKER 'io.lancerest.spark.mv.chunker.TextSplitter' OPTIONS "
+        + "(input_columns = 'body', chunk_size = 4, overlap = 0) AS SELECT id, body FROM %s"),
+    UDTF("USING UDTF 'io.lancerest.spark.mv.udtf.TopKUdtf' PARTITION BY category OPTIONS "
+        + "(k = '2', order_by = 'score') AS SELECT category, id, score FROM %s");
+
+    final String definition;
+
+    Kind(String definition) {
+      this.definition = definition;
+    }
+  }
+
+  @BeforeAll
+  static void start() {
+    f = new EngineFixture(Map.of());
+    f.spark.sparkContext().addSparkListener(new SparkListener() {
+      @Override
+      public void onJobStart(SparkListenerJobStart start) {
+        String d = start.properties() == null ? null
+            : start.properties().getProperty("spark.job.description");
+        DESCRIPTIONS.add(String.valueOf(d));
+      }
+    });
+  }
+
+  @AfterAll
+  static void stop() {
+    f.close();
+  }
+
+  private record View(String ns, String source, String name) {
+    List<String> id() {
+      return List.of(ns, "v");
+    }
+  }
+
+  private static View view(Kind kind) {
+    String ns = f.namespace("rc_" + kind.name().toLowerCase(java.util.Locale.ROOT));
+    String src = "lance." + ns + ".src";
+    createSource(src, 0);
+    String v = "lance." + ns + ".v";
+    f.sql("CREATE MATERIALIZED VIEW " + v + " " + String.format(kind.definition, src));
+    return new View(ns, src, v);
+  }
+
+  private static void createSource(String src, int from) {
+    f.sql("CREATE TABLE " + src + " AS SELECT id, CAST(id % 3 AS STRING) AS category, "
+        + "concat('w', CAST(id AS STRING), ' a b c d e f') AS body, CAST(id % 7 AS INT) AS score "
+        + "FROM range(" + from + ", " + (from + 40) + ")");
+  }
+
+  private static void change(View v, int from) {
+    f.sql("INSERT INTO " + v.source() + " SELECT id, CAST(id % 3 AS STRING), concat('n', "
+        + "CAST(id AS STRING), ' g h'), CAST(id % 7 AS INT) FROM range(" + from + ", "
+        + (from + 10) + ")");
+    f.sql("DELETE FROM " + v.source() + " WHERE id = " + (from - 37));
+  }
+
+  private static long viewVersion(View v) {
+    return Long.parseLong(f.sql("SHOW TBLPROPERTIES " + v.name() + " ('current-version')")
+        .get(0).getString(1));
+  }
+
+  private static long sourceVersion(View v) {
+    return Long.parseLong(f.sql("SHOW TBLPROPERTIES " + v.source() + " ('current-version')")
+        .get(0).getString(1));
+  }
+
+  private static String describe(View v, String info) {
+    return f.sql("DESCRIBE MATERIALIZED VIEW " + v.name()).stream()
+        .filter(r -> r.getString(0).equals(info)).map(r -> r.getString(1)).findFirst()
+        .orElseThrow(() -> new AssertionError("DESCRIBE has no '" + info + "'"));
+  }
+
+  private static RefreshOptions srcVersion(long v) {
+    return new RefreshOptions(v, null, null, null, null, null, null, null, null, false);
+  }
+
+  private static RefreshOptions jobId(String id, boolean force) {
+    return new RefreshOptions(null, null, null, null, null, null, null, null, id, force);
+  }
+
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void srcVersionMustExistAndNeverGoBackwardsInTheSameWordsForEveryKind(Kind kind) {
+    View v = view(kind);
+    change(v, 100);
+    long latest = sourceVersion(v);
+    long version = viewVersion(v);
+    for (long bad : new long[] {latest + 5, 0}) {
+      InvalidOptionException e = assertThrows(InvalidOptionException.class,
+          () -> f.views().refresh(v.id(), srcVersion(bad)));
+      assertEquals("src_version " + bad + " does not exist: the source of view " + v.name()
+          + " is at version " + latest + " (give 1 to " + latest + ", or omit src_version for "
+          + "the latest)", e.getMessage());
+    }
+    assertEquals(RefreshResult.JobStatus.DONE, f.views().refresh(v.id(),
+        RefreshOptions.DEFAULTS).status());
+    InvalidOptionException back = assertThrows(InvalidOptionException.class,
+        () -> f.views().refresh(v.id(), srcVersion(latest - 1)));
+    assertEquals("src_version " + (latest - 1) + " is older than the version view " + v.name()
+        + " already reflects (" + latest + "); a view cannot be refreshed backwards. Omit "
+        + "src_version or give " + latest + " or later", back.getMessage());
+    assertEquals(version + 1, viewVersion(v), "only the good refresh committed");
+  }
+
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void aViewAtTheSourceVersionIsSkippedWithoutACommitAndForceRebuildsIt(Kind kind) {
+    View v = view(kind);
+    List<String> rows = f.rows("SELECT * FROM " + v.name());
+    long version = viewVersion(v);
+    RefreshResult again = f.views().refresh(v.id(), RefreshOptions.DEFAULTS);
+    assertEquals(RefreshResult.JobStatus.SKIPPED, again.status());
+    assertEquals(kind.name(), again.kind().name());
+    assertEquals(version, viewVersion(v), "no commit");
+    RefreshResult forced = f.views().refresh(v.id(), jobId("forced-" + kind, true));
+    assertEquals(RefreshResult.JobStatus.DONE, forced.status());
+    assertEquals(version + 1, viewVersion(v));
+    assertEquals(rows, f.rows("SELECT * FROM " + v.name()), "the rebuild is the same view");
+  }
+
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void aCommitConflictIsComputedAgainFromTheNewViewVersion(Kind kind) {
+    View v = view(kind);
+    change(v, 100);
+    long version = viewVersion(v);
+    // Just before the first attempt commits, another refresh of the same view commits: the
+    // first attempt's commit conflicts, and the next attempt finds the view up to date.
+    AtomicBoolean raced = new AtomicBoolean();
+    Probes racing = new Probes().beforeCommit(() -> {
+      if (raced.compareAndSet(false, true)) {
+        assertEquals(RefreshResult.JobStatus.DONE, f.views().refresh(v.id(),
+            RefreshOptions.DEFAULTS).status());
+      }
+    });
+    RefreshResult r = f.views().refresh(v.id(), RefreshOptions.DEFAULTS, racing);
+    assertTrue(raced.get(), "the racing refresh ran");
+    assertEquals(RefreshResult.JobStatus.SKIPPED, r.status(), "computed again: nothing left");
+    assertEquals(version + 1, viewVersion(v), "one commit, the racing refresh's");
+    List<String> converged = f.rows("SELECT * FROM " + v.name());
+    f.views().refresh(v.id(), jobId(null, true));
+    assertEquals(f.rows("SELECT * FROM " + v.name()), converged, "equals a rebuild");
+  }
+
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void itsSparkJobsAreNamedForTheViewAndTheCallersJobGroupComesBack(Kind kind) throws Exception {
+    View v = view(kind);
+    change(v, 100);
+    org.apache.spark.SparkContext sc = f.spark.sparkContext();
+    sc.setJobGroup("caller-group", "the caller's own jobs", false);
+    // a change this small is otherwise written on the driver, without Spark jobs
+    f.spark.conf().set("spark.lancerest.mv.query.localRefreshMaxRows", "0");
+    try {
+      sc.listenerBus().waitUntilEmpty(60_000);
+      DESCRIPTIONS.clear();
+      String job = "contract-" + kind;
+      RefreshResult r = f.views().refresh(v.id(), jobId(job, false));
+      assertEquals(job, r.jobId());
+      sc.listenerBus().waitUntilEmpty(60_000);
+      List<String> seen = List.copyOf(DESCRIPTIONS);
+      assertFalse(seen.isEmpty(), "the refresh ran Spark jobs");
+      String prefix = "REFRESH MATERIALIZED VIEW " + v.name() + " (job " + job + ")";
+      assertTrue(seen.stream().allMatch(d -> d.startsWith(prefix)), seen.toString());
+      assertEquals("caller-group", sc.getLocalProperty("spark.jobGroup.id"));
+      assertEquals("the caller's own jobs", sc.getLocalProperty("spark.job.description"));
+      String last = describe(v, "Last job");
+      assertTrue(last.startsWith("{\"job_id\":\"" + job + "\",\"status\":\"DONE\""), last);
+    } finally {
+      sc.clearJobGroup();
+      f.spark.conf().unset("spark.lancerest.mv.query.localRefreshMaxRows");
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void aSourceReplacedUnderTheSameNameIsRefusedByIncrementalKindsAndRebuiltByUdtf(Kind kind) {
+    View v = view(kind);
+    long version = viewVersion(v);
+    f.sql("DROP TABLE " + v.source() + " PURGE");
+    createSource(v.source(), 1000);
+    f.sql("INSERT INTO " + v.source() + " SELECT id, CAST(id % 3 AS STRING), 'x y', 1 FROM "
+        + "range(2000, 2001)");
+    if (kind == Kind.UDTF) {
+      RefreshResult r = f.views().refresh(v.id(), RefreshOptions.DEFAULTS);
+      assertEquals(RefreshResult.JobStatus.DONE, r.status());
+      List<Row> ids = f.sql("SELECT min(id) FROM " + v.name());
+      assertTrue(ids.get(0).getLong(0) >= 1000, "rebuilt from the new table: " + ids);
+    } else {
+      InvalidViewDefinitionException e = assertThrows(InvalidViewDefinitionException.class,
+          () -> f.views().refresh(v.id(), RefreshOptions.DEFAULTS));
+      assertTrue(e.getMessage().startsWith("The source table of view " + v.name()
+          + " was replaced since the view's last "), e.getMessage());
+      assertTrue(e.getMessage().endsWith("The view is unchanged; drop it and create it again "
+          + "over the new table"), e.getMessage());
+      assertEquals(version, viewVersion(v));
+    }
+  }
+}
