@@ -35,6 +35,9 @@ public final class GenevaLayout {
   public static final String UDTF_SPEC = "lancerest::view::udtf_spec";
   public static final String AUTO_REFRESH = "lancerest::view::auto_refresh";
   public static final String LAST_JOB = "lancerest::view::last_job";
+  /** Transaction properties of a refresh's view commit: its job id and the view's kind. */
+  public static final String JOB_ID = "lancerest::view::job_id";
+  public static final String KIND = "lancerest::view::kind";
   public static final String FORMAT_VERSION = "1";
 
   public static final String SOURCE_ROW_ID = ViewTableLayout.SOURCE_ROW_ID;

@@ -83,15 +83,26 @@ public final class ChunkerRefresh {
   /** Schema metadata: the same version, under Geneva's view key. */
   public static final String BASE_TABLE_VERSION_KEY = GenevaLayout.BASE_TABLE_VERSION;
   /** Config: source row ids already expanded (roaring bitmap, base64). */
-  public static final String PROCESSED_KEY = "lancerest.mv.chunker.processed_parents";
+  public static final String PROCESSED_KEY = "lancerest::view::chunker::processed_parents";
   /** Config: parents cut by {@code output_limit}; re-expanded by every refresh. */
-  public static final String TRUNCATED_KEY = "lancerest.mv.chunker.truncated_parents";
+  public static final String TRUNCATED_KEY = "lancerest::view::chunker::truncated_parents";
   /**
    * Config: filtered source rows at the watermark that are not processed (skipped or cut by
    * {@code output_limit}). When it is 0 the next refresh scans only the source fragments that
    * changed since the watermark; see {@link SourceState}.
    */
-  public static final String UNPROCESSED_KEY = "lancerest.mv.chunker.unprocessed_parents";
+  public static final String UNPROCESSED_KEY = "lancerest::view::chunker::unprocessed_parents";
+  /** Where views refreshed before the keys moved to {@code lancerest::view::} keep them. */
+  static final Map<String, String> LEGACY_KEYS = Map.of(
+      PROCESSED_KEY, "lancerest.mv.chunker.processed_parents",
+      TRUNCATED_KEY, "lancerest.mv.chunker.truncated_parents",
+      UNPROCESSED_KEY, "lancerest.mv.chunker.unprocessed_parents");
+
+  /** {@code key} of the view's config, or its legacy name's value. */
+  static String configValue(Map<String, String> config, String key) {
+    String v = config.get(key);
+    return v != null ? v : config.get(LEGACY_KEYS.get(key));
+  }
   /** More rowid ranges than this and the task filters by bitmap instead of pushing them down. */
   private static final int MAX_PUSHED_RANGES = 256;
 
@@ -279,9 +290,9 @@ public final class ChunkerRefresh {
       // commit replaces every view row (including those of truncated or gone parents).
       boolean force = o.force();
       Roaring64NavigableMap processed = force ? ParentIds.empty()
-          : ParentIds.fromBase64(config.get(PROCESSED_KEY), "processed parent set");
+          : ParentIds.fromBase64(configValue(config, PROCESSED_KEY), "processed parent set");
       Roaring64NavigableMap truncated = force ? ParentIds.empty()
-          : ParentIds.fromBase64(config.get(TRUNCATED_KEY), "truncated parent set");
+          : ParentIds.fromBase64(configValue(config, TRUNCATED_KEY), "truncated parent set");
       long srcVersion = sourceVersion(watermark, viewTable.getCustomMetadata(),
           requestedVersion);
       // Recorded by the commit so the next refresh can tell this source from a table created
@@ -300,7 +311,7 @@ public final class ChunkerRefresh {
       // 2. which parents exist now, and which changed since the watermark
       long t0 = System.nanoTime();
       boolean mayScope = !force && o.outputLimit() == null && truncated.isEmpty()
-          && "0".equals(config.get(UNPROCESSED_KEY));
+          && "0".equals(configValue(config, UNPROCESSED_KEY));
       SourceState state = SourceState.scan(new SourceState.Source(ctx, t, def.filter(), source),
           watermark, srcVersion, processed,
           mayScope && ctx.listener().readChangedFragmentsOnly());

@@ -6,6 +6,8 @@ import io.lancerest.spark.mv.RefreshListener;
 import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.RefreshResult;
 import io.lancerest.spark.mv.ViewDefinition;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.UUID;
 import org.apache.spark.sql.SparkSession;
 
@@ -54,7 +56,12 @@ public final class ChunkerViews {
     String jobId = options.jobId() == null ? UUID.randomUUID().toString() : options.jobId();
     ChunkerRefreshResult r = ChunkerRefresh.run(spark, tables, definition(view),
         options(options, jobId, listener));
+    Map<String, Long> details = new LinkedHashMap<>();
+    details.put("parents_expanded", r.parentsExpanded());
+    details.put("parents_without_children", r.parentsWithoutChildren());
+    details.put("parents_removed", r.parentsRemoved());
+    details.put("fragments_written", (long) r.fragmentsWritten());
     return new RefreshResult(jobId, r.status(), MaterializedViewKind.CHUNKER, r.sourceVersion(),
-        r.rowsInserted(), r.rowsDeleted(), r.skipped().size(), r.durationMs());
+        r.rowsInserted(), r.rowsDeleted(), r.skipped().size(), r.durationMs(), details);
   }
 }

@@ -216,8 +216,8 @@ public final class ViewCommit {
         schemaMetadata.put(GenevaLayout.LAST_JOB, GenevaLayout.lastJobJson(job.id(),
             job.status().name(), job.kind(), job.sourceVersion(), added, deleted,
             System.currentTimeMillis()));
-        transactionProperties.put("lancerest.mv.job_id", job.id());
-        transactionProperties.put("lancerest.mv.kind", job.kind().wire());
+        transactionProperties.put(GenevaLayout.JOB_ID, job.id());
+        transactionProperties.put(GenevaLayout.KIND, job.kind().wire());
       }
       Schema schema = schemaWithMetadata(ds.getSchema());
       List<String> droppedIndexes = ds.listIndexes();

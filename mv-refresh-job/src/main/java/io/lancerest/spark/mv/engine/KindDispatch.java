@@ -113,8 +113,13 @@ final class KindDispatch {
     UdtfArgs u = udtfArgs(spark, viewName, view, source, def, o, jobId, listener);
     UdtfRefreshResult r = UdtfRefresh.run(spark, u.source, u.view,
         UdtfDefinition.of(def.function()), u.options);
+    java.util.Map<String, Long> details = new java.util.LinkedHashMap<>();
+    details.put("partitions", r.partitions());
+    details.put("partitions_computed", r.computed());
+    details.put("partitions_reused", r.reused());
+    details.put("udtf_calls", r.udtfCalls());
     return new RefreshResult(r.jobId(), r.status(), MaterializedViewKind.UDTF, r.sourceVersion(),
-        r.rowsInserted(), r.rowsDeleted(), r.skipped().size(), r.duration().toMillis());
+        r.rowsInserted(), r.rowsDeleted(), r.skipped().size(), r.duration().toMillis(), details);
   }
 
   private static UdtfArgs udtfArgs(SparkSession spark, String viewName, TableLocation view,

@@ -66,9 +66,9 @@ public final class UdtfRefresh {
   private static final Logger LOG = LoggerFactory.getLogger(UdtfRefresh.class);
   /** Geneva's key for the source version a UDTF view was built from. */
   public static final String BASE_VERSION_KEY = "geneva::view::base_table_version";
-  public static final String LAST_JOB_KEY = "lancerest::udtf::last_job_id";
-  public static final String LAST_STATUS_KEY = "lancerest::udtf::last_status";
-  public static final String SKIPPED_KEY = "lancerest::udtf::skipped_partitions";
+  public static final String LAST_JOB_KEY = "lancerest::view::udtf::last_job_id";
+  public static final String LAST_STATUS_KEY = "lancerest::view::udtf::last_status";
+  public static final String SKIPPED_KEY = "lancerest::view::udtf::skipped_partitions";
   private static final AtomicBoolean RESOURCE_ADVISORY_LOGGED = new AtomicBoolean();
   /**
    * Tasks per task slot when {@code concurrency} is not given: more tasks than slots let a slot
@@ -425,7 +425,6 @@ public final class UdtfRefresh {
         .replaceAllRows()
         .addFragments(fragments)
         .schemaMetadata(meta)
-        .transactionProperties(Map.of(LAST_JOB_KEY, jobId))
         .job(new ViewCommit.Job(jobId, MaterializedViewKind.UDTF, status, source.version()))
         .build();
     long computedParts = computed;

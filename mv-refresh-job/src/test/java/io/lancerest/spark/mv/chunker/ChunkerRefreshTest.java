@@ -100,6 +100,31 @@ class ChunkerRefreshTest {
   }
 
   @Test
+  void aViewWrittenWithTheLegacyConfigKeysIsRefreshedIncrementally() {
+    var def = definition(TestChunkers.Words.class, null, null);
+    String view = newView(spark, dir, "v", source, def);
+    ChunkerRefresh.run(spark, source, view, def, defaults);
+    // as a view refreshed before the keys moved under lancerest::view:: holds them
+    try (BufferAllocator a = new RootAllocator(); Dataset ds = Dataset.open(view, a)) {
+      Map<String, String> config = ds.getConfig();
+      Map<String, String> legacy = new java.util.HashMap<>();
+      ChunkerRefresh.LEGACY_KEYS.forEach((key, old) -> legacy.put(old, config.get(key)));
+      ds.updateConfig(legacy);
+      ds.deleteConfigKeys(ChunkerRefresh.LEGACY_KEYS.keySet());
+    }
+    SourceTables.append(source, SourceTables.docs(6, 8, ChunkerRefreshTest::doc), 10);
+    int calls = TestChunkers.CALLS.get();
+    ChunkerRefreshResult r = ChunkerRefresh.run(spark, source, view, def, defaults);
+    assertEquals(2, r.parentsExpanded(), "the processed set was read from the legacy key");
+    assertEquals(calls + 2, TestChunkers.CALLS.get());
+    assertEquals(fromScratch(spark, dir, source, def, defaults), content(spark, view));
+    try (BufferAllocator a = new RootAllocator(); Dataset ds = Dataset.open(view, a)) {
+      assertEquals(8, ParentIds.fromBase64(ds.getConfig().get(ChunkerRefresh.PROCESSED_KEY),
+          "x").getLongCardinality(), "written under the new key");
+    }
+  }
+
+  @Test
   void onlyNewParentsSinceTheWatermarkAreExpanded() {
     var def = definition(TestChunkers.Words.class, null, null);
     String view = newView(spark, dir, "v", source, def);

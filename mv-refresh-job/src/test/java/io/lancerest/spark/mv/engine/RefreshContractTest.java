@@ -155,6 +155,17 @@ class RefreshContractTest {
     RefreshResult forced = f.views().refresh(v.id(), jobId("forced-" + kind, true));
     assertEquals(RefreshResult.JobStatus.DONE, forced.status());
     assertEquals(version + 1, viewVersion(v));
+    // the kind's own counts, in the one result type
+    switch (kind) {
+      case QUERY -> assertEquals(Map.of(), forced.details());
+      case CHUNKER -> assertEquals(List.of("parents_expanded", "parents_without_children",
+          "parents_removed", "fragments_written"), List.copyOf(forced.details().keySet()));
+      case UDTF -> assertEquals(3L, forced.details().get("partitions"), "categories 0, 1, 2");
+      default -> throw new IllegalStateException();
+    }
+    if (kind == Kind.CHUNKER) {
+      assertEquals(40L, forced.details().get("parents_expanded"), "every parent again");
+    }
     assertEquals(rows, f.rows("SELECT * FROM " + v.name()), "the rebuild is the same view");
   }
 
