@@ -806,7 +806,7 @@ public final class LanceRestClient implements Closeable {
   <T> T read(Operation op, List<String> id, RestResponse r, Class<T> type) {
     if (r.body().length > 0 && RecordContext.supports(type)) {
       // Fast path: decode the bytes directly. Any failure (or a JSON null) goes through the
-      // tree path below, which gives the same answer and the same errors as before.
+      // tree path below, which then decides the answer or the error.
       T direct = null;
       try {
         direct = json.readValue(r.body(), type);

@@ -14,7 +14,7 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * built by {@link SafeScanBuilder} like every other read of a catalog table: lance-core runs it
  * in linear time whatever the state of the fragments, and a condition lance-spark cannot write
  * as a Lance filter is evaluated by Spark. Without that, {@code DELETE ... WHERE name = 'x\' OR
- * \'a\'=\'a'} reached Lance as a filter true for every row and deleted them all.
+ * \'a\'=\'a'} would reach Lance as a filter true for every row and delete them all.
  */
 final class FaithfulDeltaOperation implements SupportsDelta {
   private final SupportsDelta lance;

@@ -17,8 +17,8 @@ import org.apache.spark.sql.types.StructType;
  * <p>For a view the catalog therefore hides those columns from the table schema (they stay
  * readable as metadata columns when named), and refuses INSERT / UPDATE / DELETE / MERGE
  * (TRUNCATE Spark refuses itself, as for every table here): only a refresh writes a view, or its
- * content no longer matches its definition and
- * watermark. The engine itself reads and writes view tables by path, not through the catalog.
+ * content no longer matches its definition and watermark. The engine itself reads and writes
+ * view tables by path, not through the catalog.
  */
 final class MaterializedViewLayout {
   static final String MARKER = ViewTableLayout.MARKER;

@@ -38,7 +38,6 @@ import org.apache.spark.sql.sources.StringStartsWith;
  * JVM's default time zone is not at UTC. A backslash needs no escape: Lance's SQL does not treat
  * it specially (measured).
  *
- *
  * <p>Lance also orders floating-point values totally, where Spark does not: {@code -0.0} sorts
  * below {@code 0.0} (Spark finds them equal), and a NaN with its sign bit set (written by other
  * tools, e.g. a computed 0/0) sorts below every number (Spark puts every NaN above them). So a

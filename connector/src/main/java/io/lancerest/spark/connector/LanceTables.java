@@ -70,7 +70,7 @@ public final class LanceTables {
   private static final Pattern VERSION_NUMBER = Pattern.compile("\\d+");
   /** A read version no dataset reaches: makes a create commit fail where a dataset exists. */
   private static final long NO_SUCH_VERSION = 1L << 60;
-  /** Spark's session time zone does not matter for the stored Arrow schema; lance-spark uses UTC. */
+  /** The stored Arrow schema does not depend on Spark's session time zone; lance-spark uses UTC. */
   private static final String ARROW_TIME_ZONE = "UTC";
 
   private LanceTables() {}
@@ -195,12 +195,12 @@ public final class LanceTables {
    * Fails with {@link LanceTableException.Reason#ALREADY_EXISTS} when a dataset exists there or
    * another creator makes one first, never replacing it.
    *
-   * <p>Like lance-spark's CREATE TABLE, {@code properties} may carry {@value #ENABLE_STABLE_ROW_IDS}
-   * (default <b>true</b> here: materialized views key on stable row ids), {@value
-   * #FILE_FORMAT_VERSION}, and lance-spark's column hints ({@code <col>.arrow.fixed-size-list.size},
-   * blob and large-string markers). With {@code storePropertiesInDataset}, every other property
-   * except Spark's reserved ones is written into the dataset config in the same commit, for
-   * servers that cannot store table properties.
+   * <p>Like lance-spark's CREATE TABLE, {@code properties} may carry {@value
+   * #ENABLE_STABLE_ROW_IDS} (default <b>true</b> here: materialized views key on stable row ids),
+   * {@value #FILE_FORMAT_VERSION}, and lance-spark's column hints ({@code
+   * <col>.arrow.fixed-size-list.size}, blob and large-string markers). With {@code
+   * storePropertiesInDataset}, every other property except Spark's reserved ones is written into
+   * the dataset config in the same commit, for servers that cannot store table properties.
    */
   public static long createDataset(
       TableHandle handle,

@@ -12,9 +12,9 @@ import org.slf4j.LoggerFactory;
  * lance-spark's staged dataset plus the two things a catalog-backed CTAS / RTAS needs on top: a
  * staged create that fails leaves no directory behind, and the catalog hears about the outcome.
  *
- * <p>lance-spark's own abort only closes the dataset (and deregisters through a namespace it holds),
- * which would leave the empty dataset we create at staging time, plus any fragments the failed job
- * wrote, under the table's location.
+ * <p>lance-spark's own abort only closes the dataset (and deregisters through a namespace it
+ * holds), which would leave the empty dataset we create at staging time, plus any fragments the
+ * failed job wrote, under the table's location.
  */
 final class StagedLanceTable extends LancePositionDeltaDataset {
 

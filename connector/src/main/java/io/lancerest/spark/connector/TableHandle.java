@@ -17,8 +17,8 @@ import java.util.Objects;
  * @param location the dataset URI
  * @param storageOptions object-store options for the dataset, possibly with vended credentials
  * @param version the version DescribeTable resolved, or {@code null} for "latest"
- * @param managedVersioning whether the namespace, not the dataset, decides which version is current;
- *     such tables must only be committed through the namespace
+ * @param managedVersioning whether the namespace, not the dataset, decides which version is
+ *     current; such tables must only be committed through the namespace
  * @param properties the table properties known to the catalog
  * @param namespaceImpl how executors rebuild the namespace client to refresh credentials (for
  *     example {@code "rest"}), or {@code null} when they should not

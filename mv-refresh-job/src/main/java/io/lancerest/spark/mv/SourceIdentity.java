@@ -11,9 +11,9 @@ import org.slf4j.LoggerFactory;
  * Tells the source table a view was refreshed from from another table later created under the
  * same name. A view stores its source's location and a version watermark, and a table dropped
  * and created again restarts its versions at 1, so version numbers and row ids alone would
- * read the new table as the old one (the chunker kept chunks of old rows whose row ids new
- * rows reuse; a UDTF view at the same version number looked up to date). Every refresh commit
- * records when the source version it reflects was written ({@value #KEY}, view schema
+ * read the new table as the old one (a chunker view would keep chunks of old rows whose row ids
+ * new rows reuse; a UDTF view at the same version number would look up to date). Every refresh
+ * commit records when the source version it reflects was written ({@value #KEY}, view schema
  * metadata); the next refresh compares it with the write time of that version of the source.
  * Shared by every view kind.
  */

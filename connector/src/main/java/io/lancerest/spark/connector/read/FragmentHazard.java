@@ -9,8 +9,7 @@ import org.lance.fragment.RowIdMeta;
  * <p>With stable row ids, lance-core finds a row id's position ({@code U64Segment.position}) and
  * the id at a position ({@code U64Segment.get}) by walking the segment from its start for every
  * form but a plain range. Two fragment states make it do that once per row, so that a scan of a
- * million-row fragment runs for hours (measured: 20,000 rows 2 s, 40,000 rows 7.5 s, 80,000 rows
- * 40 s; see docs/lance-core-scan-defect.md):
+ * million-row fragment runs for hours (figures in docs/lance-core-scan-defect.md):
  * <ul>
  *   <li>{@link #DELETIONS}: a deletion file. The row-id index lance-core builds for the dataset
  *       then holds the fragment's live ids as a range with holes, and a filtered scan fetches

@@ -99,8 +99,8 @@ public final class FragmentShipping {
    * with its {@code TaskContext}), while lance-core writes the batches already encoded on a
    * thread of its own, at most {@value #QUEUED_BATCHES} batches behind: reading and projecting
    * the rows overlaps with lance-core's encoding and writing, as in lance-spark's own writer.
-   * (Pulled by lance-core through the stream instead, the two ran one after the other: a full
-   * refresh took 1.25-1.30x a CTAS of the same rows.)
+   * (Pulled by lance-core through the stream instead, the two run one after the other, and a
+   * full refresh is clearly slower than a CTAS of the same rows; docs/benchmarks.md.)
    *
    * <p>The range is tracked per batch of {@value #BATCH_ROWS} rows: lance-core fills the
    * fragments in stream order (it starts the next file when one is full), so fragment {@code k}

@@ -46,11 +46,11 @@ import org.lance.schema.LanceField;
  * caller that sets {@link FragmentSourceRanges#KEY} itself (or removes it with {@code null})
  * gets exactly that. Kinds that give no ranges never get the key.
  *
- * <p>Measured on lance-core 4.0.0: kept fragments keep their stable row ids, new fragments get
- * fresh ones; every index of the table is dropped by the Overwrite (reported in {@link
- * ViewCommitResult#droppedIndexes()} so the caller can rebuild them).
- * A crash before {@link #commit} leaves only unreferenced data files behind (removed by a later
- * cleanup); the view keeps its previous version.
+ * <p>What lance-core 4.0.0's Overwrite does to the rest: kept fragments keep their stable row
+ * ids, new fragments get fresh ones, and every index of the table is dropped (reported in {@link
+ * ViewCommitResult#droppedIndexes()} so the caller can rebuild them). A crash before {@link
+ * #commit} leaves only unreferenced data files behind (removed by a later cleanup); the view
+ * keeps its previous version.
  */
 public final class ViewCommit {
   private final String location;

@@ -297,9 +297,9 @@ public final class FragmentDiff {
 
   /**
    * Rows per batch of a row-id scan: a whole default-sized fragment in one batch. A row-id-only
-   * scan holds 8 bytes a row, and the default (8,192 rows) made a million-row fragment cross
-   * into Java 123 times; measured on one such fragment (FragmentDiffMeasure), one large batch
-   * took the two scans of a fragment that gained deletions from 74-94 to 50-72 ms (median).
+   * scan holds 8 bytes a row, and with the default (8,192 rows) a million-row fragment crosses
+   * into Java 123 times; one large batch makes the two scans of a fragment that gained
+   * deletions faster (FragmentDiffMeasure; figures in docs/benchmarks.md).
    */
   private static final long ROW_ID_BATCH = 1L << 20;
 
@@ -333,7 +333,7 @@ public final class FragmentDiff {
    * Adds the values of a 64-bit integer vector (no nulls expected) to {@code ids}. A stable
    * row-id scan yields long runs of consecutive ids (a fragment's ids are mostly one range), and
    * adding a run as one range is far cheaper than adding its ids one by one: for the million
-   * rows of a fragment that gained a deletion, that loop was most of the fragment diff.
+   * rows of a fragment that gained a deletion, a per-id loop would be most of the fragment diff.
    */
   public static void addLongs(FieldVector v, int rows, Roaring64NavigableMap ids) {
     if (rows == 0) {

@@ -7,9 +7,10 @@ import org.roaringbitmap.longlong.Roaring64NavigableMap;
 
 /**
  * The live row ids of fragments recently scanned for a fragment diff, kept for the next refresh
- * of the same catalog ({@code RefreshCaches}): a fragment that keeps losing rows to UPDATEs (a large one of an often-updated
- * table) is compared at the watermark and at the target version, and the next refresh's
- * watermark is this one's target, so its older side is the set this refresh scanned.
+ * of the same catalog ({@code RefreshCaches}): a fragment that keeps losing rows to UPDATEs (a
+ * large one of an often-updated table) is compared at the watermark and at the target version,
+ * and the next refresh's watermark is this one's target, so its older side is the set this
+ * refresh scanned.
  *
  * <p>Keyed by the dataset location and the fragment's whole metadata (id, data files, row count,
  * row-id sequence, deletion file with its id and version). Lance data and deletion files are

@@ -22,14 +22,13 @@ import scala.collection.JavaConverters;
 
 /**
  * The driver path's compiled definitions, kept between refreshes of the same view in the same
- * SparkSession: building, analysing, optimizing and compiling the Spark plan costs 40-70 ms,
- * most of a small refresh, and gives the same result as long as nothing it depends on changed.
+ * SparkSession: building, analysing, optimizing and compiling the Spark plan is most of a small
+ * refresh, and gives the same result as long as nothing it depends on changed.
  *
  * <p>A compiled definition is reused only when all of these are unchanged: the session, every
  * SQL conf set in it (ANSI mode, time zone, case sensitivity...), the definition, the view's
  * columns, the source table, its columns (with their metadata) and the source's lance-spark
- * read options that change a plan. It is kept only when the
- * plan depends on nothing else:
+ * read options that change a plan. It is kept only when the plan depends on nothing else:
  * <ul>
  *   <li>no user-defined function (a UDF can be registered again under the same name with
  *       another body);</li>

@@ -321,8 +321,7 @@ final class LocalRefreshWrite {
    * <p>A method per row, not a loop body: the JIT compiles a method called for every row
    * within the first refresh, while the read loop, run once per refresh, is compiled only
    * after several refreshes (and again after each deoptimization); until then every call in
-   * its body ran interpreted, which made the projection of 55,000 rows take 120 ms instead of
-   * 10 ms in some refreshes.
+   * its body runs interpreted, several times slower (docs/benchmarks.md).
    */
   private static final class RowSink {
     private final Compiled.Stage[] stages;
@@ -449,8 +448,7 @@ final class LocalRefreshWrite {
       }
       // NULL checks mean the same in Lance and in Spark, and Spark infers IS NOT NULL for
       // most filters: when they are all Lance would get, evaluate them here instead, which
-      // spares Lance's filtered scan (measured 41-59 ms against 6-28 ms unfiltered for the
-      // benchmark's 55,000 changed rows).
+      // spares Lance's filtered scan, slower than the unfiltered one (docs/benchmarks.md).
       Expression nullChecks = nullChecksOnly(lance.pushed(), c.input);
       if (nullChecks != null) {
         c.lanceFilter = null;

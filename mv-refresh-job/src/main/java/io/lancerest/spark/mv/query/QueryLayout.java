@@ -23,7 +23,7 @@ import org.apache.spark.sql.types.StructType;
 public final class QueryLayout {
   private QueryLayout() {}
 
-  /** The source table at {@code version} ({@code null}: latest), read by path through lance-spark. */
+  /** The source table at {@code version} ({@code null}: latest), read by path via lance-spark. */
   public static Dataset<Row> readSource(SparkSession spark, String location,
       Map<String, String> storageOptions, Long version) {
     return io.lancerest.spark.mv.LanceReads.load(spark, location, storageOptions, version);

@@ -264,7 +264,7 @@ public final class QueryRefresh {
       }
       long viewRows = p.viewRows;
       // Built only here: planning a lance-spark read of the whole source opens it and analyses
-      // the SELECT (tens of ms), which the fragment-diff path above does not need.
+      // the SELECT, which the fragment-diff path above does not need.
       Dataset<Row> source = QueryLayout.readSource(spark, t.sourceUri(),
           t.sourceStorageOptions(), srcVersion);
       Dataset<Row> projected = QueryLayout.project(source, q, target, t.viewName());
@@ -502,7 +502,7 @@ public final class QueryRefresh {
       String localPhases = "";
       if (!rescan.isEmpty()) {
         // Built only when needed: the driver path reuses the previous refresh's compiled plan
-        // when it can, and planning costs tens of ms.
+        // when it can, and planning is a large part of a small refresh.
         Supplier<Dataset<Row>> projected = Memoized.of(() -> QueryLayout.project(
             FragmentScopedRead.restrict(QueryLayout.readSource(spark, t.sourceUri(),
                 t.sourceStorageOptions(), srcVersion), new HashSet<>(rescan)), q, target,

@@ -13,8 +13,8 @@ import org.apache.spark.resource.TaskResourceRequests;
  * Per-worker resource requests of a UDTF ({@code num_cpus}, {@code num_gpus}, {@code memory}),
  * turned into a Spark stage-level scheduling {@link ResourceProfile}.
  *
- * <p>{@code memory} is kept in bytes as a {@code long}: the reference stored it in a 32-bit
- * field, so 2 GiB and more overflowed. Spark's executor memory request is in MiB.
+ * <p>{@code memory} is kept in bytes as a {@code long}: the reference implementation's 32-bit
+ * field overflows at 2 GiB. Spark's executor memory request is in MiB.
  *
  * @param numCpus cores per task; Spark schedules whole cores, so a fraction is rounded up
  * @param numGpus GPUs per task; fractions share a GPU between tasks, as Spark allows
