@@ -136,7 +136,7 @@ public class LanceRestCatalog
       tables.cache().clear();
     }
     List<AutoCloseable> owned;
-    synchronized (resources) {
+    synchronized (this) {
       owned = new ArrayList<>(resources.values());
       resources.clear();
     }
@@ -164,8 +164,7 @@ public class LanceRestCatalog
         throw new IllegalStateException("Catalog " + name + " is closed (closed by its owner, or "
             + "its SparkContext stopped); use a catalog of a running session");
       }
-    }
-    synchronized (resources) {
+      // under the catalog's lock, as close() takes the resources: none is made after it
       return type.cast(resources.computeIfAbsent(type, t -> create.get()));
     }
   }

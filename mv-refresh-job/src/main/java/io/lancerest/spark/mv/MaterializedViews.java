@@ -50,6 +50,9 @@ public interface MaterializedViews {
   /** The API for catalog {@code catalogName} of {@code spark}. */
   static MaterializedViews forCatalog(SparkSession spark, String catalogName) {
     String cls = spark.conf().get(FACTORY_CONF, DEFAULT_FACTORY);
+    if (cls.equals("io.lancerest.spark.mv.DefaultMaterializedViewsFactory")) {
+      cls = DEFAULT_FACTORY; // its name before it moved to the engine's package
+    }
     Factory f;
     try {
       f = (Factory) Class.forName(cls, true, Thread.currentThread().getContextClassLoader())

@@ -8,8 +8,8 @@ import java.io.Serializable;
  * RefreshListener)}); nothing is registered globally, so two refreshes in one JVM never see
  * each other's listener.
  *
- * <p>The listener travels to executors ({@link #afterTaskBatch} runs inside write tasks), hence
- * {@link Serializable}: on a cluster each task calls its own copy. Every method has a no-op
+ * <p>A listener that overrides {@link #afterTaskBatch} travels to executors with the write
+ * tasks, hence {@link Serializable}: on a cluster each task calls its own copy. Every method has a no-op
  * default; an exception thrown by {@link #beforeCommit} or {@link #afterTaskBatch} fails the
  * refresh with nothing committed, as any failure at that point would.
  */
@@ -61,6 +61,10 @@ public interface RefreshListener extends Serializable {
   /** On the driver, after the change is computed and staged, just before the view commit. */
   default void beforeCommit() {}
 
-  /** In a write task (on an executor), after each batch of rows it handed to lance-core. */
+  /**
+   * In a query view's write task (on an executor), after each batch of rows it handed to
+   * lance-core; the listener is then serialized with the task, so a listener that overrides
+   * this must be serializable. Chunker and UDTF tasks do not call it.
+   */
   default void afterTaskBatch(int partition) {}
 }

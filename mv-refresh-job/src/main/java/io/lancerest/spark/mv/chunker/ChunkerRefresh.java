@@ -1,23 +1,22 @@
 package io.lancerest.spark.mv.chunker;
 
 import io.lancerest.spark.mv.ErrorsTable;
-
 import io.lancerest.spark.mv.GenevaLayout;
 import io.lancerest.spark.mv.MaterializedViewException;
 import io.lancerest.spark.mv.MaterializedViewKind;
 import io.lancerest.spark.mv.RefreshListener;
 import io.lancerest.spark.mv.RefreshPlan;
 import io.lancerest.spark.mv.RefreshResult;
-import io.lancerest.spark.mv.refresh.RefreshContext;
-import io.lancerest.spark.mv.refresh.RefreshDriver;
-import io.lancerest.spark.mv.refresh.SourceVersions;
-import io.lancerest.spark.mv.refresh.StagedRefresh;
-import io.lancerest.spark.mv.refresh.ViewRefresh;
 import io.lancerest.spark.mv.SourceIdentity;
 import io.lancerest.spark.mv.SourceQuery;
 import io.lancerest.spark.mv.commit.FragmentShipping;
 import io.lancerest.spark.mv.commit.ViewCommit;
 import io.lancerest.spark.mv.commit.ViewCommitResult;
+import io.lancerest.spark.mv.refresh.RefreshContext;
+import io.lancerest.spark.mv.refresh.RefreshDriver;
+import io.lancerest.spark.mv.refresh.SourceVersions;
+import io.lancerest.spark.mv.refresh.StagedRefresh;
+import io.lancerest.spark.mv.refresh.ViewRefresh;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -97,6 +96,13 @@ public final class ChunkerRefresh {
       PROCESSED_KEY, "lancerest.mv.chunker.processed_parents",
       TRUNCATED_KEY, "lancerest.mv.chunker.truncated_parents",
       UNPROCESSED_KEY, "lancerest.mv.chunker.unprocessed_parents");
+
+  /** The legacy names present in {@code config}. */
+  static java.util.Set<String> legacyKeysIn(Map<String, String> config) {
+    java.util.Set<String> present = new java.util.HashSet<>(LEGACY_KEYS.values());
+    present.retainAll(config.keySet());
+    return present;
+  }
 
   /** {@code key} of the view's config, or its legacy name's value. */
   static String configValue(Map<String, String> config, String key) {
@@ -454,7 +460,18 @@ public final class ChunkerRefresh {
             + "{} ms, commit {} ms", t.viewName(), jobId, result, ms(t0, scanned),
             ms(scanned, expanded), ms(expanded, viewScanned), ms(viewScanned, System.nanoTime()));
         return result;
-      }, null);
+      }, legacyKeysIn(p.config).isEmpty() ? null : () -> dropLegacyKeys(p.config));
+    }
+
+    /**
+     * Removes the state under its old names once the new ones are committed, so that an older
+     * engine never reads a stale processed set (one more, metadata-only view commit, once).
+     */
+    private void dropLegacyKeys(Map<String, String> config) {
+      try (BufferAllocator a = new RootAllocator();
+          org.lance.Dataset view = openView(a, null)) {
+        view.deleteConfigKeys(legacyKeysIn(config));
+      }
     }
 
     private org.lance.Dataset openView(BufferAllocator a, Long version) {

@@ -17,8 +17,8 @@ import io.lancerest.spark.mv.MaterializedViewException;
 import io.lancerest.spark.mv.MaterializedViewKind;
 import io.lancerest.spark.mv.MaterializedViewNotFoundException;
 import io.lancerest.spark.mv.MaterializedViews;
-import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.RefreshListener;
+import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.RefreshPlan;
 import io.lancerest.spark.mv.RefreshResult;
 import io.lancerest.spark.mv.SourceQuery;
@@ -342,6 +342,10 @@ public final class EngineViews implements MaterializedViews {
     try {
       Stored stored = read(viewId);
       if (stored != null) {
+        // not every server removes a table's whole directory on purge
+        if (stored.definition().kind() == MaterializedViewKind.UDTF) {
+          dropUdtfCheckpoints(stored.view(), viewName);
+        }
         dropErrorTables(stored.view(), viewName);
         cat.catalog().purgeTable(CatalogBinding.ident(viewId));
       }
@@ -527,11 +531,12 @@ public final class EngineViews implements MaterializedViews {
     }
     // The skip records of chunker and UDTF refreshes describe this view only; they go first, so
     // a failure leaves the view in place and DROP can simply be repeated.
-    List<String> errorTables = stored.definition().kind() == MaterializedViewKind.QUERY
-        ? List.of() : dropErrorTables(stored.view(), viewName);
+    // Checkpoints before the errors tables: a failure then leaves the errors history in place.
     if (stored.definition().kind() == MaterializedViewKind.UDTF) {
       dropUdtfCheckpoints(stored.view(), viewName);
     }
+    List<String> errorTables = stored.definition().kind() == MaterializedViewKind.QUERY
+        ? List.of() : dropErrorTables(stored.view(), viewName);
     // PURGE: a view's data is derived; leaving it behind unreferenced would only leak storage.
     boolean dropped = cat.catalog().purgeTable(CatalogBinding.ident(viewId));
     LOG.info("Dropped materialized view {} and its data{}", viewName,

@@ -3,8 +3,8 @@ package io.lancerest.spark.mv.engine;
 import io.lancerest.spark.mv.GenevaLayout;
 import io.lancerest.spark.mv.InvalidViewDefinitionException;
 import io.lancerest.spark.mv.MaterializedViewKind;
-import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.RefreshListener;
+import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.RefreshPlan;
 import io.lancerest.spark.mv.RefreshResult;
 import io.lancerest.spark.mv.SourceQuery;
@@ -12,13 +12,13 @@ import io.lancerest.spark.mv.ViewDefinition;
 import io.lancerest.spark.mv.chunker.ChunkerRefresh;
 import io.lancerest.spark.mv.chunker.ChunkerViews;
 import io.lancerest.spark.mv.engine.CatalogBinding.TableLocation;
-import io.lancerest.spark.mv.refresh.RefreshCaches;
 import io.lancerest.spark.mv.query.QueryLayout;
 import io.lancerest.spark.mv.query.QueryRefresh;
+import io.lancerest.spark.mv.refresh.RefreshCaches;
 import io.lancerest.spark.mv.udtf.UdtfDefinition;
 import io.lancerest.spark.mv.udtf.UdtfRefresh;
-import io.lancerest.spark.mv.udtf.UdtfRefreshOptions;
 import io.lancerest.spark.mv.udtf.UdtfRefreshException;
+import io.lancerest.spark.mv.udtf.UdtfRefreshOptions;
 import io.lancerest.spark.mv.udtf.UdtfRefreshResult;
 import io.lancerest.spark.mv.udtf.UdtfSource;
 import io.lancerest.spark.mv.udtf.UdtfView;
@@ -74,8 +74,9 @@ final class KindDispatch {
         case UDTF -> {
           UdtfArgs u = udtfArgs(spark, viewName, view, source, def, options, "explain",
               RefreshListener.NONE);
-          yield UdtfRefresh.explain(spark, u.source, u.view, UdtfDefinition.of(def.function()),
-              u.options);
+          yield UdtfRefresh.explain(spark, u.sourceAt, source.location(),
+              source.storageOptions(), options.srcVersion(), u.view,
+              UdtfDefinition.of(def.function()), u.options);
         }
       };
     } catch (Exception e) {
@@ -105,14 +106,16 @@ final class KindDispatch {
         o.manifest(), jobId, o.force());
   }
 
-  private record UdtfArgs(UdtfSource source, UdtfView view, UdtfRefreshOptions options) {}
+  private record UdtfArgs(java.util.function.LongFunction<UdtfSource> sourceAt,
+      UdtfView view, UdtfRefreshOptions options) {}
 
   private static RefreshResult udtf(SparkSession spark, String viewName, TableLocation view,
       TableLocation source, ViewDefinition def, RefreshOptions o, String jobId,
       RefreshListener listener) {
     UdtfArgs u = udtfArgs(spark, viewName, view, source, def, o, jobId, listener);
-    UdtfRefreshResult r = UdtfRefresh.run(spark, u.source, u.view,
-        UdtfDefinition.of(def.function()), u.options);
+    UdtfRefreshResult r = UdtfRefresh.run(spark, u.sourceAt, source.location(),
+        source.storageOptions(), o.srcVersion(), u.view, UdtfDefinition.of(def.function()),
+        u.options);
     java.util.Map<String, Long> details = new java.util.LinkedHashMap<>();
     details.put("partitions", r.partitions());
     details.put("partitions_computed", r.computed());
@@ -125,16 +128,10 @@ final class KindDispatch {
   private static UdtfArgs udtfArgs(SparkSession spark, String viewName, TableLocation view,
       TableLocation source, ViewDefinition def, RefreshOptions o, String jobId,
       RefreshListener listener) {
-    long version;
-    try (org.apache.arrow.memory.BufferAllocator a = new org.apache.arrow.memory.RootAllocator();
-        org.lance.Dataset ds = org.lance.Dataset.open(a, source.location(),
-            new org.lance.ReadOptions.Builder().setStorageOptions(source.storageOptions())
-                .build())) {
-      // RefreshDriver checks it exists
-      version = o.srcVersion() != null ? o.srcVersion() : ds.latestVersion();
-    }
     SourceQuery q = def.sourceQuery();
-    UdtfSource src = new UdtfSource(source.location(), source.storageOptions(), version,
+    // RefreshDriver picks the version (and checks it exists) for each attempt
+    java.util.function.LongFunction<UdtfSource> src = version -> new UdtfSource(
+        source.location(), source.storageOptions(), version,
         (s, withRowId) -> projected(s, viewName, source, version, q, withRowId));
     UdtfRefreshOptions opts = new UdtfRefreshOptions(o.force(),
         o.concurrency() == null ? 0 : o.concurrency(),

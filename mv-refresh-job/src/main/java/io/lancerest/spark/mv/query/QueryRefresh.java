@@ -5,25 +5,25 @@ import io.lancerest.spark.connector.read.SafeLanceScan;
 import io.lancerest.spark.mv.GenevaLayout;
 import io.lancerest.spark.mv.MaterializedViewException;
 import io.lancerest.spark.mv.MaterializedViewKind;
+import io.lancerest.spark.mv.RefreshListener;
 import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.RefreshPlan;
-import io.lancerest.spark.mv.SourceIdentity;
-import io.lancerest.spark.mv.RefreshListener;
 import io.lancerest.spark.mv.RefreshResult;
-import io.lancerest.spark.mv.refresh.RefreshCaches;
-import io.lancerest.spark.mv.refresh.RefreshContext;
-import io.lancerest.spark.mv.refresh.RefreshDriver;
-import io.lancerest.spark.mv.refresh.SourceVersions;
-import io.lancerest.spark.mv.refresh.StagedRefresh;
-import io.lancerest.spark.mv.refresh.ViewRefresh;
+import io.lancerest.spark.mv.SourceIdentity;
 import io.lancerest.spark.mv.SourceQuery;
 import io.lancerest.spark.mv.commit.FragmentShipping;
 import io.lancerest.spark.mv.commit.FragmentSourceRanges;
 import io.lancerest.spark.mv.commit.ViewCommit;
 import io.lancerest.spark.mv.commit.ViewCommitResult;
 import io.lancerest.spark.mv.fragments.FragmentDiff;
-import io.lancerest.spark.mv.fragments.LiveRowIds;
 import io.lancerest.spark.mv.fragments.FragmentScopedRead;
+import io.lancerest.spark.mv.fragments.LiveRowIds;
+import io.lancerest.spark.mv.refresh.RefreshCaches;
+import io.lancerest.spark.mv.refresh.RefreshContext;
+import io.lancerest.spark.mv.refresh.RefreshDriver;
+import io.lancerest.spark.mv.refresh.SourceVersions;
+import io.lancerest.spark.mv.refresh.StagedRefresh;
+import io.lancerest.spark.mv.refresh.ViewRefresh;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -990,9 +990,21 @@ public final class QueryRefresh {
       return view.contains(r.getLong(0)) && !r.isNullAt(col) && r.getLong(col) <= watermark;
     }
 
-    /** The listener the tasks call after each batch (shipped with the task). */
+    /**
+     * The listener the tasks call after each batch, shipped with the task only when it listens
+     * to batches: one that only observes on the driver need not be serializable.
+     */
     void reportingTo(RefreshListener l) {
-      this.listener = l;
+      this.listener = listensToBatches(l) ? l : RefreshListener.NONE;
+    }
+
+    private static boolean listensToBatches(RefreshListener l) {
+      try {
+        return l.getClass().getMethod("afterTaskBatch", int.class).getDeclaringClass()
+            != RefreshListener.class;
+      } catch (NoSuchMethodException e) {
+        return true;
+      }
     }
 
     /** Ships the id sets to the executors; the caller destroys the broadcasts. */

@@ -70,14 +70,33 @@ public final class RefreshContext {
   }
 
   /**
-   * Names the phase the next Spark jobs belong to. They run in the refresh's job group (its
-   * job id), so cancelling the group stops the refresh; {@link RefreshDriver} puts the
-   * caller's group back when the refresh ends.
+   * The Spark job tag of the refresh's jobs ({@code SparkContext.cancelJobsWithTag} stops
+   * them); a tag holds no comma.
    */
+  public String jobTag() {
+    return "lancerest-refresh-" + jobId.replace(',', '_');
+  }
+
+  /**
+   * Marks the Spark jobs this thread starts as the refresh's: tagged with {@link #jobTag}, and
+   * in the caller's job group when it has one (cancelling the caller's statement, as the Thrift
+   * server and notebooks do, then stops the refresh too), else in a group named by the job id.
+   * {@link RefreshDriver} puts the caller's properties back when the refresh ends.
+   */
+  void begin() {
+    org.apache.spark.SparkContext sc = spark.sparkContext();
+    if (sc.getLocalProperty("spark.jobGroup.id") == null) {
+      // Not interrupting task threads on cancel: lance-core writes through native threads that
+      // an interrupt does not stop, and a cancelled task must still release their buffers.
+      sc.setJobGroup(jobId, description(), false);
+    }
+    sc.addJobTag(jobTag());
+    describe(null);
+  }
+
+  /** Names the phase the next Spark jobs belong to, in their description. */
   public void describe(String phase) {
-    // Not interrupting task threads on cancel: lance-core writes through native threads that
-    // an interrupt does not stop, and a cancelled task must still release their buffers.
-    spark.sparkContext().setJobGroup(jobId, phase == null ? description()
-        : description() + ": " + phase, false);
+    spark.sparkContext().setJobDescription(phase == null ? description()
+        : description() + ": " + phase);
   }
 }

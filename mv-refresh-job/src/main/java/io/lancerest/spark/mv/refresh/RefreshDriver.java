@@ -12,10 +12,11 @@ import org.slf4j.LoggerFactory;
 /**
  * The refresh sequence, once for every kind:
  * <ol>
- *   <li>the refresh's Spark job group (its job id) and description, the caller's put back at
- *       the end, whatever happens;</li>
- *   <li>the source version: {@code src_version} or the latest, which must exist
- *       ({@link SourceVersions});</li>
+ *   <li>the refresh's Spark jobs: tagged with its job id, described with the view's name, in
+ *       the caller's job group (or one named by the job id); the caller's put back at the end,
+ *       whatever happens;</li>
+ *   <li>the source version: {@code src_version} or the latest (read again by each attempt),
+ *       which must exist ({@link SourceVersions});</li>
  *   <li>the kind reads the view and the source and decides ({@link ViewRefresh#prepare}); a
  *       view already at that version is SKIPPED with nothing committed;</li>
  *   <li>the kind computes its change, staged ({@link ViewRefresh.Attempt#compute});</li>
@@ -31,7 +32,7 @@ public final class RefreshDriver {
   public static final int COMMIT_ATTEMPTS = 3;
   /** The Spark local properties of a job group: id, description, interrupt on cancel. */
   private static final String[] JOB_PROPERTIES = {"spark.jobGroup.id", "spark.job.description",
-      "spark.job.interruptOnCancel"};
+      "spark.job.interruptOnCancel", "spark.job.tags"};
 
   private RefreshDriver() {}
 
@@ -44,10 +45,12 @@ public final class RefreshDriver {
       LongSupplier latestSourceVersion, ViewRefresh<R> kind) {
     String[] caller = jobProperties(ctx.spark().sparkContext());
     try {
-      ctx.describe(null);
-      long version = SourceVersions.resolve(ctx.viewName(), srcVersion,
-          latestSourceVersion.getAsLong());
+      ctx.begin();
       for (int n = 1; ; n++) {
+        // Resolved for each attempt: a conflict means another refresh committed, possibly at a
+        // newer source version, and "latest" must not fall behind the view's watermark.
+        long version = SourceVersions.resolve(ctx.viewName(), srcVersion,
+            latestSourceVersion.getAsLong());
         ViewRefresh.Attempt<R> attempt = kind.prepare(ctx, version);
         if (attempt.upToDate()) {
           LOG.info("View {} (job {}): already at source version {}; nothing to do",
@@ -98,6 +101,7 @@ public final class RefreshDriver {
       LongSupplier latestSourceVersion, ViewRefresh<R> kind) {
     String[] caller = jobProperties(ctx.spark().sparkContext());
     try {
+      ctx.begin();
       ctx.describe("explain");
       long version = SourceVersions.resolve(ctx.viewName(), srcVersion,
           latestSourceVersion.getAsLong());

@@ -85,8 +85,12 @@ public final class PartitionCheckpoints implements java.io.Serializable {
       UdtfDefinition definition, long sourceVersion, String sourceIdentity) {
     this.viewLocation = viewLocation;
     this.storageOptions = storageOptions == null ? Map.of() : Map.copyOf(storageOptions);
+    // Everything that decides a partition's rows: the function, how the input is split, the
+    // source version and which table it is.
     this.runKey = PartitionKeys.sha256(String.join("\u0000", definition.name(),
-        definition.version(), definition.udtfSha(), Long.toString(sourceVersion),
+        definition.version(), definition.udtfSha(), String.valueOf(definition.partitionBy()),
+        String.valueOf(definition.partitionByIndexedColumn()),
+        String.valueOf(definition.inputColumns()), viewLocation, Long.toString(sourceVersion),
         sourceIdentity == null ? "" : sourceIdentity)).substring(0, 32);
   }
 
@@ -209,16 +213,33 @@ public final class PartitionCheckpoints implements java.io.Serializable {
         }
       }
       if (others) {
-        ds.delete("run_key <> '" + runKey + "'");
+        try {
+          ds.delete("run_key <> '" + runKey + "'");
+        } catch (Exception e) {
+          // Housekeeping (e.g. racing another refresh's delete): the rows are only unused.
+          LOG.info("Checkpoints of other runs of the view at '{}' stay for now: {}",
+              viewLocation, e.toString());
+        }
       }
       out.values().removeIf(c -> !dataFilesExist(a, c));
       return out;
     } catch (UdtfRefreshException e) {
       throw e;
     } catch (Exception e) {
-      throw new UdtfRefreshException("Cannot read the resume checkpoints of the view at '"
-          + viewLocation + "' in '" + uri + "' (with the view's storage options): "
-          + e.getMessage(), e);
+      // Checkpoints only save work: an unreadable table (e.g. a drop that raced a task's
+      // append) must not stop the view's refreshes. Start it again, empty.
+      LOG.warn("The resume checkpoints of the view at '{}' in '{}' cannot be read ({}); they "
+          + "are dropped and every partition is computed", viewLocation, uri, e.toString());
+      try {
+        clear();
+        try (BufferAllocator a = new RootAllocator(); Dataset ds = openOrCreate(a, uri)) {
+          // created empty for the tasks to append to
+        }
+      } catch (Exception again) {
+        LOG.warn("The checkpoint table of the view at '{}' cannot be recreated either ({}); "
+            + "this refresh runs without checkpoints", viewLocation, again.toString());
+      }
+      return new HashMap<>();
     }
   }
 

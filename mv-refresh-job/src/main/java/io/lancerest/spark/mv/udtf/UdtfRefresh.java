@@ -5,16 +5,15 @@ import io.lancerest.spark.mv.MaterializedViewException;
 import io.lancerest.spark.mv.MaterializedViewKind;
 import io.lancerest.spark.mv.RefreshPlan;
 import io.lancerest.spark.mv.RefreshResult;
+import io.lancerest.spark.mv.SourceIdentity;
+import io.lancerest.spark.mv.commit.FragmentShipping;
+import io.lancerest.spark.mv.commit.ViewCommit;
+import io.lancerest.spark.mv.commit.ViewCommitResult;
 import io.lancerest.spark.mv.refresh.RefreshContext;
 import io.lancerest.spark.mv.refresh.RefreshDriver;
 import io.lancerest.spark.mv.refresh.SourceVersions;
 import io.lancerest.spark.mv.refresh.StagedRefresh;
 import io.lancerest.spark.mv.refresh.ViewRefresh;
-import io.lancerest.spark.mv.RefreshResult;
-import io.lancerest.spark.mv.SourceIdentity;
-import io.lancerest.spark.mv.commit.FragmentShipping;
-import io.lancerest.spark.mv.commit.ViewCommit;
-import io.lancerest.spark.mv.commit.ViewCommitResult;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -25,6 +24,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongFunction;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.spark.SparkException;
@@ -124,23 +124,44 @@ public final class UdtfRefresh {
    */
   public static RefreshPlan explain(SparkSession spark, UdtfSource source, UdtfView view,
       UdtfDefinition def, UdtfRefreshOptions options) {
-    RefreshContext ctx = new RefreshContext(spark, view.name(), "explain", null);
-    return RefreshDriver.explain(ctx, source.version(), () -> SourceVersions.latest(view.name(),
-        source.location(), source.storageOptions()), kind(source, view, def, options));
+    return explain(spark, v -> source, source.location(), source.storageOptions(),
+        source.version(), view, def, options);
   }
 
+  /** What a refresh to {@code srcVersion} ({@code null}: the latest) would do. */
+  public static RefreshPlan explain(SparkSession spark, LongFunction<UdtfSource> sourceAt,
+      String sourceLocation, Map<String, String> sourceStorage, Long srcVersion, UdtfView view,
+      UdtfDefinition def, UdtfRefreshOptions options) {
+    RefreshContext ctx = new RefreshContext(spark, view.name(), "explain", null);
+    return RefreshDriver.explain(ctx, srcVersion, () -> SourceVersions.latest(view.name(),
+        sourceLocation, sourceStorage), kind(sourceAt, view, def, options));
+  }
+
+  /** Refreshes the view from {@code source} at its version. */
   public static UdtfRefreshResult run(SparkSession spark, UdtfSource source, UdtfView view,
+      UdtfDefinition def, UdtfRefreshOptions options) {
+    return run(spark, v -> source, source.location(), source.storageOptions(),
+        source.version(), view, def, options);
+  }
+
+  /**
+   * Refreshes the view to {@code srcVersion}, or to the latest source version when {@code
+   * null}: {@code sourceAt} gives the source query's rows at the version each attempt uses.
+   */
+  public static UdtfRefreshResult run(SparkSession spark, LongFunction<UdtfSource> sourceAt,
+      String sourceLocation, Map<String, String> sourceStorage, Long srcVersion, UdtfView view,
       UdtfDefinition def, UdtfRefreshOptions options) {
     RefreshContext ctx = new RefreshContext(spark, view.name(), options.jobId(),
         options.listener());
-    return RefreshDriver.refresh(ctx, source.version(), () -> SourceVersions.latest(view.name(),
-        source.location(), source.storageOptions()), kind(source, view, def, options));
+    return RefreshDriver.refresh(ctx, srcVersion, () -> SourceVersions.latest(view.name(),
+        sourceLocation, sourceStorage), kind(sourceAt, view, def, options));
   }
 
   /** UDTF views in {@link RefreshDriver}'s sequence. */
-  private static ViewRefresh<UdtfRefreshResult> kind(UdtfSource source, UdtfView view,
-      UdtfDefinition def, UdtfRefreshOptions options) {
+  private static ViewRefresh<UdtfRefreshResult> kind(LongFunction<UdtfSource> sourceAt,
+      UdtfView view, UdtfDefinition def, UdtfRefreshOptions options) {
     return ViewRefresh.<UdtfRefreshResult>of(MaterializedViewKind.UDTF, (ctx, srcVersion) -> {
+      UdtfSource source = sourceAt.apply(srcVersion);
       instantiate(def.className(), def.name());
       Start st = start(source, view);
       if (st.replaced == null && st.base != null) {
@@ -420,6 +441,11 @@ public final class UdtfRefresh {
     meta.put(LAST_JOB_KEY, jobId);
     meta.put(LAST_STATUS_KEY, status.name());
     meta.put(SKIPPED_KEY, Integer.toString(skipped.size()));
+    // the names these had before they moved under lancerest::view:: (null removes them)
+    for (String legacy : List.of("lancerest::udtf::last_job_id", "lancerest::udtf::last_status",
+        "lancerest::udtf::skipped_partitions")) {
+      meta.put(legacy, null);
+    }
     ViewCommit commit = ViewCommit.builder(view.location(), viewVersion)
         .storageOptions(view.storageOptions())
         .replaceAllRows()

@@ -1,9 +1,5 @@
 package io.lancerest.spark.mv.chunker;
 
-import io.lancerest.spark.mv.InvalidOptionException;
-import io.lancerest.spark.mv.Probes;
-import io.lancerest.spark.mv.RefreshListener.Probe;
-import io.lancerest.spark.mv.RefreshResult;
 import static io.lancerest.spark.mv.chunker.ChunkerFixture.content;
 import static io.lancerest.spark.mv.chunker.ChunkerFixture.definition;
 import static io.lancerest.spark.mv.chunker.ChunkerFixture.fromScratch;
@@ -15,6 +11,10 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lancerest.spark.mv.ErrorHandling;
+import io.lancerest.spark.mv.InvalidOptionException;
+import io.lancerest.spark.mv.Probes;
+import io.lancerest.spark.mv.RefreshListener.Probe;
+import io.lancerest.spark.mv.RefreshResult;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -121,6 +121,8 @@ class ChunkerRefreshTest {
     try (BufferAllocator a = new RootAllocator(); Dataset ds = Dataset.open(view, a)) {
       assertEquals(8, ParentIds.fromBase64(ds.getConfig().get(ChunkerRefresh.PROCESSED_KEY),
           "x").getLongCardinality(), "written under the new key");
+      assertEquals(java.util.Set.of(), ChunkerRefresh.legacyKeysIn(ds.getConfig()),
+          "and no longer under the old ones, which an older engine would read");
     }
   }
 

@@ -33,6 +33,9 @@ class RefreshContractTest {
   static EngineFixture f;
   /** Descriptions of the Spark jobs started while a test listens. */
   static final List<String> DESCRIPTIONS = new CopyOnWriteArrayList<>();
+  /** Their job groups and tags. */
+  static final List<String> GROUPS = new CopyOnWriteArrayList<>();
+  static final List<String> TAGS = new CopyOnWriteArrayList<>();
 
   enum Kind {
     QUERY("AS SELECT id, upper(body) AS ub, score * 2 AS s2 FROM %s WHERE score > 2"),
@@ -57,6 +60,10 @@ class RefreshContractTest {
         String d = start.properties() == null ? null
             : start.properties().getProperty("spark.job.description");
         DESCRIPTIONS.add(String.valueOf(d));
+        GROUPS.add(String.valueOf(start.properties() == null ? null
+            : start.properties().getProperty("spark.jobGroup.id")));
+        TAGS.add(String.valueOf(start.properties() == null ? null
+            : start.properties().getProperty("spark.job.tags")));
       }
     });
   }
@@ -180,13 +187,17 @@ class RefreshContractTest {
     AtomicBoolean raced = new AtomicBoolean();
     Probes racing = new Probes().beforeCommit(() -> {
       if (raced.compareAndSet(false, true)) {
+        // the source moves on, and the racing refresh takes the view there
+        change(v, 300);
         assertEquals(RefreshResult.JobStatus.DONE, f.views().refresh(v.id(),
             RefreshOptions.DEFAULTS).status());
       }
     });
     RefreshResult r = f.views().refresh(v.id(), RefreshOptions.DEFAULTS, racing);
     assertTrue(raced.get(), "the racing refresh ran");
-    assertEquals(RefreshResult.JobStatus.SKIPPED, r.status(), "computed again: nothing left");
+    assertEquals(RefreshResult.JobStatus.SKIPPED, r.status(), "computed again at the latest "
+        + "source version: nothing left");
+    assertEquals(sourceVersion(v), r.sourceVersion());
     assertEquals(version + 1, viewVersion(v), "one commit, the racing refresh's");
     List<String> converged = f.rows("SELECT * FROM " + v.name());
     f.views().refresh(v.id(), jobId(null, true));
@@ -205,6 +216,8 @@ class RefreshContractTest {
     try {
       sc.listenerBus().waitUntilEmpty(60_000);
       DESCRIPTIONS.clear();
+      GROUPS.clear();
+      TAGS.clear();
       String job = "contract-" + kind;
       RefreshResult r = f.views().refresh(v.id(), jobId(job, false));
       assertEquals(job, r.jobId());
@@ -213,10 +226,25 @@ class RefreshContractTest {
       assertFalse(seen.isEmpty(), "the refresh ran Spark jobs");
       String prefix = "REFRESH MATERIALIZED VIEW " + v.name() + " (job " + job + ")";
       assertTrue(seen.stream().allMatch(d -> d.startsWith(prefix)), seen.toString());
+      // in the caller's group (cancelling the caller's statement stops the refresh), and
+      // tagged with the job id (CANCEL JOB stops it alone)
+      assertEquals(List.of("caller-group"), GROUPS.stream().distinct().toList());
+      assertTrue(TAGS.stream().allMatch(t -> t.contains("lancerest-refresh-" + job)),
+          TAGS.toString());
       assertEquals("caller-group", sc.getLocalProperty("spark.jobGroup.id"));
       assertEquals("the caller's own jobs", sc.getLocalProperty("spark.job.description"));
+      assertEquals(null, sc.getLocalProperty("spark.job.tags"), "the refresh's tag is gone");
       String last = describe(v, "Last job");
       assertTrue(last.startsWith("{\"job_id\":\"" + job + "\",\"status\":\"DONE\""), last);
+      // without a group of the caller's, the refresh's jobs are in one named by the job id
+      sc.clearJobGroup();
+      change(v, 200);
+      sc.listenerBus().waitUntilEmpty(60_000);
+      GROUPS.clear();
+      f.views().refresh(v.id(), jobId(job + "-2", false));
+      sc.listenerBus().waitUntilEmpty(60_000);
+      assertEquals(List.of(job + "-2"), GROUPS.stream().distinct().toList());
+      assertEquals(null, sc.getLocalProperty("spark.jobGroup.id"));
     } finally {
       sc.clearJobGroup();
       f.spark.conf().unset("spark.lancerest.mv.query.localRefreshMaxRows");
