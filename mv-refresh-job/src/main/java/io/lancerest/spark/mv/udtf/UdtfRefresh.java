@@ -131,8 +131,13 @@ public final class UdtfRefresh {
 
   public static UdtfRefreshResult run(SparkSession spark, UdtfSource source, UdtfView view,
       UdtfDefinition def, UdtfRefreshOptions options) {
-    RefreshContext ctx = new RefreshContext(spark, view.name(), options.jobId(),
-        options.listener());
+    return run(new RefreshContext(spark, view.name(), options.jobId(), options.listener()),
+        source, view, def, options);
+  }
+
+  /** Refreshes the view in {@code ctx}; its job id and listener win over the options'. */
+  public static UdtfRefreshResult run(RefreshContext ctx, UdtfSource source, UdtfView view,
+      UdtfDefinition def, UdtfRefreshOptions options) {
     return RefreshDriver.refresh(ctx, source.version(), () -> SourceVersions.latest(view.name(),
         source.location(), source.storageOptions()), kind(source, view, def, options));
   }
@@ -140,7 +145,9 @@ public final class UdtfRefresh {
   /** UDTF views in {@link RefreshDriver}'s sequence. */
   private static ViewRefresh<UdtfRefreshResult> kind(UdtfSource source, UdtfView view,
       UdtfDefinition def, UdtfRefreshOptions options) {
-    return ViewRefresh.<UdtfRefreshResult>of(MaterializedViewKind.UDTF, (ctx, srcVersion) -> {
+    return ViewRefresh.<UdtfRefreshResult>of(MaterializedViewKind.UDTF,
+        r -> new ViewRefresh.Outcome(r.status(), r.sourceVersion(), r.rowsInserted(),
+            r.rowsDeleted(), r.skipped().size()), (ctx, srcVersion) -> {
       instantiate(def.className(), def.name());
       Start st = start(source, view);
       if (st.replaced == null && st.base != null) {
