@@ -20,6 +20,40 @@ public interface MaterializedViews {
   RefreshResult refresh(List<String> viewId, RefreshOptions options, RefreshListener listener);
 
   /**
+   * Starts a refresh and returns at once with its job id and status RUNNING; it runs in this
+   * SparkSession, on threads of the catalog. Follow it with {@link #job}, stop it with {@link
+   * #cancel}.
+   */
+  default RefreshResult refreshAsync(List<String> viewId, RefreshOptions options) {
+    throw noJobs("ASYNC refreshes");
+  }
+
+  /**
+   * The refresh jobs in the job log, newest first: of view {@code viewId} (catalog-relative),
+   * or of every view when {@code null}; at most {@code limit}.
+   */
+  default List<JobRecord> jobs(List<String> viewId, int limit) {
+    throw noJobs("a job log");
+  }
+
+  /** A job's state ({@code DESCRIBE JOB}); throws when the log does not have it. */
+  default JobRecord job(String jobId) {
+    throw noJobs("a job log");
+  }
+
+  /**
+   * Stops a RUNNING job of this Spark application: nothing of it is committed and it ends
+   * CANCELLED. Returns its state once it ended (or the wait ran out).
+   */
+  default JobRecord cancel(String jobId) {
+    throw noJobs("CANCEL JOB");
+  }
+
+  private MaterializedViewException noJobs(String what) {
+    return new MaterializedViewException(getClass().getName() + " does not support " + what);
+  }
+
+  /**
    * What {@link #refresh} would do now with {@code options}, with nothing written or committed
    * ({@code EXPLAIN REFRESH MATERIALIZED VIEW}).
    */

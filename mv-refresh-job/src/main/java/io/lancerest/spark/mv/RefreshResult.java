@@ -32,6 +32,16 @@ public record RefreshResult(String jobId, JobStatus status, MaterializedViewKind
         null);
   }
 
-  /** Job states; SUBMITTED → RUNNING → DONE | PARTIAL | FAILED, or SKIPPED (nothing to do). */
-  public enum JobStatus { SUBMITTED, RUNNING, DONE, PARTIAL, SKIPPED, FAILED }
+  /**
+   * Job states; SUBMITTED → RUNNING → DONE | PARTIAL | FAILED | CANCELLED, or SKIPPED (nothing
+   * to do).
+   */
+  public enum JobStatus {
+    SUBMITTED, RUNNING, DONE, PARTIAL, SKIPPED, FAILED, CANCELLED;
+
+    /** Whether the job has ended (nothing more will be recorded for it). */
+    public boolean ended() {
+      return this != SUBMITTED && this != RUNNING;
+    }
+  }
 }

@@ -167,8 +167,13 @@ public final class ChunkerRefresh {
   /** Refreshes the view; see the class comment. */
   public static ChunkerRefreshResult run(SparkSession spark, Tables t, ChunkerDefinition def,
       ChunkerRefreshOptions options) {
-    RefreshContext ctx = new RefreshContext(spark, t.viewName(), options.jobId(),
-        options.listener());
+    return run(new RefreshContext(spark, t.viewName(), options.jobId(), options.listener()), t,
+        def, options);
+  }
+
+  /** Refreshes the view in {@code ctx}; its job id and listener win over the options'. */
+  public static ChunkerRefreshResult run(RefreshContext ctx, Tables t, ChunkerDefinition def,
+      ChunkerRefreshOptions options) {
     return RefreshDriver.refresh(ctx, options.srcVersion(), () -> SourceVersions.latest(
         t.viewName(), t.sourceUri(), t.sourceStorageOptions()), kind(t, def, options));
   }
@@ -184,7 +189,8 @@ public final class ChunkerRefresh {
   /** Chunker views in {@link RefreshDriver}'s sequence: one {@link Run} per attempt. */
   private static ViewRefresh<ChunkerRefreshResult> kind(Tables t, ChunkerDefinition def,
       ChunkerRefreshOptions o) {
-    return ViewRefresh.of(MaterializedViewKind.CHUNKER,
+    return ViewRefresh.of(MaterializedViewKind.CHUNKER, r -> new ViewRefresh.Outcome(r.status(),
+        r.sourceVersion(), r.rowsInserted(), r.rowsDeleted(), r.skipped().size()),
         (ctx, srcVersion) -> new Run(ctx, t, def, o).prepare(srcVersion));
   }
 

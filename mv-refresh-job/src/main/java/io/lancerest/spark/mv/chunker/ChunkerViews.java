@@ -6,6 +6,7 @@ import io.lancerest.spark.mv.RefreshListener;
 import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.RefreshResult;
 import io.lancerest.spark.mv.ViewDefinition;
+import io.lancerest.spark.mv.refresh.RefreshContext;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.UUID;
@@ -54,8 +55,16 @@ public final class ChunkerViews {
   public static RefreshResult refresh(SparkSession spark, ChunkerRefresh.Tables tables,
       ViewDefinition view, RefreshOptions options, RefreshListener listener) {
     String jobId = options.jobId() == null ? UUID.randomUUID().toString() : options.jobId();
-    ChunkerRefreshResult r = ChunkerRefresh.run(spark, tables, definition(view),
-        options(options, jobId, listener));
+    return refresh(new RefreshContext(spark, tables.viewName(), jobId, listener), tables, view,
+        options);
+  }
+
+  /** Refreshes a chunker view in {@code ctx} (its job id, listener and job). */
+  public static RefreshResult refresh(RefreshContext ctx, ChunkerRefresh.Tables tables,
+      ViewDefinition view, RefreshOptions options) {
+    String jobId = ctx.jobId();
+    ChunkerRefreshResult r = ChunkerRefresh.run(ctx, tables, definition(view),
+        options(options, jobId, ctx.listener()));
     Map<String, Long> details = new LinkedHashMap<>();
     details.put("parents_expanded", r.parentsExpanded());
     details.put("parents_without_children", r.parentsWithoutChildren());

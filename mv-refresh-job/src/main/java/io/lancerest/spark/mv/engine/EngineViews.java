@@ -12,6 +12,7 @@ import io.lancerest.spark.mv.FunctionSpec;
 import io.lancerest.spark.mv.GenevaLayout;
 import io.lancerest.spark.mv.InvalidOptionException;
 import io.lancerest.spark.mv.InvalidViewDefinitionException;
+import io.lancerest.spark.mv.JobRecord;
 import io.lancerest.spark.mv.MaterializedViewAlreadyExistsException;
 import io.lancerest.spark.mv.MaterializedViewException;
 import io.lancerest.spark.mv.MaterializedViewKind;
@@ -32,6 +33,7 @@ import io.lancerest.spark.mv.engine.CatalogBinding.TableLocation;
 import io.lancerest.spark.mv.query.QueryLayout;
 import io.lancerest.spark.mv.query.SelectAnalysis;
 import io.lancerest.spark.mv.query.StableRowIds;
+import io.lancerest.spark.mv.refresh.JobTracker;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
@@ -76,11 +78,16 @@ public final class EngineViews implements MaterializedViews {
   private final SparkSession spark;
   private final CatalogBinding cat;
   private final MvMode mode;
+  private final EngineJobs jobs;
 
   public EngineViews(SparkSession spark, CatalogBinding cat) {
     this.spark = spark;
     this.cat = cat;
     this.mode = MvMode.parse(cat.options().mvMode(), cat.name());
+    this.jobs = new EngineJobs(spark, cat, id -> {
+      Stored s = read(id);
+      return s == null ? null : s.state().lastJob();
+    });
   }
 
   public MvMode mode() {
@@ -322,7 +329,7 @@ public final class EngineViews implements MaterializedViews {
     try {
       // prepare() has just checked the function's options against this very source.
       return refreshOnClient(r.viewId(), initial, read(r.viewId()), false,
-          RefreshListener.NONE);
+          RefreshListener.NONE, null);
     } catch (Throwable failure) {
       throw notCreated(r.viewId(), viewName, failure);
     }
@@ -391,12 +398,12 @@ public final class EngineViews implements MaterializedViews {
   public RefreshResult refresh(List<String> viewId, RefreshOptions options,
       RefreshListener listener) {
     if (mode == MvMode.CLIENT) {
-      return refreshOnClient(viewId, options, read(viewId), true, listener);
+      return refreshOnClient(viewId, options, read(viewId), true, listener, null);
     }
     Stored stored = mode == MvMode.AUTO ? read(viewId) : null;
     if (stored != null && stored.clientManaged()) {
       // The definition just read is the one refreshed: no second lookup of the view.
-      return refreshOnClient(viewId, options, stored, true, listener);
+      return refreshOnClient(viewId, options, stored, true, listener, null);
     }
     try {
       return refreshOnServer(viewId, options, stored);
@@ -407,7 +414,7 @@ public final class EngineViews implements MaterializedViews {
             + "' has mv.mode = server", e);
       }
       return refreshOnClient(viewId, options, stored != null ? stored : read(viewId), true,
-          listener);
+          listener, null);
     }
   }
 
@@ -463,29 +470,85 @@ public final class EngineViews implements MaterializedViews {
   /**
    * @param stored the view as {@link #read} found it, {@code null} if it does not exist
    * @param checkOptions run the function's option check first (CREATE has just run it)
+   * @param opened the job an ASYNC refresh opened (RUNNING recorded), else {@code null}
    */
   private RefreshResult refreshOnClient(List<String> viewId, RefreshOptions options,
-      Stored stored, boolean checkOptions, RefreshListener listener) {
+      Stored stored, boolean checkOptions, RefreshListener listener, JobTracker opened) {
     String viewName = cat.display(viewId);
     if (stored == null) {
       throw new MaterializedViewNotFoundException("Materialized view " + viewName
           + " does not exist");
     }
     ViewDefinition def = stored.definition();
-    List<String> sourceRelative = cat.relativeId(def.sourceQuery().sourceTableId());
-    TableLocation source = cat.locate(sourceRelative, "source table of view " + viewName);
-    if (checkOptions) {
-      checkFunctionOptions(def, source, viewName);
-    }
-    String jobId = options.jobId() != null ? options.jobId() : UUID.randomUUID().toString();
-    LOG.info("Refreshing {} view {} (job {}) from {}", def.kind().wire(), viewName, jobId,
-        cat.display(sourceRelative));
+    JobTracker job = opened != null ? opened : jobs.open(options.jobId() != null
+        ? options.jobId() : UUID.randomUUID().toString(), viewId);
     try {
-      return KindDispatch.refresh(spark, viewName, stored.view(), source, def, options, jobId,
+      job.started(def.kind(), null);
+      List<String> sourceRelative = cat.relativeId(def.sourceQuery().sourceTableId());
+      TableLocation source = cat.locate(sourceRelative, "source table of view " + viewName);
+      if (checkOptions) {
+        checkFunctionOptions(def, source, viewName);
+      }
+      LOG.info("Refreshing {} view {} (job {}) from {}", def.kind().wire(), viewName,
+          job.jobId(), cat.display(sourceRelative));
+      return KindDispatch.refresh(spark, viewName, stored.view(), source, def, options, job,
           listener, cat.caches());
+    } catch (RuntimeException | Error e) {
+      job.failed(e); // a failure before the refresh sequence; a no-op once it recorded the end
+      throw e;
     } finally {
+      jobs.closed(job);
       cat.invalidate(viewId);
     }
+  }
+
+  // ---------------------------------------------------------------- jobs
+
+  /**
+   * Starts the refresh on the catalog's ASYNC threads, in this session, and returns at once:
+   * the job id, status RUNNING (already in the job log). A server-managed view is refreshed by
+   * its server as by {@link #refresh} (SUBMITTED).
+   */
+  @Override
+  public RefreshResult refreshAsync(List<String> viewId, RefreshOptions options) {
+    long started = System.currentTimeMillis();
+    Stored stored = mode == MvMode.SERVER ? null : read(viewId);
+    if (stored == null && mode != MvMode.SERVER) {
+      throw new MaterializedViewNotFoundException("Materialized view " + cat.display(viewId)
+          + " does not exist");
+    }
+    if (stored == null || !stored.clientManaged()) {
+      return refresh(viewId, options, RefreshListener.NONE);
+    }
+    options.checkApplicableTo(stored.definition().kind());
+    JobTracker job = jobs.open(options.jobId() != null ? options.jobId()
+        : UUID.randomUUID().toString(), viewId);
+    try {
+      job.started(stored.definition().kind(), null);
+      jobs.submit(job, () -> refreshOnClient(viewId, options, stored, true,
+          RefreshListener.NONE, job));
+    } catch (RuntimeException | Error e) {
+      job.failed(e);
+      jobs.closed(job);
+      throw e;
+    }
+    return new RefreshResult(job.jobId(), RefreshResult.JobStatus.RUNNING,
+        stored.definition().kind(), null, 0, 0, 0, System.currentTimeMillis() - started);
+  }
+
+  @Override
+  public List<JobRecord> jobs(List<String> viewId, int limit) {
+    return jobs.jobs(viewId, limit);
+  }
+
+  @Override
+  public JobRecord job(String jobId) {
+    return jobs.job(jobId);
+  }
+
+  @Override
+  public JobRecord cancel(String jobId) {
+    return jobs.cancel(jobId);
   }
 
   /**

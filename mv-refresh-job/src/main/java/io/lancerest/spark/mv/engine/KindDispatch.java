@@ -14,7 +14,9 @@ import io.lancerest.spark.mv.chunker.ChunkerViews;
 import io.lancerest.spark.mv.engine.CatalogBinding.TableLocation;
 import io.lancerest.spark.mv.query.QueryLayout;
 import io.lancerest.spark.mv.query.QueryRefresh;
+import io.lancerest.spark.mv.refresh.JobTracker;
 import io.lancerest.spark.mv.refresh.RefreshCaches;
+import io.lancerest.spark.mv.refresh.RefreshContext;
 import io.lancerest.spark.mv.udtf.UdtfDefinition;
 import io.lancerest.spark.mv.udtf.UdtfRefresh;
 import io.lancerest.spark.mv.udtf.UdtfRefreshException;
@@ -40,18 +42,20 @@ final class KindDispatch {
   private KindDispatch() {}
 
   static RefreshResult refresh(SparkSession spark, String viewName, TableLocation view,
-      TableLocation source, ViewDefinition def, RefreshOptions options, String jobId,
+      TableLocation source, ViewDefinition def, RefreshOptions options, JobTracker job,
       RefreshListener listener, RefreshCaches caches) {
     options.checkApplicableTo(def.kind());
+    RefreshContext ctx = new RefreshContext(spark, viewName, listener, caches, job);
+    String jobId = job.jobId();
     try {
       return switch (def.kind()) {
-        case QUERY -> QueryRefresh.run(spark, new QueryRefresh.Tables(viewName, view.location(),
+        case QUERY -> QueryRefresh.run(ctx, new QueryRefresh.Tables(viewName, view.location(),
             view.storageOptions(), source.location(), source.storageOptions()),
-            def.sourceQuery(), options, jobId, listener, caches);
-        case CHUNKER -> ChunkerViews.refresh(spark, new ChunkerRefresh.Tables(
+            def.sourceQuery(), options);
+        case CHUNKER -> ChunkerViews.refresh(ctx, new ChunkerRefresh.Tables(
             source.location(), source.storageOptions(), view.location(), view.storageOptions(),
-            viewName, null), def, withJobId(options, jobId), listener);
-        case UDTF -> udtf(spark, viewName, view, source, def, options, jobId, listener);
+            viewName, null), def, withJobId(options, jobId));
+        case UDTF -> udtf(ctx, viewName, view, source, def, options);
       };
     } catch (Exception e) {
       throw unfit(viewName, def, e);
@@ -109,11 +113,11 @@ final class KindDispatch {
   private record UdtfArgs(java.util.function.LongFunction<UdtfSource> sourceAt,
       UdtfView view, UdtfRefreshOptions options) {}
 
-  private static RefreshResult udtf(SparkSession spark, String viewName, TableLocation view,
-      TableLocation source, ViewDefinition def, RefreshOptions o, String jobId,
-      RefreshListener listener) {
-    UdtfArgs u = udtfArgs(spark, viewName, view, source, def, o, jobId, listener);
-    UdtfRefreshResult r = UdtfRefresh.run(spark, u.sourceAt, source.location(),
+  private static RefreshResult udtf(RefreshContext ctx, String viewName, TableLocation view,
+      TableLocation source, ViewDefinition def, RefreshOptions o) {
+    UdtfArgs u = udtfArgs(ctx.spark(), viewName, view, source, def, o, ctx.jobId(),
+        ctx.listener());
+    UdtfRefreshResult r = UdtfRefresh.run(ctx, u.sourceAt, source.location(),
         source.storageOptions(), o.srcVersion(), u.view, UdtfDefinition.of(def.function()),
         u.options);
     java.util.Map<String, Long> details = new java.util.LinkedHashMap<>();

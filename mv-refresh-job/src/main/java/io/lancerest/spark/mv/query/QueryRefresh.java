@@ -113,7 +113,13 @@ public final class QueryRefresh {
   /** Refreshes the view; see the class comment. */
   public static RefreshResult run(SparkSession spark, Tables t, SourceQuery query,
       RefreshOptions options, String jobId, RefreshListener listener, RefreshCaches caches) {
-    RefreshContext ctx = new RefreshContext(spark, t.viewName(), jobId, listener, caches);
+    return run(new RefreshContext(spark, t.viewName(), jobId, listener, caches), t, query,
+        options);
+  }
+
+  /** Refreshes the view in {@code ctx} (its job id, listener, caches and job). */
+  public static RefreshResult run(RefreshContext ctx, Tables t, SourceQuery query,
+      RefreshOptions options) {
     return RefreshDriver.refresh(ctx, options.srcVersion(), () -> SourceVersions.latest(
         t.viewName(), t.sourceUri(), t.sourceStorageOptions()), kind(t, query, options));
   }
@@ -131,7 +137,8 @@ public final class QueryRefresh {
 
   /** Query views in {@link RefreshDriver}'s sequence: one {@link Run} per attempt. */
   private static ViewRefresh<RefreshResult> kind(Tables t, SourceQuery q, RefreshOptions o) {
-    return ViewRefresh.of(MaterializedViewKind.QUERY,
+    return ViewRefresh.of(MaterializedViewKind.QUERY, r -> new ViewRefresh.Outcome(r.status(),
+        r.sourceVersion(), r.rowsInserted(), r.rowsDeleted(), r.skipped()),
         (ctx, srcVersion) -> new Run(ctx, t, q, o).prepare(srcVersion));
   }
 

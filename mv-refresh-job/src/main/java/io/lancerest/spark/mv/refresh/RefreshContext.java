@@ -1,5 +1,6 @@
 package io.lancerest.spark.mv.refresh;
 
+import io.lancerest.spark.mv.RefreshCancelledException;
 import io.lancerest.spark.mv.RefreshListener;
 import java.util.UUID;
 import org.apache.spark.sql.SparkSession;
@@ -14,6 +15,7 @@ public final class RefreshContext {
   private final String jobId;
   private final RefreshListener listener;
   private final RefreshCaches caches;
+  private final JobTracker job;
   private final long startedMillis = System.currentTimeMillis();
 
   /**
@@ -28,10 +30,22 @@ public final class RefreshContext {
   /** @param caches the catalog's ({@code null}: this refresh's own) */
   public RefreshContext(SparkSession spark, String viewName, String jobId,
       RefreshListener listener, RefreshCaches caches) {
+    this(spark, viewName, listener, caches, JobTracker.none(
+        jobId == null || jobId.isBlank() ? UUID.randomUUID().toString() : jobId));
+  }
+
+  /**
+   * A refresh whose job is recorded by {@code job} (its id is the refresh's job id).
+   *
+   * @param caches the catalog's ({@code null}: this refresh's own)
+   */
+  public RefreshContext(SparkSession spark, String viewName, RefreshListener listener,
+      RefreshCaches caches, JobTracker job) {
     this.caches = caches == null ? new RefreshCaches() : caches;
     this.spark = spark;
     this.viewName = viewName;
-    this.jobId = jobId == null || jobId.isBlank() ? UUID.randomUUID().toString() : jobId;
+    this.job = job;
+    this.jobId = job.jobId();
     this.listener = listener == null ? RefreshListener.NONE : listener;
   }
 
@@ -56,6 +70,26 @@ public final class RefreshContext {
     return caches;
   }
 
+  /** The refresh's job, as the job log records it. */
+  public JobTracker job() {
+    return job;
+  }
+
+  /**
+   * Throws when the job was cancelled ({@code CANCEL JOB}): cancelling the job group stops the
+   * Spark jobs running now, and this stops the refresh between them.
+   */
+  public void checkCancelled() {
+    if (job.cancelRequested()) {
+      throw cancelled(null);
+    }
+  }
+
+  RefreshCancelledException cancelled(Throwable cause) {
+    return new RefreshCancelledException("Refresh of view " + viewName + " (job " + jobId
+        + ") was cancelled by CANCEL JOB; nothing was committed, the view is as it was", cause);
+  }
+
   public void observe(RefreshListener.Probe probe, Object value) {
     listener.observe(probe, value);
   }
@@ -74,6 +108,11 @@ public final class RefreshContext {
    * them); a tag holds no comma.
    */
   public String jobTag() {
+    return jobTag(jobId);
+  }
+
+  /** {@link #jobTag()} of the refresh with job id {@code jobId}. */
+  public static String jobTag(String jobId) {
     return "lancerest-refresh-" + jobId.replace(',', '_');
   }
 
@@ -96,7 +135,9 @@ public final class RefreshContext {
 
   /** Names the phase the next Spark jobs belong to, in their description. */
   public void describe(String phase) {
-    spark.sparkContext().setJobDescription(phase == null ? description()
-        : description() + ": " + phase);
+    checkCancelled();
+    String progress = job.itemsStarted() ? " [" + job.progress() + "]" : "";
+    spark.sparkContext().setJobDescription((phase == null ? description()
+        : description() + ": " + phase) + progress);
   }
 }

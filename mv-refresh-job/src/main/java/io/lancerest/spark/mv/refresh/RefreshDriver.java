@@ -1,6 +1,8 @@
 package io.lancerest.spark.mv.refresh;
 
 import io.lancerest.spark.mv.MaterializedViewException;
+import io.lancerest.spark.mv.RefreshCancelledException;
+import io.lancerest.spark.mv.RefreshResult;
 import io.lancerest.spark.mv.RefreshPlan;
 import io.lancerest.spark.mv.commit.ViewCommitConflictException;
 import io.lancerest.spark.mv.commit.ViewCommitResult;
@@ -44,24 +46,33 @@ public final class RefreshDriver {
   public static <R> R refresh(RefreshContext ctx, Long srcVersion,
       LongSupplier latestSourceVersion, ViewRefresh<R> kind) {
     String[] caller = jobProperties(ctx.spark().sparkContext());
+    JobTracker job = ctx.job();
+    ViewCommitResult committed = null;
     try {
       ctx.begin();
+      job.started(kind.kind(), null);
       for (int n = 1; ; n++) {
         // Resolved for each attempt: a conflict means another refresh committed, possibly at a
         // newer source version, and "latest" must not fall behind the view's watermark.
         long version = SourceVersions.resolve(ctx.viewName(), srcVersion,
             latestSourceVersion.getAsLong());
+        if (n == 1) {
+          job.started(kind.kind(), version);
+        }
         ViewRefresh.Attempt<R> attempt = kind.prepare(ctx, version);
         if (attempt.upToDate()) {
           LOG.info("View {} (job {}): already at source version {}; nothing to do",
               ctx.viewName(), ctx.jobId(), version);
-          return attempt.skipped();
+          return ended(job, kind, attempt.skipped());
         }
         StagedRefresh<R> staged = attempt.compute();
-        ViewCommitResult committed;
         try {
           ctx.describe("commit");
-          committed = staged.commit().commit(ctx.listener()::beforeCommit);
+          // The last moment a cancel can stop the refresh: once committing, it lands.
+          committed = staged.commit().commit(() -> {
+            ctx.checkCancelled();
+            ctx.listener().beforeCommit();
+          });
         } catch (ViewCommitConflictException e) {
           staged.errors().abandon(e.toString());
           if (n >= COMMIT_ATTEMPTS) {
@@ -89,11 +100,61 @@ public final class RefreshDriver {
               + "failed (the refresh stands): {}", ctx.viewName(), ctx.jobId(),
               committed.version(), e.toString());
         }
-        return staged.result().apply(committed);
+        return ended(job, kind, staged.result().apply(committed));
       }
+    } catch (RuntimeException | Error e) {
+      Throwable t = recordEnd(ctx, committed, e);
+      if (t instanceof Error err) {
+        throw err;
+      }
+      throw (RuntimeException) t;
     } finally {
       restoreJobProperties(ctx.spark().sparkContext(), caller);
     }
+  }
+
+  private static <R> R ended(JobTracker job, ViewRefresh<R> kind, R result) {
+    ViewRefresh.Outcome o = kind.outcome(result);
+    job.finished(o.status(), o.sourceVersion(), o.rowsInserted(), o.rowsDeleted(), o.skipped(),
+        null);
+    return result;
+  }
+
+  /**
+   * Records how a refresh that threw ended, and returns what to throw. A failure after the view
+   * commit does not undo it: the job is recorded DONE, as the view's last job says.
+   */
+  private static Throwable recordEnd(RefreshContext ctx, ViewCommitResult committed,
+      Throwable e) {
+    JobTracker job = ctx.job();
+    if (committed != null) {
+      job.finished(RefreshResult.JobStatus.DONE, null, committed.rowsAdded(),
+          committed.rowsDeleted(), 0, "committed view version " + committed.version()
+              + ", then failed: " + JobTracker.message(e));
+      return e;
+    }
+    if (e instanceof RefreshCancelledException c) {
+      job.cancelled(c.getMessage());
+      return e;
+    }
+    if (job.cancelRequested() || cancelledJobs(e, ctx)) {
+      RefreshCancelledException c = ctx.cancelled(e);
+      job.cancelled(c.getMessage());
+      return c;
+    }
+    job.failed(e);
+    return e;
+  }
+
+  /** Whether {@code e} is Spark's failure of a job cancelled by the refresh's tag. */
+  private static boolean cancelledJobs(Throwable e, RefreshContext ctx) {
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      String m = t.getMessage();
+      if (m != null && m.contains("cancelled job tag " + ctx.jobTag())) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** What {@link #refresh} would do now, with nothing written or committed. */

@@ -2,7 +2,9 @@ package io.lancerest.spark.mv.refresh;
 
 import io.lancerest.spark.mv.MaterializedViewKind;
 import io.lancerest.spark.mv.RefreshPlan;
+import io.lancerest.spark.mv.RefreshResult.JobStatus;
 import java.util.function.BiFunction;
+import java.util.function.Function;
 
 /**
  * What one view kind does inside the refresh sequence of {@link RefreshDriver}. The driver
@@ -14,6 +16,13 @@ import java.util.function.BiFunction;
  */
 public interface ViewRefresh<R> {
   MaterializedViewKind kind();
+
+  /** What the job log records of a result of this kind. */
+  Outcome outcome(R result);
+
+  /** A result as the job log records it. */
+  record Outcome(JobStatus status, Long sourceVersion, long rowsInserted, long rowsDeleted,
+      long skipped) {}
 
   /**
    * Reads the view and the source at {@code srcVersion} (the driver checked it exists) and
@@ -38,12 +47,17 @@ public interface ViewRefresh<R> {
     StagedRefresh<R> compute();
   }
 
-  static <R> ViewRefresh<R> of(MaterializedViewKind kind,
+  static <R> ViewRefresh<R> of(MaterializedViewKind kind, Function<R, Outcome> outcome,
       BiFunction<RefreshContext, Long, Attempt<R>> prepare) {
     return new ViewRefresh<R>() {
       @Override
       public MaterializedViewKind kind() {
         return kind;
+      }
+
+      @Override
+      public Outcome outcome(R result) {
+        return outcome.apply(result);
       }
 
       @Override

@@ -1,6 +1,8 @@
 package io.lancerest.spark.mv.sql;
 
 import io.lancerest.spark.mv.CreateViewRequest;
+import io.lancerest.spark.mv.JobRecord;
+import io.lancerest.spark.mv.MaterializedViewException;
 import io.lancerest.spark.mv.MaterializedViews;
 import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.RefreshResult;
@@ -37,6 +39,20 @@ public final class MaterializedViewStatements {
   public static final StructType DESCRIBE_OUTPUT = new StructType()
       .add("info_name", DataTypes.StringType, false)
       .add("info_value", DataTypes.StringType);
+  /** Columns of SHOW JOBS and CANCEL JOB. */
+  public static final StructType JOBS_OUTPUT = new StructType()
+      .add("job_id", DataTypes.StringType, false)
+      .add("view", DataTypes.StringType)
+      .add("kind", DataTypes.StringType)
+      .add("status", DataTypes.StringType, false)
+      .add("source_version", DataTypes.LongType)
+      .add("started_at", DataTypes.TimestampType)
+      .add("finished_at", DataTypes.TimestampType)
+      .add("progress", DataTypes.StringType)
+      .add("rows_inserted", DataTypes.LongType, false)
+      .add("rows_deleted", DataTypes.LongType, false)
+      .add("skipped", DataTypes.LongType, false)
+      .add("message", DataTypes.StringType);
   public static final StructType NO_OUTPUT = new StructType();
 
   private MaterializedViewStatements() {}
@@ -48,8 +64,12 @@ public final class MaterializedViewStatements {
     if (s instanceof MvStatement.Show) {
       return SHOW_OUTPUT;
     }
-    if (s instanceof MvStatement.Describe || s instanceof MvStatement.ExplainRefresh) {
+    if (s instanceof MvStatement.Describe || s instanceof MvStatement.ExplainRefresh
+        || s instanceof MvStatement.DescribeJob) {
       return DESCRIBE_OUTPUT;
+    }
+    if (s instanceof MvStatement.ShowJobs || s instanceof MvStatement.CancelJob) {
+      return JOBS_OUTPUT;
     }
     return NO_OUTPUT;
   }
@@ -69,8 +89,37 @@ public final class MaterializedViewStatements {
     if (s instanceof MvStatement.Refresh rf) {
       RefreshOptions options = RefreshOptions.fromMap(rf.options());
       Resolved r = resolveObject(spark, rf.name());
-      return List.of(row(MaterializedViews.forCatalog(spark, r.catalog())
-          .refresh(r.id(), options)));
+      MaterializedViews views = MaterializedViews.forCatalog(spark, r.catalog());
+      return List.of(row(rf.async() ? views.refreshAsync(r.id(), options)
+          : views.refresh(r.id(), options)));
+    }
+    if (s instanceof MvStatement.ShowJobs sj) {
+      String catalog = sj.catalog();
+      List<String> view = null;
+      if (sj.view() != null) {
+        Resolved r = resolveObject(spark, sj.view());
+        if (catalog != null && !catalog.equals(r.catalog())) {
+          throw new MaterializedViewException("SHOW JOBS IN " + catalog + " FOR "
+              + String.join(".", sj.view()) + ": the view is in catalog '" + r.catalog()
+              + "'; name one catalog");
+        }
+        catalog = r.catalog();
+        view = r.id();
+      }
+      List<Row> rows = new ArrayList<>();
+      for (JobRecord j : MaterializedViews.forCatalog(spark, catalogOrCurrent(spark, catalog))
+          .jobs(view, sj.limit() == null ? Integer.MAX_VALUE : sj.limit())) {
+        rows.add(jobRow(j));
+      }
+      return rows;
+    }
+    if (s instanceof MvStatement.DescribeJob dj) {
+      return describeJobRows(MaterializedViews.forCatalog(spark,
+          catalogOrCurrent(spark, dj.catalog())).job(dj.jobId()));
+    }
+    if (s instanceof MvStatement.CancelJob cj) {
+      return List.of(jobRow(MaterializedViews.forCatalog(spark,
+          catalogOrCurrent(spark, cj.catalog())).cancel(cj.jobId())));
     }
     if (s instanceof MvStatement.ExplainRefresh ex) {
       RefreshOptions options = RefreshOptions.fromMap(ex.options());
@@ -106,6 +155,45 @@ public final class MaterializedViewStatements {
     return RowFactory.create(r.jobId(), r.status().name(),
         r.kind() == null ? "unknown" : r.kind().wire(), r.sourceVersion(),
         r.rowsInserted(), r.rowsDeleted(), r.skipped(), r.durationMs());
+  }
+
+  private static String catalogOrCurrent(SparkSession spark, String catalog) {
+    return catalog != null ? catalog
+        : spark.sessionState().catalogManager().currentCatalog().name();
+  }
+
+  static Row jobRow(JobRecord j) {
+    return RowFactory.create(j.jobId(), j.view(), j.kind(), j.status().name(),
+        j.sourceVersion(), new java.sql.Timestamp(j.startedAt()),
+        j.finishedAt() == null ? null : new java.sql.Timestamp(j.finishedAt()), j.progress(),
+        j.rowsInserted(), j.rowsDeleted(), j.skipped(), j.message());
+  }
+
+  static List<Row> describeJobRows(JobRecord j) {
+    List<Row> rows = new ArrayList<>();
+    rows.add(RowFactory.create("Job ID", j.jobId()));
+    rows.add(RowFactory.create("View", j.view()));
+    rows.add(RowFactory.create("Kind", j.kind()));
+    rows.add(RowFactory.create("Status", j.status().name()));
+    rows.add(RowFactory.create("Source version",
+        j.sourceVersion() == null ? null : j.sourceVersion().toString()));
+    rows.add(RowFactory.create("Started at", java.time.Instant.ofEpochMilli(j.startedAt())
+        .toString()));
+    rows.add(RowFactory.create("Finished at", j.finishedAt() == null ? null
+        : java.time.Instant.ofEpochMilli(j.finishedAt()).toString()));
+    rows.add(RowFactory.create("Heartbeat", java.time.Instant.ofEpochMilli(j.heartbeatAt())
+        .toString()));
+    rows.add(RowFactory.create("Progress", j.progress()));
+    rows.add(RowFactory.create("Tasks done", Long.toString(j.itemsDone())));
+    rows.add(RowFactory.create("Tasks total", Long.toString(j.itemsTotal())));
+    rows.add(RowFactory.create("Rows written", Long.toString(j.rowsWritten())));
+    rows.add(RowFactory.create("Rows inserted", Long.toString(j.rowsInserted())));
+    rows.add(RowFactory.create("Rows deleted", Long.toString(j.rowsDeleted())));
+    rows.add(RowFactory.create("Skipped", Long.toString(j.skipped())));
+    rows.add(RowFactory.create("Message", j.message()));
+    rows.add(RowFactory.create("Spark application", j.applicationId()));
+    rows.add(RowFactory.create("Launched by", j.launchedBy()));
+    return rows;
   }
 
   static List<Row> describeRows(ViewDescription d) {

@@ -29,8 +29,28 @@ public sealed interface MvStatement {
     }
   }
 
-  /** {@code REFRESH MATERIALIZED VIEW name [WITH (k = v, ...)]}. */
-  record Refresh(List<String> name, Map<String, String> options) implements MvStatement {}
+  /**
+   * {@code REFRESH MATERIALIZED VIEW name [ASYNC] [WITH (k = v, ...)]}; {@code async} returns at
+   * once with the job RUNNING.
+   */
+  record Refresh(List<String> name, Map<String, String> options, boolean async)
+      implements MvStatement {
+    public Refresh(List<String> name, Map<String, String> options) {
+      this(name, options, false);
+    }
+  }
+
+  /**
+   * {@code SHOW JOBS [IN catalog] [FOR view] [LIMIT n]}; {@code catalog} and {@code view} null
+   * when not given, {@code limit} null for every job.
+   */
+  record ShowJobs(String catalog, List<String> view, Integer limit) implements MvStatement {}
+
+  /** {@code DESCRIBE|DESC JOB 'id' [IN catalog]}. */
+  record DescribeJob(String jobId, String catalog) implements MvStatement {}
+
+  /** {@code CANCEL JOB 'id' [IN catalog]}. */
+  record CancelJob(String jobId, String catalog) implements MvStatement {}
 
   /**
    * {@code EXPLAIN REFRESH MATERIALIZED VIEW name [WITH (k = v, ...)]}: what the refresh would

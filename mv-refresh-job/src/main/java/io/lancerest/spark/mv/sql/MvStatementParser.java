@@ -43,6 +43,11 @@ final class MvStatementParser {
         && t.get(2).isWord("MATERIALIZED")) {
       return true;
     }
+    if (t.size() >= 3 && (t.get(0).isWord("SHOW") && t.get(1).isWord("JOBS")
+        || (t.get(0).isWord("DESCRIBE") || t.get(0).isWord("DESC") || t.get(0).isWord("CANCEL"))
+            && t.get(1).isWord("JOB"))) {
+      return true;
+    }
     if (t.size() < 3 || !t.get(1).isWord("MATERIALIZED")) {
       return false;
     }
@@ -56,6 +61,11 @@ final class MvStatementParser {
   }
 
   private MvStatement statement() throws ParseException {
+    Token second = tokens.get(Math.min(pos + 1, tokens.size() - 1));
+    if (peek().isWord("SHOW") && second.isWord("JOBS") || second.isWord("JOB")
+        && (peek().isWord("DESCRIBE") || peek().isWord("DESC") || peek().isWord("CANCEL"))) {
+      return end(job(next()));
+    }
     Token verb = next();
     boolean explain = verb.isWord("EXPLAIN");
     if (explain) {
@@ -77,11 +87,12 @@ final class MvStatementParser {
     } else if (verb.isWord("REFRESH")) {
       expectWord("VIEW");
       List<String> name = identifier("a view name");
+      boolean async = acceptWord("ASYNC");
       Map<String, String> options = Map.of();
       if (acceptWord("WITH")) {
         options = propertyList("WITH");
       }
-      s = new MvStatement.Refresh(name, options);
+      s = new MvStatement.Refresh(name, options, async);
     } else if (verb.isWord("DROP")) {
       expectWord("VIEW");
       boolean ifExists = acceptWord("IF");
@@ -100,11 +111,65 @@ final class MvStatementParser {
       expectWord("VIEW");
       s = new MvStatement.Describe(identifier("a view name"));
     }
+    return end(s);
+  }
+
+  private MvStatement end(MvStatement s) {
     acceptSymbol(';');
     if (peek().type() != Type.EOF) {
       throw error("Unexpected " + peek().display() + " after the end of the statement", peek());
     }
     return s;
+  }
+
+  /** SHOW JOBS, DESCRIBE JOB, CANCEL JOB (the verb consumed; handles() checked the next word). */
+  private MvStatement job(Token verb) throws ParseException {
+    if (verb.isWord("SHOW")) {
+      expectWord("JOBS");
+      String catalog = null;
+      List<String> view = null;
+      Integer limit = null;
+      while (peek().type() != Type.EOF && !peek().isSymbol(';')) {
+        Token t = peek();
+        if (acceptWord("IN")) {
+          once(catalog == null, t, "IN");
+          catalog = catalogName();
+        } else if (acceptWord("FOR")) {
+          once(view == null, t, "FOR");
+          view = identifier("a view name");
+        } else if (acceptWord("LIMIT")) {
+          once(limit == null, t, "LIMIT");
+          Token n = next();
+          if (n.type() != Type.NUMBER || !n.text().matches("[0-9]{1,9}")) {
+            throw error("Expected the number of jobs after LIMIT (0 or more), found "
+                + n.display(), n);
+          }
+          limit = Integer.parseInt(n.text());
+        } else {
+          throw error("Expected IN, FOR, LIMIT or the end of SHOW JOBS, found " + t.display(),
+              t);
+        }
+      }
+      return new MvStatement.ShowJobs(catalog, view, limit);
+    }
+    expectWord("JOB");
+    Token id = next();
+    if (id.type() != Type.STRING || id.text().isBlank()) {
+      throw error("Expected the job id as a string literal ('3f2a...'), found "
+          + id.display(), id);
+    }
+    String catalog = acceptWord("IN") ? catalogName() : null;
+    return verb.isWord("CANCEL") ? new MvStatement.CancelJob(id.text().trim(), catalog)
+        : new MvStatement.DescribeJob(id.text().trim(), catalog);
+  }
+
+  private String catalogName() throws ParseException {
+    List<String> parts = identifier("a catalog name");
+    if (parts.size() != 1) {
+      throw error("IN takes a catalog name, not " + String.join(".", parts),
+          tokens.get(pos - 1));
+    }
+    return parts.get(0);
   }
 
   private MvStatement.Create create() throws ParseException {

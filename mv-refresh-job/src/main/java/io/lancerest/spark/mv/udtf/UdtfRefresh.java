@@ -140,19 +140,19 @@ public final class UdtfRefresh {
   /** Refreshes the view from {@code source} at its version. */
   public static UdtfRefreshResult run(SparkSession spark, UdtfSource source, UdtfView view,
       UdtfDefinition def, UdtfRefreshOptions options) {
-    return run(spark, v -> source, source.location(), source.storageOptions(),
-        source.version(), view, def, options);
+    return run(new RefreshContext(spark, view.name(), options.jobId(), options.listener()),
+        v -> source, source.location(), source.storageOptions(), source.version(), view, def,
+        options);
   }
 
   /**
-   * Refreshes the view to {@code srcVersion}, or to the latest source version when {@code
-   * null}: {@code sourceAt} gives the source query's rows at the version each attempt uses.
+   * Refreshes the view in {@code ctx} (its job id and listener win over the options') to
+   * {@code srcVersion}, or to the latest source version when {@code null}: {@code sourceAt}
+   * gives the source query's rows at the version each attempt uses.
    */
-  public static UdtfRefreshResult run(SparkSession spark, LongFunction<UdtfSource> sourceAt,
+  public static UdtfRefreshResult run(RefreshContext ctx, LongFunction<UdtfSource> sourceAt,
       String sourceLocation, Map<String, String> sourceStorage, Long srcVersion, UdtfView view,
       UdtfDefinition def, UdtfRefreshOptions options) {
-    RefreshContext ctx = new RefreshContext(spark, view.name(), options.jobId(),
-        options.listener());
     return RefreshDriver.refresh(ctx, srcVersion, () -> SourceVersions.latest(view.name(),
         sourceLocation, sourceStorage), kind(sourceAt, view, def, options));
   }
@@ -160,7 +160,9 @@ public final class UdtfRefresh {
   /** UDTF views in {@link RefreshDriver}'s sequence. */
   private static ViewRefresh<UdtfRefreshResult> kind(LongFunction<UdtfSource> sourceAt,
       UdtfView view, UdtfDefinition def, UdtfRefreshOptions options) {
-    return ViewRefresh.<UdtfRefreshResult>of(MaterializedViewKind.UDTF, (ctx, srcVersion) -> {
+    return ViewRefresh.<UdtfRefreshResult>of(MaterializedViewKind.UDTF,
+        r -> new ViewRefresh.Outcome(r.status(), r.sourceVersion(), r.rowsInserted(),
+            r.rowsDeleted(), r.skipped().size()), (ctx, srcVersion) -> {
       UdtfSource source = sourceAt.apply(srcVersion);
       instantiate(def.className(), def.name());
       Start st = start(source, view);

@@ -81,6 +81,30 @@ class MvStatementParserTest {
   }
 
   @Test
+  void jobStatements() throws Exception {
+    assertTrue(MvStatementParser.handles("SHOW JOBS"));
+    assertTrue(MvStatementParser.handles("desc job 'x'"));
+    assertTrue(MvStatementParser.handles("CANCEL JOB 'x'"));
+    assertEquals(new MvStatement.Refresh(List.of("lance", "ns", "v"), map("force", "true"),
+        true), parse("REFRESH MATERIALIZED VIEW lance.ns.v ASYNC WITH (force = true)"));
+    assertEquals(new MvStatement.Refresh(List.of("v"), Map.of(), true),
+        parse("refresh materialized view v async;"));
+    assertEquals(new MvStatement.ShowJobs(null, null, null), parse("SHOW JOBS"));
+    assertEquals(new MvStatement.ShowJobs("lance", List.of("lance", "ns", "v"), 20),
+        parse("show jobs in lance for lance.ns.v limit 20;"));
+    assertEquals(new MvStatement.ShowJobs(null, null, 5), parse("SHOW JOBS LIMIT 5"));
+    assertEquals(new MvStatement.DescribeJob("3f2a", null), parse("DESCRIBE JOB '3f2a'"));
+    assertEquals(new MvStatement.DescribeJob("3f2a", "lance"), parse("DESC JOB '3f2a' IN lance"));
+    assertEquals(new MvStatement.CancelJob("j-1", "lance"), parse("CANCEL JOB 'j-1' IN lance"));
+    assertEquals("Expected the number of jobs after LIMIT (0 or more), found 'ten' at position "
+        + "16:", error("SHOW JOBS LIMIT ten").getMessage().lines().findFirst().orElseThrow());
+    assertEquals("Expected the job id as a string literal ('3f2a...'), found 'j1' at position "
+        + "11:", error("CANCEL JOB j1").getMessage().lines().findFirst().orElseThrow());
+    assertEquals("FOR is given twice at position 16:", error("SHOW JOBS FOR a FOR b")
+        .getMessage().lines().findFirst().orElseThrow());
+  }
+
+  @Test
   void refreshDropShowDescribe() throws Exception {
     assertEquals(new MvStatement.Refresh(List.of("lance", "ns", "v"), Map.of()),
         parse("REFRESH MATERIALIZED VIEW lance.ns.v"));

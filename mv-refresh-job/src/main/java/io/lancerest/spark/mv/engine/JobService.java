@@ -1,0 +1,228 @@
+package io.lancerest.spark.mv.engine;
+
+import io.lancerest.spark.catalog.LanceRestCatalog;
+import io.lancerest.spark.mv.JobRecord;
+import io.lancerest.spark.mv.refresh.JobTracker;
+import io.lancerest.spark.mv.refresh.RefreshContext;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.spark.SparkContext;
+import org.apache.spark.network.util.JavaUtils;
+import org.apache.spark.scheduler.SparkListener;
+import org.apache.spark.scheduler.SparkListenerStageCompleted;
+import org.apache.spark.scheduler.SparkListenerStageSubmitted;
+import org.apache.spark.scheduler.SparkListenerTaskEnd;
+import org.apache.spark.sql.SparkSession;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The refresh jobs of one catalog instance: its job log ({@link JobsTable}), the jobs running
+ * in it now, the heartbeat that records their progress at a steady rate, and the threads ASYNC
+ * refreshes run on. It is a component of the {@link LanceRestCatalog} (one per catalog, so one
+ * per SparkSession that uses the catalog), closed with it: nothing here is JVM-wide.
+ */
+public final class JobService implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(JobService.class);
+  public static final String ENABLED_CONF = "spark.lancerest.mv.jobs.enabled";
+  public static final String HEARTBEAT_INTERVAL_CONF = "spark.lancerest.mv.jobs.heartbeatInterval";
+  public static final String HEARTBEAT_TIMEOUT_CONF = "spark.lancerest.mv.jobs.heartbeatTimeout";
+  public static final String ASYNC_THREADS_CONF = "spark.lancerest.mv.jobs.asyncThreads";
+  public static final String CANCEL_WAIT_CONF = "spark.lancerest.mv.jobs.cancelWait";
+  static final String DEFAULT_HEARTBEAT_INTERVAL = "10s";
+  static final String DEFAULT_HEARTBEAT_TIMEOUT = "120s";
+  static final String DEFAULT_CANCEL_WAIT = "60s";
+  /** Local properties a pooled thread inherits from whichever thread created it. */
+  private static final String[] INHERITED = {"spark.sql.execution.id",
+      "spark.sql.execution.root.id", "spark.jobGroup.id", "spark.job.description",
+      "spark.job.tags",
+      "spark.job.interruptOnCancel", "spark.job.tags", "callSite.short", "callSite.long"};
+
+  private final SparkContext sc;
+  private final JobsTable table;
+  private final Map<String, JobTracker> running = new ConcurrentHashMap<>();
+  private final Map<Integer, JobTracker> stages = new ConcurrentHashMap<>();
+  private final ScheduledExecutorService heartbeat;
+  private final ExecutorService async;
+  private final SparkListener progress;
+  private volatile boolean compactPending;
+
+  private JobService(SparkSession spark, CatalogBinding cat) {
+    this.sc = spark.sparkContext();
+    this.table = new JobsTable(cat,
+        spark.conf().get(JobsTable.NAMESPACE_CONF, JobsTable.DEFAULT_NAMESPACE),
+        spark.conf().get(JobsTable.TABLE_CONF, JobsTable.DEFAULT_TABLE));
+    long interval = Math.max(100, millis(spark, HEARTBEAT_INTERVAL_CONF,
+        DEFAULT_HEARTBEAT_INTERVAL));
+    int threads = Integer.parseInt(spark.conf().get(ASYNC_THREADS_CONF, "2").trim());
+    this.heartbeat = Executors.newSingleThreadScheduledExecutor(daemon("lancerest-mv-jobs-"
+        + cat.name() + "-heartbeat"));
+    this.async = Executors.newFixedThreadPool(Math.max(1, threads), daemon("lancerest-mv-jobs-"
+        + cat.name() + "-async"));
+    this.progress = new Progress();
+    sc.addSparkListener(progress);
+    heartbeat.scheduleWithFixedDelay(this::beat, interval, interval, TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * The service of the binding's catalog, created with it; {@code null} when the catalog is not
+   * a {@link LanceRestCatalog} or {@value #ENABLED_CONF} is false.
+   */
+  static JobService of(SparkSession spark, CatalogBinding cat) {
+    if (!Boolean.parseBoolean(spark.conf().get(ENABLED_CONF, "true").trim())
+        || !(cat.catalog() instanceof LanceRestCatalog lance)) {
+      return null;
+    }
+    return lance.resource(JobService.class, () -> new JobService(spark, cat));
+  }
+
+  static long millis(SparkSession spark, String conf, String dflt) {
+    String v = spark.conf().get(conf, dflt).trim();
+    try {
+      return JavaUtils.timeStringAsMs(v);
+    } catch (NumberFormatException e) {
+      throw new io.lancerest.spark.mv.InvalidOptionException(conf + " must be a duration such "
+          + "as 30s or 2min, got '" + v + "'");
+    }
+  }
+
+  JobsTable table() {
+    return table;
+  }
+
+  String applicationId() {
+    return sc.applicationId();
+  }
+
+  /** A new job of this application, tracked until it ends. */
+  JobTracker open(String jobId, List<String> viewServerId) {
+    JobTracker t = new JobTracker(table, jobId, viewServerId, sc.applicationId(),
+        sc.sparkUser());
+    if (running.putIfAbsent(jobId, t) != null) {
+      throw new io.lancerest.spark.mv.InvalidOptionException("job_id '" + jobId + "' is the id "
+          + "of a refresh running now; give another job_id or none");
+    }
+    return t;
+  }
+
+  /** The job's refresh returned or threw: it is no longer running here. */
+  void close(JobTracker t) {
+    running.remove(t.jobId(), t);
+    stages.values().removeIf(s -> s == t);
+    compactPending = true;
+  }
+
+  /** A job running in this catalog instance now, or {@code null}. */
+  JobTracker running(String jobId) {
+    return running.get(jobId);
+  }
+
+  /** Runs {@code refresh} on an ASYNC thread, in {@code spark} (the caller's session). */
+  void submit(SparkSession spark, JobTracker t, Runnable refresh) {
+    async.execute(() -> {
+      SparkSession.setActiveSession(spark);
+      SparkContext ctx = spark.sparkContext();
+      for (String k : INHERITED) {
+        ctx.setLocalProperty(k, null);
+      }
+      try {
+        refresh.run();
+      } catch (RuntimeException | Error e) {
+        // Recorded in the job log by the refresh; there is no caller left to throw to.
+        LOG.warn("ASYNC refresh job {} ended with {}", t.jobId(), JobTracker.message(e));
+      } finally {
+        SparkSession.clearActiveSession();
+      }
+    });
+  }
+
+  /** One append with the progress of every running job, then a compaction when due. */
+  private void beat() {
+    try {
+      List<JobRecord> states = new ArrayList<>();
+      for (JobTracker t : running.values()) {
+        JobRecord r = t.heartbeat();
+        if (r != null) {
+          states.add(r);
+        }
+      }
+      table.append(states);
+      if (compactPending) {
+        compactPending = false;
+        table.compactIfFragmented();
+      }
+    } catch (RuntimeException e) {
+      LOG.warn("Job log {}: recording the heartbeat of {} running job(s) failed (the refreshes "
+          + "go on): {}", table.display(), running.size(), JobTracker.message(e));
+    }
+  }
+
+  @Override
+  public void close() {
+    heartbeat.shutdownNow();
+    async.shutdownNow();
+    if (!sc.isStopped()) {
+      sc.removeSparkListener(progress);
+      for (JobTracker t : running.values()) {
+        t.requestCancel();
+        sc.cancelJobsWithTag(RefreshContext.jobTag(t.jobId()));
+      }
+    }
+  }
+
+  /** Counts the tasks of each running job's stages (tagged with the job's tag). */
+  private final class Progress extends SparkListener {
+    @Override
+    public void onStageSubmitted(SparkListenerStageSubmitted e) {
+      String tags = e.properties() == null ? null
+          : e.properties().getProperty("spark.job.tags");
+      JobTracker t = null;
+      if (tags != null) {
+        java.util.List<String> set = java.util.Arrays.asList(tags.split(","));
+        for (JobTracker r : running.values()) {
+          if (set.contains(RefreshContext.jobTag(r.jobId()))) {
+            t = r;
+            break;
+          }
+        }
+      }
+      if (t != null) {
+        stages.put(e.stageInfo().stageId(), t);
+        t.tasksSubmitted(e.stageInfo().numTasks());
+      }
+    }
+
+    @Override
+    public void onTaskEnd(SparkListenerTaskEnd e) {
+      JobTracker t = stages.get(e.stageId());
+      if (t != null && e.taskInfo() != null && e.taskInfo().successful()) {
+        long rows = e.taskMetrics() == null ? 0
+            : e.taskMetrics().inputMetrics().recordsRead()
+                + e.taskMetrics().outputMetrics().recordsWritten();
+        t.taskFinished(rows);
+      }
+    }
+
+    @Override
+    public void onStageCompleted(SparkListenerStageCompleted e) {
+      stages.remove(e.stageInfo().stageId());
+    }
+  }
+
+  private static ThreadFactory daemon(String name) {
+    AtomicInteger n = new AtomicInteger();
+    return r -> {
+      Thread th = new Thread(r, name + "-" + n.incrementAndGet());
+      th.setDaemon(true);
+      return th;
+    };
+  }
+}

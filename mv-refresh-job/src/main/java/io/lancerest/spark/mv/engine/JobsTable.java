@@ -1,0 +1,331 @@
+package io.lancerest.spark.mv.engine;
+
+import com.fasterxml.jackson.core.type.TypeReference;
+import io.lancerest.client.LanceJson;
+import io.lancerest.spark.mv.JobRecord;
+import io.lancerest.spark.mv.MaterializedViewException;
+import io.lancerest.spark.mv.MaterializedViewNotFoundException;
+import io.lancerest.spark.mv.RefreshResult.JobStatus;
+import io.lancerest.spark.mv.engine.CatalogBinding.TableLocation;
+import io.lancerest.spark.mv.refresh.JobLog;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.arrow.vector.TimeStampVector;
+import org.apache.arrow.vector.VarCharVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.ArrowReader;
+import org.apache.spark.sql.catalyst.analysis.NamespaceAlreadyExistsException;
+import org.apache.spark.sql.catalyst.analysis.TableAlreadyExistsException;
+import org.apache.spark.sql.connector.catalog.SupportsNamespaces;
+import org.apache.spark.sql.connector.expressions.Transform;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
+import org.lance.CommitBuilder;
+import org.lance.Dataset;
+import org.lance.Fragment;
+import org.lance.FragmentMetadata;
+import org.lance.ReadOptions;
+import org.lance.Transaction;
+import org.lance.ipc.LanceScanner;
+import org.lance.ipc.ScanOptions;
+import org.lance.operation.Append;
+
+/**
+ * The job log of one catalog: a Lance table of its server ({@code __system.mv_jobs} by default),
+ * created through the catalog on first use. It is append-only: every state change of a job is a
+ * new row, and a job's row with the highest {@code seq} is its state. Appends never conflict with
+ * each other in Lance (two drivers recording at once both land), an update would (and would
+ * leave deletion files, which make lance-core 4.0.0 scans slow), and the history of a job stays
+ * readable. Each append is one small fragment; {@link #compactIfFragmented} merges them.
+ */
+final class JobsTable implements JobLog {
+  static final String NAMESPACE_CONF = "spark.lancerest.mv.jobs.namespace";
+  static final String TABLE_CONF = "spark.lancerest.mv.jobs.table";
+  static final String DEFAULT_NAMESPACE = "__system";
+  static final String DEFAULT_TABLE = "mv_jobs";
+  private static final int APPEND_ATTEMPTS = 3;
+  /** Fragments past which the table is compacted (each append adds one). */
+  static final int COMPACT_ABOVE_FRAGMENTS = 64;
+
+  /**
+   * The columns. Names follow Geneva's {@code geneva_jobs} where the meaning is the same
+   * ({@code job_id, table_name, job_type, status, launched_at, completed_at, updated_at,
+   * launched_by, config}); the counters are columns of their own where Geneva keeps a list of
+   * JSON metrics.
+   */
+  static final StructType SCHEMA = new StructType()
+      .add("job_id", DataTypes.StringType, false)
+      .add("seq", DataTypes.LongType, false)
+      .add("table_name", DataTypes.StringType)
+      .add("view_id", DataTypes.StringType)
+      .add("job_type", DataTypes.StringType)
+      .add("kind", DataTypes.StringType)
+      .add("status", DataTypes.StringType, false)
+      .add("source_version", DataTypes.LongType)
+      .add("launched_at", DataTypes.TimestampType)
+      .add("completed_at", DataTypes.TimestampType)
+      .add("updated_at", DataTypes.TimestampType)
+      .add("items_done", DataTypes.LongType)
+      .add("items_total", DataTypes.LongType)
+      .add("rows_written", DataTypes.LongType)
+      .add("rows_inserted", DataTypes.LongType)
+      .add("rows_deleted", DataTypes.LongType)
+      .add("skipped", DataTypes.LongType)
+      .add("message", DataTypes.StringType)
+      .add("application_id", DataTypes.StringType)
+      .add("launched_by", DataTypes.StringType);
+
+  private final CatalogBinding cat;
+  private final List<String> id;
+  private volatile TableLocation location;
+
+  JobsTable(CatalogBinding cat, String namespace, String table) {
+    this.cat = cat;
+    this.id = List.of(namespace, table);
+  }
+
+  /** {@code catalog.__system.mv_jobs}, as users name it. */
+  String display() {
+    return cat.display(id);
+  }
+
+  @Override
+  public void append(List<JobRecord> records) {
+    if (records.isEmpty()) {
+      return;
+    }
+    TableLocation loc = location(true);
+    RuntimeException last = null;
+    for (int attempt = 1; attempt <= APPEND_ATTEMPTS; attempt++) {
+      try (BufferAllocator a = new RootAllocator();
+          Dataset ds = open(a, loc)) {
+        List<FragmentMetadata> fragments;
+        try (VectorSchemaRoot root = VectorSchemaRoot.create(ds.getSchema(), a)) {
+          fill(root, records);
+          fragments = Fragment.write().datasetUri(loc.location()).allocator(a).data(root)
+              .storageOptions(loc.storageOptions()).execute();
+        }
+        Transaction txn = new Transaction.Builder().readVersion(ds.version())
+            .operation(Append.builder().fragments(fragments).build()).build();
+        new CommitBuilder(ds).execute(txn).close();
+        return;
+      } catch (RuntimeException e) {
+        last = e;
+      }
+    }
+    throw new MaterializedViewException("Cannot append " + records.size() + " state(s) to job "
+        + "log " + display() + " after " + APPEND_ATTEMPTS + " attempts: " + last.getMessage(),
+        last);
+  }
+
+  /** The newest state of every job in the log; empty when the log does not exist yet. */
+  List<JobRecord> latest() {
+    TableLocation loc = location(false);
+    if (loc == null) {
+      return List.of();
+    }
+    Map<String, JobRecord> newest = new HashMap<>();
+    try (BufferAllocator a = new RootAllocator();
+        Dataset ds = open(a, loc);
+        LanceScanner scan = ds.newScan(new ScanOptions.Builder()
+            .columns(List.of(SCHEMA.fieldNames())).batchSize(8192).build());
+        ArrowReader reader = scan.scanBatches()) {
+      while (reader.loadNextBatch()) {
+        VectorSchemaRoot root = reader.getVectorSchemaRoot();
+        for (int i = 0; i < root.getRowCount(); i++) {
+          JobRecord r = read(root, i);
+          newest.merge(r.jobId(), r, (x, y) -> y.seq() > x.seq() ? y : x);
+        }
+      }
+    } catch (MaterializedViewException e) {
+      throw e;
+    } catch (Exception e) { // lance-core's scanner declares Exception on close
+      throw new MaterializedViewException("Cannot read job log " + display() + ": "
+          + e.getMessage(), e);
+    }
+    return new ArrayList<>(newest.values());
+  }
+
+  /**
+   * Merges the small fragments the appends made, once there are more than {@value
+   * #COMPACT_ABOVE_FRAGMENTS}. The log is append-only, so there are no deletions to rewrite and
+   * concurrent appends still land.
+   */
+  void compactIfFragmented() {
+    TableLocation loc = location(false);
+    if (loc == null) {
+      return;
+    }
+    try (BufferAllocator a = new RootAllocator(); Dataset ds = open(a, loc)) {
+      if (ds.getFragments().size() > COMPACT_ABOVE_FRAGMENTS) {
+        ds.compact();
+      }
+    }
+  }
+
+  private static Dataset open(BufferAllocator a, TableLocation loc) {
+    return Dataset.open(a, loc.location(), new ReadOptions.Builder()
+        .setStorageOptions(loc.storageOptions()).build());
+  }
+
+  /** Where the table lives; with {@code create}, creates it (and its namespace) if missing. */
+  private TableLocation location(boolean create) {
+    TableLocation l = location;
+    if (l != null) {
+      return l;
+    }
+    try {
+      l = cat.locate(id, "job log");
+    } catch (MaterializedViewNotFoundException absent) {
+      if (!create) {
+        return null;
+      }
+      createTable();
+      l = cat.locate(id, "job log");
+    }
+    location = l;
+    return l;
+  }
+
+  private synchronized void createTable() {
+    String[] ns = {id.get(0)};
+    try {
+      SupportsNamespaces namespaces = (SupportsNamespaces) cat.catalog();
+      if (!namespaces.namespaceExists(ns)) {
+        namespaces.createNamespace(ns, Map.of("comment", "materialized-view engine state"));
+      }
+    } catch (NamespaceAlreadyExistsException raced) {
+      // another driver created it meanwhile
+    }
+    try {
+      // Without stable row ids: the log is never updated in place, and lance-core 4.0.0 reads
+      // compacted tables with stable row ids slowly (docs/lance-core-scan-defect.md).
+      cat.catalog().createTable(CatalogBinding.ident(id), SCHEMA, new Transform[0],
+          Map.of("enable_stable_row_ids", "false", "comment",
+              "Refresh jobs of materialized views, one row per state change"));
+    } catch (TableAlreadyExistsException raced) {
+      // another driver created it meanwhile
+    } catch (Exception e) { // createTable declares NoSuchNamespaceException
+      throw new MaterializedViewException("Cannot create job log " + display() + ": "
+          + e.getMessage(), e);
+    }
+  }
+
+  private static void fill(VectorSchemaRoot root, List<JobRecord> records) {
+    root.allocateNew();
+    for (int i = 0; i < records.size(); i++) {
+      JobRecord r = records.get(i);
+      text(root, "job_id", i, r.jobId());
+      num(root, "seq", i, r.seq());
+      text(root, "table_name", i, r.view());
+      text(root, "view_id", i, json(r.viewId()));
+      text(root, "job_type", i, "REFRESH");
+      text(root, "kind", i, r.kind());
+      text(root, "status", i, r.status().name());
+      num(root, "source_version", i, r.sourceVersion());
+      millis(root, "launched_at", i, r.startedAt());
+      millis(root, "completed_at", i, r.finishedAt());
+      millis(root, "updated_at", i, r.heartbeatAt());
+      num(root, "items_done", i, r.itemsDone());
+      num(root, "items_total", i, r.itemsTotal());
+      num(root, "rows_written", i, r.rowsWritten());
+      num(root, "rows_inserted", i, r.rowsInserted());
+      num(root, "rows_deleted", i, r.rowsDeleted());
+      num(root, "skipped", i, r.skipped());
+      text(root, "message", i, r.message());
+      text(root, "application_id", i, r.applicationId());
+      text(root, "launched_by", i, r.launchedBy());
+    }
+    root.setRowCount(records.size());
+  }
+
+  private static JobRecord read(VectorSchemaRoot root, int i) {
+    Long seq = num(root, "seq", i);
+    Long started = millis(root, "launched_at", i);
+    Long heartbeat = millis(root, "updated_at", i);
+    return new JobRecord(text(root, "job_id", i), viewId(text(root, "view_id", i)),
+        text(root, "kind", i), JobStatus.valueOf(text(root, "status", i)),
+        num(root, "source_version", i), started == null ? 0 : started,
+        millis(root, "completed_at", i), heartbeat == null ? 0 : heartbeat,
+        zero(num(root, "items_done", i)), zero(num(root, "items_total", i)),
+        zero(num(root, "rows_written", i)), zero(num(root, "rows_inserted", i)),
+        zero(num(root, "rows_deleted", i)), zero(num(root, "skipped", i)),
+        text(root, "message", i), text(root, "application_id", i),
+        text(root, "launched_by", i), seq == null ? 0 : seq);
+  }
+
+  private static long zero(Long v) {
+    return v == null ? 0 : v;
+  }
+
+  private static String json(List<String> viewId) {
+    try {
+      return LanceJson.mapper().writeValueAsString(viewId);
+    } catch (IOException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static List<String> viewId(String json) {
+    if (json == null) {
+      return List.of();
+    }
+    try {
+      return LanceJson.mapper().readValue(json, new TypeReference<List<String>>() { });
+    } catch (IOException e) {
+      return List.of(json);
+    }
+  }
+
+  private static void text(VectorSchemaRoot root, String col, int i, String v) {
+    VarCharVector vec = (VarCharVector) root.getVector(col);
+    if (v == null) {
+      vec.setNull(i);
+    } else {
+      vec.setSafe(i, v.getBytes(StandardCharsets.UTF_8));
+    }
+  }
+
+  private static String text(VectorSchemaRoot root, String col, int i) {
+    VarCharVector vec = (VarCharVector) root.getVector(col);
+    return vec.isNull(i) ? null : new String(vec.get(i), StandardCharsets.UTF_8);
+  }
+
+  private static void num(VectorSchemaRoot root, String col, int i, Long v) {
+    BigIntVector vec = (BigIntVector) root.getVector(col);
+    if (v == null) {
+      vec.setNull(i);
+    } else {
+      vec.setSafe(i, v);
+    }
+  }
+
+  private static Long num(VectorSchemaRoot root, String col, int i) {
+    BigIntVector vec = (BigIntVector) root.getVector(col);
+    return vec.isNull(i) ? null : vec.get(i);
+  }
+
+  /** Spark's TIMESTAMP is stored as microseconds since the epoch (UTC). */
+  private static void millis(VectorSchemaRoot root, String col, int i, Long ms) {
+    FieldVector v = root.getVector(col);
+    TimeStampVector ts = (TimeStampVector) v;
+    if (ms == null) {
+      ts.setNull(i);
+    } else {
+      ts.setSafe(i, ms * 1000);
+    }
+  }
+
+  private static Long millis(VectorSchemaRoot root, String col, int i) {
+    TimeStampVector ts = (TimeStampVector) root.getVector(col);
+    return ts.isNull(i) ? null : ts.get(i) / 1000;
+  }
+}

@@ -1,0 +1,278 @@
+package io.lancerest.spark.mv.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.lancerest.spark.mv.JobRecord;
+import io.lancerest.spark.mv.MaterializedViewException;
+import io.lancerest.spark.mv.RefreshResult.JobStatus;
+import io.lancerest.spark.mv.chunker.Chunker;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BooleanSupplier;
+import org.apache.spark.TaskContext;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** The job log: SHOW JOBS, DESCRIBE JOB, REFRESH ... ASYNC, CANCEL JOB. */
+class JobLogTest {
+  static EngineFixture f;
+
+  @BeforeAll
+  static void start() {
+    f = new EngineFixture(Map.of());
+    f.spark.conf().set(JobService.HEARTBEAT_INTERVAL_CONF, "500ms");
+  }
+
+  @AfterAll
+  static void stop() {
+    f.close();
+  }
+
+  /** Words of the text, 40 ms per source row; stops when its task is cancelled. */
+  public static class SlowWords implements Chunker {
+    @Override
+    public org.apache.spark.sql.types.StructType outputSchema(Map<String, String> options,
+        org.apache.spark.sql.types.StructType inputSchema) {
+      return new org.apache.spark.sql.types.StructType().add("word",
+          org.apache.spark.sql.types.DataTypes.StringType);
+    }
+
+    @Override
+    public Iterator<Row> chunk(Row input) {
+      for (int i = 0; i < 4; i++) {
+        TaskContext tc = TaskContext.get();
+        if (tc != null && tc.isInterrupted()) {
+          throw new IllegalStateException("task cancelled");
+        }
+        try {
+          Thread.sleep(10);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new IllegalStateException(e);
+        }
+      }
+      List<Row> out = new ArrayList<>();
+      for (String w : input.getString(0).split(" ")) {
+        out.add(RowFactory.create(w));
+      }
+      return out.iterator();
+    }
+  }
+
+  private static void await(String what, long seconds, BooleanSupplier done)
+      throws InterruptedException {
+    long deadline = System.nanoTime() + seconds * 1_000_000_000L;
+    while (!done.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("waited " + seconds + " s for " + what);
+      }
+      Thread.sleep(100);
+    }
+  }
+
+  /** Another session of the application; runtime confs are per session, so copied. */
+  private static SparkSession secondSession() {
+    SparkSession s = f.spark.newSession();
+    f.spark.conf().getAll().foreach(kv -> {
+      if (kv._1().startsWith("spark.sql.catalog.") || kv._1().startsWith("spark.lancerest.")) {
+        s.conf().set(kv._1(), kv._2());
+      }
+      return null;
+    });
+    return s;
+  }
+
+  private static Row jobRow(SparkSession s, String view, String jobId) {
+    for (Row r : s.sql("SHOW JOBS FOR " + view).collectAsList()) {
+      if (r.getString(0).equals(jobId)) {
+        return r;
+      }
+    }
+    return null;
+  }
+
+  private static String docs(String ns, int n) {
+    String docs = "lance." + ns + ".docs";
+    f.sql("CREATE TABLE " + docs + " (id BIGINT, body STRING)");
+    StringBuilder values = new StringBuilder();
+    for (int i = 0; i < n; i++) {
+      values.append(i == 0 ? "" : ", ").append("(").append(i).append(", 'w").append(i)
+          .append(" x").append(i % 7).append("')");
+    }
+    f.sql("INSERT INTO " + docs + " VALUES " + values);
+    return docs;
+  }
+
+  private static Map<String, String> info(String jobId) {
+    Map<String, String> m = new java.util.LinkedHashMap<>();
+    for (Row r : f.sql("DESCRIBE JOB '" + jobId + "' IN lance")) {
+      m.put(r.getString(0), r.getString(1));
+    }
+    return m;
+  }
+
+  @Test
+  void aRefreshIsRecordedDoneWithItsCountsAndAFailedOneWithItsMessage() throws Exception {
+    String ns = f.namespace("jl");
+    String docs = docs(ns, 5);
+    String v = "lance." + ns + ".q";
+    f.sql("CREATE MATERIALIZED VIEW " + v + " AS SELECT id, body FROM " + docs
+        + " WITH NO DATA");
+    Row done = f.sql("REFRESH MATERIALIZED VIEW " + v + " WITH (job_id = 'jl-done')").get(0);
+    assertEquals("DONE", done.getString(1));
+
+    Row shown = jobRow(f.spark, v, "jl-done");
+    assertEquals(List.of("jl-done", ns + ".q", "query", "DONE", 2L, 5L, 0L, 0L),
+        List.of(shown.get(0), shown.get(1), shown.get(2), shown.get(3), shown.get(4),
+            shown.get(8), shown.get(9), shown.get(10)));
+    assertTrue(shown.get(6) != null, "finished_at is set");
+    assertEquals(f.spark.sparkContext().applicationId(), info("jl-done").get("Spark application"));
+
+    MaterializedViewException e = assertThrows(MaterializedViewException.class, () -> f.sql(
+        "REFRESH MATERIALIZED VIEW " + v + " WITH (job_id = 'jl-failed', src_version = 99)"));
+    String expected = "src_version 99 does not exist: the source of view " + v + " is at "
+        + "version 2 (give 1 to 2, or omit src_version for the latest)";
+    assertEquals(expected, e.getMessage());
+    Row failed = jobRow(f.spark, v, "jl-failed");
+    assertEquals("FAILED", failed.getString(3));
+    assertEquals(expected, failed.getString(11));
+    assertEquals("FAILED", info("jl-failed").get("Status"));
+
+    MaterializedViewException unknown = assertThrows(MaterializedViewException.class,
+        () -> f.sql("DESCRIBE JOB 'nope' IN lance"));
+    assertEquals("Job 'nope' is not in the job log lance.__system.mv_jobs of catalog 'lance'; "
+        + "SHOW JOBS lists the jobs it has", unknown.getMessage());
+    MaterializedViewException ended = assertThrows(MaterializedViewException.class,
+        () -> f.sql("CANCEL JOB 'jl-done' IN lance"));
+    assertEquals("Job 'jl-done' of view " + ns + ".q has already ended (DONE); CANCEL JOB stops "
+        + "RUNNING jobs only", ended.getMessage());
+  }
+
+  @Test
+  void anAsyncRefreshRunsInTheSessionIsSeenRunningFromAnotherAndEqualsASyncOne()
+      throws Exception {
+    String ns = f.namespace("ja");
+    String docs = docs(ns, 120);
+    String sync = "lance." + ns + ".sync";
+    String async = "lance." + ns + ".async";
+    for (String v : List.of(sync, async)) {
+      f.sql("CREATE MATERIALIZED VIEW " + v + " USING CHUNKER '" + SlowWords.class.getName()
+          + "' OPTIONS (input_columns = 'body') AS SELECT id, body FROM " + docs
+          + " WITH NO DATA");
+    }
+    Row s = f.sql("REFRESH MATERIALIZED VIEW " + sync + " WITH (source_task_size = 4)").get(0);
+    long t0 = System.nanoTime();
+    Row a = f.sql("REFRESH MATERIALIZED VIEW " + async
+        + " ASYNC WITH (source_task_size = 4, job_id = 'ja-async')").get(0);
+    assertEquals(List.of("ja-async", "RUNNING", "chunker"), List.of(a.get(0), a.get(1), a.get(2)));
+    assertTrue(System.nanoTime() - t0 < s.getLong(7) * 1_000_000L,
+        "ASYNC returned before a refresh of the same work could have finished");
+
+    SparkSession other = secondSession();
+    Row seen = jobRow(other, async, "ja-async");
+    assertEquals("RUNNING", seen.getString(3), "the second session reads the log: " + seen);
+    await("the ASYNC job to end", 120, () -> {
+      Row r = jobRow(other, async, "ja-async");
+      return r != null && !"RUNNING".equals(r.getString(3));
+    });
+    Row end = jobRow(other, async, "ja-async");
+    assertEquals(List.of("DONE", s.get(3), s.get(4), s.get(5), s.get(6)),
+        List.of(end.get(3), end.get(4), end.get(8), end.get(9), end.get(10)));
+    assertTrue(end.getString(7).matches("\\d+/\\d+ tasks, \\d+ rows/s"), end.getString(7));
+    assertEquals(f.rows("SELECT __source_row_id, __child_index, * FROM " + sync),
+        f.rows("SELECT __source_row_id, __child_index, * FROM " + async));
+  }
+
+  @Test
+  void cancelStopsALongChunkerRefreshAndCommitsNothing() throws Exception {
+    String ns = f.namespace("jc");
+    String docs = docs(ns, 400);
+    String v = "lance." + ns + ".c";
+    f.sql("CREATE MATERIALIZED VIEW " + v + " USING CHUNKER '" + SlowWords.class.getName()
+        + "' OPTIONS (input_columns = 'body') AS SELECT id, body FROM " + docs
+        + " WITH NO DATA");
+    List<String> before = f.rows("SELECT * FROM " + v);
+    String describeBefore = f.rows("DESCRIBE MATERIALIZED VIEW " + v).toString();
+    f.sql("REFRESH MATERIALIZED VIEW " + v + " ASYNC WITH (source_task_size = 2, "
+        + "job_id = 'jc-long')");
+    await("the refresh's Spark tasks to start", 60, () -> {
+      JobRecord r = f.views().job("jc-long");
+      return r.itemsTotal() > 0;
+    });
+
+    Row c = f.sql("CANCEL JOB 'jc-long' IN lance").get(0);
+    assertEquals("CANCELLED", c.getString(3), c.toString());
+    assertEquals("Refresh of view " + v + " (job jc-long) was cancelled by CANCEL JOB; nothing "
+        + "was committed, the view is as it was", c.getString(11));
+    assertEquals(before, f.rows("SELECT * FROM " + v));
+    assertEquals(describeBefore, f.rows("DESCRIBE MATERIALIZED VIEW " + v).toString());
+    assertEquals("CANCELLED", jobRow(secondSession(), v, "jc-long").getString(3));
+  }
+
+  @Test
+  void aRunningJobOfALostDriverIsShownFailedAndOneOfAnotherAppCannotBeCancelled()
+      throws Exception {
+    JobsTable log = JobService.of(f.spark, CatalogBinding.of(f.spark, "lance")).table();
+    long now = System.currentTimeMillis();
+    List<String> view = List.of("elsewhere", "v");
+    log.append(List.of(
+        new JobRecord("lost-1", view, "query", JobStatus.RUNNING, 4L, now - 600_000, null,
+            now - 500_000, 1, 4, 10, 0, 0, 0, null, "app-gone", "someone", 1),
+        new JobRecord("alive-1", view, "query", JobStatus.RUNNING, 4L, now - 1000, null,
+            now, 1, 4, 10, 0, 0, 0, null, "app-other", "someone", 1)));
+    Row lost = jobRow(f.spark, "lance.elsewhere.v", "lost-1");
+    assertEquals("FAILED", lost.getString(3));
+    assertTrue(lost.getString(11).startsWith("driver lost: no heartbeat since "
+        + java.time.Instant.ofEpochMilli(now - 500_000) + ", more than 120 s ago ("
+        + JobService.HEARTBEAT_TIMEOUT_CONF + ")"), lost.getString(11));
+    assertEquals("RUNNING", jobRow(f.spark, "lance.elsewhere.v", "alive-1").getString(3));
+
+    MaterializedViewException e = assertThrows(MaterializedViewException.class,
+        () -> f.sql("CANCEL JOB 'alive-1' IN lance"));
+    assertEquals("Job 'alive-1' of view elsewhere.v runs in Spark application app-other, not "
+        + "in this one (" + f.spark.sparkContext().applicationId() + "): CANCEL JOB stops jobs "
+        + "of this application only. Cancel it from that application, or stop that "
+        + "application; its job is then shown FAILED (driver lost) once its heartbeat is older "
+        + "than spark.lancerest.mv.jobs.heartbeatTimeout", e.getMessage());
+  }
+
+  @Test
+  void showJobsPagesPastAThousandJobsNewestFirst() throws Exception {
+    JobsTable log = JobService.of(f.spark, CatalogBinding.of(f.spark, "lance")).table();
+    List<String> view = List.of("paging", "v");
+    long base = System.currentTimeMillis() - 10_000_000L;
+    for (int batch = 0; batch < 12; batch++) {
+      List<JobRecord> states = new ArrayList<>();
+      for (int i = batch * 100; i < (batch + 1) * 100; i++) {
+        long t = base + i * 1000L;
+        states.add(new JobRecord(String.format("page-%04d", i), view, "query",
+            JobStatus.RUNNING, (long) i, t, null, t, 0, 0, 0, 0, 0, 0, null, "app-x", "u", 1));
+        states.add(new JobRecord(String.format("page-%04d", i), view, "query",
+            JobStatus.DONE, (long) i, t, t + 500, t + 500, 2, 2, 7, i, 0, 0, null, "app-x",
+            "u", 2));
+      }
+      log.append(states);
+    }
+    long t0 = System.nanoTime();
+    List<Row> all = f.sql("SHOW JOBS IN lance FOR lance.paging.v");
+    List<Row> page = f.sql("SHOW JOBS FOR lance.paging.v LIMIT 1100");
+    long ms = (System.nanoTime() - t0) / 1_000_000;
+    assertEquals(1200, all.size());
+    assertEquals(1100, page.size());
+    assertEquals("page-1199", page.get(0).getString(0));
+    assertEquals("page-0100", page.get(1099).getString(0));
+    assertTrue(all.stream().allMatch(r -> "DONE".equals(r.getString(3))), "latest state wins");
+    assertEquals(1199L, page.get(0).getLong(8));
+    assertNull(all.get(0).get(11));
+    assertTrue(ms < 20_000, "two SHOW JOBS over 2,400 log rows took " + ms + " ms");
+  }
+}
