@@ -232,6 +232,27 @@ class QueryRefreshAtomicityTest {
     }
     assertEquals(version, viewVersion(ns));
     assertEquals(before, f.rows("SELECT * FROM " + t[1]));
+    // The job log: the killed driver's job was RUNNING; once its heartbeat is older than the
+    // timeout, it is shown FAILED (driver lost).
+    f.spark.conf().set("spark.lancerest.mv.jobs.heartbeatTimeout", "1s");
+    try {
+      org.apache.spark.sql.Row job = null;
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (System.nanoTime() < deadline) {
+        job = f.sql("SHOW JOBS FOR " + t[1]).stream()
+            .filter(r -> "child-job".equals(r.getString(0))).findFirst().orElse(null);
+        if (job != null && "FAILED".equals(job.getString(3))) {
+          break;
+        }
+        Thread.sleep(200);
+      }
+      assertTrue(job != null && "FAILED".equals(job.getString(3)), "within 30 s, the killed "
+          + "driver's job shown FAILED: " + job);
+      assertTrue(job.getString(11).startsWith("driver lost: no heartbeat since "),
+          job.getString(11));
+    } finally {
+      f.spark.conf().unset("spark.lancerest.mv.jobs.heartbeatTimeout");
+    }
     f.sql("REFRESH MATERIALIZED VIEW " + t[1]);
     assertConverged(t[0], t[1]);
   }
