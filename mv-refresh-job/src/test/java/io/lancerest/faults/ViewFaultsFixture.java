@@ -49,7 +49,7 @@ final class ViewFaultsFixture implements AutoCloseable {
             .config("spark.ui.enabled", "false").getOrCreate();
       }
     }
-    f = new EngineFixture(Map.of("mv.mode", "client"));
+    f = new EngineFixture(Map.of("mv.mode", "client"), master != null);
     f.spark.udf().register("faults_bang", (UDF1<String, String>) Injected::bang,
         DataTypes.StringType);
     proxy = FaultProxy.start(f.uri);

@@ -27,6 +27,12 @@ class CatalogBindingTest {
   void start() {
     SparkSession.clearActiveSession();
     SparkSession.clearDefaultSession();
+    // a context of its own: the tests stop it (another class may have left one running)
+    scala.Option<org.apache.spark.SparkContext> running =
+        org.apache.spark.SparkContext$.MODULE$.getActive();
+    if (running.isDefined()) {
+      running.get().stop();
+    }
     spark = SparkSession.builder().master("local[1]").appName("catalog-binding-tests")
         .config("spark.ui.enabled", "false")
         .config("spark.sql.catalog." + CAT, LanceRestCatalog.class.getName())

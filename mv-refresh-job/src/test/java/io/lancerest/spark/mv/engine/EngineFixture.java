@@ -19,10 +19,16 @@ import org.lance.spark.extensions.LanceSparkSessionExtensions;
  * A real directory REST server (lance-core's RestAdapter) and a local SparkSession with catalog
  * {@value #CATALOG} = LanceRestCatalog on it, our SQL extensions next to lance-spark's, and the
  * default materialized-view engine. One per test class: {@link #close()} in {@code @AfterAll}.
+ *
+ * <p>The test classes of a JVM share one SparkContext (starting one costs seconds): each fixture
+ * gets a session of its own on the running context (its catalogs, confs and functions), and
+ * closing it closes its catalogs and server, not the context. A context with another master is
+ * stopped first unless the caller started it for this fixture ({@code ViewFaultsFixture}).
  */
 public final class EngineFixture implements AutoCloseable {
   public static final String CATALOG = "lance";
   private static final AtomicInteger NAMES = new AtomicInteger();
+  private static final String MASTER = "local[2]";
 
   public final Path root;
   public final RestAdapter server;
@@ -30,6 +36,11 @@ public final class EngineFixture implements AutoCloseable {
   public final SparkSession spark;
 
   public EngineFixture(Map<String, String> catalogOptions) {
+    this(catalogOptions, false);
+  }
+
+  /** @param onRunningContext use the running SparkContext whatever its master */
+  public EngineFixture(Map<String, String> catalogOptions, boolean onRunningContext) {
     try {
       root = Files.createTempDirectory("mv-engine");
     } catch (IOException e) {
@@ -40,8 +51,14 @@ public final class EngineFixture implements AutoCloseable {
     uri = "http://127.0.0.1:" + server.getPort();
     SparkSession.clearActiveSession();
     SparkSession.clearDefaultSession();
+    scala.Option<org.apache.spark.SparkContext> running =
+        org.apache.spark.SparkContext$.MODULE$.getActive();
+    if (!onRunningContext && running.isDefined() && !running.get().master().equals(MASTER)) {
+      running.get().stop();
+    }
+    // with no default session, a new session: on the running context, or on a new one
     spark = SparkSession.builder()
-        .master("local[2]")
+        .master(MASTER)
         .appName("mv-engine-tests")
         .config("spark.ui.enabled", "false")
         .config("spark.sql.shuffle.partitions", "2")
@@ -93,11 +110,30 @@ public final class EngineFixture implements AutoCloseable {
   @Override
   public void close() {
     try {
-      spark.stop();
+      // What the session's catalogs opened (clients, job services); the context stays.
+      var catalogs = spark.sessionState().catalogManager();
+      scala.collection.Iterator<String> names = catalogs.listCatalogs(scala.Option.empty())
+          .iterator();
+      while (names.hasNext()) {
+        if (catalogs.catalog(names.next()) instanceof java.io.Closeable c) {
+          c.close();
+        }
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
     } finally {
       SparkSession.clearActiveSession();
       SparkSession.clearDefaultSession();
       server.close();
+      deleteQuietly(root);
+    }
+  }
+
+  private static void deleteQuietly(Path dir) {
+    try (java.util.stream.Stream<Path> all = Files.walk(dir)) {
+      all.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException | UncheckedIOException e) {
+      // a leftover temporary folder is no failure
     }
   }
 }
