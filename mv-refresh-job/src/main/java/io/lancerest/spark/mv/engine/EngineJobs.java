@@ -209,6 +209,10 @@ final class EngineJobs {
       if (!r.jobId().equals(n.path("job_id").asText(null))) {
         return null;
       }
+      // A run reusing the job id (a scheduler's retry) is not the run that committed before it.
+      if (n.has("finished_at_ms") && n.get("finished_at_ms").asLong() < r.startedAt()) {
+        return null;
+      }
       JobStatus st = JobStatus.valueOf(n.path("status").asText("DONE"));
       long finished = n.path("finished_at_ms").asLong(r.heartbeatAt());
       String kind = n.path("kind").asText(r.kind());

@@ -23,7 +23,8 @@ public final class JobTracker {
   static final int MAX_MESSAGE = 4000;
   /** {@code token=...}, {@code "secret": "..."}, {@code Authorization: Bearer ...}. */
   private static final Pattern SECRET = Pattern.compile("(?i)((?:[a-z0-9_.-]*(?:token|secret|"
-      + "password|passwd|credential|api[_-]?key|access[_-]?key|authorization|signature)"
+      + "password|passwd|credential|api[_-]?key|access[_-]?key|account[_-]?key|private[_-]?key"
+      + "|authorization|signature|\\bsig)"
       + "[a-z0-9_.-]*)\"?\\s*[=:]\\s*\"?)(?:bearer\\s+|basic\\s+)?[^\\s,;&\"'}]+");
 
   private final JobLog log;
@@ -37,7 +38,12 @@ public final class JobTracker {
   private final AtomicLong rowsWritten = new AtomicLong();
   private final CountDownLatch ended = new CountDownLatch(1);
   private volatile boolean cancelRequested;
-  private long seq;
+  /**
+   * Orders the job's states (the highest wins). Started from the clock, in microseconds, so that
+   * a later run reusing the job id (a scheduler's retry) outranks every state of the earlier run.
+   */
+  private long seq = System.currentTimeMillis() * 1000;
+  private boolean endRecorded;
   private boolean recordedRunning;
   private String kind;
   private Long sourceVersion;
@@ -72,7 +78,7 @@ public final class JobTracker {
       if (srcVersion != null) {
         sourceVersion = srcVersion;
       }
-      if (recordedRunning || ended()) {
+      if (recordedRunning || endRecorded) {
         return;
       }
       recordedRunning = true;
@@ -117,7 +123,7 @@ public final class JobTracker {
    * ended or before RUNNING was recorded. The caller appends it ({@link #write} semantics).
    */
   public synchronized JobRecord heartbeat() {
-    if (!recordedRunning || ended()) {
+    if (!recordedRunning || endRecorded) {
       return null;
     }
     return state(JobStatus.RUNNING, null, cancelRequested ? "cancel requested" : null, 0, 0, 0);
@@ -140,16 +146,21 @@ public final class JobTracker {
       String message) {
     JobRecord r;
     synchronized (this) {
-      if (ended()) {
+      if (endRecorded) {
         return;
       }
+      endRecorded = true;
       if (srcVersion != null) {
         sourceVersion = srcVersion;
       }
       r = state(status, System.currentTimeMillis(), message, inserted, deleted, skipped);
+    }
+    try {
+      write(r);
+    } finally {
+      // after the write: whoever waits for the end (CANCEL JOB) then reads it from the log too
       ended.countDown();
     }
-    write(r);
   }
 
   /** Asks the refresh to stop: it throws at its next phase or before its commit. */

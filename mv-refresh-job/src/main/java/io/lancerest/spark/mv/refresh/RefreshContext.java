@@ -129,6 +129,9 @@ public final class RefreshContext {
       // an interrupt does not stop, and a cancelled task must still release their buffers.
       sc.setJobGroup(jobId, description(), false);
     }
+    // Also in the caller's group: lance-core writes through native threads that an interrupt
+    // does not stop, and a cancelled task must still release their buffers.
+    sc.setLocalProperty("spark.job.interruptOnCancel", "false");
     sc.addJobTag(jobTag());
     describe(null);
   }

@@ -150,7 +150,8 @@ public final class RefreshDriver {
   private static boolean cancelledJobs(Throwable e, RefreshContext ctx) {
     for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
       String m = t.getMessage();
-      if (m != null && m.contains("cancelled job tag " + ctx.jobTag())) {
+      if (m != null && java.util.regex.Pattern.compile("cancelled job tag "
+          + java.util.regex.Pattern.quote(ctx.jobTag()) + "(\\s|$)").matcher(m).find()) {
         return true;
       }
     }

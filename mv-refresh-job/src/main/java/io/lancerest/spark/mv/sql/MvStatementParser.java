@@ -45,7 +45,7 @@ final class MvStatementParser {
     }
     if (t.size() >= 3 && (t.get(0).isWord("SHOW") && t.get(1).isWord("JOBS")
         || (t.get(0).isWord("DESCRIBE") || t.get(0).isWord("DESC") || t.get(0).isWord("CANCEL"))
-            && t.get(1).isWord("JOB"))) {
+            && t.get(1).isWord("JOB") && t.get(2).type() == SqlTokenizer.Type.STRING)) {
       return true;
     }
     if (t.size() < 3 || !t.get(1).isWord("MATERIALIZED")) {

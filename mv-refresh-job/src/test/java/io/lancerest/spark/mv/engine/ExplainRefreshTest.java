@@ -93,13 +93,22 @@ class ExplainRefreshTest {
 
     // the caller's job group is the caller's again after EXPLAIN and after REFRESH
     f.spark.sparkContext().setJobGroup("caller-group", "the caller's jobs", true);
-    explain("EXPLAIN REFRESH MATERIALIZED VIEW " + v);
-    assertEquals("caller-group", f.spark.sparkContext().getLocalProperty("spark.jobGroup.id"));
-    Row r = f.sql("REFRESH MATERIALIZED VIEW " + v).get(0);
-    assertEquals("caller-group", f.spark.sparkContext().getLocalProperty("spark.jobGroup.id"));
-    assertEquals("the caller's jobs",
-        f.spark.sparkContext().getLocalProperty("spark.job.description"));
-    f.spark.sparkContext().clearJobGroup();
+    Row r;
+    try {
+      explain("EXPLAIN REFRESH MATERIALIZED VIEW " + v);
+      assertEquals("caller-group",
+          f.spark.sparkContext().getLocalProperty("spark.jobGroup.id"));
+      r = f.sql("REFRESH MATERIALIZED VIEW " + v).get(0);
+      assertEquals("caller-group",
+          f.spark.sparkContext().getLocalProperty("spark.jobGroup.id"));
+      assertEquals("the caller's jobs",
+          f.spark.sparkContext().getLocalProperty("spark.job.description"));
+      assertEquals("true", f.spark.sparkContext().getLocalProperty(
+          "spark.job.interruptOnCancel"), "the caller's interrupt flag is back");
+    } finally {
+      // the thread is shared with later test classes (one SparkContext per JVM)
+      f.spark.sparkContext().clearJobGroup();
+    }
     long after = count(v);
     assertEquals(String.valueOf(r.getLong(5)), plan.get("View rows to delete"), plan.toString());
     assertEquals(String.valueOf(r.getLong(4)), plan.get("View rows to write"), plan.toString());

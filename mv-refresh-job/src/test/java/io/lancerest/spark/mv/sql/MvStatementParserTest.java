@@ -140,6 +140,11 @@ class MvStatementParserTest {
     assertTrue(MvStatementParser.handles("EXPLAIN REFRESH MATERIALIZED VIEW v"));
     assertFalse(MvStatementParser.handles("EXPLAIN SELECT 1"), "Spark's own EXPLAIN");
     assertFalse(MvStatementParser.handles("EXPLAIN REFRESH TABLE t"));
+    // a table named job stays Spark's; a job id is a string literal
+    assertFalse(MvStatementParser.handles("DESC job"));
+    assertFalse(MvStatementParser.handles("DESCRIBE job"));
+    assertTrue(MvStatementParser.handles("DESCRIBE JOB 'nightly-1'"));
+    assertTrue(MvStatementParser.handles("CANCEL JOB 'nightly-1'"));
   }
 
   @Test

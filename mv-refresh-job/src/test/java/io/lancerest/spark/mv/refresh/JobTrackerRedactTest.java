@@ -1,0 +1,24 @@
+package io.lancerest.spark.mv.refresh;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import org.junit.jupiter.api.Test;
+
+/** What a job record's message keeps of an error that quotes credentials. */
+class JobTrackerRedactTest {
+  @Test
+  void secretsOfTheCommonStoresAreMasked() {
+    assertEquals("token=*** then", JobTracker.redact("token=abc then"));
+    assertEquals("Authorization: *** x", JobTracker.redact("Authorization: Bearer t0k x"));
+    assertEquals("azure_storage_account_key=*** at", JobTracker.redact(
+        "azure_storage_account_key=QmFzZTY0 at"));
+    assertEquals("{\"private_key\": \"***\"}", JobTracker.redact(
+        "{\"private_key\": \"-----BEGIN\"}"));
+    assertEquals("https://a.blob/x?sv=1&sig=***&se=2", JobTracker.redact(
+        "https://a.blob/x?sv=1&sig=c2lnbmF0dXJl&se=2"));
+    assertEquals("aws_secret_access_key=*** region=us", JobTracker.redact(
+        "aws_secret_access_key=wJalr region=us"));
+    assertEquals("view lance.ns.v at version 3", JobTracker.redact(
+        "view lance.ns.v at version 3"), "nothing secret: unchanged");
+  }
+}
