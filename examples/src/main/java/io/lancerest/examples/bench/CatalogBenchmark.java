@@ -67,14 +67,7 @@ public final class CatalogBenchmark {
   }
 
   public static void main(String[] argv) throws Exception {
-    Map<String, String> args = new LinkedHashMap<>();
-    for (String a : argv) {
-      int eq = a.indexOf('=');
-      if (eq < 1) {
-        throw new IllegalArgumentException("Arguments are key=value, got '" + a + "'");
-      }
-      args.put(a.substring(0, eq), a.substring(eq + 1));
-    }
+    Map<String, String> args = ViewBench.args(argv);
     Path warehouse = Path.of(args.getOrDefault("warehouse", "target/bench-warehouse"))
         .toAbsolutePath();
     reset(warehouse);

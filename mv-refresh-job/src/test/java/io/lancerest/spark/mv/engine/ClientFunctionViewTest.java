@@ -203,15 +203,21 @@ public class ClientFunctionViewTest {
         .map(s -> s.substring(0, s.lastIndexOf('|'))).toList());
   }
 
-  @Test
-  void dropLeavesADatasetAtTheErrorsPathThatItDidNotWrite() throws Exception {
-    String ns = f.namespace("foreign");
+  /** UDTF view {@code lance.<ns>.u} of {@link FailOnBad} over two good rows, created. */
+  private static String failOnBadView(String ns) {
     String docs = "lance." + ns + ".docs";
     f.sql("CREATE TABLE " + docs + " (id BIGINT, grp STRING)");
     f.sql("INSERT INTO " + docs + " VALUES (1, 'ok'), (2, 'ok')");
     String u = "lance." + ns + ".u";
     f.sql("CREATE MATERIALIZED VIEW " + u + " USING UDTF '" + FailOnBad.class.getName()
         + "' PARTITION BY grp AS SELECT grp, id FROM " + docs);
+    return u;
+  }
+
+  @Test
+  void dropLeavesADatasetAtTheErrorsPathThatItDidNotWrite() throws Exception {
+    String ns = f.namespace("foreign");
+    String u = failOnBadView(ns);
     // Something that is not an errors table sits where the view's errors table would go.
     String path = EngineViews.errorTableLocations(viewLocation(ns, "u")).get(0);
     org.apache.arrow.vector.types.pojo.Schema other = new org.apache.arrow.vector.types.pojo.Schema(
@@ -229,16 +235,11 @@ public class ClientFunctionViewTest {
   @Test
   void dropRemovesTheResumeCheckpointsOfAFailedUdtfRefresh() throws Exception {
     String ns = f.namespace("ckpt");
-    String docs = "lance." + ns + ".docs";
-    f.sql("CREATE TABLE " + docs + " (id BIGINT, grp STRING)");
-    f.sql("INSERT INTO " + docs + " VALUES (1, 'ok'), (2, 'ok')");
-    String u = "lance." + ns + ".u";
-    f.sql("CREATE MATERIALIZED VIEW " + u + " USING UDTF '" + FailOnBad.class.getName()
-        + "' PARTITION BY grp AS SELECT grp, id FROM " + docs);
+    String u = failOnBadView(ns);
     String checkpoints = io.lancerest.spark.mv.udtf.PartitionCheckpoints.location(
         viewLocation(ns, "u"));
     assertFalse(datasetExists(checkpoints), "a committed refresh leaves no checkpoints");
-    f.sql("INSERT INTO " + docs + " VALUES (3, 'bad')");
+    f.sql("INSERT INTO lance." + ns + ".docs VALUES (3, 'bad')");
 
     assertThrows(Exception.class, () -> f.sql("REFRESH MATERIALIZED VIEW " + u));
     assertTrue(datasetExists(checkpoints), "partition ok is checkpointed in " + checkpoints);
