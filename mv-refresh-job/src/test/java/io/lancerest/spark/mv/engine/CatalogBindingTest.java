@@ -106,6 +106,18 @@ class CatalogBindingTest {
   }
 
   @Test
+  void theFactoryIsFoundUnderItsOldNameToo() {
+    spark.conf().set(io.lancerest.spark.mv.MaterializedViews.FACTORY_CONF,
+        "io.lancerest.spark.mv.DefaultMaterializedViewsFactory");
+    try {
+      assertTrue(io.lancerest.spark.mv.MaterializedViews.forCatalog(spark, CAT)
+          instanceof EngineViews);
+    } finally {
+      spark.conf().unset(io.lancerest.spark.mv.MaterializedViews.FACTORY_CONF);
+    }
+  }
+
+  @Test
   void theCatalogClosesWhenItsSparkContextStops() {
     LanceRestClient client = CatalogBinding.of(spark, CAT).client();
     assertFalse(client.isClosed());

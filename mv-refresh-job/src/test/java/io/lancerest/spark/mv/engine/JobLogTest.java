@@ -158,6 +158,26 @@ class JobLogTest {
   }
 
   @Test
+  void aRerunUnderTheSameJobIdIsShownWithItsOwnOutcome() {
+    // a scheduler's retry reuses the job id: the later run's end wins, and the view's commit
+    // by the earlier run does not stand for it
+    String ns = f.namespace("jlr");
+    String docs = docs(ns, 5);
+    String v = "lance." + ns + ".q";
+    f.sql("CREATE MATERIALIZED VIEW " + v + " AS SELECT id, body FROM " + docs
+        + " WITH NO DATA");
+    assertEquals("DONE", f.sql("REFRESH MATERIALIZED VIEW " + v + " WITH (job_id = 'rerun')")
+        .get(0).getString(1));
+    assertThrows(MaterializedViewException.class, () -> f.sql("REFRESH MATERIALIZED VIEW " + v
+        + " WITH (job_id = 'rerun', src_version = 99)"));
+    Row shown = jobRow(f.spark, v, "rerun");
+    assertEquals("FAILED", shown.getString(3), shown.toString());
+    assertTrue(shown.getString(11).startsWith("src_version 99 does not exist"),
+        shown.getString(11));
+    assertEquals("FAILED", info("rerun").get("Status"));
+  }
+
+  @Test
   void anAsyncRefreshRunsInTheSessionIsSeenRunningFromAnotherAndEqualsASyncOne()
       throws Exception {
     String ns = f.namespace("ja");

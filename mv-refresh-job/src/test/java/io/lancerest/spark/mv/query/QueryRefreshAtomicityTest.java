@@ -134,6 +134,28 @@ class QueryRefreshAtomicityTest {
   }
 
   @Test
+  void aListenerThatDoesNotListenToBatchesNeedNotBeSerializable() {
+    String ns = f.namespace("ser");
+    String[] t = viewOver(ns, 1, 50);
+    f.spark.conf().set(LocalRefreshWrite.MAX_ROWS_CONF, "0"); // the Spark write path
+    insert(t[0], 50, 20);
+    Thread driverOnly = Thread.currentThread(); // not serializable
+    java.util.concurrent.atomic.AtomicInteger commits =
+        new java.util.concurrent.atomic.AtomicInteger();
+    io.lancerest.spark.mv.RefreshListener listener = new io.lancerest.spark.mv.RefreshListener() {
+      @Override
+      public void beforeCommit() {
+        assertEquals(driverOnly, Thread.currentThread());
+        commits.incrementAndGet();
+      }
+    };
+    RefreshResult r = f.views().refresh(List.of(ns, "v"), RefreshOptions.DEFAULTS, listener);
+    assertEquals(RefreshResult.JobStatus.DONE, r.status());
+    assertEquals(1, commits.get());
+    assertConverged(t[0], t[1]);
+  }
+
+  @Test
   void aFailureJustBeforeTheCommitLeavesThePreviousVersion() {
     String ns = f.namespace("bc");
     String[] t = viewOver(ns, 1, 50);
