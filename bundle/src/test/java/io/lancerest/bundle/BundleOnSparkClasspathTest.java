@@ -19,6 +19,7 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import java.util.zip.ZipFile;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.Test;
  * Also checks what the jar holds: our classes, OkHttp/Okio/Kotlin only under the relocation
  * prefix, and nothing of Spark.
  */
+@Tag("slow")
 class BundleOnSparkClasspathTest {
   static final String CATALOG = "io.lancerest.spark.catalog.LanceRestCatalog";
   static final String EXTENSIONS = "io.lancerest.spark.LanceRestSparkExtensions";

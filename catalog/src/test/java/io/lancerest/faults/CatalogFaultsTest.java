@@ -25,6 +25,7 @@ import org.apache.spark.sql.catalyst.analysis.TableAlreadyExistsException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -41,6 +42,7 @@ import org.lance.spark.LanceRuntime;
  * the catalog must find out what happened by re-reading, never by deleting data.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Tag("slow")
 class CatalogFaultsTest {
   static final String CAT = "fc";
   /** The catalog's read timeout; the "timeout" faults hold answers longer than this. */

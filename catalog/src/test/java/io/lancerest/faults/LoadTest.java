@@ -22,6 +22,7 @@ import java.util.concurrent.Future;
 import org.apache.spark.sql.Row;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
@@ -31,6 +32,7 @@ import org.junit.jupiter.api.TestInstance;
  * Measured times are printed and appended to {@code target/faults-timings.txt}.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Tag("slow")
 class LoadTest {
   static final String CAT = "fl";
   static final int NAMESPACES = 50;

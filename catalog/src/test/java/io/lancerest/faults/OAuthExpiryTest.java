@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.TestInstance;
  * token ahead of expiry (and once more after a 401).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Tag("slow")
 class OAuthExpiryTest {
   static final String CAT = "fo";
   static final Duration LIFETIME = Duration.ofSeconds(2);

@@ -15,12 +15,9 @@ import io.lancerest.spark.mv.InvalidOptionException;
 import io.lancerest.spark.mv.InvalidViewDefinitionException;
 import io.lancerest.spark.mv.MaterializedViewNotFoundException;
 import io.lancerest.spark.mv.chunker.ChunkerOutputException;
-import io.lancerest.spark.mv.chunker.ChunkerRefreshException;
 import io.lancerest.spark.mv.commit.ViewCommit;
 import io.lancerest.spark.mv.engine.CatalogBinding;
-import io.lancerest.spark.mv.query.QueryRefreshException;
 import io.lancerest.spark.mv.udtf.UdtfRefreshException;
-import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
@@ -32,6 +29,7 @@ import org.apache.spark.sql.Row;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -48,6 +46,7 @@ import org.lance.ReadOptions;
  * {@code engine/ViewValidationTest} does not already cover. Each gets an error naming the view or
  * column and what to do, and leaves the view as it was (or no view at all).
  */
+@Tag("slow")
 class ViewBadInputTest {
   static ViewFaultsFixture x;
   static World shared;

@@ -37,19 +37,11 @@ final class ViewFaultsFixture implements AutoCloseable {
 
   /**
    * With {@code master} (e.g. {@code local[2,3]}: 2 threads, a task may fail 2 times) the
-   * SparkContext is started with it first, so the fixture's session runs on it.
+   * JVM's SparkContext must run with it: the class runs in a JVM of its own (own-jvm).
    */
   ViewFaultsFixture(String master) {
-    if (master != null) {
-      SparkSession s = SparkSession.builder().master(master).appName("view-faults")
-          .config("spark.ui.enabled", "false").getOrCreate();
-      if (!s.sparkContext().master().equals(master)) {
-        s.stop(); // another class left its context running: start ours
-        SparkSession.builder().master(master).appName("view-faults")
-            .config("spark.ui.enabled", "false").getOrCreate();
-      }
-    }
-    f = new EngineFixture(Map.of("mv.mode", "client"), master != null);
+    f = new EngineFixture(Map.of("mv.mode", "client"),
+        master == null ? io.lancerest.spark.mv.TestSpark.MASTER : master);
     f.spark.udf().register("faults_bang", (UDF1<String, String>) Injected::bang,
         DataTypes.StringType);
     proxy = FaultProxy.start(f.uri);

@@ -20,6 +20,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -30,6 +31,7 @@ import org.junit.jupiter.api.Test;
  * no duplicates, and the shared view gained exactly one version per DONE. The long profile adds
  * a shared chunker view and a shared UDTF view (4 refreshes each) and two more rounds.
  */
+@Tag("slow")
 class ViewLoadTest {
   static ViewFaultsFixture x;
 

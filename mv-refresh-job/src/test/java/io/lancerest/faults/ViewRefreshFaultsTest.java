@@ -1,14 +1,14 @@
 package io.lancerest.faults;
 
-import io.lancerest.spark.mv.Probes;
-import io.lancerest.spark.mv.RefreshOptions;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.lancerest.client.error.ServiceUnavailableException;
 import io.lancerest.faults.ViewFaultsFixture.Kind;
 import io.lancerest.faults.ViewFaultsFixture.World;
-import io.lancerest.client.error.ServiceUnavailableException;
+import io.lancerest.spark.mv.Probes;
+import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.chunker.ChunkerRefreshException;
 import io.lancerest.spark.mv.query.QueryRefreshException;
 import io.lancerest.spark.mv.udtf.UdtfRefreshException;
@@ -21,6 +21,7 @@ import org.apache.spark.sql.Row;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -36,6 +37,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * <p>One view per kind is shared by the tests of the class; each test first appends source rows,
  * so it has a change to refresh, and leaves the view converged.
  */
+@Tag("slow")
 class ViewRefreshFaultsTest {
   static ViewFaultsFixture x;
   static final Map<Kind, World> WORLDS = new EnumMap<>(Kind.class);

@@ -1,7 +1,6 @@
 package io.lancerest.faults;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lancerest.faults.ViewFaultsFixture.Kind;
 import io.lancerest.faults.ViewFaultsFixture.World;
@@ -11,6 +10,7 @@ import org.apache.spark.sql.Row;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -22,6 +22,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * view's {@code error_handling}; see ViewRefreshFaultsTest.) The refresh completes with no duplicated and no
  * lost row: the failed attempt's output never reaches the commit.
  */
+@Tag("slow")
 class ViewTaskRetryTest {
   static ViewFaultsFixture x;
 

@@ -33,6 +33,94 @@ public record RefreshOptions(Long srcVersion, Integer concurrency, Integer maxRo
     nonNegative("output_limit", outputLimit);
   }
 
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /** A builder holding these options. */
+  public Builder toBuilder() {
+    return new Builder().srcVersion(srcVersion).concurrency(concurrency)
+        .maxRowsPerFragment(maxRowsPerFragment).intraApplierConcurrency(intraApplierConcurrency)
+        .sourceTaskSize(sourceTaskSize).outputLimit(outputLimit).cluster(cluster)
+        .manifest(manifest).jobId(jobId).force(force);
+  }
+
+  /** {@code value}, or {@code fallback} when the option is unset. */
+  public static int orDefault(Integer value, int fallback) {
+    return value == null ? fallback : value;
+  }
+
+  /** Builds options; an unset field means "engine default". */
+  public static final class Builder {
+    private Long srcVersion;
+    private Integer concurrency;
+    private Integer maxRowsPerFragment;
+    private Integer intraApplierConcurrency;
+    private Integer sourceTaskSize;
+    private Long outputLimit;
+    private String cluster;
+    private String manifest;
+    private String jobId;
+    private boolean force;
+
+    private Builder() {}
+
+    public Builder srcVersion(Long v) {
+      srcVersion = v;
+      return this;
+    }
+
+    public Builder concurrency(Integer v) {
+      concurrency = v;
+      return this;
+    }
+
+    public Builder maxRowsPerFragment(Integer v) {
+      maxRowsPerFragment = v;
+      return this;
+    }
+
+    public Builder intraApplierConcurrency(Integer v) {
+      intraApplierConcurrency = v;
+      return this;
+    }
+
+    public Builder sourceTaskSize(Integer v) {
+      sourceTaskSize = v;
+      return this;
+    }
+
+    public Builder outputLimit(Long v) {
+      outputLimit = v;
+      return this;
+    }
+
+    public Builder cluster(String v) {
+      cluster = v;
+      return this;
+    }
+
+    public Builder manifest(String v) {
+      manifest = v;
+      return this;
+    }
+
+    public Builder jobId(String v) {
+      jobId = v;
+      return this;
+    }
+
+    public Builder force(boolean v) {
+      force = v;
+      return this;
+    }
+
+    public RefreshOptions build() {
+      return new RefreshOptions(srcVersion, concurrency, maxRowsPerFragment,
+          intraApplierConcurrency, sourceTaskSize, outputLimit, cluster, manifest, jobId, force);
+    }
+  }
+
   /**
    * Reads {@code name → value} strings (SQL {@code WITH (...)}); names are case-insensitive,
    * and an unknown name is an error listing the known ones.

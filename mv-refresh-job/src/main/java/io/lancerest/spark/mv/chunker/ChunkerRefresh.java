@@ -5,18 +5,19 @@ import io.lancerest.spark.mv.GenevaLayout;
 import io.lancerest.spark.mv.MaterializedViewException;
 import io.lancerest.spark.mv.MaterializedViewKind;
 import io.lancerest.spark.mv.RefreshListener;
+import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.RefreshPlan;
 import io.lancerest.spark.mv.RefreshResult;
 import io.lancerest.spark.mv.SourceIdentity;
 import io.lancerest.spark.mv.SourceQuery;
 import io.lancerest.spark.mv.commit.FragmentShipping;
 import io.lancerest.spark.mv.commit.ViewCommit;
-import io.lancerest.spark.mv.commit.ViewCommitResult;
 import io.lancerest.spark.mv.refresh.RefreshContext;
 import io.lancerest.spark.mv.refresh.RefreshDriver;
 import io.lancerest.spark.mv.refresh.SourceVersions;
 import io.lancerest.spark.mv.refresh.StagedRefresh;
 import io.lancerest.spark.mv.refresh.ViewRefresh;
+import io.lancerest.spark.mv.refresh.ViewTables;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -114,30 +115,6 @@ public final class ChunkerRefresh {
 
   private ChunkerRefresh() {}
 
-  /**
-   * Where the source and the view live.
-   *
-   * @param viewName shown in errors, logs and Spark job descriptions
-   * @param errorsTableUri Lance table receiving skipped parents ({@code <view>__errors})
-   */
-  public record Tables(String sourceUri, Map<String, String> sourceStorageOptions,
-      String viewUri, Map<String, String> viewStorageOptions, String viewName,
-      String errorsTableUri) {
-    public Tables {
-      sourceStorageOptions = sourceStorageOptions == null ? Map.of() : Map.copyOf(
-          sourceStorageOptions);
-      viewStorageOptions = viewStorageOptions == null ? Map.of() : Map.copyOf(
-          viewStorageOptions);
-      viewName = viewName == null ? viewUri : viewName;
-      errorsTableUri = errorsTableUri == null ? errorsTableNextTo(viewUri) : errorsTableUri;
-    }
-
-    /** Local or object-store paths without storage options. */
-    public static Tables of(String sourceUri, String viewUri) {
-      return new Tables(sourceUri, Map.of(), viewUri, Map.of(), null, null);
-    }
-  }
-
   /** {@code .../v.lance} → {@code .../v__errors.lance}. */
   public static String errorsTableNextTo(String viewUri) {
     return ErrorsTable.nextTo(viewUri);
@@ -149,7 +126,8 @@ public final class ChunkerRefresh {
   }
 
   /** Creates the (empty) view table with stable row ids; a test and local-mode helper. */
-  public static Schema createViewTable(SparkSession spark, Tables t, ChunkerDefinition def) {
+  public static Schema createViewTable(SparkSession spark, ViewTables t,
+      ChunkerDefinition def) {
     Schema schema = viewSchema(read(spark, t, null), def);
     try (BufferAllocator a = new RootAllocator()) {
       WriteParams p = new WriteParams.Builder().withEnableStableRowIds(true)
@@ -159,42 +137,45 @@ public final class ChunkerRefresh {
     return schema;
   }
 
-  public static ChunkerRefreshResult run(SparkSession spark, String sourceUri, String viewUri,
-      ChunkerDefinition def, ChunkerRefreshOptions options) {
-    return run(spark, Tables.of(sourceUri, viewUri), def, options);
+  /** Refreshes the view at local paths (no storage options); a test and local-mode helper. */
+  static ChunkerRefreshResult run(SparkSession spark, String sourceUri, String viewUri,
+      ChunkerDefinition def, RefreshOptions options) {
+    return run(spark, ViewTables.of(sourceUri, viewUri), def, options, null);
   }
 
   /** Refreshes the view; see the class comment. */
-  public static ChunkerRefreshResult run(SparkSession spark, Tables t, ChunkerDefinition def,
-      ChunkerRefreshOptions options) {
-    return run(new RefreshContext(spark, t.viewName(), options.jobId(), options.listener()), t,
-        def, options);
+  static ChunkerRefreshResult run(SparkSession spark, ViewTables t, ChunkerDefinition def,
+      RefreshOptions options, RefreshListener listener) {
+    return run(new RefreshContext(spark, t.viewName(), options.jobId(), listener), t, def,
+        options);
   }
 
   /** Refreshes the view in {@code ctx}; its job id and listener win over the options'. */
-  public static ChunkerRefreshResult run(RefreshContext ctx, Tables t, ChunkerDefinition def,
-      ChunkerRefreshOptions options) {
+  static ChunkerRefreshResult run(RefreshContext ctx, ViewTables t, ChunkerDefinition def,
+      RefreshOptions options) {
+    options.checkApplicableTo(MaterializedViewKind.CHUNKER);
     return RefreshDriver.refresh(ctx, options.srcVersion(), () -> SourceVersions.latest(
         t.viewName(), t.sourceUri(), t.sourceStorageOptions()), kind(t, def, options));
   }
 
   /** What {@link #run} would do now, with nothing expanded, written or committed. */
-  public static RefreshPlan explain(SparkSession spark, Tables t, ChunkerDefinition def,
-      ChunkerRefreshOptions options) {
+  public static RefreshPlan explain(SparkSession spark, ViewTables t, ChunkerDefinition def,
+      RefreshOptions options) {
+    options.checkApplicableTo(MaterializedViewKind.CHUNKER);
     RefreshContext ctx = new RefreshContext(spark, t.viewName(), "explain", null);
     return RefreshDriver.explain(ctx, options.srcVersion(), () -> SourceVersions.latest(
         t.viewName(), t.sourceUri(), t.sourceStorageOptions()), kind(t, def, options));
   }
 
   /** Chunker views in {@link RefreshDriver}'s sequence: one {@link Run} per attempt. */
-  private static ViewRefresh<ChunkerRefreshResult> kind(Tables t, ChunkerDefinition def,
-      ChunkerRefreshOptions o) {
+  private static ViewRefresh<ChunkerRefreshResult> kind(ViewTables t, ChunkerDefinition def,
+      RefreshOptions o) {
     return ViewRefresh.of(MaterializedViewKind.CHUNKER, r -> new ViewRefresh.Outcome(r.status(),
         r.sourceVersion(), r.rowsInserted(), r.rowsDeleted(), r.skipped().size()),
         (ctx, srcVersion) -> new Run(ctx, t, def, o).prepare(srcVersion));
   }
 
-  static Dataset<Row> read(SparkSession spark, Tables t, Long version) {
+  static Dataset<Row> read(SparkSession spark, ViewTables t, Long version) {
     // Bound to lance-spark's path catalog: a session catalog named "lance" would capture it.
     return io.lancerest.spark.mv.LanceReads.load(spark, t.sourceUri(),
         t.sourceStorageOptions(), version);
@@ -229,18 +210,20 @@ public final class ChunkerRefresh {
   private static final class Run {
     final RefreshContext ctx;
     final SparkSession spark;
-    final Tables t;
+    final ViewTables t;
     final ChunkerDefinition def;
-    final ChunkerRefreshOptions o;
+    final RefreshOptions o;
     final String jobId;
+    final ChunkerTask.Settings settings;
 
-    Run(RefreshContext ctx, Tables t, ChunkerDefinition def, ChunkerRefreshOptions o) {
+    Run(RefreshContext ctx, ViewTables t, ChunkerDefinition def, RefreshOptions o) {
       this.ctx = ctx;
       this.spark = ctx.spark();
       this.t = t;
       this.def = def;
       this.o = o;
       this.jobId = ctx.jobId();
+      this.settings = ChunkerTask.Settings.of(o, spark);
     }
 
     /** What a refresh reads and decides before it expands anything (REFRESH and EXPLAIN). */
@@ -374,7 +357,7 @@ public final class ChunkerRefresh {
           : "source changed since version " + p.watermark + ": " + st.scope;
       reason += "; " + toExpand + " parents to expand (" + st.changed.getLongCardinality()
           + " changed), " + st.gone.getLongCardinality() + " removed";
-      long items = Math.max(1, (toExpand + o.sourceTaskSize() - 1) / o.sourceTaskSize());
+      long items = Math.max(1, (toExpand + settings.sourceTaskSize() - 1) / settings.sourceTaskSize());
       // as expand() does: the read of the whole source has one input partition per fragment
       int target = o.concurrency() != null ? o.concurrency()
           : Math.max(st.fragmentsNow, spark.sparkContext().defaultParallelism());
@@ -542,7 +525,7 @@ public final class ChunkerRefresh {
         }
       }
       long parents = ids.getLongCardinality();
-      long items = Math.max(1, (parents + o.sourceTaskSize() - 1) / o.sourceTaskSize());
+      long items = Math.max(1, (parents + settings.sourceTaskSize() - 1) / settings.sourceTaskSize());
       JavaRDD<Row> rdd = in.toJavaRDD();
       int partitions = rdd.getNumPartitions();
       int target = o.concurrency() != null ? o.concurrency()
@@ -563,7 +546,7 @@ public final class ChunkerRefresh {
               f.getDictionary()), f.getChildren())).toList());
       ChunkerTask task = new ChunkerTask(t.viewName(), t.viewUri(), t.viewStorageOptions(),
           def.function(), def.errorHandling(), plain, layout.inputSchema(), inputs, inherited,
-          o, bc, caps);
+          settings, bc, caps);
       ctx.describe("expand " + parents + " parents in " + items + " work items, "
           + rdd.getNumPartitions() + " tasks");
       List<TaskOutput> outs;

@@ -22,7 +22,7 @@ import java.util.List;
  * @param skipped parents skipped after their error, with the error
  * @param durationMs wall time of the refresh
  */
-public record ChunkerRefreshResult(RefreshResult.JobStatus status, long sourceVersion, long previousWatermark,
+record ChunkerRefreshResult(RefreshResult.JobStatus status, long sourceVersion, long previousWatermark,
     long viewVersion, long parentsExpanded, long parentsWithoutChildren, long parentsRemoved,
     long rowsInserted, long rowsDeleted, int fragmentsWritten, List<SkippedParent> skipped,
     long durationMs) {

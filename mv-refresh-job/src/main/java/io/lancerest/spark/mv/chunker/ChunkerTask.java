@@ -2,7 +2,10 @@ package io.lancerest.spark.mv.chunker;
 
 import io.lancerest.spark.mv.ErrorHandling;
 import io.lancerest.spark.mv.FunctionEnvelope;
+import io.lancerest.spark.mv.InvalidOptionException;
+import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.commit.FragmentShipping;
+import java.io.Serializable;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -34,6 +37,7 @@ import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.spark.api.java.function.FlatMapFunction;
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.expressions.GenericRowWithSchema;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.StructType;
@@ -79,10 +83,47 @@ final class ChunkerTask implements FlatMapFunction<Iterator<Row>, TaskOutput> {
   private final Broadcast<byte[]> expand;
   private final HashMap<Long, Integer> caps;
 
+  /** Spark conf: a cap, in bytes, on the Arrow memory of one task's buffers (default: none). */
+  static final String TASK_ARROW_MEMORY_CONF = "spark.lancerest.mv.chunker.taskArrowMemory";
+  static final int DEFAULT_SOURCE_TASK_SIZE = 1024;
+  static final int DEFAULT_MAX_ROWS_PER_FRAGMENT = 1 << 20;
+
+  /**
+   * The refresh options a task uses, defaults applied.
+   *
+   * @param sourceTaskSize parents per work item
+   * @param intraApplierConcurrency threads calling the chunker inside one task; the children
+   *     keep the parents' order
+   * @param maxRowsPerFragment rows per new view fragment
+   * @param taskArrowMemoryBytes hard cap on the Arrow memory of one task's buffers, a guard for
+   *     small executors
+   */
+  record Settings(int sourceTaskSize, int intraApplierConcurrency, int maxRowsPerFragment,
+      long taskArrowMemoryBytes) implements Serializable {
+    static Settings of(RefreshOptions o, SparkSession spark) {
+      String cap = spark.conf().get(TASK_ARROW_MEMORY_CONF, null);
+      long bytes = Long.MAX_VALUE;
+      if (cap != null) {
+        try {
+          bytes = Long.parseLong(cap.trim());
+        } catch (NumberFormatException e) {
+          bytes = -1;
+        }
+        if (bytes <= 0) {
+          throw new InvalidOptionException(TASK_ARROW_MEMORY_CONF + " must be a positive "
+              + "number of bytes, got '" + cap + "'");
+        }
+      }
+      return new Settings(RefreshOptions.orDefault(o.sourceTaskSize(), DEFAULT_SOURCE_TASK_SIZE),
+          RefreshOptions.orDefault(o.intraApplierConcurrency(), 1),
+          RefreshOptions.orDefault(o.maxRowsPerFragment(), DEFAULT_MAX_ROWS_PER_FRAGMENT), bytes);
+    }
+  }
+
   ChunkerTask(String viewName, String viewUri, Map<String, String> storageOptions,
       FunctionEnvelope function, ErrorHandling errorHandling, Schema viewSchema,
       StructType inputSchema, int[] inputPositions, int[] inheritedPositions,
-      ChunkerRefreshOptions options, Broadcast<byte[]> expand, Map<Long, Integer> caps) {
+      Settings settings, Broadcast<byte[]> expand, Map<Long, Integer> caps) {
     this.viewName = viewName;
     this.viewUri = viewUri;
     this.storageOptions = new HashMap<>(storageOptions);
@@ -92,10 +133,10 @@ final class ChunkerTask implements FlatMapFunction<Iterator<Row>, TaskOutput> {
     this.inputSchemaJson = inputSchema.json();
     this.inputPositions = inputPositions;
     this.inheritedPositions = inheritedPositions;
-    this.sourceTaskSize = options.sourceTaskSize();
-    this.intraConcurrency = options.intraApplierConcurrency();
-    this.maxRowsPerFragment = options.maxRowsPerFragment();
-    this.arrowMemoryLimit = options.taskArrowMemoryBytes();
+    this.sourceTaskSize = settings.sourceTaskSize();
+    this.intraConcurrency = settings.intraApplierConcurrency();
+    this.maxRowsPerFragment = settings.maxRowsPerFragment();
+    this.arrowMemoryLimit = settings.taskArrowMemoryBytes();
     this.expand = expand;
     this.caps = caps == null ? null : new HashMap<>(caps);
   }

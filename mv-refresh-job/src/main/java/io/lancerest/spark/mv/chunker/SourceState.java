@@ -1,6 +1,9 @@
 package io.lancerest.spark.mv.chunker;
 
 import io.lancerest.spark.connector.read.SafeLanceScan;
+import io.lancerest.spark.mv.RefreshListener;
+import io.lancerest.spark.mv.refresh.RefreshContext;
+import io.lancerest.spark.mv.refresh.ViewTables;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -14,8 +17,6 @@ import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import io.lancerest.spark.mv.RefreshListener;
-import io.lancerest.spark.mv.refresh.RefreshContext;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.functions;
 import org.lance.Fragment;
@@ -128,7 +129,7 @@ final class SourceState {
   }
 
   /** Where and how a refresh reads its source. */
-  record Source(RefreshContext ctx, ChunkerRefresh.Tables tables, String filter,
+  record Source(RefreshContext ctx, ViewTables tables, String filter,
       Dataset<Row> frame) {
     SparkSession spark() {
       return ctx.spark();

@@ -26,14 +26,13 @@ import io.lancerest.spark.mv.SourceQuery;
 import io.lancerest.spark.mv.ViewDefinition;
 import io.lancerest.spark.mv.ViewDescription;
 import io.lancerest.spark.mv.ViewState;
-import io.lancerest.spark.mv.chunker.ChunkerRefresh;
-import io.lancerest.spark.mv.chunker.ChunkerViews;
 import io.lancerest.spark.mv.commit.ViewCommit;
 import io.lancerest.spark.mv.engine.CatalogBinding.TableLocation;
 import io.lancerest.spark.mv.query.QueryLayout;
 import io.lancerest.spark.mv.query.SelectAnalysis;
 import io.lancerest.spark.mv.query.StableRowIds;
 import io.lancerest.spark.mv.refresh.JobTracker;
+import io.lancerest.spark.mv.refresh.ViewKind;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Base64;
@@ -51,7 +50,6 @@ import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.analysis.NoSuchNamespaceException;
 import org.apache.spark.sql.catalyst.analysis.TableAlreadyExistsException;
 import org.apache.spark.sql.connector.catalog.Identifier;
-import org.apache.spark.sql.connector.catalog.SupportsNamespaces;
 import org.apache.spark.sql.connector.expressions.Transform;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructField;
@@ -206,23 +204,11 @@ public final class EngineViews implements MaterializedViews {
     FunctionSpec function = kind == MaterializedViewKind.QUERY ? null
         : FunctionOptions.build(kind, r.functionClass(), r.partitionBy(),
             r.partitionByIndexedColumn(), options, selected, viewName);
-    if (kind == MaterializedViewKind.CHUNKER && query.limit() != null) {
-      throw new InvalidViewDefinitionException("Chunker view " + viewName + " cannot LIMIT its "
-          + "source rows; cap its rows with the refresh option output_limit");
-    }
     ViewDefinition def = new ViewDefinition(cat.serverId(r.viewId()), kind, query, function,
         autoRefresh);
-    if (kind == MaterializedViewKind.UDTF) {
-      // PARTITION BY INDEXED needs a usable vector index on the source now, not at refresh.
-      io.lancerest.spark.mv.udtf.UdtfViews.validateCreate(def,
-          new io.lancerest.spark.mv.udtf.UdtfViews.Table(source.location(),
-              source.storageOptions()));
-    }
-    Schema arrow = switch (kind) {
-      case QUERY -> LanceArrowUtils.toArrowSchema(queryView, "UTC", true);
-      case CHUNKER -> ChunkerRefresh.viewSchema(sourceDf, ChunkerViews.definition(def));
-      case UDTF -> function.envelope().outputSchema();
-    };
+    ViewKind viewKind = KindDispatch.of(kind);
+    viewKind.validate(def, source.location(), source.storageOptions());
+    Schema arrow = viewKind.viewSchema(def, sourceDf, queryView);
     StructType viewSchema = kind == MaterializedViewKind.QUERY ? queryView
         : LanceArrowUtils.fromArrowSchema(plain(arrow));
     return new Prepared(def, viewSchema, arrow, outputLimit, r.tableProperties());

@@ -16,11 +16,8 @@ import java.util.concurrent.Future;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.UInt8Vector;
-import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.ipc.ArrowReader;
 import org.lance.Fragment;
 import org.lance.FragmentMetadata;
-import org.lance.ipc.LanceScanner;
 import org.roaringbitmap.longlong.Roaring64NavigableMap;
 
 /**

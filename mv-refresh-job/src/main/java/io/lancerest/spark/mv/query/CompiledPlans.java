@@ -1,6 +1,7 @@
 package io.lancerest.spark.mv.query;
 
 import io.lancerest.spark.mv.SourceQuery;
+import io.lancerest.spark.mv.refresh.ViewTables;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -78,7 +79,7 @@ final class CompiledPlans {
   /** A compiled definition and the (built-in) functions it calls. */
   record Entry(LocalRefreshWrite.Compiled compiled, List<FunctionIdentifier> functions) {}
 
-  static Key key(SparkSession spark, QueryRefresh.Tables t, SourceQuery q, StructType target,
+  static Key key(SparkSession spark, ViewTables t, SourceQuery q, StructType target,
       List<Field> sourceFields) {
     Map<String, String> planning = new java.util.TreeMap<>();
     t.sourceStorageOptions().forEach((k, v) -> {

@@ -4,15 +4,16 @@ import io.lancerest.spark.connector.read.FragmentHazard;
 import io.lancerest.spark.connector.read.SafeLanceScan;
 import io.lancerest.spark.connector.read.TableFragments;
 import io.lancerest.spark.mv.MaterializedViewException;
+import io.lancerest.spark.mv.RefreshListener;
 import io.lancerest.spark.mv.SourceQuery;
 import io.lancerest.spark.mv.commit.FragmentShipping;
 import io.lancerest.spark.mv.fragments.FragmentScopedRead;
+import io.lancerest.spark.mv.refresh.ViewTables;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.IntConsumer;
-import io.lancerest.spark.mv.RefreshListener;
 import java.util.function.Supplier;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -126,7 +127,7 @@ final class LocalRefreshWrite {
    *     Spark types, and which filter Lance applies
    * @param inView source row ids of changed fragments that have a view row
    */
-  static Outcome tryWrite(SparkSession spark, QueryRefresh.Tables t, SourceQuery q,
+  static Outcome tryWrite(SparkSession spark, ViewTables t, SourceQuery q,
       List<Field> sourceFields, int maxRowsPerFile, long srcVersion, List<Integer> rescan,
       long rescanRows, Schema plain, StructType target, Supplier<Dataset<Row>> sparkProjected,
       Roaring64NavigableMap inView, long watermark, IntConsumer afterBatch, String jobId,
@@ -179,7 +180,7 @@ final class LocalRefreshWrite {
   }
 
   /** The read, projection and write of {@link #tryWrite} with the compiled definition. */
-  private static Outcome write(QueryRefresh.Tables t, int maxRowsPerFile, long srcVersion,
+  private static Outcome write(ViewTables t, int maxRowsPerFile, long srcVersion,
       List<Integer> rescan, Schema plain, StructType target, Roaring64NavigableMap inView,
       long watermark, IntConsumer afterBatch, String jobId, Compiled c, long maxBytes,
       long planMs, boolean reused) {

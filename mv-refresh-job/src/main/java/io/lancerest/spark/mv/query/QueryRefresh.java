@@ -14,7 +14,6 @@ import io.lancerest.spark.mv.SourceQuery;
 import io.lancerest.spark.mv.commit.FragmentShipping;
 import io.lancerest.spark.mv.commit.FragmentSourceRanges;
 import io.lancerest.spark.mv.commit.ViewCommit;
-import io.lancerest.spark.mv.commit.ViewCommitResult;
 import io.lancerest.spark.mv.fragments.FragmentDiff;
 import io.lancerest.spark.mv.fragments.FragmentScopedRead;
 import io.lancerest.spark.mv.fragments.LiveRowIds;
@@ -24,6 +23,7 @@ import io.lancerest.spark.mv.refresh.RefreshDriver;
 import io.lancerest.spark.mv.refresh.SourceVersions;
 import io.lancerest.spark.mv.refresh.StagedRefresh;
 import io.lancerest.spark.mv.refresh.ViewRefresh;
+import io.lancerest.spark.mv.refresh.ViewTables;
 import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -96,29 +96,15 @@ public final class QueryRefresh {
 
   private QueryRefresh() {}
 
-  /**
-   * Where the view and its source live.
-   *
-   * @param viewName shown in logs, errors and Spark job descriptions ({@code cat.ns.v})
-   */
-  public record Tables(String viewName, String viewUri, Map<String, String> viewStorageOptions,
-      String sourceUri, Map<String, String> sourceStorageOptions) {
-    public Tables {
-      viewStorageOptions = viewStorageOptions == null ? Map.of() : Map.copyOf(viewStorageOptions);
-      sourceStorageOptions = sourceStorageOptions == null ? Map.of()
-          : Map.copyOf(sourceStorageOptions);
-    }
-  }
-
   /** Refreshes the view; see the class comment. */
-  public static RefreshResult run(SparkSession spark, Tables t, SourceQuery query,
+  public static RefreshResult run(SparkSession spark, ViewTables t, SourceQuery query,
       RefreshOptions options, String jobId, RefreshListener listener, RefreshCaches caches) {
     return run(new RefreshContext(spark, t.viewName(), jobId, listener, caches), t, query,
         options);
   }
 
   /** Refreshes the view in {@code ctx} (its job id, listener, caches and job). */
-  public static RefreshResult run(RefreshContext ctx, Tables t, SourceQuery query,
+  public static RefreshResult run(RefreshContext ctx, ViewTables t, SourceQuery query,
       RefreshOptions options) {
     return RefreshDriver.refresh(ctx, options.srcVersion(), () -> SourceVersions.latest(
         t.viewName(), t.sourceUri(), t.sourceStorageOptions()), kind(t, query, options));
@@ -128,7 +114,7 @@ public final class QueryRefresh {
    * What {@link #run} would do now, with nothing written or committed ({@code EXPLAIN REFRESH});
    * the same options are checked and the same errors raised as by a refresh.
    */
-  public static RefreshPlan explain(SparkSession spark, Tables t, SourceQuery query,
+  public static RefreshPlan explain(SparkSession spark, ViewTables t, SourceQuery query,
       RefreshOptions options) {
     RefreshContext ctx = new RefreshContext(spark, t.viewName(), "explain", null);
     return RefreshDriver.explain(ctx, options.srcVersion(), () -> SourceVersions.latest(
@@ -136,7 +122,7 @@ public final class QueryRefresh {
   }
 
   /** Query views in {@link RefreshDriver}'s sequence: one {@link Run} per attempt. */
-  private static ViewRefresh<RefreshResult> kind(Tables t, SourceQuery q, RefreshOptions o) {
+  private static ViewRefresh<RefreshResult> kind(ViewTables t, SourceQuery q, RefreshOptions o) {
     return ViewRefresh.of(MaterializedViewKind.QUERY, r -> new ViewRefresh.Outcome(r.status(),
         r.sourceVersion(), r.rowsInserted(), r.rowsDeleted(), r.skipped()),
         (ctx, srcVersion) -> new Run(ctx, t, q, o).prepare(srcVersion));
@@ -156,14 +142,14 @@ public final class QueryRefresh {
   private static final class Run {
     final RefreshContext ctx;
     final SparkSession spark;
-    final Tables t;
+    final ViewTables t;
     final SourceQuery q;
     final RefreshOptions o;
     final String jobId;
     /** When the source version this run refreshes to was written ({@link #versionTime}). */
     String srcVersionTime;
 
-    Run(RefreshContext ctx, Tables t, SourceQuery q, RefreshOptions o) {
+    Run(RefreshContext ctx, ViewTables t, SourceQuery q, RefreshOptions o) {
       this.ctx = ctx;
       this.spark = ctx.spark();
       this.t = t;
@@ -955,7 +941,7 @@ public final class QueryRefresh {
     private Broadcast<byte[]> inView;
     private RefreshListener listener = RefreshListener.NONE;
 
-    private WriteTask(Tables t, Schema plain, RefreshOptions o, Roaring64NavigableMap onlyIds,
+    private WriteTask(ViewTables t, Schema plain, RefreshOptions o, Roaring64NavigableMap onlyIds,
         Roaring64NavigableMap inViewIds, long watermark, int updatedAtColumn) {
       this.viewUri = t.viewUri();
       this.storage = new HashMap<>(t.viewStorageOptions());
@@ -968,12 +954,12 @@ public final class QueryRefresh {
     }
 
     /** Writes every row. */
-    static WriteTask every(Tables t, Schema plain, RefreshOptions o) {
+    static WriteTask every(ViewTables t, Schema plain, RefreshOptions o) {
       return new WriteTask(t, plain, o, null, null, 0, -1);
     }
 
     /** Writes the rows whose source row id is in {@code ids}. */
-    static WriteTask only(Tables t, Schema plain, RefreshOptions o, Roaring64NavigableMap ids) {
+    static WriteTask only(ViewTables t, Schema plain, RefreshOptions o, Roaring64NavigableMap ids) {
       return new WriteTask(t, plain, o, ids, null, 0, -1);
     }
 
@@ -981,7 +967,7 @@ public final class QueryRefresh {
      * Writes every row except those already in the view ({@code inView}) and not updated after
      * {@code watermark} (column {@code updatedAtColumn}); reports those as kept.
      */
-    static WriteTask keeping(Tables t, Schema plain, RefreshOptions o,
+    static WriteTask keeping(ViewTables t, Schema plain, RefreshOptions o,
         Roaring64NavigableMap inView, long watermark, int updatedAtColumn) {
       return new WriteTask(t, plain, o, null, inView, watermark, updatedAtColumn);
     }

@@ -2,8 +2,8 @@ package io.lancerest.spark.mv.refresh;
 
 import io.lancerest.spark.mv.MaterializedViewException;
 import io.lancerest.spark.mv.RefreshCancelledException;
-import io.lancerest.spark.mv.RefreshResult;
 import io.lancerest.spark.mv.RefreshPlan;
+import io.lancerest.spark.mv.RefreshResult;
 import io.lancerest.spark.mv.commit.ViewCommitConflictException;
 import io.lancerest.spark.mv.commit.ViewCommitResult;
 import java.util.function.LongSupplier;

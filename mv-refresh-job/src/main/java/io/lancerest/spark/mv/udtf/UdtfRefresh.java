@@ -3,17 +3,19 @@ package io.lancerest.spark.mv.udtf;
 import io.lancerest.spark.mv.ErrorsTable;
 import io.lancerest.spark.mv.MaterializedViewException;
 import io.lancerest.spark.mv.MaterializedViewKind;
+import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.RefreshPlan;
 import io.lancerest.spark.mv.RefreshResult;
 import io.lancerest.spark.mv.SourceIdentity;
+import io.lancerest.spark.mv.SourceQuery;
 import io.lancerest.spark.mv.commit.FragmentShipping;
 import io.lancerest.spark.mv.commit.ViewCommit;
-import io.lancerest.spark.mv.commit.ViewCommitResult;
 import io.lancerest.spark.mv.refresh.RefreshContext;
 import io.lancerest.spark.mv.refresh.RefreshDriver;
 import io.lancerest.spark.mv.refresh.SourceVersions;
 import io.lancerest.spark.mv.refresh.StagedRefresh;
 import io.lancerest.spark.mv.refresh.ViewRefresh;
+import io.lancerest.spark.mv.refresh.ViewTables;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -22,12 +24,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongFunction;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
-import org.apache.spark.SparkException;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.resource.ResourceProfile;
 import org.apache.spark.sql.Column;
@@ -80,27 +80,27 @@ public final class UdtfRefresh {
 
   /** The view's state a refresh starts from. */
   private record Start(long viewVersion, long viewRows, String base, String replaced) {
-    boolean upToDate(UdtfRefreshOptions options, UdtfSource source) {
+    boolean upToDate(RefreshOptions options, UdtfSource source) {
       return !options.force() && replaced == null && String.valueOf(source.version())
           .equals(base);
     }
   }
 
-  private static Start start(UdtfSource source, UdtfView view) {
+  private static Start start(UdtfSource source, ViewTables view) {
     long viewVersion;
     long viewRows;
     String base;
     Map<String, String> viewMeta;
     try (BufferAllocator allocator = new RootAllocator();
-        org.lance.Dataset ds = org.lance.Dataset.open(allocator, view.location(),
-            new ReadOptions.Builder().setStorageOptions(view.storageOptions()).build())) {
+        org.lance.Dataset ds = org.lance.Dataset.open(allocator, view.viewUri(),
+            new ReadOptions.Builder().setStorageOptions(view.viewStorageOptions()).build())) {
       viewVersion = ds.version();
       viewRows = ds.countRows();
       viewMeta = ds.getSchema().getCustomMetadata();
       base = viewMeta == null ? null : viewMeta.get(BASE_VERSION_KEY);
     } catch (RuntimeException e) {
-      throw new UdtfRefreshException("Cannot open the table of view '" + view.name() + "' at '"
-          + view.location() + "': " + e.getMessage(), e);
+      throw new UdtfRefreshException("Cannot open the table of view '" + view.viewName() + "' at '"
+          + view.viewUri() + "': " + e.getMessage(), e);
     }
     // A UDTF view is rebuilt in full, so a source replaced under the same name (versions restart
     // at 1) needs no refusal, only no skip: at the recorded version number it is another table.
@@ -109,7 +109,7 @@ public final class UdtfRefresh {
     // a replacement: only a version that exists with another write time counts.
     String replaced = null;
     try {
-      replaced = base == null ? null : SourceIdentity.replaced(view.name(), source.location(),
+      replaced = base == null ? null : SourceIdentity.replaced(view.viewName(), source.location(),
           source.storageOptions(), viewMeta, Long.parseLong(base.trim()), Long.MAX_VALUE);
     } catch (NumberFormatException e) {
       // unreadable base version: never equal to the source's, so the view is rebuilt anyway
@@ -122,44 +122,65 @@ public final class UdtfRefresh {
    * counts the partitions it would make: the distinct keys of the source query (one Spark job),
    * or the non-empty IVF partitions of the index.
    */
-  public static RefreshPlan explain(SparkSession spark, UdtfSource source, UdtfView view,
-      UdtfDefinition def, UdtfRefreshOptions options) {
-    return explain(spark, v -> source, source.location(), source.storageOptions(),
-        source.version(), view, def, options);
-  }
-
-  /** What a refresh to {@code srcVersion} ({@code null}: the latest) would do. */
-  public static RefreshPlan explain(SparkSession spark, LongFunction<UdtfSource> sourceAt,
-      String sourceLocation, Map<String, String> sourceStorage, Long srcVersion, UdtfView view,
-      UdtfDefinition def, UdtfRefreshOptions options) {
-    RefreshContext ctx = new RefreshContext(spark, view.name(), "explain", null);
-    return RefreshDriver.explain(ctx, srcVersion, () -> SourceVersions.latest(view.name(),
-        sourceLocation, sourceStorage), kind(sourceAt, view, def, options));
-  }
-
-  /** Refreshes the view from {@code source} at its version. */
-  public static UdtfRefreshResult run(SparkSession spark, UdtfSource source, UdtfView view,
-      UdtfDefinition def, UdtfRefreshOptions options) {
-    return run(new RefreshContext(spark, view.name(), options.jobId(), options.listener()),
-        v -> source, source.location(), source.storageOptions(), source.version(), view, def,
+  public static RefreshPlan explain(SparkSession spark, ViewTables t, SourceQuery query,
+      UdtfDefinition def, RefreshOptions options) {
+    return explain(spark, v -> UdtfSource.query(t, query, v), t, options.srcVersion(), def,
         options);
+  }
+
+  /** What a refresh of the whole source at its version would do (tests). */
+  static RefreshPlan explain(SparkSession spark, UdtfSource source, ViewTables t,
+      UdtfDefinition def, RefreshOptions options) {
+    return explain(spark, v -> source, t, source.version(), def, options);
+  }
+
+  private static RefreshPlan explain(SparkSession spark, LongFunction<UdtfSource> sourceAt,
+      ViewTables t, Long srcVersion, UdtfDefinition def, RefreshOptions options) {
+    options.checkApplicableTo(MaterializedViewKind.UDTF);
+    RefreshContext ctx = new RefreshContext(spark, t.viewName(), "explain", null);
+    return RefreshDriver.explain(ctx, srcVersion, () -> SourceVersions.latest(t.viewName(),
+        t.sourceUri(), t.sourceStorageOptions()), kind(sourceAt, t, def, options));
   }
 
   /**
    * Refreshes the view in {@code ctx} (its job id and listener win over the options') to
-   * {@code srcVersion}, or to the latest source version when {@code null}: {@code sourceAt}
-   * gives the source query's rows at the version each attempt uses.
+   * {@code options.srcVersion()}, or to the latest source version when unset: the source
+   * query's rows at the version each attempt uses.
    */
-  public static UdtfRefreshResult run(RefreshContext ctx, LongFunction<UdtfSource> sourceAt,
-      String sourceLocation, Map<String, String> sourceStorage, Long srcVersion, UdtfView view,
-      UdtfDefinition def, UdtfRefreshOptions options) {
-    return RefreshDriver.refresh(ctx, srcVersion, () -> SourceVersions.latest(view.name(),
-        sourceLocation, sourceStorage), kind(sourceAt, view, def, options));
+  public static RefreshResult run(RefreshContext ctx, ViewTables t, SourceQuery query,
+      UdtfDefinition def, RefreshOptions options) {
+    return result(run(ctx, v -> UdtfSource.query(t, query, v), t, options.srcVersion(), def,
+        options));
+  }
+
+  /** Refreshes the view from {@code source} at its version (tests). */
+  static UdtfRefreshResult run(SparkSession spark, UdtfSource source, ViewTables t,
+      UdtfDefinition def, RefreshOptions options) {
+    return run(new RefreshContext(spark, t.viewName(), options.jobId(), null), v -> source, t,
+        source.version(), def, options);
+  }
+
+  private static UdtfRefreshResult run(RefreshContext ctx, LongFunction<UdtfSource> sourceAt,
+      ViewTables t, Long srcVersion, UdtfDefinition def, RefreshOptions options) {
+    options.checkApplicableTo(MaterializedViewKind.UDTF);
+    return RefreshDriver.refresh(ctx, srcVersion, () -> SourceVersions.latest(t.viewName(),
+        t.sourceUri(), t.sourceStorageOptions()), kind(sourceAt, t, def, options));
+  }
+
+  /** The framework's row, the UDTF's counts as details. */
+  static RefreshResult result(UdtfRefreshResult r) {
+    Map<String, Long> details = new LinkedHashMap<>();
+    details.put("partitions", r.partitions());
+    details.put("partitions_computed", r.computed());
+    details.put("partitions_reused", r.reused());
+    details.put("udtf_calls", r.udtfCalls());
+    return new RefreshResult(r.jobId(), r.status(), MaterializedViewKind.UDTF, r.sourceVersion(),
+        r.rowsInserted(), r.rowsDeleted(), r.skipped().size(), r.duration().toMillis(), details);
   }
 
   /** UDTF views in {@link RefreshDriver}'s sequence. */
   private static ViewRefresh<UdtfRefreshResult> kind(LongFunction<UdtfSource> sourceAt,
-      UdtfView view, UdtfDefinition def, UdtfRefreshOptions options) {
+      ViewTables view, UdtfDefinition def, RefreshOptions options) {
     return ViewRefresh.<UdtfRefreshResult>of(MaterializedViewKind.UDTF,
         r -> new ViewRefresh.Outcome(r.status(), r.sourceVersion(), r.rowsInserted(),
             r.rowsDeleted(), r.skipped().size()), (ctx, srcVersion) -> {
@@ -168,7 +189,7 @@ public final class UdtfRefresh {
       Start st = start(source, view);
       if (st.replaced == null && st.base != null) {
         try {
-          SourceVersions.requireForward(view.name(), srcVersion, Long.parseLong(st.base.trim()));
+          SourceVersions.requireForward(view.viewName(), srcVersion, Long.parseLong(st.base.trim()));
         } catch (NumberFormatException e) {
           // unreadable base version: the view is rebuilt anyway
         }
@@ -188,7 +209,7 @@ public final class UdtfRefresh {
 
         @Override
         public RefreshPlan explain() {
-          return UdtfRefresh.explain(ctx.spark(), source, view, def, options, st);
+          return UdtfRefresh.plan(ctx.spark(), source, view, def, options, st);
         }
 
         @Override
@@ -199,8 +220,8 @@ public final class UdtfRefresh {
     });
   }
 
-  private static RefreshPlan explain(SparkSession spark, UdtfSource source, UdtfView view,
-      UdtfDefinition def, UdtfRefreshOptions options, Start st) {
+  private static RefreshPlan plan(SparkSession spark, UdtfSource source, ViewTables view,
+      UdtfDefinition def, RefreshOptions options, Start st) {
     Long from = null;
     try {
       from = st.base == null ? null : Long.parseLong(st.base.trim());
@@ -217,7 +238,7 @@ public final class UdtfRefresh {
       rows = ds.countRows();
     }
     if (st.upToDate(options, source)) {
-      return new RefreshPlan(view.name(), MaterializedViewKind.UDTF, RefreshPlan.Mode.NO_OP,
+      return new RefreshPlan(view.viewName(), MaterializedViewKind.UDTF, RefreshPlan.Mode.NO_OP,
           "the view already reflects source version " + source.version(), from,
           source.version(), fragments, List.of(), 0, st.viewRows, 0L, 0L,
           RefreshPlan.Write.NONE, null, "");
@@ -238,9 +259,9 @@ public final class UdtfRefresh {
       partitions = source.reader().read(spark, false).select(key).distinct().count();
     }
     int tasks = key == null && def.partitionByIndexedColumn() == null ? 1
-        : options.concurrency() > 0 ? options.concurrency()
+        : options.concurrency() != null ? options.concurrency()
         : TASKS_PER_SLOT * spark.sparkContext().defaultParallelism();
-    return new RefreshPlan(view.name(), MaterializedViewKind.UDTF, RefreshPlan.Mode.FULL,
+    return new RefreshPlan(view.viewName(), MaterializedViewKind.UDTF, RefreshPlan.Mode.FULL,
         reason + "; " + partitions + (partitions == 1 ? " partition" : " partitions")
         + " to compute", from, source.version(), fragments, null, rows, st.viewRows,
         st.viewRows, null, RefreshPlan.Write.SPARK_JOB, tasks, "the rows written are known only"
@@ -248,7 +269,7 @@ public final class UdtfRefresh {
   }
 
   private static StagedRefresh<UdtfRefreshResult> compute(RefreshContext ctx, UdtfSource source,
-      UdtfView view, UdtfDefinition def, UdtfRefreshOptions options, Start st) {
+      ViewTables view, UdtfDefinition def, RefreshOptions options, Start st) {
     SparkSession spark = ctx.spark();
     String jobId = ctx.jobId();
     long viewVersion = st.viewVersion;
@@ -285,28 +306,28 @@ public final class UdtfRefresh {
 
       String sourceTime = SourceIdentity.versionTime(source.location(), source.storageOptions(),
           source.version());
-      PartitionCheckpoints checkpoints = new PartitionCheckpoints(view.location(),
-          view.storageOptions(), def, source.version(), source.location() + "@" + (sourceTime == null ? "" : sourceTime));
+      PartitionCheckpoints checkpoints = new PartitionCheckpoints(view.viewUri(),
+          view.viewStorageOptions(), def, source.version(), source.location() + "@" + (sourceTime == null ? "" : sourceTime));
       if (replaced != null) {
         // Checkpoints are keyed by source version number, which the new table reuses.
         checkpoints.clear();
       }
       Map<String, PartitionCheckpoints.Checkpoint> finished = checkpoints.load();
       if (!finished.isEmpty()) {
-        LOG.info("View '{}': {} partitions finished by an earlier run are reused", view.name(),
+        LOG.info("View '{}': {} partitions finished by an earlier run are reused", view.viewName(),
             finished.size());
       }
       PartitionTask.Spec spec = new PartitionTask.Spec(def.name(), def.className(),
           def.outputSchema().toJson(), def.options(), def.errorHandling().toJson(), key,
           key == null ? -1 : Arrays.asList(input.columns()).indexOf(key), stripKey,
-          inputSchema, source.version(), view.location(), view.storageOptions(),
-          options.maxRowsPerFragment(), Set.copyOf(finished.keySet()), checkpoints);
+          inputSchema, source.version(), view.viewUri(), view.viewStorageOptions(),
+          RefreshOptions.orDefault(options.maxRowsPerFragment(), 0), Set.copyOf(finished.keySet()), checkpoints);
 
       JavaRDD<Row> rows;
       if (key == null) {
         rows = input.coalesce(1).toJavaRDD();
       } else {
-        int tasks = options.concurrency() > 0 ? options.concurrency()
+        int tasks = options.concurrency() != null ? options.concurrency()
             : TASKS_PER_SLOT * spark.sparkContext().defaultParallelism();
         // Range, not hash, partitioning: hashing a few keys into as many tasks leaves some
         // tasks with two or three keys and others with none (16 int keys into 16 tasks: up to
@@ -318,15 +339,15 @@ public final class UdtfRefresh {
             .sortWithinPartitions(input.col(key)).toJavaRDD();
       }
       JavaRDD<PartitionOutcome> outcomes = rows.mapPartitions(new PartitionTask(spec));
-      outcomes = withResources(spark, outcomes, def.resources(), view.name());
+      outcomes = withResources(spark, outcomes, def.resources(), view.viewName());
       List<PartitionOutcome> collected;
       long computeStarted = System.nanoTime();
       try {
         collected = outcomes.collect();
-        LOG.info("View '{}' (job {}): partitions computed in {} ms", view.name(), jobId,
+        LOG.info("View '{}' (job {}): partitions computed in {} ms", view.viewName(), jobId,
             elapsed(computeStarted).toMillis());
       } catch (RuntimeException e) {
-        throw new UdtfRefreshException("Refresh of view '" + view.name() + "' (job " + jobId
+        throw new UdtfRefreshException("Refresh of view '" + view.viewName() + "' (job " + jobId
             + ") failed in Spark; nothing was committed and the view stays at version "
             + viewVersion + ": " + rootMessage(e), e);
       }
@@ -339,8 +360,8 @@ public final class UdtfRefresh {
     }
   }
 
-  private static StagedRefresh<UdtfRefreshResult> commit(RefreshContext ctx, UdtfView view,
-      UdtfDefinition def, UdtfSource source, String sourceTime, UdtfRefreshOptions options,
+  private static StagedRefresh<UdtfRefreshResult> commit(RefreshContext ctx, ViewTables view,
+      UdtfDefinition def, UdtfSource source, String sourceTime, RefreshOptions options,
       long viewVersion, List<PartitionOutcome> outcomes,
       Map<String, PartitionCheckpoints.Checkpoint> finished, PartitionCheckpoints checkpoints) {
     String jobId = ctx.jobId();
@@ -380,7 +401,7 @@ public final class UdtfRefresh {
       // where the skipped partitions of a failed refresh can still be seen.
       for (UdtfRefreshResult.SkippedPartition s : skipped) {
         LOG.warn("View '{}' (job {}) fails; partition {} would have been skipped after {} "
-            + "attempt(s): {}: {}", view.name(), jobId, s.partitionKey(), s.attempts(),
+            + "attempt(s): {}: {}", view.viewName(), jobId, s.partitionKey(), s.attempts(),
             s.errorClass(), s.errorMessage());
       }
     }
@@ -392,13 +413,13 @@ public final class UdtfRefresh {
         // run was writing into: the failure is a side effect of that, and a rerun starts from
         // the new version.
         throw new io.lancerest.spark.mv.commit.ViewCommitConflictException("View table '"
-            + view.location() + "' was modified by another commit after version " + viewVersion
-            + " (now " + now + ", a concurrent refresh of view '" + view.name() + "') while job "
+            + view.viewUri() + "' was modified by another commit after version " + viewVersion
+            + " (now " + now + ", a concurrent refresh of view '" + view.viewName() + "') while job "
             + jobId + " ran; partition " + f.keyDisplay() + " then failed: " + f.errorClass()
             + ": " + f.errorMessage() + ". Nothing of this job was committed. Re-run the "
             + "refresh if the view still needs it.", null);
       }
-      throw new UdtfRefreshException("Refresh of view '" + view.name() + "' (job " + jobId
+      throw new UdtfRefreshException("Refresh of view '" + view.viewName() + "' (job " + jobId
           + ") failed: partition " + f.keyDisplay() + " failed after " + f.calls()
           + " attempt(s): " + f.errorClass() + ": " + f.errorMessage() + ". Nothing was "
           + "committed; the view stays at version " + viewVersion + ". " + (computed + reused)
@@ -406,7 +427,7 @@ public final class UdtfRefresh {
     }
     if (tooManySkips != null) {
       MaterializedViewException e = tooManySkips;
-      throw new UdtfRefreshException("Refresh of view '" + view.name() + "' (job " + jobId
+      throw new UdtfRefreshException("Refresh of view '" + view.viewName() + "' (job " + jobId
           + ") failed: " + e.getMessage() + ". First error: partition "
           + skipped.get(0).partitionKey() + ": " + skipped.get(0).errorClass() + ": "
           + skipped.get(0).errorMessage() + ". The view stays at version " + viewVersion
@@ -417,24 +438,23 @@ public final class UdtfRefresh {
     String errorsTable = null;
     ErrorsTable.Staged errors = ErrorsTable.Staged.NONE;
     if (!skipped.isEmpty()) {
-      errorsTable = options.errorsTable() != null ? options.errorsTable()
-          : view.defaultErrorsTable();
+      errorsTable = view.errorsTableUri();
       List<ErrorsTable.Entry> entries = new ArrayList<>(skipped.size());
       for (UdtfRefreshResult.SkippedPartition s : skipped) {
         entries.add(new ErrorsTable.Entry(null, def.keyColumn(), s.partitionKey(), s.attempts(),
             s.errorClass(), s.errorMessage()));
       }
       try {
-        errors = ErrorsTable.stage(errorsTable, view.storageOptions(), new ErrorsTable.Origin(
-            jobId, view.name(), MaterializedViewKind.UDTF, def.name(), def.version(),
+        errors = ErrorsTable.stage(errorsTable, view.viewStorageOptions(), new ErrorsTable.Origin(
+            jobId, view.viewName(), MaterializedViewKind.UDTF, def.name(), def.version(),
             source.version()), entries);
       } catch (MaterializedViewException e) {
-        throw new UdtfRefreshException("Refresh of view '" + view.name() + "' (job " + jobId
+        throw new UdtfRefreshException("Refresh of view '" + view.viewName() + "' (job " + jobId
             + ") failed: " + e.getMessage() + ". The view stays at version " + viewVersion
             + ".", e);
       }
       LOG.warn("View '{}' (job {}): {} of {} partitions skipped after failing; the view is "
-          + "PARTIAL, errors go to '{}'", view.name(), jobId, skipped.size(), total,
+          + "PARTIAL, errors go to '{}'", view.viewName(), jobId, skipped.size(), total,
           errorsTable);
     }
     Map<String, String> meta = new LinkedHashMap<>();
@@ -448,8 +468,8 @@ public final class UdtfRefresh {
         "lancerest::udtf::skipped_partitions")) {
       meta.put(legacy, null);
     }
-    ViewCommit commit = ViewCommit.builder(view.location(), viewVersion)
-        .storageOptions(view.storageOptions())
+    ViewCommit commit = ViewCommit.builder(view.viewUri(), viewVersion)
+        .storageOptions(view.viewStorageOptions())
         .replaceAllRows()
         .addFragments(fragments)
         .schemaMetadata(meta)
@@ -461,7 +481,7 @@ public final class UdtfRefresh {
     String errorsAt = errorsTable;
     return new StagedRefresh<>(commit, errors, committed -> {
       LOG.info("View '{}' (job {}) {}: version {} from source version {}, {} partitions ({} "
-          + "computed, {} reused, {} skipped), {} rows", view.name(), jobId, status,
+          + "computed, {} reused, {} skipped), {} rows", view.viewName(), jobId, status,
           committed.version(), source.version(), total, computedParts, reusedParts,
           skipped.size(), committed.rowsAdded());
       return new UdtfRefreshResult(jobId, status, source.version(), committed.version(), total,
@@ -470,19 +490,19 @@ public final class UdtfRefresh {
     }, checkpoints::clear);
   }
 
-  private static List<String> inputColumns(UdtfDefinition def, Dataset<Row> df, UdtfView view) {
+  private static List<String> inputColumns(UdtfDefinition def, Dataset<Row> df, ViewTables view) {
     List<String> available = new ArrayList<>(Arrays.asList(df.columns()));
     available.remove("_rowid");
     List<String> out = def.inputColumns() == null ? available
         : new ArrayList<>(def.inputColumns());
     for (String c : out) {
       if (!available.contains(c)) {
-        throw new UdtfValidationException("View '" + view.name() + "': input column '" + c
+        throw new UdtfValidationException("View '" + view.viewName() + "': input column '" + c
             + "' is not produced by the source query (its columns are " + available + ")");
       }
     }
     if (def.partitionBy() != null && !available.contains(def.partitionBy())) {
-      throw new UdtfValidationException("View '" + view.name() + "': partition column '"
+      throw new UdtfValidationException("View '" + view.viewName() + "': partition column '"
           + def.partitionBy() + "' is not produced by the source query (its columns are "
           + available + ")");
     }
@@ -558,10 +578,10 @@ public final class UdtfRefresh {
   }
 
   /** The view table's latest version, or null when it cannot be read. */
-  private static Long currentVersion(UdtfView view) {
+  private static Long currentVersion(ViewTables view) {
     try (BufferAllocator allocator = new RootAllocator();
-        org.lance.Dataset ds = org.lance.Dataset.open(allocator, view.location(),
-            new ReadOptions.Builder().setStorageOptions(view.storageOptions()).build())) {
+        org.lance.Dataset ds = org.lance.Dataset.open(allocator, view.viewUri(),
+            new ReadOptions.Builder().setStorageOptions(view.viewStorageOptions()).build())) {
       return ds.version();
     } catch (RuntimeException e) {
       return null;

@@ -20,7 +20,7 @@ import java.util.List;
  * @param rowsDeleted rows of the previous view version (the rebuild replaces them all)
  * @param errorsTable location of the table holding the skipped partitions' errors, or null
  */
-public record UdtfRefreshResult(String jobId, RefreshResult.JobStatus status, long sourceVersion,
+record UdtfRefreshResult(String jobId, RefreshResult.JobStatus status, long sourceVersion,
     long viewVersion, long partitions, long computed, long reused, List<SkippedPartition> skipped,
     long udtfCalls, long rowsInserted, long rowsDeleted, String errorsTable, Duration duration) {
 

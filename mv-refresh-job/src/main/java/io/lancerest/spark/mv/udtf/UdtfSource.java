@@ -1,49 +1,87 @@
 package io.lancerest.spark.mv.udtf;
 
+import io.lancerest.spark.mv.InvalidViewDefinitionException;
 import io.lancerest.spark.mv.LanceReads;
+import io.lancerest.spark.mv.SourceQuery;
+import io.lancerest.spark.mv.refresh.ViewTables;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.functions;
 
 /**
- * The source of a UDTF view at one version: where the Lance table is (for its vector index) and
- * how to read the source query's rows.
+ * The source of one UDTF refresh attempt at one version: where the Lance table is (for its
+ * vector index) and how to read the source query's rows.
  *
  * @param reader produces the source query's output at {@code version} (projection and filter
  *     applied); with {@code withRowId} it must also carry the source's {@code _rowid}
  */
-public record UdtfSource(String location, Map<String, String> storageOptions, long version,
+record UdtfSource(String location, Map<String, String> storageOptions, long version,
     Reader reader) {
 
   /** Reads the source query's rows. */
   @FunctionalInterface
-  public interface Reader {
+  interface Reader {
     Dataset<Row> read(SparkSession spark, boolean withRowId);
   }
 
-  public UdtfSource {
+  UdtfSource {
     Objects.requireNonNull(location, "location");
     Objects.requireNonNull(reader, "reader");
     storageOptions = storageOptions == null ? Map.of() : Map.copyOf(storageOptions);
   }
 
   /** Every column of the Lance table at {@code location}, version {@code version}. */
-  public static UdtfSource lanceTable(String location, long version) {
-    return lanceTable(location, Map.of(), version);
+  static UdtfSource lanceTable(String location, long version) {
+    return new UdtfSource(location, Map.of(), version, (spark, withRowId) -> {
+      Dataset<Row> df = LanceReads.load(spark, location, Map.of(), version);
+      return withRowId ? df.select(df.col("*"), df.col("_rowid")) : df;
+    });
+  }
+
+  /** The source query of view {@code t} over its source at {@code version}. */
+  static UdtfSource query(ViewTables t, SourceQuery q, long version) {
+    return new UdtfSource(t.sourceUri(), t.sourceStorageOptions(), version,
+        (spark, withRowId) -> projected(spark, t, version, q, withRowId));
   }
 
   /**
-   * Every column of the Lance table at {@code location}, version {@code version}, read like
-   * every other engine read (through {@link LanceReads}, lance-spark's path catalog).
+   * The source query's rows (filter, limit and projection applied), optionally with _rowid.
+   * A LIMIT keeps the first {@code n} filtered rows in {@code _rowid} order, as query views do:
+   * a bare Spark limit takes whichever rows its tasks return first, so a rebuild of the same
+   * source version could see other rows.
    */
-  public static UdtfSource lanceTable(String location, Map<String, String> storageOptions,
-      long version) {
-    Map<String, String> options = storageOptions == null ? Map.of() : Map.copyOf(storageOptions);
-    return new UdtfSource(location, options, version, (spark, withRowId) -> {
-      Dataset<Row> df = LanceReads.load(spark, location, options, version);
+  private static Dataset<Row> projected(SparkSession spark, ViewTables t, long version,
+      SourceQuery q, boolean withRowId) {
+    Dataset<Row> df = LanceReads.load(spark, t.sourceUri(), t.sourceStorageOptions(), version);
+    if (q.filter() != null) {
+      df = df.where(q.filter());
+    }
+    if (q.limit() != null) {
+      if (q.limit() > Integer.MAX_VALUE) {
+        throw new InvalidViewDefinitionException("The source query of view " + t.viewName()
+            + " has LIMIT " + q.limit() + "; a function view can take at most "
+            + Integer.MAX_VALUE + " source rows (recreate it with a smaller LIMIT or none)");
+      }
+      // Sorted by an expression, not the bare column: lance-spark 0.4 would push a top-n on
+      // _rowid into its scanner, which has no such column ("Column _rowid not found").
+      df = df.orderBy(df.col("_rowid").plus(0)).limit(q.limit().intValue());
+    }
+    if (q.projection().isEmpty()) {
       return withRowId ? df.select(df.col("*"), df.col("_rowid")) : df;
-    });
+    }
+    List<Column> cols = new ArrayList<>();
+    for (SourceQuery.OutputColumn c : q.projection()) {
+      cols.add(functions.expr(c.expr()).as(c.name()));
+    }
+    if (withRowId) {
+      cols.add(functions.col("_rowid"));
+    }
+    return df.select(cols.toArray(Column[]::new));
   }
 }

@@ -3,11 +3,20 @@ package io.lancerest.spark.mv.udtf;
 import io.lancerest.client.Identifiers;
 import io.lancerest.spark.mv.InvalidViewDefinitionException;
 import io.lancerest.spark.mv.MaterializedViewKind;
+import io.lancerest.spark.mv.RefreshOptions;
+import io.lancerest.spark.mv.RefreshPlan;
+import io.lancerest.spark.mv.RefreshResult;
 import io.lancerest.spark.mv.ViewDefinition;
+import io.lancerest.spark.mv.refresh.RefreshContext;
+import io.lancerest.spark.mv.refresh.ViewKind;
+import io.lancerest.spark.mv.refresh.ViewTables;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
@@ -16,20 +25,45 @@ import org.apache.spark.sql.util.LanceArrowUtils;
 /**
  * What the materialized-view framework calls for {@code udtf} views at CREATE: the engine's
  * definition of a stored view, the output schema of a view created without one, and the
- * checks that need the source (the vector index of PARTITION BY INDEXED). Refresh goes through
- * {@link UdtfRefresh#run} (the framework's kind dispatch).
+ * checks that need the source (the vector index of PARTITION BY INDEXED); refresh runs
+ * {@link UdtfRefresh}.
  */
-public final class UdtfViews {
+public final class UdtfViews implements ViewKind {
+  public static final UdtfViews KIND = new UdtfViews();
+
   /** OPTIONS key for an explicit output schema as Spark DDL ({@code "k INT, n BIGINT"}). */
   public static final String OUTPUT_SCHEMA_OPTION = "output_schema";
 
   private UdtfViews() {}
 
-  /** A Lance table: location and storage options (from DescribeTable, or local). */
-  public record Table(String location, Map<String, String> storageOptions) {
-    public Table {
-      storageOptions = storageOptions == null ? Map.of() : Map.copyOf(storageOptions);
-    }
+  @Override
+  public MaterializedViewKind kind() {
+    return MaterializedViewKind.UDTF;
+  }
+
+  @Override
+  public void validate(ViewDefinition def, String sourceUri, Map<String, String> storage) {
+    validateCreate(def, sourceUri, storage);
+  }
+
+  /** The function's declared output: the UDTF's rows are the view's rows. */
+  @Override
+  public Schema viewSchema(ViewDefinition def, Dataset<Row> source, StructType queryView) {
+    return def.function().envelope().outputSchema();
+  }
+
+  @Override
+  public RefreshPlan explain(SparkSession spark, ViewTables tables, ViewDefinition def,
+      RefreshOptions options) {
+    return UdtfRefresh.explain(spark, tables, def.sourceQuery(), UdtfDefinition.of(def.function()),
+        options);
+  }
+
+  @Override
+  public RefreshResult refresh(RefreshContext ctx, ViewTables tables, ViewDefinition def,
+      RefreshOptions options) {
+    return UdtfRefresh.run(ctx, tables, def.sourceQuery(), UdtfDefinition.of(def.function()),
+        options);
   }
 
   /** The UDTF definition of a stored view; the class must be a {@link BatchUdtf}. */
@@ -98,10 +132,11 @@ public final class UdtfViews {
    * CREATE-time checks that need the source: the class, and for PARTITION BY INDEXED a usable
    * vector index on the source (its absence is an error naming the column).
    */
-  public static void validateCreate(ViewDefinition view, Table source) {
+  public static void validateCreate(ViewDefinition view, String sourceUri,
+      Map<String, String> sourceStorageOptions) {
     UdtfDefinition def = definition(view);
     if (def.partitionByIndexedColumn() != null) {
-      IvfPartitions.inspect(source.location(), source.storageOptions(), null,
+      IvfPartitions.inspect(sourceUri, sourceStorageOptions, null,
           def.partitionByIndexedColumn());
     }
   }

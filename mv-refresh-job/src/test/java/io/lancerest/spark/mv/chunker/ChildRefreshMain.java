@@ -1,5 +1,7 @@
 package io.lancerest.spark.mv.chunker;
 
+import io.lancerest.spark.mv.RefreshOptions;
+import io.lancerest.spark.mv.refresh.ViewTables;
 import org.apache.spark.sql.SparkSession;
 
 /**
@@ -18,11 +20,9 @@ public final class ChildRefreshMain {
         .getOrCreate();
     var def = ChunkerFixture.definition(Class.forName(args[0]), null, null);
     io.lancerest.spark.mv.Probes probes = new io.lancerest.spark.mv.Probes();
-    ChunkerRefreshResult r = ChunkerRefresh.run(spark, args[1], args[2], def,
-        ChunkerRefreshOptions.builder().sourceTaskSize(Integer.parseInt(args[3]))
-            .maxRowsPerFragment(Integer.parseInt(args[4]))
-            .taskArrowMemoryBytes(args.length > 5 ? Long.parseLong(args[5]) : Long.MAX_VALUE)
-            .listener(probes).build());
+    ChunkerRefreshResult r = ChunkerRefresh.run(spark, ViewTables.of(args[1], args[2]), def,
+        RefreshOptions.builder().sourceTaskSize(Integer.parseInt(args[3]))
+            .maxRowsPerFragment(Integer.parseInt(args[4])).build(), probes);
     Long buffered = probes.get(io.lancerest.spark.mv.RefreshListener.Probe.CHILD_ROWS_BUFFERED);
     System.out.println("RESULT " + r.rowsInserted() + " " + buffered
         + " " + Runtime.getRuntime().maxMemory());

@@ -8,6 +8,7 @@ import static io.lancerest.spark.mv.chunker.ChunkerFixture.version;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.lancerest.spark.mv.RefreshOptions;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,18 +19,18 @@ import java.util.stream.Stream;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.spark.sql.SparkSession;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.lance.Dataset;
-import org.lance.Fragment;
 
 /**
  * Refreshes in a child JVM: one killed in the middle of writing fragments, one expanding a
  * parent with 10,000 children of 16 Ki characters (164 MB of text, 328 MB as Java strings)
  * under a 256 MiB heap and a 64 MiB Arrow cap per task.
  */
+@Tag("slow")
 class ChunkerChildJvmTest {
   private static SparkSession spark;
   @TempDir Path dir;
@@ -39,10 +40,6 @@ class ChunkerChildJvmTest {
     spark = ChunkerFixture.spark();
   }
 
-  @AfterAll
-  static void stop() {
-    spark.stop();
-  }
 
   private static Process child(List<String> jvmArgs, String... args) throws IOException {
     List<String> cmd = new ArrayList<>();
@@ -76,7 +73,7 @@ class ChunkerChildJvmTest {
     SourceTables.append(source, SourceTables.docs(0, 10, i -> "a" + i + " b" + i), 10);
     var def = definition(TestChunkers.Words.class, null, null);
     String view = newView(spark, dir, "v", source, def);
-    ChunkerRefresh.run(spark, source, view, def, ChunkerRefreshOptions.defaults());
+    ChunkerRefresh.run(spark, source, view, def, RefreshOptions.DEFAULTS);
     long version = version(view);
     List<String> before = content(spark, view);
     long filesBefore = dataFiles(view);
@@ -101,8 +98,8 @@ class ChunkerChildJvmTest {
 
     assertEquals(version, version(view));
     assertEquals(before, content(spark, view));
-    ChunkerRefresh.run(spark, source, view, def, ChunkerRefreshOptions.defaults());
-    assertEquals(fromScratch(spark, dir, source, def, ChunkerRefreshOptions.defaults()),
+    ChunkerRefresh.run(spark, source, view, def, RefreshOptions.DEFAULTS);
+    assertEquals(fromScratch(spark, dir, source, def, RefreshOptions.DEFAULTS),
         content(spark, view));
   }
 

@@ -1,7 +1,5 @@
 package io.lancerest.spark.mv.chunker;
 
-import io.lancerest.spark.mv.Probes;
-import io.lancerest.spark.mv.RefreshResult;
 import static io.lancerest.spark.mv.chunker.ChunkerFixture.content;
 import static io.lancerest.spark.mv.chunker.ChunkerFixture.definition;
 import static io.lancerest.spark.mv.chunker.ChunkerFixture.fromScratch;
@@ -11,17 +9,20 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.lancerest.spark.mv.ErrorHandling;
 import io.lancerest.spark.mv.ErrorHandling.Action;
 import io.lancerest.spark.mv.ErrorHandling.Backoff;
 import io.lancerest.spark.mv.ErrorHandling.Rule;
+import io.lancerest.spark.mv.ErrorHandling;
 import io.lancerest.spark.mv.MaterializedViewException;
+import io.lancerest.spark.mv.Probes;
+import io.lancerest.spark.mv.RefreshOptions;
+import io.lancerest.spark.mv.RefreshResult;
+import io.lancerest.spark.mv.refresh.ViewTables;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -32,17 +33,13 @@ class ChunkerFailureTest {
   private static SparkSession spark;
   @TempDir Path dir;
   private String source;
-  private final ChunkerRefreshOptions defaults = ChunkerRefreshOptions.defaults();
+  private final RefreshOptions defaults = RefreshOptions.DEFAULTS;
 
   @BeforeAll
   static void start() {
     spark = ChunkerFixture.spark();
   }
 
-  @AfterAll
-  static void stop() {
-    spark.stop();
-  }
 
   @BeforeEach
   void source() {
@@ -132,7 +129,7 @@ class ChunkerFailureTest {
     String view = newView(spark, dir, "v", source, def);
 
     ChunkerRefreshResult r = ChunkerRefresh.run(spark, source, view, def,
-        ChunkerRefreshOptions.builder().sourceTaskSize(8).concurrency(1).build());
+        RefreshOptions.builder().sourceTaskSize(8).concurrency(1).build());
 
     assertEquals(RefreshResult.JobStatus.PARTIAL, r.status());
     assertEquals(List.of(SourceTables.rowIds(source).get(50L)),
@@ -184,7 +181,7 @@ class ChunkerFailureTest {
     // Fail after 50 of the ~84 new rows: fragments were written, nothing committed.
     TestChunkers.ROWS.set(0);
     TestChunkers.throwAfterRows = 50;
-    ChunkerRefreshOptions small = ChunkerRefreshOptions.builder().sourceTaskSize(5)
+    RefreshOptions small = RefreshOptions.builder().sourceTaskSize(5)
         .maxRowsPerFragment(8).build();
     ChunkerRefreshException e = assertThrows(ChunkerRefreshException.class,
         () -> ChunkerRefresh.run(spark, source, view, def, small));
@@ -210,8 +207,8 @@ class ChunkerFailureTest {
     Probes lost = new Probes().beforeCommit(() -> {
       throw new IllegalStateException("driver lost");
     });
-    assertThrows(IllegalStateException.class, () -> ChunkerRefresh.run(spark, source, view, def,
-        ChunkerRefreshOptions.builder().listener(lost).build()));
+    assertThrows(IllegalStateException.class, () -> ChunkerRefresh.run(spark,
+        ViewTables.of(source, view), def, defaults, lost));
     assertEquals(version, version(view));
     assertEquals(before, content(spark, view));
 

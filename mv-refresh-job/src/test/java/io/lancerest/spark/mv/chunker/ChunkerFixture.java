@@ -2,7 +2,9 @@ package io.lancerest.spark.mv.chunker;
 
 import io.lancerest.spark.mv.ErrorHandling;
 import io.lancerest.spark.mv.FunctionEnvelope;
+import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.SourceQuery;
+import io.lancerest.spark.mv.refresh.ViewTables;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,7 +19,7 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.lance.Dataset;
 
-/** Shared helpers: one local SparkSession per test class, definitions, view contents. */
+/** Shared helpers: a session per test class ({@code TestSpark}), definitions, view contents. */
 final class ChunkerFixture {
   static final Schema WORDS_OUT = new Schema(List.of(
       new Field("chunk", FieldType.notNullable(ArrowType.Utf8.INSTANCE), null),
@@ -26,10 +28,7 @@ final class ChunkerFixture {
   private ChunkerFixture() {}
 
   static SparkSession spark() {
-    return SparkSession.builder().master("local[2]").appName("chunker-tests")
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.shuffle.partitions", "2")
-        .getOrCreate();
+    return io.lancerest.spark.mv.TestSpark.newSession();
   }
 
   static FunctionEnvelope function(Class<?> cls, boolean batch, Map<String, String> options) {
@@ -48,7 +47,7 @@ final class ChunkerFixture {
   static String newView(SparkSession spark, Path dir, String name, String source,
       ChunkerDefinition def) {
     String uri = dir.resolve(name + ".lance").toString();
-    ChunkerRefresh.createViewTable(spark, ChunkerRefresh.Tables.of(source, uri), def);
+    ChunkerRefresh.createViewTable(spark, ViewTables.of(source, uri), def);
     return uri;
   }
 
@@ -68,7 +67,7 @@ final class ChunkerFixture {
 
   /** Content of a from-scratch refresh of the same definition into a new view. */
   static List<String> fromScratch(SparkSession spark, Path dir, String source,
-      ChunkerDefinition def, ChunkerRefreshOptions o) {
+      ChunkerDefinition def, RefreshOptions o) {
     String fresh = newView(spark, dir, "fresh" + System.nanoTime(), source, def);
     ChunkerRefresh.run(spark, source, fresh, def, o);
     return content(spark, fresh);

@@ -5,9 +5,12 @@ import static io.lancerest.spark.mv.chunker.ChunkerFixture.definition;
 import static io.lancerest.spark.mv.chunker.ChunkerFixture.fromScratch;
 import static io.lancerest.spark.mv.chunker.ChunkerFixture.newView;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lancerest.spark.mv.FunctionEnvelope;
+import io.lancerest.spark.mv.InvalidOptionException;
+import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.SourceQuery;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -18,7 +21,6 @@ import org.apache.arrow.memory.RootAllocator;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.util.LanceArrowUtils;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -37,11 +39,6 @@ class ChunkerOptionsTest {
     spark = ChunkerFixture.spark();
   }
 
-  @AfterAll
-  static void stop() {
-    spark.stop();
-  }
-
   @BeforeEach
   void source() {
     TestChunkers.reset();
@@ -51,8 +48,8 @@ class ChunkerOptionsTest {
         10);
   }
 
-  private static ChunkerRefreshOptions.Builder opts() {
-    return ChunkerRefreshOptions.builder();
+  private static RefreshOptions.Builder opts() {
+    return RefreshOptions.builder();
   }
 
   @Test
@@ -65,7 +62,7 @@ class ChunkerOptionsTest {
 
     assertEquals(List.of(8, 8, 8, 8, 8), TestChunkers.BATCH_SIZES);
     var rows = definition(TestChunkers.Words.class, null, null);
-    assertEquals(fromScratch(spark, dir, source, rows, ChunkerRefreshOptions.defaults()),
+    assertEquals(fromScratch(spark, dir, source, rows, RefreshOptions.DEFAULTS),
         content(spark, view));
   }
 
@@ -96,8 +93,31 @@ class ChunkerOptionsTest {
     assertTrue(TestChunkers.THREADS.stream().allMatch(t -> t.startsWith("chunker-Slow-")),
         TestChunkers.THREADS.toString());
     var words = definition(TestChunkers.Words.class, null, null);
-    assertEquals(fromScratch(spark, dir, source, words, ChunkerRefreshOptions.defaults()),
+    assertEquals(fromScratch(spark, dir, source, words, RefreshOptions.DEFAULTS),
         content(spark, view));
+  }
+
+  @Test
+  void aTaskArrowMemoryCapIsASparkConfAndABadOneIsRefusedBeforeAnythingRuns() {
+    var def = definition(TestChunkers.Words.class, null, null);
+    String view = newView(spark, dir, "v", source, def);
+    long before = ChunkerFixture.version(view);
+    spark.conf().set(ChunkerTask.TASK_ARROW_MEMORY_CONF, "lots");
+    try {
+      InvalidOptionException e = assertThrows(InvalidOptionException.class,
+          () -> ChunkerRefresh.run(spark, source, view, def, RefreshOptions.DEFAULTS));
+      assertEquals(ChunkerTask.TASK_ARROW_MEMORY_CONF + " must be a positive number of bytes, "
+          + "got 'lots'", e.getMessage());
+      assertEquals(before, ChunkerFixture.version(view));
+
+      // 64 MiB is plenty for these documents: the refresh runs under the cap
+      spark.conf().set(ChunkerTask.TASK_ARROW_MEMORY_CONF, String.valueOf(64L << 20));
+      ChunkerRefresh.run(spark, source, view, def, RefreshOptions.DEFAULTS);
+      assertEquals(fromScratch(spark, dir, source, def, RefreshOptions.DEFAULTS),
+          content(spark, view));
+    } finally {
+      spark.conf().unset(ChunkerTask.TASK_ARROW_MEMORY_CONF);
+    }
   }
 
   @Test
@@ -129,10 +149,10 @@ class ChunkerOptionsTest {
     var def = definition(TestChunkers.Words.class, null, null);
     String view = newView(spark, dir, "v", source, def);
     String full = newView(spark, dir, "full", source, def);
-    ChunkerRefreshOptions limit = opts().outputLimit(50L).sourceTaskSize(4).build();
+    RefreshOptions limit = opts().outputLimit(50L).sourceTaskSize(4).build();
 
     ChunkerRefresh.run(spark, source, view, def, limit);
-    ChunkerRefresh.run(spark, source, full, def, ChunkerRefreshOptions.defaults());
+    ChunkerRefresh.run(spark, source, full, def, RefreshOptions.DEFAULTS);
     assertEquals(50, content(spark, view).size());
     assertEquals(firstRows(full, 50), content(spark, view));
 
@@ -141,7 +161,7 @@ class ChunkerOptionsTest {
     SourceTables.update(source, List.of(new SourceTables.Doc(5, "only", "odd")));
     SourceTables.append(source, SourceTables.docs(40, 45, i -> "z" + i), 10);
     ChunkerRefresh.run(spark, source, view, def, limit);
-    ChunkerRefresh.run(spark, source, full, def, ChunkerRefreshOptions.defaults());
+    ChunkerRefresh.run(spark, source, full, def, RefreshOptions.DEFAULTS);
     assertEquals(50, content(spark, view).size());
     assertEquals(firstRows(full, 50), content(spark, view));
 
@@ -156,7 +176,7 @@ class ChunkerOptionsTest {
     String view = newView(spark, dir, "v", source, def);
     String full = newView(spark, dir, "full", source, def);
     ChunkerRefresh.run(spark, source, view, def, opts().outputLimit(50L).build());
-    ChunkerRefresh.run(spark, source, full, def, ChunkerRefreshOptions.defaults());
+    ChunkerRefresh.run(spark, source, full, def, RefreshOptions.DEFAULTS);
 
     ChunkerRefreshResult r = ChunkerRefresh.run(spark, source, view, def,
         opts().outputLimit(30L).force(true).build());
@@ -175,7 +195,7 @@ class ChunkerOptionsTest {
         new SourceQuery.OutputColumn("doc", "doc")), "id = 7", f, null, true);
     String view = newView(spark, dir, "v", source, def);
 
-    ChunkerRefresh.run(spark, source, view, def, ChunkerRefreshOptions.defaults());
+    ChunkerRefresh.run(spark, source, view, def, RefreshOptions.DEFAULTS);
 
     long sid = SourceTables.rowIds(source).get(7L);
     // "a7 b7 c7": windows of 4 with 1 overlap; doc inherited because inherit_input_columns.
@@ -196,7 +216,7 @@ class ChunkerOptionsTest {
         new SourceQuery.OutputColumn("words", "split(doc, ' ')")), "id < 2", f, null, false);
     String view = newView(spark, dir, "v", source, def);
 
-    ChunkerRefresh.run(spark, source, view, def, ChunkerRefreshOptions.defaults());
+    ChunkerRefresh.run(spark, source, view, def, RefreshOptions.DEFAULTS);
 
     Map<Long, Long> ids = SourceTables.rowIds(source);
     List<String> expected = new ArrayList<>(List.of(

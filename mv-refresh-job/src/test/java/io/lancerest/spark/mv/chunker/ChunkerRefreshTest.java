@@ -14,7 +14,9 @@ import io.lancerest.spark.mv.ErrorHandling;
 import io.lancerest.spark.mv.InvalidOptionException;
 import io.lancerest.spark.mv.Probes;
 import io.lancerest.spark.mv.RefreshListener.Probe;
+import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.RefreshResult;
+import io.lancerest.spark.mv.refresh.ViewTables;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,7 +25,6 @@ import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.spark.sql.SparkSession;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -37,10 +38,10 @@ class ChunkerRefreshTest {
   private static SparkSession spark;
   @TempDir Path dir;
   private String source;
-  private final ChunkerRefreshOptions defaults = ChunkerRefreshOptions.defaults();
+  private final RefreshOptions defaults = RefreshOptions.DEFAULTS;
 
-  private static ChunkerRefreshOptions withProbes(Probes p) {
-    return ChunkerRefreshOptions.builder().listener(p).build();
+  private ChunkerRefreshResult run(String view, ChunkerDefinition def, Probes p) {
+    return ChunkerRefresh.run(spark, ViewTables.of(source, view), def, defaults, p);
   }
 
   @BeforeAll
@@ -48,10 +49,6 @@ class ChunkerRefreshTest {
     spark = ChunkerFixture.spark();
   }
 
-  @AfterAll
-  static void stop() {
-    spark.stop();
-  }
 
   @BeforeEach
   void source() {
@@ -156,7 +153,7 @@ class ChunkerRefreshTest {
     assertEquals(6, TestChunkers.CALLS.get());
 
     ChunkerRefreshResult r = ChunkerRefresh.run(spark, source, view, def,
-        ChunkerRefreshOptions.builder().force(true).build());
+        RefreshOptions.builder().force(true).build());
 
     assertEquals(RefreshResult.JobStatus.DONE, r.status());
     assertEquals(12, TestChunkers.CALLS.get(), "every parent ran again");
@@ -273,7 +270,7 @@ class ChunkerRefreshTest {
     var def = definition(TestChunkers.Words.class, null, null);
     String view = newView(spark, dir, "v", source, def);
     Probes first = new Probes();
-    ChunkerRefresh.run(spark, source, view, def, withProbes(first));
+    run(view, def, first);
     assertNull(first.<List<Integer>>get(Probe.SOURCE_FRAGMENTS_READ), "the first refresh reads "
         + "everything");
     Probes probes = new Probes().changedFragmentsOnly(scoped);
@@ -281,7 +278,7 @@ class ChunkerRefreshTest {
     SourceTables.delete(source, "id = 4");
     SourceTables.update(source, List.of(new SourceTables.Doc(7, "seven anew", "odd")));
     SourceTables.append(source, SourceTables.docs(9, 11, ChunkerRefreshTest::doc), 10);
-    ChunkerRefreshResult r = ChunkerRefresh.run(spark, source, view, def, withProbes(probes));
+    ChunkerRefreshResult r = run(view, def, probes);
 
     if (scoped) {
       List<Integer> scanned = probes.get(Probe.SOURCE_FRAGMENTS_READ);
@@ -310,7 +307,7 @@ class ChunkerRefreshTest {
     SourceTables.append(source, SourceTables.docs(30, 31, ChunkerRefreshTest::doc), 10);
     int calls = TestChunkers.CALLS.get();
     Probes probes = new Probes();
-    ChunkerRefreshResult r = ChunkerRefresh.run(spark, source, view, def, withProbes(probes));
+    ChunkerRefreshResult r = run(view, def, probes);
 
     assertNull(probes.<List<Integer>>get(Probe.SOURCE_FRAGMENTS_READ), "an unprocessed parent: full "
         + "scan");
@@ -327,7 +324,7 @@ class ChunkerRefreshTest {
 
     InvalidOptionException e = assertThrows(InvalidOptionException.class,
         () -> ChunkerRefresh.run(spark, source, view, def,
-            ChunkerRefreshOptions.builder().srcVersion(2L).build()));
+            RefreshOptions.builder().srcVersion(2L).build()));
     assertEquals("src_version 2 is older than the version view " + view + " already "
         + "reflects (3); a view cannot be refreshed backwards. Omit src_version or give 3 or "
         + "later", e.getMessage());
@@ -340,7 +337,7 @@ class ChunkerRefreshTest {
     SourceTables.append(source, SourceTables.docs(6, 8, ChunkerRefreshTest::doc), 10);
 
     ChunkerRefreshResult r = ChunkerRefresh.run(spark, source, view, def,
-        ChunkerRefreshOptions.builder().srcVersion(2L).build());
+        RefreshOptions.builder().srcVersion(2L).build());
     assertEquals(6, r.parentsExpanded());
     ChunkerRefreshResult next = ChunkerRefresh.run(spark, source, view, def, defaults);
     assertEquals(2, next.parentsExpanded());

@@ -1,7 +1,7 @@
 package io.lancerest.spark.mv.engine;
 
-import io.lancerest.spark.LanceRestSparkExtensions;
 import io.lancerest.spark.mv.MaterializedViews;
+import io.lancerest.spark.mv.TestSpark;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -13,22 +13,18 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.lance.namespace.RestAdapter;
-import org.lance.spark.extensions.LanceSparkSessionExtensions;
 
 /**
  * A real directory REST server (lance-core's RestAdapter) and a local SparkSession with catalog
  * {@value #CATALOG} = LanceRestCatalog on it, our SQL extensions next to lance-spark's, and the
  * default materialized-view engine. One per test class: {@link #close()} in {@code @AfterAll}.
  *
- * <p>The test classes of a JVM share one SparkContext (starting one costs seconds): each fixture
- * gets a session of its own on the running context (its catalogs, confs and functions), and
- * closing it closes its catalogs and server, not the context. A context with another master is
- * stopped first unless the caller started it for this fixture ({@code ViewFaultsFixture}).
+ * <p>The session is one of {@link TestSpark}'s on the JVM's one SparkContext: closing the
+ * fixture closes the session's catalogs and the server, not the context.
  */
 public final class EngineFixture implements AutoCloseable {
   public static final String CATALOG = "lance";
   private static final AtomicInteger NAMES = new AtomicInteger();
-  private static final String MASTER = "local[2]";
 
   public final Path root;
   public final RestAdapter server;
@@ -36,11 +32,11 @@ public final class EngineFixture implements AutoCloseable {
   public final SparkSession spark;
 
   public EngineFixture(Map<String, String> catalogOptions) {
-    this(catalogOptions, false);
+    this(catalogOptions, TestSpark.MASTER);
   }
 
-  /** @param onRunningContext use the running SparkContext whatever its master */
-  public EngineFixture(Map<String, String> catalogOptions, boolean onRunningContext) {
+  /** @param master the master this class needs ({@link TestSpark#newSession(String)}) */
+  public EngineFixture(Map<String, String> catalogOptions, String master) {
     try {
       root = Files.createTempDirectory("mv-engine");
     } catch (IOException e) {
@@ -49,22 +45,7 @@ public final class EngineFixture implements AutoCloseable {
     server = new RestAdapter("dir", Map.of("root", root.toString()), "127.0.0.1", 0);
     server.start();
     uri = "http://127.0.0.1:" + server.getPort();
-    SparkSession.clearActiveSession();
-    SparkSession.clearDefaultSession();
-    scala.Option<org.apache.spark.SparkContext> running =
-        org.apache.spark.SparkContext$.MODULE$.getActive();
-    if (!onRunningContext && running.isDefined() && !running.get().master().equals(MASTER)) {
-      running.get().stop();
-    }
-    // with no default session, a new session: on the running context, or on a new one
-    spark = SparkSession.builder()
-        .master(MASTER)
-        .appName("mv-engine-tests")
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.shuffle.partitions", "2")
-        .withExtensions(new LanceRestSparkExtensions())
-        .withExtensions(new LanceSparkSessionExtensions())
-        .getOrCreate();
+    spark = TestSpark.newSession(master);
     String p = "spark.sql.catalog." + CATALOG;
     spark.conf().set(p, "io.lancerest.spark.catalog.LanceRestCatalog");
     spark.conf().set(p + ".uri", uri);

@@ -1,9 +1,9 @@
 package io.lancerest.spark.mv.query;
 
-import io.lancerest.spark.mv.engine.DefaultMaterializedViewsFactory;
 import io.lancerest.spark.mv.MaterializedViews;
 import io.lancerest.spark.mv.Probes;
 import io.lancerest.spark.mv.RefreshOptions;
+import io.lancerest.spark.mv.engine.DefaultMaterializedViewsFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

@@ -15,6 +15,7 @@ import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.RefreshResult;
 import io.lancerest.spark.mv.SourceQuery;
 import io.lancerest.spark.mv.engine.EngineFixture;
+import io.lancerest.spark.mv.refresh.ViewTables;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -22,10 +23,10 @@ import java.util.function.Supplier;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.spark.scheduler.SparkListener;
-import org.apache.spark.sql.catalyst.FunctionIdentifier;
-import org.apache.spark.sql.catalyst.analysis.FunctionRegistry;
 import org.apache.spark.scheduler.SparkListenerJobStart;
 import org.apache.spark.sql.api.java.UDF1;
+import org.apache.spark.sql.catalyst.FunctionIdentifier;
+import org.apache.spark.sql.catalyst.analysis.FunctionRegistry;
 import org.apache.spark.sql.types.DataTypes;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -597,7 +598,7 @@ class LocalRefreshWriteTest {
   }
 
   private static CompiledPlans.Key key(SourceQuery q, Map<String, String> storage) {
-    return CompiledPlans.key(f.spark, new QueryRefresh.Tables("lance.ns.v", "file:///v", Map.of(),
+    return CompiledPlans.key(f.spark, new ViewTables("lance.ns.v", "file:///v", Map.of(),
         "file:///src", storage), q, new org.apache.spark.sql.types.StructType(), List.of());
   }
 

@@ -14,11 +14,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.lancerest.spark.mv.InvalidOptionException;
 import io.lancerest.spark.mv.InvalidViewDefinitionException;
 import io.lancerest.spark.mv.Probes;
-import io.lancerest.spark.mv.fragments.FragmentDiff;
 import io.lancerest.spark.mv.RefreshListener;
 import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.RefreshResult;
 import io.lancerest.spark.mv.engine.EngineFixture;
+import io.lancerest.spark.mv.fragments.FragmentDiff;
+import io.lancerest.spark.mv.refresh.ViewTables;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -264,7 +265,7 @@ class QueryFragmentDiffTest {
       values[cols] = r[1];
       in.add(new org.apache.spark.sql.catalyst.expressions.GenericInternalRow(values));
     }
-    QueryRefresh.Tables tables = new QueryRefresh.Tables("v", viewUri, Map.of(), viewUri,
+    ViewTables tables = new ViewTables("v", viewUri, Map.of(), viewUri,
         Map.of());
     QueryRefresh.WriteTask task = QueryRefresh.WriteTask.keeping(tables, plain,
         RefreshOptions.DEFAULTS, org.roaringbitmap.longlong.Roaring64NavigableMap.bitmapOf(

@@ -36,6 +36,7 @@ import org.apache.arrow.vector.types.pojo.Schema;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.lance.Dataset;
 import org.lance.merge.MergeInsertParams;
@@ -44,6 +45,7 @@ import org.lance.merge.MergeInsertParams;
  * Atomicity of query-view refresh: a failing task, a failure before the commit, a killed JVM,
  * two concurrent refreshes, and in-place updates of source rows (same row id).
  */
+@Tag("slow")
 class QueryRefreshAtomicityTest {
   static EngineFixture f;
 

@@ -4,8 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.lancerest.spark.mv.RefreshOptions;
+import io.lancerest.spark.mv.refresh.ViewTables;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -57,7 +58,7 @@ class IvfPartitionsTest {
 
   @BeforeAll
   static void setUp() {
-    spark = UdtfFixtures.spark("local[2]");
+    spark = UdtfFixtures.spark();
     allocator = new RootAllocator();
     source = dir.resolve("vectors.lance").toString();
     createVectors(source, 600);
@@ -70,7 +71,6 @@ class IvfPartitionsTest {
 
   @AfterAll
   static void tearDown() {
-    spark.stop();
     allocator.close();
   }
 
@@ -155,7 +155,8 @@ class IvfPartitionsTest {
     UdtfFixtures.createView(viewUri, OUT);
 
     UdtfRefreshResult r = UdtfRefresh.run(spark, UdtfSource.lanceTable(source, version),
-        new UdtfView("ns.by_ivf", viewUri, Map.of()), definition(), UdtfRefreshOptions.DEFAULT);
+        new ViewTables("ns.by_ivf", viewUri, Map.of(), source, Map.of()), definition(),
+        RefreshOptions.DEFAULTS);
 
     TreeMap<Integer, Long> expected = new TreeMap<>();
     for (int p = 0; p < index.numPartitions(); p++) {
@@ -221,7 +222,8 @@ class IvfPartitionsTest {
 
     UdtfValidationException e = assertThrows(UdtfValidationException.class,
         () -> UdtfRefresh.run(spark, UdtfSource.lanceTable(uri, version),
-            new UdtfView("ns.u", viewUri, Map.of()), definition(), UdtfRefreshOptions.DEFAULT));
+            new ViewTables("ns.u", viewUri, Map.of(), uri, Map.of()), definition(),
+            RefreshOptions.DEFAULTS));
 
     assertEquals("PARTITION BY INDEXED vec: 30 rows of source '" + uri + "' at version "
         + version + " are not covered by vector index 'vec_idx', so they belong to no IVF "

@@ -26,14 +26,11 @@ final class UdtfFixtures {
 
   private UdtfFixtures() {}
 
-  static SparkSession spark(String master) {
-    return SparkSession.builder()
-        .master(master)
-        .appName("udtf-tests")
-        .config("spark.ui.enabled", "false")
-        .config("spark.sql.shuffle.partitions", "4")
-        .config("spark.default.parallelism", "2")
-        .getOrCreate();
+  /** A session of the JVM's SparkContext ({@code TestSpark}: 2 local threads). */
+  static SparkSession spark() {
+    SparkSession s = io.lancerest.spark.mv.TestSpark.newSession();
+    s.conf().set("spark.sql.shuffle.partitions", "4");
+    return s;
   }
 
   static final StructType ITEMS = new StructType()

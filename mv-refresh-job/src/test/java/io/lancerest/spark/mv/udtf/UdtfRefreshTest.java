@@ -1,6 +1,5 @@
 package io.lancerest.spark.mv.udtf;
 
-import io.lancerest.spark.mv.RefreshResult;
 import static io.lancerest.spark.mv.udtf.UdtfFixtures.COUNTS;
 import static io.lancerest.spark.mv.udtf.UdtfFixtures.calls;
 import static io.lancerest.spark.mv.udtf.UdtfFixtures.rows;
@@ -13,8 +12,11 @@ import io.lancerest.spark.mv.ErrorHandling;
 import io.lancerest.spark.mv.FunctionEnvelope;
 import io.lancerest.spark.mv.FunctionSpec;
 import io.lancerest.spark.mv.MaterializedViewKind;
+import io.lancerest.spark.mv.RefreshOptions;
+import io.lancerest.spark.mv.RefreshResult;
 import io.lancerest.spark.mv.SourceQuery;
 import io.lancerest.spark.mv.ViewDefinition;
+import io.lancerest.spark.mv.refresh.ViewTables;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,7 +27,6 @@ import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -41,25 +42,21 @@ class UdtfRefreshTest {
   @TempDir Path dir;
   private String source;
   private String viewUri;
-  private UdtfView view;
+  private ViewTables view;
   private String tag;
 
   @BeforeAll
   static void start() {
-    spark = UdtfFixtures.spark("local[2]");
+    spark = UdtfFixtures.spark();
   }
 
-  @AfterAll
-  static void stop() {
-    spark.stop();
-  }
 
   @BeforeEach
   void tables(TestInfo info) {
     tag = info.getDisplayName();
     source = dir.resolve("items.lance").toString();
     viewUri = dir.resolve("v.lance").toString();
-    view = new UdtfView("ns.v", viewUri, Map.of());
+    view = new ViewTables("ns.v", viewUri, Map.of(), source, Map.of());
     UdtfFixtures.writeItems(spark, source, List.of(
         item("a", "a1", 1), item("a", "a2", 2), item("a", "a3", 3),
         item("b", "b1", 10), item("b", "b2", 20),
@@ -86,7 +83,7 @@ class UdtfRefreshTest {
     return new ErrorHandling(null, List.of(rules), maxSkips, maxFraction, null);
   }
 
-  private UdtfRefreshResult refresh(UdtfDefinition def, UdtfRefreshOptions options) {
+  private UdtfRefreshResult refresh(UdtfDefinition def, RefreshOptions options) {
     UdtfSource src = UdtfSource.lanceTable(source, UdtfFixtures.latestVersion(source));
     return UdtfRefresh.run(spark, src, view, def, options);
   }
@@ -96,7 +93,7 @@ class UdtfRefreshTest {
 
   @Test
   void partitionByCallsOncePerDistinctValueWithNullAsItsOwnPartition() {
-    UdtfRefreshResult r = refresh(counting(Map.of()), UdtfRefreshOptions.DEFAULT);
+    UdtfRefreshResult r = refresh(counting(Map.of()), RefreshOptions.DEFAULTS);
 
     assertEquals(RefreshResult.JobStatus.DONE, r.status());
     assertEquals(5, r.partitions());
@@ -121,7 +118,7 @@ class UdtfRefreshTest {
         UdtfFixtures.arrow(COUNTS)).withPartitionBy("category");
 
     UdtfRefresh.run(spark, UdtfSource.lanceTable(many, UdtfFixtures.latestVersion(many)), view,
-        def, UdtfRefreshOptions.DEFAULT.withConcurrency(16));
+        def, RefreshOptions.builder().concurrency(16).build());
 
     // Hash partitioning would put two or three keys in some tasks and none in others, and
     // the slot drawing the fullest task would finish last.
@@ -136,7 +133,7 @@ class UdtfRefreshTest {
   @Test
   void withoutPartitionByTheWholeInputIsOneCall() {
     UdtfDefinition def = counting(Map.of()).withPartitionBy(null);
-    UdtfRefreshResult r = refresh(def, UdtfRefreshOptions.DEFAULT);
+    UdtfRefreshResult r = refresh(def, RefreshOptions.DEFAULTS);
 
     assertEquals(1, r.partitions());
     assertEquals(1, r.udtfCalls());
@@ -145,8 +142,8 @@ class UdtfRefreshTest {
 
   @Test
   void sameSourceVersionIsUpToDateUnlessForced() {
-    UdtfRefreshResult first = refresh(counting(Map.of()), UdtfRefreshOptions.DEFAULT);
-    UdtfRefreshResult again = refresh(counting(Map.of()), UdtfRefreshOptions.DEFAULT);
+    UdtfRefreshResult first = refresh(counting(Map.of()), RefreshOptions.DEFAULTS);
+    UdtfRefreshResult again = refresh(counting(Map.of()), RefreshOptions.DEFAULTS);
 
     assertEquals(RefreshResult.JobStatus.SKIPPED, again.status());
     assertEquals(first.viewVersion(), again.viewVersion());
@@ -155,7 +152,7 @@ class UdtfRefreshTest {
     assertEquals(first.viewVersion(), UdtfFixtures.latestVersion(viewUri));
 
     UdtfRefreshResult forced = refresh(counting(Map.of()),
-        UdtfRefreshOptions.DEFAULT.withForce(true));
+        RefreshOptions.builder().force(true).build());
     assertEquals(RefreshResult.JobStatus.DONE, forced.status());
     assertEquals(first.viewVersion() + 1, forced.viewVersion());
     assertEquals(2, calls(tag, "a"));
@@ -164,12 +161,12 @@ class UdtfRefreshTest {
 
   @Test
   void newSourceVersionRebuildsContentAndBaseVersionInOneOverwriteCommit() {
-    UdtfRefreshResult first = refresh(counting(Map.of()), UdtfRefreshOptions.DEFAULT);
+    UdtfRefreshResult first = refresh(counting(Map.of()), RefreshOptions.DEFAULTS);
     assertEquals("1", UdtfFixtures.schemaMetadata(viewUri).get(UdtfRefresh.BASE_VERSION_KEY));
     UdtfFixtures.writeItems(spark, source, List.of(item("a", "a4", 4), item("e", "e1", 7)),
         true);
 
-    UdtfRefreshResult second = refresh(counting(Map.of()), UdtfRefreshOptions.DEFAULT);
+    UdtfRefreshResult second = refresh(counting(Map.of()), RefreshOptions.DEFAULTS);
 
     assertEquals(2, second.sourceVersion());
     // One commit: exactly one new view version, carrying both the rows and the base version.
@@ -190,7 +187,7 @@ class UdtfRefreshTest {
     UdtfDefinition def = counting(Map.of("fail_key", "c", "fail_times", "1"));
     long before = UdtfFixtures.latestVersion(viewUri);
     // One task: partitions run in key order NULL, a, b, c, d; c fails the first time.
-    UdtfRefreshOptions oneTask = UdtfRefreshOptions.DEFAULT.withConcurrency(1);
+    RefreshOptions oneTask = RefreshOptions.builder().concurrency(1).build();
 
     UdtfRefreshException e = assertThrows(UdtfRefreshException.class,
         () -> refresh(def, oneTask));
@@ -222,7 +219,7 @@ class UdtfRefreshTest {
         .withErrorHandling(handling(null, null,
             ErrorHandling.Rule.retry("boom", 3, ErrorHandling.Backoff.EXPONENTIAL, 10, 100)));
 
-    UdtfRefreshResult r = refresh(def, UdtfRefreshOptions.DEFAULT);
+    UdtfRefreshResult r = refresh(def, RefreshOptions.DEFAULTS);
 
     assertEquals(RefreshResult.JobStatus.DONE, r.status());
     assertEquals(3, calls(tag, "a"));
@@ -237,7 +234,7 @@ class UdtfRefreshTest {
         .withErrorHandling(handling(null, null, ErrorHandling.Rule.retry(
             "TimeoutException", 3, ErrorHandling.Backoff.FIXED, 1, 1)));
 
-    assertThrows(UdtfRefreshException.class, () -> refresh(def, UdtfRefreshOptions.DEFAULT));
+    assertThrows(UdtfRefreshException.class, () -> refresh(def, RefreshOptions.DEFAULTS));
     assertEquals(1, calls(tag, "a"));
   }
 
@@ -248,7 +245,7 @@ class UdtfRefreshTest {
             ErrorHandling.Rule.retry(null, 2, ErrorHandling.Backoff.FIXED, 1, 1),
             ErrorHandling.Rule.of(null, ErrorHandling.Action.SKIP)));
 
-    UdtfRefreshResult r = refresh(def, UdtfRefreshOptions.DEFAULT.withJobId("job-7"));
+    UdtfRefreshResult r = refresh(def, RefreshOptions.builder().jobId("job-7").build());
 
     assertEquals(RefreshResult.JobStatus.PARTIAL, r.status());
     assertEquals(List.of(new UdtfRefreshResult.SkippedPartition("b", 2,
@@ -275,7 +272,7 @@ class UdtfRefreshTest {
         .withErrorHandling(handling(null, null,
             ErrorHandling.Rule.of(null, ErrorHandling.Action.SKIP)));
 
-    UdtfRefreshResult r = refresh(def, UdtfRefreshOptions.DEFAULT.withJobId("job-null"));
+    UdtfRefreshResult r = refresh(def, RefreshOptions.builder().jobId("job-null").build());
 
     assertEquals(RefreshResult.JobStatus.PARTIAL, r.status());
     assertEquals(List.of(new UdtfRefreshResult.SkippedPartition(null, 1,
@@ -298,7 +295,7 @@ class UdtfRefreshTest {
     UdtfDefinition racing = counting(Map.of("fail_key", "b", "fail_times", "99",
         "touch_view", viewUri)).withErrorHandling(skip);
 
-    UdtfRefreshResult r = refresh(racing, UdtfRefreshOptions.DEFAULT.withJobId("job-lost"));
+    UdtfRefreshResult r = refresh(racing, RefreshOptions.builder().jobId("job-lost").build());
 
     assertEquals(RefreshResult.JobStatus.PARTIAL, r.status());
     assertEquals(r.partitions() - 1, r.reused(), "every partition but the skipped b came from "
@@ -319,7 +316,7 @@ class UdtfRefreshTest {
 
     io.lancerest.spark.mv.commit.ViewCommitConflictException e = assertThrows(
         io.lancerest.spark.mv.commit.ViewCommitConflictException.class,
-        () -> refresh(racing, UdtfRefreshOptions.DEFAULT.withJobId("job-race")));
+        () -> refresh(racing, RefreshOptions.builder().jobId("job-race").build()));
 
     assertTrue(e.getMessage().contains("was modified by another commit after version "),
         e.getMessage());
@@ -335,7 +332,7 @@ class UdtfRefreshTest {
     long before = UdtfFixtures.latestVersion(viewUri);
 
     UdtfRefreshException e = assertThrows(UdtfRefreshException.class,
-        () -> refresh(def, UdtfRefreshOptions.DEFAULT));
+        () -> refresh(def, RefreshOptions.DEFAULTS));
 
     assertTrue(e.getMessage().contains("1 partitions were skipped, more than "
         + "error_handling.max_skip_count = 0; the refresh committed nothing"), e.getMessage());
@@ -350,7 +347,7 @@ class UdtfRefreshTest {
             ErrorHandling.Rule.of(null, ErrorHandling.Action.SKIP)));
 
     UdtfRefreshException e = assertThrows(UdtfRefreshException.class,
-        () -> refresh(def, UdtfRefreshOptions.DEFAULT.withConcurrency(1)));
+        () -> refresh(def, RefreshOptions.builder().concurrency(1).build()));
 
     assertTrue(e.getMessage().contains("returned java.lang.String for column 'total'; the "
         + "declared output schema says bigint, which needs java.lang.Long"), e.getMessage());
@@ -361,7 +358,7 @@ class UdtfRefreshTest {
   void unknownInputColumnIsAClearError() {
     UdtfDefinition def = counting(Map.of()).withInputColumns(List.of("price", "colour"));
     UdtfValidationException e = assertThrows(UdtfValidationException.class,
-        () -> refresh(def, UdtfRefreshOptions.DEFAULT));
+        () -> refresh(def, RefreshOptions.DEFAULTS));
     assertEquals("View 'ns.v': input column 'colour' is not produced by the source query "
         + "(its columns are [category, name, price])", e.getMessage());
   }
@@ -371,7 +368,7 @@ class UdtfRefreshTest {
     UdtfDefinition def = new UdtfDefinition(FunctionEnvelope.java(String.class.getName(), "x",
         "1", UdtfFixtures.arrow(COUNTS), null, false, Map.of()), null, null, null, null);
     UdtfValidationException e = assertThrows(UdtfValidationException.class,
-        () -> refresh(def, UdtfRefreshOptions.DEFAULT));
+        () -> refresh(def, RefreshOptions.DEFAULTS));
     assertEquals("UDTF 'x': class java.lang.String does not implement "
         + BatchUdtf.class.getName(), e.getMessage());
   }
@@ -380,15 +377,16 @@ class UdtfRefreshTest {
   void inputColumnsLimitWhatTheFunctionSeesAndTheKeyStillGroups() {
     StructType out = new StructType().add("columns", DataTypes.StringType, false);
     UdtfFixtures.createView(dir.resolve("cols.lance").toString(), out);
-    UdtfView colsView = new UdtfView("ns.cols", dir.resolve("cols.lance").toString(), Map.of());
+    ViewTables colsView = new ViewTables("ns.cols", dir.resolve("cols.lance").toString(),
+        Map.of(), source, Map.of());
     UdtfDefinition def = new UdtfDefinition(FunctionEnvelope.java(ColumnsUdtf.class.getName(),
         "cols", "1", UdtfFixtures.arrow(out), List.of("price"), false, Map.of()), "category",
         null, null, null);
 
     UdtfRefresh.run(spark, UdtfSource.lanceTable(source, 1), colsView, def,
-        UdtfRefreshOptions.DEFAULT);
+        RefreshOptions.DEFAULTS);
 
-    List<String> seen = rows(spark, colsView.location(), null);
+    List<String> seen = rows(spark, colsView.viewUri(), null);
     assertEquals(List.of("[a:[price]]", "[b:[price]]", "[c:[price]]", "[d:[price]]",
         "[null:[price]]"), seen);
   }
@@ -417,8 +415,8 @@ class UdtfRefreshTest {
         "topk", "1", UdtfFixtures.arrow(out), null, false,
         Map.of("k", "2", "order_by", "price")), "category", null, null, null);
 
-    UdtfRefresh.run(spark, UdtfSource.lanceTable(source, 1), new UdtfView("ns.top", uri,
-        Map.of()), def, UdtfRefreshOptions.DEFAULT);
+    UdtfRefresh.run(spark, UdtfSource.lanceTable(source, 1),
+        new ViewTables("ns.top", uri, Map.of(), source, Map.of()), def, RefreshOptions.DEFAULTS);
 
     assertEquals(List.of("[a,a2,2]", "[a,a3,1]", "[b,b1,2]", "[b,b2,1]", "[c,c1,2]",
         "[c,c2,1]", "[d,d1,1]", "[null,n1,2]", "[null,n2,1]"), rows(spark, uri, null));
@@ -428,7 +426,7 @@ class UdtfRefreshTest {
   void resourceRequestsAreAdvisoryInLocalModeAndTheRefreshRuns() {
     UdtfDefinition def = counting(Map.of())
         .withResources(UdtfResources.of("2", "0", "3GiB"));
-    UdtfRefreshResult r = refresh(def, UdtfRefreshOptions.DEFAULT);
+    UdtfRefreshResult r = refresh(def, RefreshOptions.DEFAULTS);
     assertEquals(RefreshResult.JobStatus.DONE, r.status());
     assertEquals(ALL_COUNTS, rows(spark, viewUri, null));
   }
@@ -454,11 +452,11 @@ class UdtfRefreshTest {
         query, spec, false);
     String uri = dir.resolve("top1.lance").toString();
     UdtfFixtures.createView(uri, out);
-    UdtfViews.validateCreate(def, new UdtfViews.Table(source, null));
+    UdtfViews.validateCreate(def, source, Map.of());
 
     UdtfRefreshResult r = UdtfRefresh.run(spark, UdtfSource.lanceTable(source, 1),
-        new UdtfView("ns.top1", uri, Map.of()), UdtfViews.definition(def),
-        UdtfRefreshOptions.DEFAULT);
+        new ViewTables("ns.top1", uri, Map.of(), source, Map.of()), UdtfViews.definition(def),
+        RefreshOptions.DEFAULTS);
 
     assertEquals(5, r.rowsInserted());
     assertEquals(List.of("[a,a3,3,1]", "[b,b2,20,1]", "[c,c2,200,1]", "[d,d1,1000,1]",
@@ -473,7 +471,7 @@ class UdtfRefreshTest {
     ViewDefinition def = new ViewDefinition(List.of("ns", "v"), MaterializedViewKind.UDTF,
         SourceQuery.of(List.of("ns", "items"), null, List.of(), null, null), spec, false);
     UdtfValidationException e = assertThrows(UdtfValidationException.class,
-        () -> UdtfViews.validateCreate(def, new UdtfViews.Table(source, null)));
+        () -> UdtfViews.validateCreate(def, source, Map.of()));
     assertTrue(e.getMessage().startsWith("PARTITION BY INDEXED price: source table '" + source
         + "' has no vector index on column 'price'"), e.getMessage());
   }

@@ -1,0 +1,44 @@
+package io.lancerest.spark.mv.refresh;
+
+import io.lancerest.spark.mv.MaterializedViewKind;
+import io.lancerest.spark.mv.RefreshOptions;
+import io.lancerest.spark.mv.RefreshPlan;
+import io.lancerest.spark.mv.RefreshResult;
+import io.lancerest.spark.mv.ViewDefinition;
+import java.util.Map;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.StructType;
+
+/**
+ * One view kind as CREATE and REFRESH see it. The framework does everything else the same way
+ * for every kind; a refresh runs through {@link RefreshDriver}, into which the kind plugs its
+ * {@link ViewRefresh}.
+ */
+public interface ViewKind {
+  MaterializedViewKind kind();
+
+  /**
+   * CREATE-time checks of a definition against its source, before anything is created: the
+   * function class and its options, and what the kind needs of the source.
+   */
+  void validate(ViewDefinition def, String sourceUri, Map<String, String> sourceStorageOptions);
+
+  /**
+   * The view table's schema.
+   *
+   * @param source the source table, read as refreshes read it
+   * @param queryView the schema a query view of the same SELECT would have
+   */
+  Schema viewSchema(ViewDefinition def, Dataset<Row> source, StructType queryView);
+
+  /** What a refresh would do now, with nothing written or committed (EXPLAIN REFRESH). */
+  RefreshPlan explain(SparkSession spark, ViewTables tables, ViewDefinition def,
+      RefreshOptions options);
+
+  /** Refreshes the view in {@code ctx}: its job id, listener, caches and job record. */
+  RefreshResult refresh(RefreshContext ctx, ViewTables tables, ViewDefinition def,
+      RefreshOptions options);
+}

@@ -1,0 +1,50 @@
+package io.lancerest.spark.mv.refresh;
+
+import io.lancerest.spark.mv.ErrorsTable;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Where a view and its source live, as every kind's refresh takes them: the view's name as users
+ * write it, each Lance table with the storage options that open it, and the view's errors table.
+ *
+ * @param viewName shown in errors, logs, job records and Spark job descriptions ({@code
+ *     catalog.ns.v}); {@code null} uses the view's location
+ * @param errorsTableUri the Lance table that receives skipped work items; {@code null} puts it
+ *     next to the view ({@code <view>__errors.lance}, {@link ErrorsTable#nextTo})
+ */
+public record ViewTables(String viewName, String viewUri, Map<String, String> viewStorageOptions,
+    String sourceUri, Map<String, String> sourceStorageOptions, String errorsTableUri) {
+  public ViewTables {
+    Objects.requireNonNull(viewUri, "viewUri");
+    Objects.requireNonNull(sourceUri, "sourceUri");
+    viewStorageOptions = viewStorageOptions == null ? Map.of() : Map.copyOf(viewStorageOptions);
+    sourceStorageOptions = sourceStorageOptions == null ? Map.of()
+        : Map.copyOf(sourceStorageOptions);
+    viewName = viewName == null ? viewUri : viewName;
+    errorsTableUri = errorsTableUri == null ? ErrorsTable.nextTo(viewUri) : errorsTableUri;
+  }
+
+  /** A view and its source (errors table next to the view). */
+  public ViewTables(String viewName, String viewUri, Map<String, String> viewStorageOptions,
+      String sourceUri, Map<String, String> sourceStorageOptions) {
+    this(viewName, viewUri, viewStorageOptions, sourceUri, sourceStorageOptions, null);
+  }
+
+  /** Two tables at paths that need no storage options (local folders). */
+  public static ViewTables of(String sourceUri, String viewUri) {
+    return new ViewTables(null, viewUri, Map.of(), sourceUri, Map.of(), null);
+  }
+
+  /** The same tables, the view shown to users as {@code name}. */
+  public ViewTables named(String name) {
+    return new ViewTables(name, viewUri, viewStorageOptions, sourceUri, sourceStorageOptions,
+        errorsTableUri);
+  }
+
+  /** The same tables, skipped work items recorded in {@code uri}. */
+  public ViewTables withErrorsTable(String uri) {
+    return new ViewTables(viewName, viewUri, viewStorageOptions, sourceUri, sourceStorageOptions,
+        uri);
+  }
+}

@@ -1,0 +1,65 @@
+package io.lancerest.spark.mv;
+
+import io.lancerest.spark.LanceRestSparkExtensions;
+import org.apache.spark.SparkContext;
+import org.apache.spark.sql.SparkSession;
+import org.lance.spark.extensions.LanceSparkSessionExtensions;
+
+/**
+ * The one SparkContext of a test JVM of this module, and sessions on it. Starting a context
+ * costs seconds and stopping one mid-build breaks every class that still holds a session, so
+ * no test class starts or stops one: each takes {@link #newSession()} (its own catalogs, confs,
+ * functions and temporary views) and the context lives until the JVM exits.
+ *
+ * <p>Sessions have our SQL extensions and lance-spark's. A class that needs another master
+ * ({@code local[2,3]} for task retries) or that stops the context runs in a JVM of its own:
+ * the {@code own-jvm} execution of this module's pom lists it.
+ */
+public final class TestSpark {
+  public static final String MASTER = "local[2]";
+  private static SparkSession root;
+
+  private TestSpark() {}
+
+  /** A new session on the JVM's context, started with {@link #MASTER} on first use. */
+  public static SparkSession newSession() {
+    return newSession(MASTER);
+  }
+
+  /**
+   * A new session on the JVM's context, started with {@code master} on first use.
+   *
+   * @throws IllegalStateException if the context runs with another master
+   */
+  public static synchronized SparkSession newSession(String master) {
+    if (root == null || root.sparkContext().isStopped()) {
+      scala.Option<SparkContext> running = org.apache.spark.SparkContext$.MODULE$.getActive();
+      if (running.isDefined() && root == null) {
+        throw new IllegalStateException("A SparkContext was started in this test JVM outside "
+            + "TestSpark (master " + running.get().master() + "); start sessions with "
+            + "TestSpark.newSession()");
+      }
+      SparkSession.clearActiveSession();
+      SparkSession.clearDefaultSession();
+      root = SparkSession.builder()
+          .master(master)
+          .appName("mv-refresh-job-tests")
+          .config("spark.ui.enabled", "false")
+          .config("spark.sql.shuffle.partitions", "2")
+          .withExtensions(new LanceRestSparkExtensions())
+          .withExtensions(new LanceSparkSessionExtensions())
+          .getOrCreate();
+      // no default session: each test class works in a session of its own
+      SparkSession.clearDefaultSession();
+    }
+    String running = root.sparkContext().master();
+    if (!running.equals(master)) {
+      throw new IllegalStateException("This test class needs a SparkContext with master "
+          + master + ", but this JVM's runs " + running + ": list the class in the own-jvm "
+          + "execution of mv-refresh-job/pom.xml");
+    }
+    SparkSession s = root.newSession();
+    SparkSession.setActiveSession(s);
+    return s;
+  }
+}
