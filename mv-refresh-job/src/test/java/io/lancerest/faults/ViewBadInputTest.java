@@ -29,7 +29,6 @@ import org.apache.spark.sql.Row;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -46,7 +45,6 @@ import org.lance.ReadOptions;
  * {@code engine/ViewValidationTest} does not already cover. Each gets an error naming the view or
  * column and what to do, and leaves the view as it was (or no view at all).
  */
-@Tag("slow")
 class ViewBadInputTest {
   static ViewFaultsFixture x;
   static World shared;

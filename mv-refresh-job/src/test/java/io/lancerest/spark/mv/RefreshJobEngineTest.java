@@ -25,6 +25,7 @@ import org.junit.jupiter.api.Test;
  */
 class RefreshJobEngineTest {
   static EngineFixture f;
+  private static SparkListener listener;
   static final List<String> JOB_DESCRIPTIONS = new CopyOnWriteArrayList<>();
 
   private final ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -33,7 +34,7 @@ class RefreshJobEngineTest {
   @BeforeAll
   static void start() {
     f = new EngineFixture(Map.of());
-    f.spark.sparkContext().addSparkListener(new SparkListener() {
+    listener = new SparkListener() {
       @Override
       public void onJobStart(SparkListenerJobStart job) {
         String d = job.properties() == null ? null
@@ -42,11 +43,13 @@ class RefreshJobEngineTest {
           JOB_DESCRIPTIONS.add(d);
         }
       }
-    });
+    };
+    f.spark.sparkContext().addSparkListener(listener);
   }
 
   @AfterAll
   static void stop() {
+    f.spark.sparkContext().removeSparkListener(listener);
     f.close();
   }
 

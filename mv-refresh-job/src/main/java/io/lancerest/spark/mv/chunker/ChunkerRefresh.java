@@ -43,7 +43,6 @@ import org.apache.spark.sql.functions;
 import org.apache.spark.sql.types.StructType;
 import org.lance.FragmentMetadata;
 import org.lance.ReadOptions;
-import org.lance.WriteParams;
 import org.lance.ipc.LanceScanner;
 import org.lance.ipc.ScanOptions;
 import org.roaringbitmap.longlong.Roaring64NavigableMap;
@@ -115,42 +114,12 @@ public final class ChunkerRefresh {
 
   private ChunkerRefresh() {}
 
-  /** {@code .../v.lance} → {@code .../v__errors.lance}. */
-  public static String errorsTableNextTo(String viewUri) {
-    return ErrorsTable.nextTo(viewUri);
-  }
-
   /** The view table's columns for this definition over this source DataFrame. */
   public static Schema viewSchema(Dataset<Row> source, ChunkerDefinition def) {
     return layout(source, def).viewSchema();
   }
 
-  /** Creates the (empty) view table with stable row ids; a test and local-mode helper. */
-  public static Schema createViewTable(SparkSession spark, ViewTables t,
-      ChunkerDefinition def) {
-    Schema schema = viewSchema(read(spark, t, null), def);
-    try (BufferAllocator a = new RootAllocator()) {
-      WriteParams p = new WriteParams.Builder().withEnableStableRowIds(true)
-          .withStorageOptions(t.viewStorageOptions()).build();
-      org.lance.Dataset.create(a, t.viewUri(), schema, p).close();
-    }
-    return schema;
-  }
-
-  /** Refreshes the view at local paths (no storage options); a test and local-mode helper. */
-  static ChunkerRefreshResult run(SparkSession spark, String sourceUri, String viewUri,
-      ChunkerDefinition def, RefreshOptions options) {
-    return run(spark, ViewTables.of(sourceUri, viewUri), def, options, null);
-  }
-
-  /** Refreshes the view; see the class comment. */
-  static ChunkerRefreshResult run(SparkSession spark, ViewTables t, ChunkerDefinition def,
-      RefreshOptions options, RefreshListener listener) {
-    return run(new RefreshContext(spark, t.viewName(), options.jobId(), listener), t, def,
-        options);
-  }
-
-  /** Refreshes the view in {@code ctx}; its job id and listener win over the options'. */
+  /** Refreshes the view in {@code ctx}: its job id, listener, caches and job record. */
   static ChunkerRefreshResult run(RefreshContext ctx, ViewTables t, ChunkerDefinition def,
       RefreshOptions options) {
     options.checkApplicableTo(MaterializedViewKind.CHUNKER);

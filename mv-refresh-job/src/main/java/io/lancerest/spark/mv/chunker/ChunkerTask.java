@@ -5,7 +5,6 @@ import io.lancerest.spark.mv.FunctionEnvelope;
 import io.lancerest.spark.mv.InvalidOptionException;
 import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.commit.FragmentShipping;
-import java.io.Serializable;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -36,6 +35,7 @@ import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.spark.api.java.function.FlatMapFunction;
 import org.apache.spark.broadcast.Broadcast;
+import org.apache.spark.network.util.JavaUtils;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.expressions.GenericRowWithSchema;
@@ -99,19 +99,19 @@ final class ChunkerTask implements FlatMapFunction<Iterator<Row>, TaskOutput> {
    *     small executors
    */
   record Settings(int sourceTaskSize, int intraApplierConcurrency, int maxRowsPerFragment,
-      long taskArrowMemoryBytes) implements Serializable {
+      long taskArrowMemoryBytes) {
     static Settings of(RefreshOptions o, SparkSession spark) {
-      String cap = spark.conf().get(TASK_ARROW_MEMORY_CONF, null);
       long bytes = Long.MAX_VALUE;
-      if (cap != null) {
+      scala.Option<String> cap = spark.conf().getOption(TASK_ARROW_MEMORY_CONF);
+      if (cap.isDefined()) {
         try {
-          bytes = Long.parseLong(cap.trim());
-        } catch (NumberFormatException e) {
+          bytes = JavaUtils.byteStringAsBytes(cap.get().trim());
+        } catch (RuntimeException e) {
           bytes = -1;
         }
         if (bytes <= 0) {
-          throw new InvalidOptionException(TASK_ARROW_MEMORY_CONF + " must be a positive "
-              + "number of bytes, got '" + cap + "'");
+          throw new InvalidOptionException(TASK_ARROW_MEMORY_CONF + " must be a positive size "
+              + "in bytes (e.g. 268435456 or 256m), got '" + cap.get() + "'");
         }
       }
       return new Settings(RefreshOptions.orDefault(o.sourceTaskSize(), DEFAULT_SOURCE_TASK_SIZE),

@@ -1,5 +1,6 @@
 package io.lancerest.spark.mv.chunker;
 
+import io.lancerest.client.Identifiers;
 import io.lancerest.spark.mv.InvalidViewDefinitionException;
 import io.lancerest.spark.mv.MaterializedViewKind;
 import io.lancerest.spark.mv.RefreshOptions;
@@ -34,12 +35,13 @@ public final class ChunkerViews implements ViewKind {
 
   /** The class is a chunker and accepts its options; the source query has no LIMIT. */
   @Override
-  public void validate(ViewDefinition def, String sourceUri, Map<String, String> storage) {
-    definition(def);
+  public void validate(String viewName, ViewDefinition def, String sourceUri,
+      Map<String, String> storage) {
     if (def.sourceQuery().limit() != null) {
-      throw new InvalidViewDefinitionException("Chunker view " + String.join(".", def.viewId())
-          + " cannot LIMIT its source rows; cap its rows with the refresh option output_limit");
+      throw new InvalidViewDefinitionException("Chunker view " + viewName + " cannot LIMIT its "
+          + "source rows; cap its rows with the refresh option output_limit");
     }
+    definition(def);
   }
 
   @Override
@@ -70,7 +72,8 @@ public final class ChunkerViews implements ViewKind {
   /** The chunker definition of a stored view. */
   public static ChunkerDefinition definition(ViewDefinition view) {
     if (view.kind() != MaterializedViewKind.CHUNKER) {
-      throw new InvalidViewDefinitionException("View " + view.viewId() + " is a "
+      throw new InvalidViewDefinitionException("View " + Identifiers.display(view.viewId())
+          + " is a "
           + view.kind().wire() + " view, not a chunker view");
     }
     ChunkerFunctions.check(view.function().envelope().className(),

@@ -207,7 +207,7 @@ public final class EngineViews implements MaterializedViews {
     ViewDefinition def = new ViewDefinition(cat.serverId(r.viewId()), kind, query, function,
         autoRefresh);
     ViewKind viewKind = KindDispatch.of(kind);
-    viewKind.validate(def, source.location(), source.storageOptions());
+    viewKind.validate(viewName, def, source.location(), source.storageOptions());
     Schema arrow = viewKind.viewSchema(def, sourceDf, queryView);
     StructType viewSchema = kind == MaterializedViewKind.QUERY ? queryView
         : LanceArrowUtils.fromArrowSchema(plain(arrow));
@@ -310,8 +310,7 @@ public final class EngineViews implements MaterializedViews {
       return null;
     }
     RefreshOptions initial = p.outputLimit() == null ? RefreshOptions.DEFAULTS
-        : new RefreshOptions(null, null, null, null, null, p.outputLimit(), null, null, null,
-            false);
+        : RefreshOptions.builder().outputLimit(p.outputLimit()).build();
     try {
       // prepare() has just checked the function's options against this very source.
       return refreshOnClient(r.viewId(), initial, read(r.viewId()), false,

@@ -17,6 +17,8 @@ import io.lancerest.spark.mv.refresh.RefreshContext;
 import io.lancerest.spark.mv.refresh.ViewKind;
 import io.lancerest.spark.mv.refresh.ViewTables;
 import io.lancerest.spark.mv.udtf.UdtfViews;
+import java.util.EnumMap;
+import java.util.Map;
 import org.apache.spark.sql.AnalysisException;
 import org.apache.spark.sql.SparkSession;
 
@@ -28,13 +30,25 @@ import org.apache.spark.sql.SparkSession;
 final class KindDispatch {
   private KindDispatch() {}
 
+  private static final Map<MaterializedViewKind, ViewKind> KINDS = kinds(QueryViews.KIND,
+      ChunkerViews.KIND, UdtfViews.KIND);
+
+  private static Map<MaterializedViewKind, ViewKind> kinds(ViewKind... all) {
+    Map<MaterializedViewKind, ViewKind> m = new EnumMap<>(MaterializedViewKind.class);
+    for (ViewKind k : all) {
+      if (m.put(k.kind(), k) != null) {
+        throw new IllegalStateException("Two implementations of view kind " + k.kind());
+      }
+    }
+    if (m.size() != MaterializedViewKind.values().length) {
+      throw new IllegalStateException("A view kind has no implementation: " + m.keySet());
+    }
+    return m;
+  }
+
   /** The kind's part of CREATE and REFRESH. */
   static ViewKind of(MaterializedViewKind kind) {
-    return switch (kind) {
-      case QUERY -> QueryViews.KIND;
-      case CHUNKER -> ChunkerViews.KIND;
-      case UDTF -> UdtfViews.KIND;
-    };
+    return KINDS.get(kind);
   }
 
   static RefreshResult refresh(SparkSession spark, String viewName, TableLocation view,

@@ -17,7 +17,6 @@ import io.lancerest.spark.mv.commit.ViewCommit;
 import io.lancerest.spark.mv.fragments.FragmentDiff;
 import io.lancerest.spark.mv.fragments.FragmentScopedRead;
 import io.lancerest.spark.mv.fragments.LiveRowIds;
-import io.lancerest.spark.mv.refresh.RefreshCaches;
 import io.lancerest.spark.mv.refresh.RefreshContext;
 import io.lancerest.spark.mv.refresh.RefreshDriver;
 import io.lancerest.spark.mv.refresh.SourceVersions;
@@ -95,13 +94,6 @@ public final class QueryRefresh {
   private static final int MAX_ID_LITERALS = 1 << 16;
 
   private QueryRefresh() {}
-
-  /** Refreshes the view; see the class comment. */
-  public static RefreshResult run(SparkSession spark, ViewTables t, SourceQuery query,
-      RefreshOptions options, String jobId, RefreshListener listener, RefreshCaches caches) {
-    return run(new RefreshContext(spark, t.viewName(), jobId, listener, caches), t, query,
-        options);
-  }
 
   /** Refreshes the view in {@code ctx} (its job id, listener, caches and job). */
   public static RefreshResult run(RefreshContext ctx, ViewTables t, SourceQuery query,

@@ -21,10 +21,13 @@ public interface ViewKind {
   MaterializedViewKind kind();
 
   /**
-   * CREATE-time checks of a definition against its source, before anything is created: the
-   * function class and its options, and what the kind needs of the source.
+   * CREATE-time checks of a definition against its source, before anything is created: what the
+   * kind needs of the definition and of the source, beyond the checks every kind shares.
+   *
+   * @param viewName the view as users name it ({@code catalog.ns.v}), for the errors
    */
-  void validate(ViewDefinition def, String sourceUri, Map<String, String> sourceStorageOptions);
+  void validate(String viewName, ViewDefinition def, String sourceUri,
+      Map<String, String> sourceStorageOptions);
 
   /**
    * The view table's schema.

@@ -30,21 +30,4 @@ public record ViewTables(String viewName, String viewUri, Map<String, String> vi
       String sourceUri, Map<String, String> sourceStorageOptions) {
     this(viewName, viewUri, viewStorageOptions, sourceUri, sourceStorageOptions, null);
   }
-
-  /** Two tables at paths that need no storage options (local folders). */
-  public static ViewTables of(String sourceUri, String viewUri) {
-    return new ViewTables(null, viewUri, Map.of(), sourceUri, Map.of(), null);
-  }
-
-  /** The same tables, the view shown to users as {@code name}. */
-  public ViewTables named(String name) {
-    return new ViewTables(name, viewUri, viewStorageOptions, sourceUri, sourceStorageOptions,
-        errorsTableUri);
-  }
-
-  /** The same tables, skipped work items recorded in {@code uri}. */
-  public ViewTables withErrorsTable(String uri) {
-    return new ViewTables(viewName, viewUri, viewStorageOptions, sourceUri, sourceStorageOptions,
-        uri);
-  }
 }

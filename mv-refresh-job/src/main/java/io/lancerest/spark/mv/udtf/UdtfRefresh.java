@@ -128,12 +128,6 @@ public final class UdtfRefresh {
         options);
   }
 
-  /** What a refresh of the whole source at its version would do (tests). */
-  static RefreshPlan explain(SparkSession spark, UdtfSource source, ViewTables t,
-      UdtfDefinition def, RefreshOptions options) {
-    return explain(spark, v -> source, t, source.version(), def, options);
-  }
-
   private static RefreshPlan explain(SparkSession spark, LongFunction<UdtfSource> sourceAt,
       ViewTables t, Long srcVersion, UdtfDefinition def, RefreshOptions options) {
     options.checkApplicableTo(MaterializedViewKind.UDTF);
@@ -143,7 +137,7 @@ public final class UdtfRefresh {
   }
 
   /**
-   * Refreshes the view in {@code ctx} (its job id and listener win over the options') to
+   * Refreshes the view in {@code ctx} (its job id, listener, caches and job record) to
    * {@code options.srcVersion()}, or to the latest source version when unset: the source
    * query's rows at the version each attempt uses.
    */
@@ -153,14 +147,8 @@ public final class UdtfRefresh {
         options));
   }
 
-  /** Refreshes the view from {@code source} at its version (tests). */
-  static UdtfRefreshResult run(SparkSession spark, UdtfSource source, ViewTables t,
-      UdtfDefinition def, RefreshOptions options) {
-    return run(new RefreshContext(spark, t.viewName(), options.jobId(), null), v -> source, t,
-        source.version(), def, options);
-  }
-
-  private static UdtfRefreshResult run(RefreshContext ctx, LongFunction<UdtfSource> sourceAt,
+  /** A refresh whose attempts read {@code sourceAt} the version they refresh to. */
+  static UdtfRefreshResult run(RefreshContext ctx, LongFunction<UdtfSource> sourceAt,
       ViewTables t, Long srcVersion, UdtfDefinition def, RefreshOptions options) {
     options.checkApplicableTo(MaterializedViewKind.UDTF);
     return RefreshDriver.refresh(ctx, srcVersion, () -> SourceVersions.latest(t.viewName(),

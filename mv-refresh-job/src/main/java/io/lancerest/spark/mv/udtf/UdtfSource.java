@@ -36,14 +36,6 @@ record UdtfSource(String location, Map<String, String> storageOptions, long vers
     storageOptions = storageOptions == null ? Map.of() : Map.copyOf(storageOptions);
   }
 
-  /** Every column of the Lance table at {@code location}, version {@code version}. */
-  static UdtfSource lanceTable(String location, long version) {
-    return new UdtfSource(location, Map.of(), version, (spark, withRowId) -> {
-      Dataset<Row> df = LanceReads.load(spark, location, Map.of(), version);
-      return withRowId ? df.select(df.col("*"), df.col("_rowid")) : df;
-    });
-  }
-
   /** The source query of view {@code t} over its source at {@code version}. */
   static UdtfSource query(ViewTables t, SourceQuery q, long version) {
     return new UdtfSource(t.sourceUri(), t.sourceStorageOptions(), version,

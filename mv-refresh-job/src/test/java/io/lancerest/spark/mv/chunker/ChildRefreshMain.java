@@ -1,7 +1,6 @@
 package io.lancerest.spark.mv.chunker;
 
 import io.lancerest.spark.mv.RefreshOptions;
-import io.lancerest.spark.mv.refresh.ViewTables;
 import org.apache.spark.sql.SparkSession;
 
 /**
@@ -18,9 +17,12 @@ public final class ChildRefreshMain {
         // Spark refuses to start below ~450 MiB of heap; the test heap is smaller on purpose.
         .config("spark.testing.memory", String.valueOf(1L << 30))
         .getOrCreate();
+    if (args.length > 5) {
+      spark.conf().set(ChunkerTask.TASK_ARROW_MEMORY_CONF, args[5]);
+    }
     var def = ChunkerFixture.definition(Class.forName(args[0]), null, null);
     io.lancerest.spark.mv.Probes probes = new io.lancerest.spark.mv.Probes();
-    ChunkerRefreshResult r = ChunkerRefresh.run(spark, ViewTables.of(args[1], args[2]), def,
+    ChunkerRefreshResult r = ChunkerFixture.refresh(spark, args[1], args[2], def,
         RefreshOptions.builder().sourceTaskSize(Integer.parseInt(args[3]))
             .maxRowsPerFragment(Integer.parseInt(args[4])).build(), probes);
     Long buffered = probes.get(io.lancerest.spark.mv.RefreshListener.Probe.CHILD_ROWS_BUFFERED);

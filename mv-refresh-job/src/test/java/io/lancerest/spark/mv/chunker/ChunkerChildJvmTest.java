@@ -73,7 +73,7 @@ class ChunkerChildJvmTest {
     SourceTables.append(source, SourceTables.docs(0, 10, i -> "a" + i + " b" + i), 10);
     var def = definition(TestChunkers.Words.class, null, null);
     String view = newView(spark, dir, "v", source, def);
-    ChunkerRefresh.run(spark, source, view, def, RefreshOptions.DEFAULTS);
+    ChunkerFixture.refresh(spark, source, view, def, RefreshOptions.DEFAULTS);
     long version = version(view);
     List<String> before = content(spark, view);
     long filesBefore = dataFiles(view);
@@ -98,7 +98,7 @@ class ChunkerChildJvmTest {
 
     assertEquals(version, version(view));
     assertEquals(before, content(spark, view));
-    ChunkerRefresh.run(spark, source, view, def, RefreshOptions.DEFAULTS);
+    ChunkerFixture.refresh(spark, source, view, def, RefreshOptions.DEFAULTS);
     assertEquals(fromScratch(spark, dir, source, def, RefreshOptions.DEFAULTS),
         content(spark, view));
   }

@@ -17,7 +17,6 @@ import io.lancerest.spark.mv.MaterializedViewException;
 import io.lancerest.spark.mv.Probes;
 import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.RefreshResult;
-import io.lancerest.spark.mv.refresh.ViewTables;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -61,7 +60,7 @@ class ChunkerFailureTest {
     var def = definition(TestChunkers.Failing.class, null, retryThenSkip(null, null));
     String view = newView(spark, dir, "v", source, def);
 
-    ChunkerRefreshResult r = ChunkerRefresh.run(spark, source, view, def, defaults);
+    ChunkerRefreshResult r = ChunkerFixture.refresh(spark, source, view, def, defaults);
 
     assertEquals(RefreshResult.JobStatus.DONE, r.status());
     assertEquals(41, r.parentsExpanded());
@@ -76,14 +75,14 @@ class ChunkerFailureTest {
     var def = definition(TestChunkers.Failing.class, null, retryThenSkip(null, null));
     String view = newView(spark, dir, "v", source, def);
 
-    ChunkerRefreshResult r = ChunkerRefresh.run(spark, source, view, def, defaults);
+    ChunkerRefreshResult r = ChunkerFixture.refresh(spark, source, view, def, defaults);
 
     assertEquals(RefreshResult.JobStatus.PARTIAL, r.status());
     assertEquals(2, r.skipped().size());
     assertEquals(120, r.rowsInserted(), "no row of a skipped parent, not even LATE's first");
     Map<Long, Long> ids = SourceTables.rowIds(source);
     List<Row> errors = spark.read().format("lance")
-        .load(ChunkerRefresh.errorsTableNextTo(view))
+        .load(io.lancerest.spark.mv.ErrorsTable.nextTo(view))
         .orderBy("__source_row_id").collectAsList();
     assertEquals(2, errors.size());
     assertEquals(ids.get(50L), errors.get(0).getAs("__source_row_id"));
@@ -94,7 +93,7 @@ class ChunkerFailureTest {
 
     // Skipped parents are not processed: the next refresh tries them again.
     int calls = TestChunkers.CALLS.get();
-    ChunkerRefreshResult again = ChunkerRefresh.run(spark, source, view, def, defaults);
+    ChunkerRefreshResult again = ChunkerFixture.refresh(spark, source, view, def, defaults);
     assertEquals(2, again.parentsExpanded());
     assertEquals(calls + 2, TestChunkers.CALLS.get());
     assertEquals(RefreshResult.JobStatus.PARTIAL, again.status());
@@ -109,14 +108,14 @@ class ChunkerFailureTest {
     long before = version(view);
 
     MaterializedViewException e = assertThrows(MaterializedViewException.class,
-        () -> ChunkerRefresh.run(spark, source, view, def, defaults));
+        () -> ChunkerFixture.refresh(spark, source, view, def, defaults));
     assertEquals("2 parents were skipped, more than error_handling.max_skip_count = 1; the "
         + "refresh committed nothing", e.getMessage());
     assertEquals(before, version(view));
 
     var byFraction = definition(TestChunkers.Failing.class, null, retryThenSkip(null, 0.01));
     MaterializedViewException f = assertThrows(MaterializedViewException.class,
-        () -> ChunkerRefresh.run(spark, source, view, byFraction, defaults));
+        () -> ChunkerFixture.refresh(spark, source, view, byFraction, defaults));
     assertTrue(f.getMessage().startsWith("2 of 42 parents were skipped (0.0476)"),
         f.getMessage());
     assertEquals(before, version(view));
@@ -128,7 +127,7 @@ class ChunkerFailureTest {
     var def = definition(TestChunkers.BatchWords.class, null, retryThenSkip(null, null));
     String view = newView(spark, dir, "v", source, def);
 
-    ChunkerRefreshResult r = ChunkerRefresh.run(spark, source, view, def,
+    ChunkerRefreshResult r = ChunkerFixture.refresh(spark, source, view, def,
         RefreshOptions.builder().sourceTaskSize(8).concurrency(1).build());
 
     assertEquals(RefreshResult.JobStatus.PARTIAL, r.status());
@@ -145,7 +144,7 @@ class ChunkerFailureTest {
     long before = version(view);
 
     ChunkerOutputException e = assertThrows(ChunkerOutputException.class,
-        () -> ChunkerRefresh.run(spark, source, view, def, defaults));
+        () -> ChunkerFixture.refresh(spark, source, view, def, defaults));
     assertEquals("chunk", e.column());
     long sid = SourceTables.rowIds(source).get(50L);
     assertEquals("Chunker 'BadOutput' emitted a java.lang.Integer for column 'chunk' declared "
@@ -161,7 +160,7 @@ class ChunkerFailureTest {
     String view = newView(spark, dir, "v", source, def);
 
     ChunkerOutputException e = assertThrows(ChunkerOutputException.class,
-        () -> ChunkerRefresh.run(spark, source, view, def, defaults));
+        () -> ChunkerFixture.refresh(spark, source, view, def, defaults));
     assertEquals("char_offset", e.column());
     assertTrue(e.getMessage().startsWith("Chunker 'BadOutput' emitted null in non-nullable "
         + "column 'char_offset'"), e.getMessage());
@@ -171,7 +170,7 @@ class ChunkerFailureTest {
   void aChunkerThrowingAfterSomeRowsLeavesTheViewAsItWasAndARerunIsExact() {
     var def = definition(TestChunkers.ThrowAfterN.class, null, null);
     String view = newView(spark, dir, "v", source, def);
-    ChunkerRefresh.run(spark, source, view, def, defaults);
+    ChunkerFixture.refresh(spark, source, view, def, defaults);
     List<String> before = content(spark, view);
     long version = version(view);
 
@@ -184,13 +183,13 @@ class ChunkerFailureTest {
     RefreshOptions small = RefreshOptions.builder().sourceTaskSize(5)
         .maxRowsPerFragment(8).build();
     ChunkerRefreshException e = assertThrows(ChunkerRefreshException.class,
-        () -> ChunkerRefresh.run(spark, source, view, def, small));
+        () -> ChunkerFixture.refresh(spark, source, view, def, small));
     assertTrue(e.getMessage().contains("injected crash after 50 rows"), e.getMessage());
     assertEquals(version, version(view));
     assertEquals(before, content(spark, view));
 
     TestChunkers.throwAfterRows = Integer.MAX_VALUE;
-    ChunkerRefresh.run(spark, source, view, def, small);
+    ChunkerFixture.refresh(spark, source, view, def, small);
     assertEquals(fromScratch(spark, dir, source, def, defaults), content(spark, view));
   }
 
@@ -198,7 +197,7 @@ class ChunkerFailureTest {
   void aDriverFailingJustBeforeTheCommitLeavesTheViewAsItWas() {
     var def = definition(TestChunkers.Words.class, null, null);
     String view = newView(spark, dir, "v", source, def);
-    ChunkerRefresh.run(spark, source, view, def, defaults);
+    ChunkerFixture.refresh(spark, source, view, def, defaults);
     long version = version(view);
     List<String> before = content(spark, view);
     SourceTables.delete(source, "id = 3");
@@ -207,12 +206,11 @@ class ChunkerFailureTest {
     Probes lost = new Probes().beforeCommit(() -> {
       throw new IllegalStateException("driver lost");
     });
-    assertThrows(IllegalStateException.class, () -> ChunkerRefresh.run(spark,
-        ViewTables.of(source, view), def, defaults, lost));
+    assertThrows(IllegalStateException.class, () -> ChunkerFixture.refresh(spark, source, view, def, defaults, lost));
     assertEquals(version, version(view));
     assertEquals(before, content(spark, view));
 
-    ChunkerRefreshResult r = ChunkerRefresh.run(spark, source, view, def, defaults);
+    ChunkerRefreshResult r = ChunkerFixture.refresh(spark, source, view, def, defaults);
     assertEquals(10, r.parentsExpanded());
     assertEquals(fromScratch(spark, dir, source, def, defaults), content(spark, view));
   }

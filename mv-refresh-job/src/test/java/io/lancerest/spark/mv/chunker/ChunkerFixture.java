@@ -2,8 +2,10 @@ package io.lancerest.spark.mv.chunker;
 
 import io.lancerest.spark.mv.ErrorHandling;
 import io.lancerest.spark.mv.FunctionEnvelope;
+import io.lancerest.spark.mv.RefreshListener;
 import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.SourceQuery;
+import io.lancerest.spark.mv.refresh.RefreshContext;
 import io.lancerest.spark.mv.refresh.ViewTables;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -18,6 +20,7 @@ import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.lance.Dataset;
+import org.lance.WriteParams;
 
 /** Shared helpers: a session per test class ({@code TestSpark}), definitions, view contents. */
 final class ChunkerFixture {
@@ -43,12 +46,35 @@ final class ChunkerFixture {
         function(cls, BatchChunker.class.isAssignableFrom(cls), Map.of()), eh, false);
   }
 
-  /** A new view table for the definition. */
+  /** Local tables (no storage options), the view named by its location. */
+  static ViewTables tables(String source, String view) {
+    return new ViewTables(null, view, Map.of(), source, Map.of());
+  }
+
+  /** A new view table for the definition (what CREATE does): empty, stable row ids. */
   static String newView(SparkSession spark, Path dir, String name, String source,
       ChunkerDefinition def) {
     String uri = dir.resolve(name + ".lance").toString();
-    ChunkerRefresh.createViewTable(spark, ViewTables.of(source, uri), def);
+    Schema schema = ChunkerRefresh.viewSchema(ChunkerRefresh.read(spark, tables(source, uri),
+        null), def);
+    try (BufferAllocator a = new RootAllocator()) {
+      Dataset.create(a, uri, schema, new WriteParams.Builder().withEnableStableRowIds(true)
+          .build()).close();
+    }
     return uri;
+  }
+
+  /** Refreshes the view at {@code view} from {@code source}. */
+  static ChunkerRefreshResult refresh(SparkSession spark, String source, String view,
+      ChunkerDefinition def, RefreshOptions options) {
+    return refresh(spark, source, view, def, options, null);
+  }
+
+  /** Refreshes the view, reporting to {@code listener}. */
+  static ChunkerRefreshResult refresh(SparkSession spark, String source, String view,
+      ChunkerDefinition def, RefreshOptions options, RefreshListener listener) {
+    return ChunkerRefresh.run(new RefreshContext(spark, view, options.jobId(), listener),
+        tables(source, view), def, options);
   }
 
   /** Every row of a Lance table as "a|b|c", sorted. */
@@ -69,7 +95,7 @@ final class ChunkerFixture {
   static List<String> fromScratch(SparkSession spark, Path dir, String source,
       ChunkerDefinition def, RefreshOptions o) {
     String fresh = newView(spark, dir, "fresh" + System.nanoTime(), source, def);
-    ChunkerRefresh.run(spark, source, fresh, def, o);
+    refresh(spark, source, fresh, def, o);
     return content(spark, fresh);
   }
 

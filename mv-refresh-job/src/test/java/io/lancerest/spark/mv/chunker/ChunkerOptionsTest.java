@@ -57,7 +57,7 @@ class ChunkerOptionsTest {
     var batch = definition(TestChunkers.BatchWords.class, null, null);
     String view = newView(spark, dir, "v", source, batch);
 
-    ChunkerRefresh.run(spark, source, view, batch, opts().sourceTaskSize(8).concurrency(1)
+    ChunkerFixture.refresh(spark, source, view, batch, opts().sourceTaskSize(8).concurrency(1)
         .build());
 
     assertEquals(List.of(8, 8, 8, 8, 8), TestChunkers.BATCH_SIZES);
@@ -70,13 +70,13 @@ class ChunkerOptionsTest {
   void concurrencyBoundsTheTasksRunningAtOnce() {
     var def = definition(TestChunkers.Slow.class, null, null);
     String view = newView(spark, dir, "v", source, def);
-    ChunkerRefresh.run(spark, source, view, def, opts().sourceTaskSize(10).concurrency(1)
+    ChunkerFixture.refresh(spark, source, view, def, opts().sourceTaskSize(10).concurrency(1)
         .build());
     assertEquals(1, TestChunkers.MAX_ACTIVE.get());
 
     TestChunkers.reset();
     String other = newView(spark, dir, "w", source, def);
-    ChunkerRefresh.run(spark, source, other, def, opts().sourceTaskSize(10).concurrency(2)
+    ChunkerFixture.refresh(spark, source, other, def, opts().sourceTaskSize(10).concurrency(2)
         .build());
     assertEquals(2, TestChunkers.MAX_ACTIVE.get(), "local[2] runs both tasks at once");
   }
@@ -86,7 +86,7 @@ class ChunkerOptionsTest {
     var def = definition(TestChunkers.Slow.class, null, null);
     String view = newView(spark, dir, "v", source, def);
 
-    ChunkerRefresh.run(spark, source, view, def, opts().concurrency(1)
+    ChunkerFixture.refresh(spark, source, view, def, opts().concurrency(1)
         .intraApplierConcurrency(4).build());
 
     assertTrue(TestChunkers.MAX_ACTIVE.get() > 1, "calls overlapped inside one task");
@@ -105,14 +105,14 @@ class ChunkerOptionsTest {
     spark.conf().set(ChunkerTask.TASK_ARROW_MEMORY_CONF, "lots");
     try {
       InvalidOptionException e = assertThrows(InvalidOptionException.class,
-          () -> ChunkerRefresh.run(spark, source, view, def, RefreshOptions.DEFAULTS));
-      assertEquals(ChunkerTask.TASK_ARROW_MEMORY_CONF + " must be a positive number of bytes, "
-          + "got 'lots'", e.getMessage());
+          () -> ChunkerFixture.refresh(spark, source, view, def, RefreshOptions.DEFAULTS));
+      assertEquals(ChunkerTask.TASK_ARROW_MEMORY_CONF + " must be a positive size in bytes "
+          + "(e.g. 268435456 or 256m), got 'lots'", e.getMessage());
       assertEquals(before, ChunkerFixture.version(view));
 
       // 64 MiB is plenty for these documents: the refresh runs under the cap
-      spark.conf().set(ChunkerTask.TASK_ARROW_MEMORY_CONF, String.valueOf(64L << 20));
-      ChunkerRefresh.run(spark, source, view, def, RefreshOptions.DEFAULTS);
+      spark.conf().set(ChunkerTask.TASK_ARROW_MEMORY_CONF, "64m");
+      ChunkerFixture.refresh(spark, source, view, def, RefreshOptions.DEFAULTS);
       assertEquals(fromScratch(spark, dir, source, def, RefreshOptions.DEFAULTS),
           content(spark, view));
     } finally {
@@ -125,7 +125,7 @@ class ChunkerOptionsTest {
     var def = definition(TestChunkers.Words.class, null, null);
     String view = newView(spark, dir, "v", source, def);
 
-    ChunkerRefresh.run(spark, source, view, def, opts().maxRowsPerFragment(7).build());
+    ChunkerFixture.refresh(spark, source, view, def, opts().maxRowsPerFragment(7).build());
 
     try (BufferAllocator a = new RootAllocator(); Dataset ds = Dataset.open(view, a)) {
       List<Integer> sizes = ds.getFragments().stream().map(Fragment::countRows).toList();
@@ -151,8 +151,8 @@ class ChunkerOptionsTest {
     String full = newView(spark, dir, "full", source, def);
     RefreshOptions limit = opts().outputLimit(50L).sourceTaskSize(4).build();
 
-    ChunkerRefresh.run(spark, source, view, def, limit);
-    ChunkerRefresh.run(spark, source, full, def, RefreshOptions.DEFAULTS);
+    ChunkerFixture.refresh(spark, source, view, def, limit);
+    ChunkerFixture.refresh(spark, source, full, def, RefreshOptions.DEFAULTS);
     assertEquals(50, content(spark, view).size());
     assertEquals(firstRows(full, 50), content(spark, view));
 
@@ -160,13 +160,13 @@ class ChunkerOptionsTest {
     SourceTables.delete(source, "id < 3");
     SourceTables.update(source, List.of(new SourceTables.Doc(5, "only", "odd")));
     SourceTables.append(source, SourceTables.docs(40, 45, i -> "z" + i), 10);
-    ChunkerRefresh.run(spark, source, view, def, limit);
-    ChunkerRefresh.run(spark, source, full, def, RefreshOptions.DEFAULTS);
+    ChunkerFixture.refresh(spark, source, view, def, limit);
+    ChunkerFixture.refresh(spark, source, full, def, RefreshOptions.DEFAULTS);
     assertEquals(50, content(spark, view).size());
     assertEquals(firstRows(full, 50), content(spark, view));
 
     // A larger limit takes in the parents cut before.
-    ChunkerRefresh.run(spark, source, view, def, opts().outputLimit(1000L).build());
+    ChunkerFixture.refresh(spark, source, view, def, opts().outputLimit(1000L).build());
     assertEquals(content(spark, full), content(spark, view));
   }
 
@@ -175,10 +175,10 @@ class ChunkerOptionsTest {
     var def = definition(TestChunkers.Words.class, null, null);
     String view = newView(spark, dir, "v", source, def);
     String full = newView(spark, dir, "full", source, def);
-    ChunkerRefresh.run(spark, source, view, def, opts().outputLimit(50L).build());
-    ChunkerRefresh.run(spark, source, full, def, RefreshOptions.DEFAULTS);
+    ChunkerFixture.refresh(spark, source, view, def, opts().outputLimit(50L).build());
+    ChunkerFixture.refresh(spark, source, full, def, RefreshOptions.DEFAULTS);
 
-    ChunkerRefreshResult r = ChunkerRefresh.run(spark, source, view, def,
+    ChunkerRefreshResult r = ChunkerFixture.refresh(spark, source, view, def,
         opts().outputLimit(30L).force(true).build());
 
     assertEquals(50, r.rowsDeleted(), "every old row is replaced");
@@ -195,7 +195,7 @@ class ChunkerOptionsTest {
         new SourceQuery.OutputColumn("doc", "doc")), "id = 7", f, null, true);
     String view = newView(spark, dir, "v", source, def);
 
-    ChunkerRefresh.run(spark, source, view, def, RefreshOptions.DEFAULTS);
+    ChunkerFixture.refresh(spark, source, view, def, RefreshOptions.DEFAULTS);
 
     long sid = SourceTables.rowIds(source).get(7L);
     // "a7 b7 c7": windows of 4 with 1 overlap; doc inherited because inherit_input_columns.
@@ -216,7 +216,7 @@ class ChunkerOptionsTest {
         new SourceQuery.OutputColumn("words", "split(doc, ' ')")), "id < 2", f, null, false);
     String view = newView(spark, dir, "v", source, def);
 
-    ChunkerRefresh.run(spark, source, view, def, RefreshOptions.DEFAULTS);
+    ChunkerFixture.refresh(spark, source, view, def, RefreshOptions.DEFAULTS);
 
     Map<Long, Long> ids = SourceTables.rowIds(source);
     List<String> expected = new ArrayList<>(List.of(

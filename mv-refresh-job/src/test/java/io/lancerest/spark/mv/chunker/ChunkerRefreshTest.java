@@ -16,7 +16,6 @@ import io.lancerest.spark.mv.Probes;
 import io.lancerest.spark.mv.RefreshListener.Probe;
 import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.RefreshResult;
-import io.lancerest.spark.mv.refresh.ViewTables;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -41,7 +40,7 @@ class ChunkerRefreshTest {
   private final RefreshOptions defaults = RefreshOptions.DEFAULTS;
 
   private ChunkerRefreshResult run(String view, ChunkerDefinition def, Probes p) {
-    return ChunkerRefresh.run(spark, ViewTables.of(source, view), def, defaults, p);
+    return ChunkerFixture.refresh(spark, source, view, def, defaults, p);
   }
 
   @BeforeAll
@@ -68,7 +67,7 @@ class ChunkerRefreshTest {
     String view = newView(spark, dir, "v", source, def);
     long before = version(view);
 
-    ChunkerRefreshResult r = ChunkerRefresh.run(spark, source, view, def, defaults);
+    ChunkerRefreshResult r = ChunkerFixture.refresh(spark, source, view, def, defaults);
 
     assertEquals(RefreshResult.JobStatus.DONE, r.status());
     assertEquals(before + 1, r.viewVersion());
@@ -100,7 +99,7 @@ class ChunkerRefreshTest {
   void aViewWrittenWithTheLegacyConfigKeysIsRefreshedIncrementally() {
     var def = definition(TestChunkers.Words.class, null, null);
     String view = newView(spark, dir, "v", source, def);
-    ChunkerRefresh.run(spark, source, view, def, defaults);
+    ChunkerFixture.refresh(spark, source, view, def, defaults);
     // as a view refreshed before the keys moved under lancerest::view:: holds them
     try (BufferAllocator a = new RootAllocator(); Dataset ds = Dataset.open(view, a)) {
       Map<String, String> config = ds.getConfig();
@@ -111,7 +110,7 @@ class ChunkerRefreshTest {
     }
     SourceTables.append(source, SourceTables.docs(6, 8, ChunkerRefreshTest::doc), 10);
     int calls = TestChunkers.CALLS.get();
-    ChunkerRefreshResult r = ChunkerRefresh.run(spark, source, view, def, defaults);
+    ChunkerRefreshResult r = ChunkerFixture.refresh(spark, source, view, def, defaults);
     assertEquals(2, r.parentsExpanded(), "the processed set was read from the legacy key");
     assertEquals(calls + 2, TestChunkers.CALLS.get());
     assertEquals(fromScratch(spark, dir, source, def, defaults), content(spark, view));
@@ -127,11 +126,11 @@ class ChunkerRefreshTest {
   void onlyNewParentsSinceTheWatermarkAreExpanded() {
     var def = definition(TestChunkers.Words.class, null, null);
     String view = newView(spark, dir, "v", source, def);
-    ChunkerRefresh.run(spark, source, view, def, defaults);
+    ChunkerFixture.refresh(spark, source, view, def, defaults);
     assertEquals(6, TestChunkers.CALLS.get());
 
     SourceTables.append(source, SourceTables.docs(6, 9, ChunkerRefreshTest::doc), 10);
-    ChunkerRefreshResult r = ChunkerRefresh.run(spark, source, view, def, defaults);
+    ChunkerRefreshResult r = ChunkerFixture.refresh(spark, source, view, def, defaults);
 
     assertEquals(9, TestChunkers.CALLS.get(), "only the 3 new parents ran");
     assertEquals(3, r.parentsExpanded());
@@ -146,13 +145,13 @@ class ChunkerRefreshTest {
   void forceExpandsEveryParentAgainAndReplacesEveryViewRow() {
     var def = definition(TestChunkers.Words.class, null, null);
     String view = newView(spark, dir, "v", source, def);
-    ChunkerRefresh.run(spark, source, view, def, defaults);
+    ChunkerFixture.refresh(spark, source, view, def, defaults);
     assertEquals(RefreshResult.JobStatus.SKIPPED,
-        ChunkerRefresh.run(spark, source, view, def, defaults).status());
+        ChunkerFixture.refresh(spark, source, view, def, defaults).status());
     long before = version(view);
     assertEquals(6, TestChunkers.CALLS.get());
 
-    ChunkerRefreshResult r = ChunkerRefresh.run(spark, source, view, def,
+    ChunkerRefreshResult r = ChunkerFixture.refresh(spark, source, view, def,
         RefreshOptions.builder().force(true).build());
 
     assertEquals(RefreshResult.JobStatus.DONE, r.status());
@@ -164,17 +163,17 @@ class ChunkerRefreshTest {
     assertEquals(fromScratch(spark, dir, source, def, defaults), content(spark, view));
     // The processed set is whole again: the next plain refresh has nothing to do.
     assertEquals(RefreshResult.JobStatus.SKIPPED,
-        ChunkerRefresh.run(spark, source, view, def, defaults).status());
+        ChunkerFixture.refresh(spark, source, view, def, defaults).status());
   }
 
   @Test
   void childrenOfDeletedParentsAreDeleted() {
     var def = definition(TestChunkers.Words.class, null, null);
     String view = newView(spark, dir, "v", source, def);
-    ChunkerRefresh.run(spark, source, view, def, defaults);
+    ChunkerFixture.refresh(spark, source, view, def, defaults);
 
     SourceTables.delete(source, "id IN (1, 4)");
-    ChunkerRefreshResult r = ChunkerRefresh.run(spark, source, view, def, defaults);
+    ChunkerRefreshResult r = ChunkerFixture.refresh(spark, source, view, def, defaults);
 
     assertEquals(2, r.parentsRemoved());
     assertEquals(4, r.rowsDeleted());
@@ -187,13 +186,13 @@ class ChunkerRefreshTest {
   void parentsLeavingOrEnteringTheFilterLoseOrGainChildren() {
     var def = definition(TestChunkers.Words.class, "tag = 'even'", null);
     String view = newView(spark, dir, "v", source, def);
-    ChunkerRefresh.run(spark, source, view, def, defaults);
+    ChunkerFixture.refresh(spark, source, view, def, defaults);
     assertEquals(6, content(spark, view).size());
 
     // id 2 leaves the filter, id 3 enters it; both keep their row ids (in-place update).
     SourceTables.update(source, List.of(new SourceTables.Doc(2, doc(2), "odd"),
         new SourceTables.Doc(3, doc(3), "even")));
-    ChunkerRefreshResult r = ChunkerRefresh.run(spark, source, view, def, defaults);
+    ChunkerRefreshResult r = ChunkerFixture.refresh(spark, source, view, def, defaults);
 
     assertEquals(1, r.parentsRemoved());
     assertEquals(1, r.parentsExpanded());
@@ -206,12 +205,12 @@ class ChunkerRefreshTest {
   void parentsUpdatedInPlaceAreReExpandedAndTheirOldChildrenDeleted() {
     var def = definition(TestChunkers.Words.class, null, null);
     String view = newView(spark, dir, "v", source, def);
-    ChunkerRefresh.run(spark, source, view, def, defaults);
+    ChunkerFixture.refresh(spark, source, view, def, defaults);
     long rowIdBefore = SourceTables.rowIds(source).get(1L);
 
     SourceTables.update(source, List.of(new SourceTables.Doc(1, "one two three", "odd")));
     assertEquals(rowIdBefore, SourceTables.rowIds(source).get(1L), "same stable row id");
-    ChunkerRefreshResult r = ChunkerRefresh.run(spark, source, view, def, defaults);
+    ChunkerRefreshResult r = ChunkerFixture.refresh(spark, source, view, def, defaults);
 
     assertEquals(1, r.parentsExpanded());
     assertEquals(2, r.rowsDeleted());
@@ -228,11 +227,11 @@ class ChunkerRefreshTest {
     // lance-spark's UPDATE deletes the row and inserts it with a new _rowid.
     var def = definition(TestChunkers.Words.class, null, null);
     String view = newView(spark, dir, "v", source, def);
-    ChunkerRefresh.run(spark, source, view, def, defaults);
+    ChunkerFixture.refresh(spark, source, view, def, defaults);
 
     SourceTables.delete(source, "id = 5");
     SourceTables.append(source, List.of(new SourceTables.Doc(5, "five again", "odd")), 10);
-    ChunkerRefreshResult r = ChunkerRefresh.run(spark, source, view, def, defaults);
+    ChunkerRefreshResult r = ChunkerFixture.refresh(spark, source, view, def, defaults);
 
     assertEquals(1, r.parentsRemoved());
     assertEquals(1, r.parentsExpanded());
@@ -246,17 +245,17 @@ class ChunkerRefreshTest {
         new SourceTables.Doc(11, null, "odd")), 10);
     var def = definition(TestChunkers.Words.class, null, null);
     String view = newView(spark, dir, "v", source, def);
-    ChunkerRefreshResult first = ChunkerRefresh.run(spark, source, view, def, defaults);
+    ChunkerRefreshResult first = ChunkerFixture.refresh(spark, source, view, def, defaults);
     assertEquals(8, first.parentsExpanded());
     assertEquals(2, first.parentsWithoutChildren());
     assertEquals(8, TestChunkers.CALLS.get());
 
     SourceTables.append(source, List.of(new SourceTables.Doc(12, "new doc", "even")), 10);
-    ChunkerRefreshResult second = ChunkerRefresh.run(spark, source, view, def, defaults);
+    ChunkerRefreshResult second = ChunkerFixture.refresh(spark, source, view, def, defaults);
 
     assertEquals(1, second.parentsExpanded());
     assertEquals(9, TestChunkers.CALLS.get(), "the two empty parents were not re-run");
-    ChunkerRefreshResult third = ChunkerRefresh.run(spark, source, view, def, defaults);
+    ChunkerRefreshResult third = ChunkerFixture.refresh(spark, source, view, def, defaults);
     assertEquals(RefreshResult.JobStatus.SKIPPED, third.status());
     assertEquals(9, TestChunkers.CALLS.get());
     assertEquals(second.viewVersion(), version(view), "an up-to-date refresh commits nothing");
@@ -301,7 +300,7 @@ class ChunkerRefreshTest {
         List.of(ErrorHandling.Rule.of(null, ErrorHandling.Action.SKIP)), null, null, null));
     String view = newView(spark, dir, "v", source, def);
     assertEquals(RefreshResult.JobStatus.PARTIAL,
-        ChunkerRefresh.run(spark, source, view, def, defaults).status());
+        ChunkerFixture.refresh(spark, source, view, def, defaults).status());
 
     // Only a new fragment changes; the skipped parent's fragment does not.
     SourceTables.append(source, SourceTables.docs(30, 31, ChunkerRefreshTest::doc), 10);
@@ -320,10 +319,10 @@ class ChunkerRefreshTest {
     var def = definition(TestChunkers.Words.class, null, null);
     String view = newView(spark, dir, "v", source, def);
     SourceTables.append(source, SourceTables.docs(6, 7, ChunkerRefreshTest::doc), 10);
-    ChunkerRefresh.run(spark, source, view, def, defaults);
+    ChunkerFixture.refresh(spark, source, view, def, defaults);
 
     InvalidOptionException e = assertThrows(InvalidOptionException.class,
-        () -> ChunkerRefresh.run(spark, source, view, def,
+        () -> ChunkerFixture.refresh(spark, source, view, def,
             RefreshOptions.builder().srcVersion(2L).build()));
     assertEquals("src_version 2 is older than the version view " + view + " already "
         + "reflects (3); a view cannot be refreshed backwards. Omit src_version or give 3 or "
@@ -336,10 +335,10 @@ class ChunkerRefreshTest {
     String view = newView(spark, dir, "v", source, def);
     SourceTables.append(source, SourceTables.docs(6, 8, ChunkerRefreshTest::doc), 10);
 
-    ChunkerRefreshResult r = ChunkerRefresh.run(spark, source, view, def,
+    ChunkerRefreshResult r = ChunkerFixture.refresh(spark, source, view, def,
         RefreshOptions.builder().srcVersion(2L).build());
     assertEquals(6, r.parentsExpanded());
-    ChunkerRefreshResult next = ChunkerRefresh.run(spark, source, view, def, defaults);
+    ChunkerRefreshResult next = ChunkerFixture.refresh(spark, source, view, def, defaults);
     assertEquals(2, next.parentsExpanded());
     assertEquals(fromScratch(spark, dir, source, def, defaults), content(spark, view));
   }
@@ -352,7 +351,7 @@ class ChunkerRefreshTest {
     long before = version(view);
 
     ChunkerRefreshException e = assertThrows(ChunkerRefreshException.class,
-        () -> ChunkerRefresh.run(spark, source, view, def, defaults));
+        () -> ChunkerFixture.refresh(spark, source, view, def, defaults));
     long sid = SourceTables.rowIds(source).get(20L);
     assertTrue(e.getMessage().startsWith("Chunker 'Failing' (" + TestChunkers.Failing.class
         .getName() + ") failed on source row id " + sid + " after 1 attempt(s): "

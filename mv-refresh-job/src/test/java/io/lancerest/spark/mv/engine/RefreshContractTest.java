@@ -31,6 +31,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 class RefreshContractTest {
   static EngineFixture f;
+  private static SparkListener listener;
   /** Descriptions of the Spark jobs started while a test listens. */
   static final List<String> DESCRIPTIONS = new CopyOnWriteArrayList<>();
   /** Their job groups and tags. */
@@ -54,7 +55,7 @@ class RefreshContractTest {
   @BeforeAll
   static void start() {
     f = new EngineFixture(Map.of());
-    f.spark.sparkContext().addSparkListener(new SparkListener() {
+    listener = new SparkListener() {
       @Override
       public void onJobStart(SparkListenerJobStart start) {
         String d = start.properties() == null ? null
@@ -65,11 +66,13 @@ class RefreshContractTest {
         TAGS.add(String.valueOf(start.properties() == null ? null
             : start.properties().getProperty("spark.job.tags")));
       }
-    });
+    };
+    f.spark.sparkContext().addSparkListener(listener);
   }
 
   @AfterAll
   static void stop() {
+    f.spark.sparkContext().removeSparkListener(listener);
     f.close();
   }
 

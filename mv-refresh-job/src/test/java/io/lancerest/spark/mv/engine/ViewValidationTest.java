@@ -71,6 +71,20 @@ class ViewValidationTest {
   }
 
   @Test
+  void aUdtfThatDoesNotTellItsOutputSchemaNeedsTheOption() {
+    String udtf = "io.lancerest.spark.mv.udtf.UdtfFixtures$CountingUdtf";
+    refused(InvalidViewDefinitionException.class, "udtf '" + udtf + "' of view lance." + ns
+        + ".nos does not tell its output schema; declare it with OPTIONS (output_schema = "
+        + "'col1 TYPE, col2 TYPE')", "nos", create("nos", "USING UDTF '" + udtf
+        + "' PARTITION BY name AS SELECT name, id AS price FROM " + src));
+
+    f.sql("CREATE MATERIALIZED VIEW lance." + ns + ".withs USING UDTF '" + udtf + "' PARTITION "
+        + "BY name OPTIONS (output_schema = 'category STRING, n BIGINT NOT NULL, total BIGINT "
+        + "NOT NULL') AS SELECT name, id AS price FROM " + src);
+    assertEquals(List.of("a|1|1", "b|1|2"), f.rows("SELECT * FROM lance." + ns + ".withs"));
+  }
+
+  @Test
   void unknownSourceTable() {
     refused(MaterializedViewNotFoundException.class, "does not exist", "u", create("u",
         "AS SELECT id FROM lance." + ns + ".missing"));

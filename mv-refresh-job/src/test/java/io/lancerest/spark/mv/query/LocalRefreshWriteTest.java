@@ -44,6 +44,7 @@ import scala.Option;
  */
 class LocalRefreshWriteTest {
   static EngineFixture f;
+  private static SparkListener listener;
   static final AtomicInteger JOBS = new AtomicInteger();
 
   @BeforeAll
@@ -59,16 +60,18 @@ class LocalRefreshWriteTest {
       }
       return x == null ? null : x + "!";
     }, DataTypes.StringType);
-    f.spark.sparkContext().addSparkListener(new SparkListener() {
+    listener = new SparkListener() {
       @Override
       public void onJobStart(SparkListenerJobStart e) {
         JOBS.incrementAndGet();
       }
-    });
+    };
+    f.spark.sparkContext().addSparkListener(listener);
   }
 
   @AfterAll
   static void stop() {
+    f.spark.sparkContext().removeSparkListener(listener);
     f.close();
   }
 

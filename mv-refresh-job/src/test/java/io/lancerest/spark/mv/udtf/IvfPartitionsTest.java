@@ -154,7 +154,7 @@ class IvfPartitionsTest {
     String viewUri = dir.resolve("by_ivf.lance").toString();
     UdtfFixtures.createView(viewUri, OUT);
 
-    UdtfRefreshResult r = UdtfRefresh.run(spark, UdtfSource.lanceTable(source, version),
+    UdtfRefreshResult r = UdtfFixtures.refresh(spark, UdtfFixtures.wholeTable(source, version),
         new ViewTables("ns.by_ivf", viewUri, Map.of(), source, Map.of()), definition(),
         RefreshOptions.DEFAULTS);
 
@@ -221,7 +221,7 @@ class IvfPartitionsTest {
     UdtfFixtures.createView(viewUri, OUT);
 
     UdtfValidationException e = assertThrows(UdtfValidationException.class,
-        () -> UdtfRefresh.run(spark, UdtfSource.lanceTable(uri, version),
+        () -> UdtfFixtures.refresh(spark, UdtfFixtures.wholeTable(uri, version),
             new ViewTables("ns.u", viewUri, Map.of(), uri, Map.of()), definition(),
             RefreshOptions.DEFAULTS));
 

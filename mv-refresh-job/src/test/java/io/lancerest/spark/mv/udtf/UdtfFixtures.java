@@ -1,5 +1,9 @@
 package io.lancerest.spark.mv.udtf;
 
+import io.lancerest.spark.mv.LanceReads;
+import io.lancerest.spark.mv.RefreshOptions;
+import io.lancerest.spark.mv.refresh.RefreshContext;
+import io.lancerest.spark.mv.refresh.ViewTables;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.Iterator;
@@ -42,6 +46,21 @@ final class UdtfFixtures {
   static void writeItems(SparkSession spark, String uri, List<Row> rows, boolean append) {
     Dataset<Row> df = spark.createDataFrame(rows, ITEMS);
     df.write().format("lance").mode(append ? "append" : "errorifexists").save(uri);
+  }
+
+  /** Every column of the Lance table at {@code location}, version {@code version}. */
+  static UdtfSource wholeTable(String location, long version) {
+    return new UdtfSource(location, Map.of(), version, (spark, withRowId) -> {
+      Dataset<Row> df = LanceReads.load(spark, location, Map.of(), version);
+      return withRowId ? df.select(df.col("*"), df.col("_rowid")) : df;
+    });
+  }
+
+  /** Refreshes the view in {@code t} from {@code source} at its version. */
+  static UdtfRefreshResult refresh(SparkSession spark, UdtfSource source, ViewTables t,
+      UdtfDefinition def, RefreshOptions options) {
+    return UdtfRefresh.run(new RefreshContext(spark, t.viewName(), options.jobId(), null),
+        v -> source, t, source.version(), def, options);
   }
 
   static long latestVersion(String uri) {

@@ -84,8 +84,8 @@ class UdtfRefreshTest {
   }
 
   private UdtfRefreshResult refresh(UdtfDefinition def, RefreshOptions options) {
-    UdtfSource src = UdtfSource.lanceTable(source, UdtfFixtures.latestVersion(source));
-    return UdtfRefresh.run(spark, src, view, def, options);
+    UdtfSource src = UdtfFixtures.wholeTable(source, UdtfFixtures.latestVersion(source));
+    return UdtfFixtures.refresh(spark, src, view, def, options);
   }
 
   private static final List<String> ALL_COUNTS = List.of(
@@ -117,7 +117,7 @@ class UdtfRefreshTest {
     UdtfDefinition def = UdtfDefinition.of("tasks", "1", UdtfFixtures.TaskRecordingUdtf.class,
         UdtfFixtures.arrow(COUNTS)).withPartitionBy("category");
 
-    UdtfRefresh.run(spark, UdtfSource.lanceTable(many, UdtfFixtures.latestVersion(many)), view,
+    UdtfFixtures.refresh(spark, UdtfFixtures.wholeTable(many, UdtfFixtures.latestVersion(many)), view,
         def, RefreshOptions.builder().concurrency(16).build());
 
     // Hash partitioning would put two or three keys in some tasks and none in others, and
@@ -383,7 +383,7 @@ class UdtfRefreshTest {
         "cols", "1", UdtfFixtures.arrow(out), List.of("price"), false, Map.of()), "category",
         null, null, null);
 
-    UdtfRefresh.run(spark, UdtfSource.lanceTable(source, 1), colsView, def,
+    UdtfFixtures.refresh(spark, UdtfFixtures.wholeTable(source, 1), colsView, def,
         RefreshOptions.DEFAULTS);
 
     List<String> seen = rows(spark, colsView.viewUri(), null);
@@ -415,7 +415,7 @@ class UdtfRefreshTest {
         "topk", "1", UdtfFixtures.arrow(out), null, false,
         Map.of("k", "2", "order_by", "price")), "category", null, null, null);
 
-    UdtfRefresh.run(spark, UdtfSource.lanceTable(source, 1),
+    UdtfFixtures.refresh(spark, UdtfFixtures.wholeTable(source, 1),
         new ViewTables("ns.top", uri, Map.of(), source, Map.of()), def, RefreshOptions.DEFAULTS);
 
     assertEquals(List.of("[a,a2,2]", "[a,a3,1]", "[b,b1,2]", "[b,b2,1]", "[c,c1,2]",
@@ -441,8 +441,8 @@ class UdtfRefreshTest {
         .add("rank", DataTypes.IntegerType, false);
     Map<String, String> options = Map.of("k", "1", "order_by", "price");
     // The output schema a SQL CREATE gets from the class itself.
-    Schema derived = UdtfViews.outputSchema(TopKUdtf.class.getName(), UdtfFixtures.ITEMS, null,
-        null, options);
+    Schema derived = UdtfFixtures.arrow(new TopKUdtf().outputSchema(UdtfFixtures.ITEMS,
+        options));
     assertEquals(UdtfFixtures.arrow(out), derived);
     FunctionSpec spec = new FunctionSpec(MaterializedViewKind.UDTF,
         FunctionEnvelope.java(TopKUdtf.class.getName(), "topk", "1", derived, null, false,
@@ -454,7 +454,7 @@ class UdtfRefreshTest {
     UdtfFixtures.createView(uri, out);
     UdtfViews.validateCreate(def, source, Map.of());
 
-    UdtfRefreshResult r = UdtfRefresh.run(spark, UdtfSource.lanceTable(source, 1),
+    UdtfRefreshResult r = UdtfFixtures.refresh(spark, UdtfFixtures.wholeTable(source, 1),
         new ViewTables("ns.top1", uri, Map.of(), source, Map.of()), UdtfViews.definition(def),
         RefreshOptions.DEFAULTS);
 
@@ -474,18 +474,5 @@ class UdtfRefreshTest {
         () -> UdtfViews.validateCreate(def, source, Map.of()));
     assertTrue(e.getMessage().startsWith("PARTITION BY INDEXED price: source table '" + source
         + "' has no vector index on column 'price'"), e.getMessage());
-  }
-
-  @Test
-  void aClassThatCannotTellItsOutputSchemaNeedsTheOption() {
-    UdtfValidationException e = assertThrows(UdtfValidationException.class,
-        () -> UdtfViews.outputSchema(UdtfFixtures.CountingUdtf.class.getName(),
-            UdtfFixtures.ITEMS, null, null, Map.of()));
-    assertEquals("UDTF class " + UdtfFixtures.CountingUdtf.class.getName() + " does not report "
-        + "its output schema; declare it with OPTIONS (output_schema = '<col> <type>, ...')",
-        e.getMessage());
-    assertEquals(UdtfFixtures.arrow(COUNTS), UdtfViews.outputSchema(
-        UdtfFixtures.CountingUdtf.class.getName(), UdtfFixtures.ITEMS, null, null,
-        Map.of("output_schema", "category STRING, n BIGINT NOT NULL, total BIGINT NOT NULL")));
   }
 }
