@@ -33,13 +33,7 @@ public final class RefreshJob {
       Server:
         --uri URL                      Lance REST namespace server (required)
         --view NS.VIEW                 view identifier, parts separated by '.', `quote` parts with dots (required)
-        --delimiter D                  identifier delimiter of the server (default $)
-        --header K=V                   extra HTTP header; repeatable
-        --token T                      bearer token (or env:VAR)
-        --api-key K                    x-api-key header (or env:VAR)
-        --oauth2-credential ID:SECRET  OAuth2 client credentials (or env:VAR); excludes --token
-        --oauth2-token-uri URL         token endpoint (default <uri>/oauth/token)
-        --oauth2-scope S               requested scope
+      """ + ConnectionFlags.USAGE + """
       Refresh (fields of RefreshMaterializedViewRequest):
         --src-version N                source version to refresh to (default latest)
         --concurrency N                maximum parallel tasks
@@ -65,8 +59,7 @@ public final class RefreshJob {
     }
 
     private static boolean isSecret(String k) {
-      return k.equals(RestClientConfig.TOKEN) || k.equals(RestClientConfig.API_KEY)
-          || k.equals(RestClientConfig.OAUTH2_CREDENTIAL) || k.startsWith("header.");
+      return ConnectionFlags.isSecret(k);
     }
   }
 
@@ -157,24 +150,18 @@ public final class RefreshJob {
           }
           view = value;
         }
-        case "delimiter" -> once(catalog, RestClientConfig.DELIMITER, name, value);
-        case "header" -> {
-          int kv = value.indexOf('=');
-          if (kv <= 0) {
-            throw new UsageException("--header must be NAME=VALUE, got '" + value + "'");
-          }
-          catalog.put(RestClientConfig.HEADER_PREFIX + value.substring(0, kv),
-              value.substring(kv + 1));
-        }
-        case "token" -> once(catalog, RestClientConfig.TOKEN, name, value);
-        case "api-key" -> once(catalog, RestClientConfig.API_KEY, name, value);
-        case "oauth2-credential" -> once(catalog, RestClientConfig.OAUTH2_CREDENTIAL, name, value);
-        case "oauth2-token-uri" -> once(catalog, RestClientConfig.OAUTH2_TOKEN_URI, name, value);
-        case "oauth2-scope" -> once(catalog, RestClientConfig.OAUTH2_SCOPE, name, value);
         case "src-version", "concurrency", "max-rows-per-fragment", "intra-applier-concurrency",
             "source-task-size", "output-limit", "job-id" ->
             once(refresh, name.replace('-', '_'), name, value);
-        default -> throw new UsageException("Unknown option --" + name);
+        default -> {
+          try {
+            if (!ConnectionFlags.apply(name, value, catalog)) {
+              throw new UsageException("Unknown option --" + name);
+            }
+          } catch (IllegalArgumentException e) {
+            throw new UsageException(e.getMessage());
+          }
+        }
       }
     }
     if (!catalog.containsKey(RestClientConfig.URI)) {
@@ -183,15 +170,10 @@ public final class RefreshJob {
     if (view == null) {
       throw new UsageException("--view is required (e.g. --view ns.my_view)");
     }
-    if (catalog.containsKey(RestClientConfig.TOKEN)
-        && catalog.containsKey(RestClientConfig.OAUTH2_CREDENTIAL)) {
-      throw new UsageException("--token and --oauth2-credential both set the bearer token; "
-          + "give one");
-    }
-    if (!catalog.containsKey(RestClientConfig.OAUTH2_CREDENTIAL)
-        && (catalog.containsKey(RestClientConfig.OAUTH2_TOKEN_URI)
-            || catalog.containsKey(RestClientConfig.OAUTH2_SCOPE))) {
-      throw new UsageException("--oauth2-token-uri and --oauth2-scope need --oauth2-credential");
+    try {
+      ConnectionFlags.checkCombination(catalog);
+    } catch (IllegalArgumentException e) {
+      throw new UsageException(e.getMessage());
     }
     return new Args(catalog, splitView(view), RefreshOptions.fromMap(refresh));
   }

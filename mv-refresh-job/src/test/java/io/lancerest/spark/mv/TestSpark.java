@@ -1,7 +1,6 @@
 package io.lancerest.spark.mv;
 
 import io.lancerest.spark.LanceRestSparkExtensions;
-import org.apache.spark.SparkContext;
 import org.apache.spark.sql.SparkSession;
 import org.lance.spark.extensions.LanceSparkSessionExtensions;
 
@@ -33,12 +32,8 @@ public final class TestSpark {
    */
   public static synchronized SparkSession newSession(String master) {
     if (root == null || root.sparkContext().isStopped()) {
-      scala.Option<SparkContext> running = org.apache.spark.SparkContext$.MODULE$.getActive();
-      if (running.isDefined() && root == null) {
-        throw new IllegalStateException("A SparkContext was started in this test JVM outside "
-            + "TestSpark (master " + running.get().master() + "); start sessions with "
-            + "TestSpark.newSession()");
-      }
+      // A context another fixture started (SharedSpark, when -Dtest runs classes of both
+      // kinds in one JVM) is used as it is; the builder below adds a session on it.
       SparkSession.clearActiveSession();
       SparkSession.clearDefaultSession();
       root = SparkSession.builder()

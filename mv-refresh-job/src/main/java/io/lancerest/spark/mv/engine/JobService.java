@@ -37,6 +37,11 @@ public final class JobService implements AutoCloseable {
   public static final String HEARTBEAT_TIMEOUT_CONF = "spark.lancerest.mv.jobs.heartbeatTimeout";
   public static final String ASYNC_THREADS_CONF = "spark.lancerest.mv.jobs.asyncThreads";
   public static final String CANCEL_WAIT_CONF = "spark.lancerest.mv.jobs.cancelWait";
+  /**
+   * Spark local property (per thread) naming who starts the refreshes of this thread, recorded
+   * as the job's {@code launched_by}; the Spark user when unset.
+   */
+  public static final String LAUNCHED_BY_PROPERTY = "lancerest.mv.launchedBy";
   static final String DEFAULT_HEARTBEAT_INTERVAL = "10s";
   static final String DEFAULT_HEARTBEAT_TIMEOUT = "120s";
   static final String DEFAULT_CANCEL_WAIT = "60s";
@@ -104,8 +109,9 @@ public final class JobService implements AutoCloseable {
 
   /** A new job of this application, tracked until it ends. */
   JobTracker open(String jobId, List<String> viewServerId) {
+    String by = sc.getLocalProperty(LAUNCHED_BY_PROPERTY);
     JobTracker t = new JobTracker(table, jobId, viewServerId, sc.applicationId(),
-        sc.sparkUser());
+        by == null || by.isBlank() ? sc.sparkUser() : by);
     if (running.putIfAbsent(jobId, t) != null) {
       throw new io.lancerest.spark.mv.InvalidOptionException("job_id '" + jobId + "' is the id "
           + "of a refresh running now; give another job_id or none");

@@ -1,0 +1,154 @@
+package io.lancerest.spark.mv.server;
+
+import io.lancerest.client.arrow.ArrowBatches;
+import io.lancerest.client.arrow.ArrowIpc;
+import io.lancerest.client.model.CreateMaterializedViewRequest;
+import io.lancerest.client.model.MaterializedViewUdtfEntry;
+import io.lancerest.spark.mv.CreateViewRequest;
+import io.lancerest.spark.mv.FunctionSpec;
+import io.lancerest.spark.mv.MaterializedViewKind;
+import io.lancerest.spark.mv.SourceQuery;
+import java.util.Base64;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
+
+/**
+ * The spec's CreateMaterializedViewRequest as the engine's {@link CreateViewRequest}: the same
+ * fields a SQL {@code CREATE MATERIALIZED VIEW} gives, so a view created through the service
+ * is the view the catalog would have created. Everything the spec requires of the request is
+ * checked here, before anything is created.
+ */
+final class CreateRequests {
+  private CreateRequests() {}
+
+  /** The engine's request, and what the service does around it. */
+  record Mapped(CreateViewRequest request, boolean withData, boolean autoRefresh) {}
+
+  static Mapped map(List<String> viewId, CreateMaterializedViewRequest r) {
+    if (viewId.size() < 2) {
+      throw ServiceError.badRequest("View id " + viewId + " needs a namespace and a name");
+    }
+    if (r.id() != null && !r.id().isEmpty() && !r.id().equals(viewId)) {
+      throw ServiceError.badRequest("The body's id " + r.id() + " is not the view of the path "
+          + viewId);
+    }
+    if (r.kind() == null) {
+      throw ServiceError.badRequest("kind is required: query, udtf or chunker");
+    }
+    if (r.sourceQuery() == null || r.sourceQuery().isBlank()) {
+      throw ServiceError.badRequest("source_query is required");
+    }
+    if (r.outputSchema() == null || r.outputSchema().isBlank()) {
+      throw ServiceError.badRequest("output_schema is required (a base64 Arrow IPC schema)");
+    }
+    try {
+      MaterializedViewKind kind = MaterializedViewKind.fromWire(r.kind());
+      SourceQuery query = SourceQuery.fromJson(r.sourceQuery());
+      Schema declared = schema(r.outputSchema());
+      MaterializedViewUdtfEntry e = r.udtfSpec();
+      Map<String, String> options = new LinkedHashMap<>();
+      if (Boolean.TRUE.equals(r.autoRefresh())) {
+        options.put("auto_refresh", "true");
+      }
+      String functionClass = null;
+      String partitionBy = null;
+      String partitionByIndexed = null;
+      if (kind == MaterializedViewKind.QUERY) {
+        if (e != null) {
+          throw ServiceError.badRequest("udtf_spec must be null for a query view");
+        }
+      } else {
+        FunctionSpec spec = FunctionSpec.fromWire(kind, e);
+        if (e.partitionBy() != null && e.partitionByIndexedColumn() != null) {
+          throw ServiceError.badRequest("udtf_spec has both partition_by and "
+              + "partition_by_indexed_column; they are mutually exclusive");
+        }
+        if (kind == MaterializedViewKind.CHUNKER && (e.partitionBy() != null
+            || e.partitionByIndexedColumn() != null)) {
+          throw ServiceError.badRequest("partition_by and partition_by_indexed_column are for "
+              + "udtf views; a chunker runs once per source row");
+        }
+        if (kind == MaterializedViewKind.UDTF) {
+          checkOutput(declared, spec.envelope().outputSchema());
+        }
+        functionClass = spec.envelope().className();
+        partitionBy = e.partitionBy();
+        partitionByIndexed = e.partitionByIndexedColumn();
+        wireOptions(e, spec, options);
+      }
+      boolean withData = Boolean.FALSE.equals(r.withNoData());
+      CreateViewRequest req = new CreateViewRequest(viewId, false, kind, null, query,
+          functionClass, partitionBy, partitionByIndexed, options, Map.of(), false);
+      return new Mapped(req, withData, Boolean.TRUE.equals(r.autoRefresh()));
+    } catch (ServiceError se) {
+      throw se;
+    } catch (RuntimeException ex) {
+      throw ServiceError.of(ex);
+    }
+  }
+
+  /** The udtf_spec fields as the CREATE options that carry them (SQL's OPTIONS names). */
+  private static void wireOptions(MaterializedViewUdtfEntry e, FunctionSpec spec,
+      Map<String, String> o) {
+    o.put("udtf", e.udtf());
+    o.put("udtf_sha", e.udtfSha());
+    o.put("udtf_name", e.udtfName());
+    o.put("udtf_version", e.udtfVersion());
+    if (spec.envelope().inputColumns() != null) {
+      o.put("input_columns", String.join(",", spec.envelope().inputColumns()));
+    }
+    if (e.batch() != null) {
+      o.put("batch", e.batch().toString());
+    }
+    if (e.numCpus() != null) {
+      o.put("num_cpus", e.numCpus().toString());
+    }
+    if (e.numGpus() != null) {
+      o.put("num_gpus", e.numGpus().toString());
+    }
+    if (e.memory() != null) {
+      o.put("memory", e.memory().toString());
+    }
+    if (e.errorHandling() != null) {
+      o.put("error_handling", spec.errorHandling().toJson());
+    }
+    if (e.manifest() != null) {
+      o.put("manifest", e.manifest());
+    }
+    if (e.manifestChecksum() != null) {
+      o.put("manifest_checksum", e.manifestChecksum());
+    }
+  }
+
+  /** The base64 Arrow IPC schema of the request. */
+  static Schema schema(String base64) {
+    byte[] bytes;
+    try {
+      bytes = Base64.getDecoder().decode(base64.trim());
+    } catch (IllegalArgumentException e) {
+      throw ServiceError.badRequest("output_schema is not base64: " + e.getMessage());
+    }
+    try (BufferAllocator a = new RootAllocator();
+        ArrowBatches b = ArrowIpc.read(bytes, a)) {
+      return b.schema();
+    } catch (Exception e) {
+      throw ServiceError.badRequest("output_schema is not an Arrow IPC stream with a schema: "
+          + e.getMessage());
+    }
+  }
+
+  /** A UDTF view's rows are the function's: the declared columns must be its output's. */
+  private static void checkOutput(Schema declared, Schema function) {
+    List<String> want = function.getFields().stream().map(Field::getName).toList();
+    List<String> got = declared.getFields().stream().map(Field::getName).toList();
+    if (!got.equals(want)) {
+      throw ServiceError.badRequest("output_schema has columns " + got + " but the UDTF's "
+          + "envelope declares " + want + "; they must be the same");
+    }
+  }
+}

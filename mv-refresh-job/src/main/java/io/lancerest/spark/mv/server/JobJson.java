@@ -1,0 +1,59 @@
+package io.lancerest.spark.mv.server;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.lancerest.client.LanceJson;
+import io.lancerest.spark.mv.JobRecord;
+import io.lancerest.spark.mv.RefreshResult;
+
+/**
+ * A job as the service's job routes answer it: the job log's record, field names in snake case
+ * as in the spec's models; times are epoch milliseconds.
+ */
+final class JobJson {
+  private JobJson() {}
+
+  static ObjectNode of(JobRecord r) {
+    ObjectNode n = LanceJson.mapper().createObjectNode();
+    n.put("job_id", r.jobId());
+    ArrayNode id = n.putArray("view_id");
+    r.viewId().forEach(id::add);
+    n.put("kind", r.kind());
+    n.put("status", r.status().name());
+    if (r.sourceVersion() != null) {
+      n.put("source_version", r.sourceVersion());
+    }
+    n.put("started_at", r.startedAt());
+    if (r.finishedAt() != null) {
+      n.put("finished_at", r.finishedAt());
+    }
+    n.put("heartbeat_at", r.heartbeatAt());
+    ObjectNode p = n.putObject("progress");
+    p.put("items_done", r.itemsDone());
+    p.put("items_total", r.itemsTotal());
+    p.put("rows_written", r.rowsWritten());
+    p.put("text", r.progress());
+    n.put("rows_inserted", r.rowsInserted());
+    n.put("rows_deleted", r.rowsDeleted());
+    n.put("skipped", r.skipped());
+    if (r.message() != null) {
+      n.put("message", r.message());
+    }
+    n.put("application_id", r.applicationId());
+    n.put("launched_by", r.launchedBy());
+    return n;
+  }
+
+  /** A refresh accepted but not started: status SUBMITTED, nothing recorded yet. */
+  static ObjectNode waiting(RefreshQueue.Entry e) {
+    ObjectNode n = LanceJson.mapper().createObjectNode();
+    n.put("job_id", e.jobId());
+    ArrayNode id = n.putArray("view_id");
+    e.viewId().forEach(id::add);
+    n.put("status", RefreshResult.JobStatus.SUBMITTED.name());
+    n.put("submitted_at", e.submittedAt());
+    n.put("launched_by", e.launchedBy());
+    n.put("message", "waiting for a free refresh slot");
+    return n;
+  }
+}

@@ -1,0 +1,248 @@
+package io.lancerest.spark.mv.server;
+
+import io.lancerest.client.LanceRestClient;
+import io.lancerest.client.model.DescribeTableRequest;
+import io.lancerest.client.model.DescribeTableResponse;
+import io.lancerest.spark.catalog.LanceRestCatalog;
+import io.lancerest.spark.mv.CreateViewRequest;
+import io.lancerest.spark.mv.JobRecord;
+import io.lancerest.spark.mv.MaterializedViews;
+import io.lancerest.spark.mv.RefreshOptions;
+import io.lancerest.spark.mv.ViewDescription;
+import io.lancerest.spark.mv.ViewState;
+import io.lancerest.spark.mv.engine.JobService;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.spark.sql.SparkSession;
+import org.lance.ReadOptions;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code spark-submit --class io.lancerest.spark.mv.server.MaterializedViewServer <jar>
+ * --upstream URL}: the materialized-view service. It is a Spark driver: views are created and
+ * refreshed by the same engine as SQL, in its session, with its own credentials, once the
+ * caller was allowed by the upstream. Every other route is the upstream's.
+ */
+public final class MaterializedViewServer implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(MaterializedViewServer.class);
+  /** The catalog the service registers in its session for the upstream. */
+  public static final String CATALOG = "mv_service";
+
+  private final SparkSession spark;
+  private final Upstream upstream;
+  private final RefreshQueue queue;
+  private final AutoRefresh auto;
+  private final ViewService http;
+
+  private MaterializedViewServer(SparkSession spark, ServerConfig cfg) throws IOException {
+    this.spark = spark;
+    // Spark resolves catalogs through the active session's conf.
+    SparkSession.setActiveSession(spark);
+    String prefix = "spark.sql.catalog." + CATALOG;
+    spark.conf().set(prefix, LanceRestCatalog.class.getName());
+    cfg.catalogOptions().forEach((k, v) -> spark.conf().set(prefix + "." + k, v));
+    spark.conf().set(prefix + ".mv.mode", "client");
+    MaterializedViews views = MaterializedViews.forCatalog(spark, CATALOG);
+    upstream = new Upstream(cfg.upstream());
+    queue = new RefreshQueue(cfg.maxConcurrentJobs(), cfg.maxQueuedJobs(),
+        (viewId, options, by) -> refresh(views, viewId, options, by));
+    auto = cfg.autoRefresh() ? new AutoRefresh(new CatalogSources(views), queue,
+        cfg.pollInterval(), cfg.minSourceVersions(), cfg.cooldown(), System::currentTimeMillis)
+        : null;
+    ViewEndpoints endpoints = new ViewEndpoints(new EngineAdapter(views), upstream, queue, auto);
+    http = new ViewService(cfg.host(), cfg.port(), cfg.maxBodyBytes(), endpoints, upstream);
+  }
+
+  /** Starts the service on {@code spark} (its catalog {@value #CATALOG} is set up here). */
+  public static MaterializedViewServer start(SparkSession spark, ServerConfig cfg) {
+    try {
+      MaterializedViewServer s = new MaterializedViewServer(spark, cfg);
+      s.http.start();
+      if (s.auto != null) {
+        s.auto.start();
+      }
+      LOG.info("Materialized-view service listening on http://{}:{}, in front of {} ({})",
+          cfg.host(), s.port(), cfg.upstream(), cfg);
+      return s;
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot listen on " + cfg.host() + ":" + cfg.port(), e);
+    }
+  }
+
+  public int port() {
+    return http.port();
+  }
+
+  public static void main(String[] argv) throws InterruptedException {
+    int rc = run(argv, System.out, System.err);
+    if (rc >= 0) {
+      System.exit(rc);
+    }
+  }
+
+  /**
+   * Parses the flags and serves until the JVM stops.
+   *
+   * @return an exit code for bad usage or {@code --help}; -1 after serving
+   */
+  static int run(String[] argv, PrintStream out, PrintStream err) throws InterruptedException {
+    if (List.of(argv).contains("--help") || List.of(argv).contains("-h")) {
+      out.print(ServerConfig.USAGE);
+      return 0;
+    }
+    ServerConfig cfg;
+    try {
+      cfg = ServerConfig.parse(argv);
+    } catch (IllegalArgumentException e) {
+      err.println("mv-service: " + e.getMessage());
+      err.println("Run with --help for the options.");
+      return 2;
+    }
+    SparkSession spark = SparkSession.builder().appName("lance-mv-service").getOrCreate();
+    MaterializedViewServer s = start(spark, cfg);
+    CountDownLatch stopped = new CountDownLatch(1);
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      s.close();
+      stopped.countDown();
+    }, "mv-service-shutdown"));
+    stopped.await();
+    return -1;
+  }
+
+  private void refresh(MaterializedViews views, List<String> viewId, RefreshOptions options,
+      String launchedBy) {
+    SparkSession.setActiveSession(spark);
+    spark.sparkContext().setLocalProperty(JobService.LAUNCHED_BY_PROPERTY, launchedBy);
+    try {
+      views.refresh(viewId, options);
+    } finally {
+      spark.sparkContext().setLocalProperty(JobService.LAUNCHED_BY_PROPERTY, null);
+    }
+  }
+
+  /** The table's latest version: DescribeTable's, or its dataset's when a server leaves it out. */
+  private long latestVersion(List<String> tableId) {
+    DescribeTableResponse d = client().describeTable(DescribeTableRequest.of(tableId));
+    if (d.version() != null) {
+      return d.version();
+    }
+    try (BufferAllocator a = new RootAllocator();
+        org.lance.Dataset ds = org.lance.Dataset.open(a, d.location(), new ReadOptions.Builder()
+            .setStorageOptions(d.storageOptions() == null ? Map.of() : d.storageOptions())
+            .build())) {
+      return ds.version();
+    }
+  }
+
+  private LanceRestClient client() {
+    SparkSession.setActiveSession(spark);
+    return ((LanceRestCatalog) spark.sessionState().catalogManager().catalog(CATALOG)).client();
+  }
+
+  /** The engine, through the Java API of the service's catalog. */
+  private final class EngineAdapter implements ViewEndpoints.Engine {
+    private final MaterializedViews views;
+
+    EngineAdapter(MaterializedViews views) {
+      this.views = views;
+    }
+
+    @Override
+    public void create(CreateViewRequest request) {
+      SparkSession.setActiveSession(spark);
+      views.create(request);
+    }
+
+    @Override
+    public ViewDescription describe(List<String> viewId) {
+      SparkSession.setActiveSession(spark);
+      return views.describe(viewId);
+    }
+
+    @Override
+    public long tableVersion(List<String> viewId) {
+      return latestVersion(viewId);
+    }
+
+    @Override
+    public JobRecord job(String jobId) {
+      SparkSession.setActiveSession(spark);
+      return views.job(jobId);
+    }
+
+    @Override
+    public List<JobRecord> jobs(List<String> viewId, int limit) {
+      SparkSession.setActiveSession(spark);
+      return views.jobs(viewId, limit);
+    }
+  }
+
+  /** What auto refresh reads, through the catalog's client and the engine. */
+  private final class CatalogSources implements AutoRefresh.Sources {
+    private final MaterializedViews views;
+
+    CatalogSources(MaterializedViews views) {
+      this.views = views;
+    }
+
+    @Override
+    public List<List<String>> autoRefreshViews() {
+      SparkSession.setActiveSession(spark);
+      List<List<String>> out = new ArrayList<>();
+      collect(List.of(), out);
+      return out;
+    }
+
+    private void collect(List<String> ns, List<List<String>> out) {
+      for (String child : client().listAllNamespaces(ns).toList()) {
+        List<String> sub = new ArrayList<>(ns);
+        sub.add(child);
+        for (List<String> v : views.list(sub)) {
+          if (wantsAutoRefresh(v)) {
+            out.add(v);
+          }
+        }
+        collect(sub, out);
+      }
+    }
+
+    @Override
+    public boolean wantsAutoRefresh(List<String> viewId) {
+      SparkSession.setActiveSession(spark);
+      ViewDescription d = views.describe(viewId);
+      return d != null && d.definition() != null && d.definition().autoRefresh();
+    }
+
+    @Override
+    public Long reflected(List<String> viewId) {
+      SparkSession.setActiveSession(spark);
+      ViewState st = views.describe(viewId).state();
+      return st.baseTableVersion() != null ? st.baseTableVersion() : st.watermark();
+    }
+
+    @Override
+    public long latestSource(List<String> viewId) {
+      SparkSession.setActiveSession(spark);
+      return latestVersion(views.describe(viewId).definition().sourceQuery().sourceTableId());
+    }
+  }
+
+  /** Stops listening and polling; refreshes running now go on to their end. */
+  @Override
+  public void close() {
+    if (auto != null) {
+      auto.close();
+    }
+    http.close();
+    queue.close();
+    upstream.close();
+  }
+}

@@ -1,0 +1,89 @@
+package io.lancerest.spark.mv.server;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.lancerest.client.LanceJson;
+import io.lancerest.client.error.CommunicationException;
+import io.lancerest.client.error.ErrorCode;
+import io.lancerest.client.error.LanceRestException;
+import io.lancerest.spark.mv.EnvelopeChecksumException;
+import io.lancerest.spark.mv.InvalidOptionException;
+import io.lancerest.spark.mv.InvalidViewDefinitionException;
+import io.lancerest.spark.mv.MaterializedViewAlreadyExistsException;
+import io.lancerest.spark.mv.MaterializedViewNotFoundException;
+import io.lancerest.spark.mv.UnsupportedFunctionLanguageException;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * An error answered with the spec's {@code ErrorResponse} body ({@code error}, {@code code},
+ * {@code instance}) and its HTTP status.
+ */
+final class ServiceError extends RuntimeException {
+  final int status;
+  final ErrorCode code;
+  /** Seconds a client should wait before retrying (503), or 0. */
+  final int retryAfterSeconds;
+
+  ServiceError(int status, ErrorCode code, String message) {
+    this(status, code, message, 0, null);
+  }
+
+  ServiceError(int status, ErrorCode code, String message, int retryAfterSeconds,
+      Throwable cause) {
+    super(message, cause);
+    this.status = status;
+    this.code = code;
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+
+  static ServiceError badRequest(String message) {
+    return new ServiceError(400, ErrorCode.INVALID_INPUT, message);
+  }
+
+  static ServiceError notFound(String message) {
+    return new ServiceError(404, ErrorCode.TABLE_NOT_FOUND, message);
+  }
+
+  /** The body: {@code {"error": ..., "code": ..., "instance": path}}. */
+  byte[] body(String instance) {
+    ObjectNode n = LanceJson.mapper().createObjectNode();
+    n.put("error", getMessage());
+    n.put("code", code.code());
+    n.put("instance", instance);
+    return n.toString().getBytes(StandardCharsets.UTF_8);
+  }
+
+  /**
+   * What a failure of the engine or the upstream is answered with: bad definitions and options
+   * are 400, a missing view 404, an existing one 409, an unreachable upstream 503, an upstream's
+   * own answer keeps its status and code; anything else is 500.
+   */
+  static ServiceError of(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      if (c instanceof ServiceError s) {
+        return s;
+      }
+      if (c instanceof CommunicationException) {
+        return new ServiceError(503, ErrorCode.SERVICE_UNAVAILABLE, "The upstream namespace "
+            + "cannot be reached: " + c.getMessage(), 5, t);
+      }
+      if (c instanceof LanceRestException e) {
+        ErrorCode code = e.code() != null ? e.code() : ErrorCode.INTERNAL;
+        int status = e.httpStatus() > 0 ? e.httpStatus() : code.usualStatus();
+        return new ServiceError(status, code, e.getMessage(), status == 503 ? 5 : 0, t);
+      }
+      if (c instanceof MaterializedViewNotFoundException) {
+        return new ServiceError(404, ErrorCode.TABLE_NOT_FOUND, c.getMessage(), 0, t);
+      }
+      if (c instanceof MaterializedViewAlreadyExistsException) {
+        return new ServiceError(409, ErrorCode.TABLE_ALREADY_EXISTS, c.getMessage(), 0, t);
+      }
+      if (c instanceof InvalidViewDefinitionException || c instanceof InvalidOptionException
+          || c instanceof EnvelopeChecksumException
+          || c instanceof UnsupportedFunctionLanguageException) {
+        return new ServiceError(400, ErrorCode.INVALID_INPUT, c.getMessage(), 0, t);
+      }
+    }
+    return new ServiceError(500, ErrorCode.INTERNAL, t.getClass().getSimpleName() + ": "
+        + t.getMessage(), 0, t);
+  }
+}

@@ -1,0 +1,255 @@
+package io.lancerest.spark.mv.server;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.lancerest.client.LanceJson;
+import io.lancerest.client.error.ErrorCode;
+import io.lancerest.client.model.CreateMaterializedViewRequest;
+import io.lancerest.client.model.RefreshMaterializedViewRequest;
+import io.lancerest.spark.mv.CreateViewRequest;
+import io.lancerest.spark.mv.JobRecord;
+import io.lancerest.spark.mv.MaterializedViews;
+import io.lancerest.spark.mv.RefreshOptions;
+import io.lancerest.spark.mv.SourceQuery;
+import io.lancerest.spark.mv.ViewDescription;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Optional;
+import okhttp3.Headers;
+
+/**
+ * The service's materialized-view routes: each checks the caller against the upstream, then
+ * acts with the engine (in the service's Spark session, with the service's own credentials).
+ */
+final class ViewEndpoints {
+  private static final ObjectMapper JSON = LanceJson.mapper();
+  static final int DEFAULT_PAGE = 100;
+  static final int MAX_PAGE = 1000;
+
+  /** A JSON answer. */
+  record Answer(int status, byte[] body, String contentType, int retryAfterSeconds) {
+    static Answer json(int status, JsonNode body) {
+      return new Answer(status, body.toString().getBytes(StandardCharsets.UTF_8),
+          "application/json", 0);
+    }
+  }
+
+  /** What the endpoints need of the engine; the service's is {@link MaterializedViews}. */
+  interface Engine {
+    void create(CreateViewRequest request);
+
+    ViewDescription describe(List<String> viewId);
+
+    long tableVersion(List<String> viewId);
+
+    JobRecord job(String jobId);
+
+    List<JobRecord> jobs(List<String> viewId, int limit);
+  }
+
+  private final Engine engine;
+  private final Upstream upstream;
+  private final RefreshQueue queue;
+  private final AutoRefresh auto;
+
+  ViewEndpoints(Engine engine, Upstream upstream, RefreshQueue queue, AutoRefresh auto) {
+    this.engine = engine;
+    this.upstream = upstream;
+    this.queue = queue;
+    this.auto = auto;
+  }
+
+  // ------------------------------------------------------------------ create
+
+  Answer create(List<String> viewId, String delimiter, byte[] body, Headers caller) {
+    CreateMaterializedViewRequest r = parse(body, CreateMaterializedViewRequest.class,
+        "CreateMaterializedViewRequest");
+    CreateRequests.Mapped m = CreateRequests.map(viewId, r);
+    SourceQuery q = m.request().sourceQuery();
+    List<String> source = q.sourceTableId();
+    allowed(upstream.describeAs(caller, "table", source, delimiter));
+    List<String> ns = viewId.subList(0, viewId.size() - 1);
+    allowed(upstream.describeAs(caller, "namespace", ns, delimiter));
+    engine.create(m.request());
+    long version = engine.tableVersion(viewId);
+    if (m.autoRefresh() && auto != null) {
+      auto.watch(viewId);
+    }
+    ObjectNode out = JSON.createObjectNode();
+    out.put("version", version);
+    if (m.withData()) {
+      out.put("job_id", queue.submit(viewId, RefreshOptions.DEFAULTS, "service").jobId());
+    }
+    return Answer.json(201, out);
+  }
+
+  // ------------------------------------------------------------------ refresh
+
+  Answer refresh(List<String> viewId, String delimiter, byte[] body, Headers caller) {
+    RefreshMaterializedViewRequest r = body.length == 0
+        ? new RefreshMaterializedViewRequest(null, null, null, null, null, null, null, null, null)
+        : parse(body, RefreshMaterializedViewRequest.class, "RefreshMaterializedViewRequest");
+    if (r.id() != null && !r.id().isEmpty() && !r.id().equals(viewId)) {
+      throw ServiceError.badRequest("The body's id " + r.id() + " is not the view of the path "
+          + viewId);
+    }
+    RefreshOptions options = options(r);
+    ViewDescription d = visibleView(viewId, delimiter, caller);
+    try {
+      options.checkApplicableTo(d.definition().kind());
+    } catch (RuntimeException e) {
+      throw ServiceError.of(e);
+    }
+    RefreshQueue.Submitted s = queue.submit(viewId, options, "service");
+    ObjectNode out = JSON.createObjectNode();
+    out.put("job_id", s.jobId());
+    return Answer.json(202, out);
+  }
+
+  static RefreshOptions options(RefreshMaterializedViewRequest r) {
+    try {
+      return RefreshOptions.builder()
+          .srcVersion(r.srcVersion() == null ? null : r.srcVersion().longValue())
+          .maxRowsPerFragment(r.maxRowsPerFragment()).concurrency(r.concurrency())
+          .intraApplierConcurrency(r.intraApplierConcurrency())
+          .sourceTaskSize(r.sourceTaskSize())
+          .outputLimit(r.outputLimit() == null ? null : r.outputLimit().longValue())
+          .cluster(r.cluster()).manifest(r.manifest()).build();
+    } catch (RuntimeException e) {
+      throw ServiceError.of(e);
+    }
+  }
+
+  // ------------------------------------------------------------------ jobs
+
+  Answer describeJob(List<String> viewId, String delimiter, byte[] body, Headers caller) {
+    JsonNode n = tree(body);
+    String jobId = n.path("job_id").asText(null);
+    if (jobId == null || jobId.isBlank()) {
+      throw ServiceError.badRequest("job/describe needs {\"job_id\": \"...\"}");
+    }
+    visibleView(viewId, delimiter, caller);
+    Optional<RefreshQueue.Entry> held = queue.job(jobId);
+    JobRecord rec = held.isPresent() && !held.get().started() ? null : engine.job(jobId);
+    ObjectNode out;
+    if (rec != null) {
+      if (!rec.viewId().equals(viewId)) {
+        throw notFoundJob(jobId, viewId);
+      }
+      out = JobJson.of(rec);
+    } else if (held.isPresent() && held.get().viewId().equals(viewId)) {
+      out = JobJson.waiting(held.get());
+    } else {
+      throw notFoundJob(jobId, viewId);
+    }
+    return Answer.json(200, out);
+  }
+
+  Answer listJobs(List<String> viewId, String delimiter, byte[] body, Headers caller) {
+    JsonNode n = tree(body);
+    int limit = n.path("limit").isMissingNode() || n.path("limit").isNull() ? DEFAULT_PAGE
+        : n.path("limit").asInt(-1);
+    if (limit < 1 || limit > MAX_PAGE) {
+      throw ServiceError.badRequest("limit must be from 1 to " + MAX_PAGE + ", got "
+          + n.path("limit"));
+    }
+    int offset = 0;
+    String token = n.path("page_token").asText(null);
+    if (token != null && !token.isEmpty()) {
+      try {
+        offset = Integer.parseInt(token);
+      } catch (NumberFormatException e) {
+        offset = -1;
+      }
+      if (offset < 0) {
+        throw ServiceError.badRequest("page_token '" + token + "' is not one this service "
+            + "gave; start without it");
+      }
+    }
+    visibleView(viewId, delimiter, caller);
+    List<JobRecord> all = engine.jobs(viewId, offset + limit + 1);
+    ArrayNode jobs = JSON.createArrayNode();
+    for (int i = offset; i < Math.min(all.size(), offset + limit); i++) {
+      jobs.add(JobJson.of(all.get(i)));
+    }
+    ObjectNode out = JSON.createObjectNode();
+    out.set("jobs", jobs);
+    if (all.size() > offset + limit) {
+      out.put("page_token", Integer.toString(offset + limit));
+    }
+    return Answer.json(200, out);
+  }
+
+  // ------------------------------------------------------------------ helpers
+
+  /** The view as the engine reads it, once the caller may see it and its source upstream. */
+  private ViewDescription visibleView(List<String> viewId, String delimiter, Headers caller) {
+    allowed(upstream.describeAs(caller, "table", viewId, delimiter));
+    ViewDescription d;
+    try {
+      d = engine.describe(viewId);
+    } catch (RuntimeException e) {
+      throw ServiceError.of(e);
+    }
+    if (d == null || d.definition() == null) {
+      throw new ServiceError(404, ErrorCode.TABLE_NOT_FOUND, "Table " + String.join(".",
+          viewId) + " is not a materialized view");
+    }
+    List<String> source = d.definition().sourceQuery().sourceTableId();
+    allowed(upstream.describeAs(caller, "table", source, delimiter));
+    return d;
+  }
+
+  /** Passes the upstream's refusal (401, 403, 404, ...) on as it is. */
+  private static void allowed(Upstream.Check c) {
+    if (!c.ok()) {
+      throw new Refused(c);
+    }
+  }
+
+  /** The upstream's own answer, passed on unchanged. */
+  static final class Refused extends RuntimeException {
+    final Upstream.Check check;
+
+    Refused(Upstream.Check check) {
+      super("upstream answered " + check.status(), null, false, false);
+      this.check = check;
+    }
+  }
+
+  private static ServiceError notFoundJob(String jobId, List<String> viewId) {
+    return new ServiceError(404, ErrorCode.TABLE_NOT_FOUND, "Job '" + jobId + "' is not a "
+        + "refresh of view " + String.join(".", viewId));
+  }
+
+  static <T> T parse(byte[] body, Class<T> type, String name) {
+    if (body.length == 0) {
+      throw ServiceError.badRequest(name + " body is missing");
+    }
+    try {
+      return JSON.readValue(body, type);
+    } catch (JsonProcessingException e) {
+      throw ServiceError.badRequest("Malformed " + name + ": " + e.getOriginalMessage());
+    } catch (java.io.IOException e) {
+      throw ServiceError.badRequest("Unreadable " + name + ": " + e.getMessage());
+    }
+  }
+
+  private static JsonNode tree(byte[] body) {
+    if (body.length == 0) {
+      return JSON.createObjectNode();
+    }
+    try {
+      JsonNode n = JSON.readTree(body);
+      if (!n.isObject()) {
+        throw ServiceError.badRequest("The body must be a JSON object");
+      }
+      return n;
+    } catch (java.io.IOException e) {
+      throw ServiceError.badRequest("Malformed JSON body: " + e.getMessage());
+    }
+  }
+}

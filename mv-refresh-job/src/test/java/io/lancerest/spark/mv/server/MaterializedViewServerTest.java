@@ -1,0 +1,428 @@
+package io.lancerest.spark.mv.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.lancerest.client.LanceJson;
+import io.lancerest.client.arrow.ArrowIpc;
+import io.lancerest.client.model.CreateMaterializedViewRequest;
+import io.lancerest.spark.mv.FunctionEnvelope;
+import io.lancerest.spark.mv.FunctionSpec;
+import io.lancerest.spark.mv.MaterializedViewKind;
+import io.lancerest.spark.mv.SourceQuery;
+import io.lancerest.spark.mv.TestSpark;
+import io.lancerest.spark.mv.chunker.TextSplitter;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import okhttp3.MediaType;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.RequestBody;
+import okhttp3.Response;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.FieldType;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.lance.namespace.RestAdapter;
+
+/**
+ * The service end to end over HTTP: the directory server behind a token gate (the upstream),
+ * the service in front with its own token, and callers with and without rights.
+ */
+class MaterializedViewServerTest {
+  static final String SERVICE_TOKEN = "svc-secret-token-1";
+  static final String ALICE = "alice-secret-token-2";
+  static final String BOB = "bob-secret-token-3";
+  private static final MediaType JSON = MediaType.get("application/json");
+  private static final AtomicInteger NAMES = new AtomicInteger();
+  private static final Duration WAIT = Duration.ofSeconds(120);
+
+  static Path root;
+  static RestAdapter dir;
+  static TokenGate gate;
+  static MaterializedViewServer service;
+  static String serviceUri;
+  static SparkSession user;
+  static final OkHttpClient HTTP = new OkHttpClient.Builder()
+      .readTimeout(60, TimeUnit.SECONDS).build();
+
+  @BeforeAll
+  static void start() throws IOException {
+    root = Files.createTempDirectory("mv-service");
+    dir = new RestAdapter("dir", Map.of("root", root.toString()), "127.0.0.1", 0);
+    dir.start();
+    gate = new TokenGate("http://127.0.0.1:" + dir.getPort(), Map.of(
+        SERVICE_TOKEN, TokenGate.Rights.ALL, ALICE, TokenGate.Rights.ALL,
+        BOB, TokenGate.Rights.NONE));
+    service = MaterializedViewServer.start(TestSpark.newSession(), ServerConfig.parse(
+        new String[] {"--upstream", gate.uri(), "--token", SERVICE_TOKEN, "--port", "0",
+            "--auto-refresh", "false", "--max-body-bytes", "64k"}));
+    serviceUri = "http://127.0.0.1:" + service.port();
+    user = TestSpark.newSession();
+    user.conf().set("spark.sql.catalog.lance", "io.lancerest.spark.catalog.LanceRestCatalog");
+    user.conf().set("spark.sql.catalog.lance.uri", gate.uri());
+    user.conf().set("spark.sql.catalog.lance.token", ALICE);
+  }
+
+  @AfterAll
+  static void stop() {
+    try {
+      service.close();
+    } finally {
+      gate.close();
+      dir.close();
+    }
+  }
+
+  // ------------------------------------------------------------------ helpers
+
+  record Answer(int status, String body, String retryAfter) {
+    JsonNode json() {
+      try {
+        return LanceJson.mapper().readTree(body);
+      } catch (IOException e) {
+        throw new AssertionError("not JSON: " + body, e);
+      }
+    }
+  }
+
+  static Answer post(String path, String body, String token) {
+    return post(serviceUri, path, body, token);
+  }
+
+  static Answer post(String base, String path, String body, String token) {
+    Request.Builder b = new Request.Builder().url(base + path)
+        .post(RequestBody.create(body.getBytes(StandardCharsets.UTF_8), JSON));
+    if (token != null) {
+      b.header("Authorization", "Bearer " + token);
+    }
+    try (Response r = HTTP.newCall(b.build()).execute()) {
+      return new Answer(r.code(), r.body() == null ? "" : r.body().string(),
+          r.header("Retry-After"));
+    } catch (IOException e) {
+      throw new AssertionError("POST " + path + " failed: " + e, e);
+    }
+  }
+
+  static List<String> rows(String sql) {
+    SparkSession.setActiveSession(user);
+    List<String> out = new ArrayList<>();
+    for (Row r : user.sql(sql).collectAsList()) {
+      StringBuilder sb = new StringBuilder();
+      for (int i = 0; i < r.length(); i++) {
+        sb.append(i == 0 ? "" : "|").append(r.isNullAt(i) ? "null" : r.get(i).toString());
+      }
+      out.add(sb.toString());
+    }
+    out.sort(null);
+    return out;
+  }
+
+  static void sql(String sql) {
+    SparkSession.setActiveSession(user);
+    user.sql(sql).collectAsList();
+  }
+
+  /** A namespace with {@code src (id BIGINT, doc STRING, cat STRING)}, 3 rows. */
+  static String newSource() {
+    String ns = "svc" + NAMES.incrementAndGet();
+    sql("CREATE NAMESPACE lance." + ns);
+    sql("CREATE TABLE lance." + ns + ".src (id BIGINT, doc STRING, cat STRING)");
+    sql("INSERT INTO lance." + ns + ".src VALUES (1, 'alpha beta', 'x'), (2, 'gamma', 'y'), "
+        + "(3, 'delta epsilon zeta', 'x')");
+    return ns;
+  }
+
+  static String schemaOf(Field... fields) {
+    return Base64.getEncoder().encodeToString(ArrowIpc.toStream(new Schema(List.of(fields)),
+        List.of()));
+  }
+
+  static Field field(String name, ArrowType t) {
+    return new Field(name, FieldType.nullable(t), null);
+  }
+
+  /** A query view of {@code id, doc} where {@code id > 1}. */
+  static String queryView(String ns, boolean withNoData) {
+    SourceQuery q = SourceQuery.of(List.of(ns, "src"), List.of(ns), List.of(
+        new SourceQuery.OutputColumn("id", "id"), new SourceQuery.OutputColumn("doc", "doc")),
+        "id > 1", null);
+    CreateMaterializedViewRequest r = CreateMaterializedViewRequest.builder(List.of(ns, "v"))
+        .kind("query").sourceQuery(q.toJson())
+        .outputSchema(schemaOf(field("id", new ArrowType.Int(64, true)),
+            field("doc", ArrowType.Utf8.INSTANCE)))
+        .withNoData(withNoData).build();
+    return write(r);
+  }
+
+  static String write(Object request) {
+    try {
+      return LanceJson.mapper().writeValueAsString(request);
+    } catch (IOException e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  /** Polls job/describe until the job has ended; fails naming the last state seen. */
+  static JsonNode awaitJob(String ns, String view, String jobId) {
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    JsonNode last = null;
+    while (System.nanoTime() < deadline) {
+      Answer a = post("/v1/materialized_view/" + ns + "$" + view + "/job/describe",
+          "{\"job_id\":\"" + jobId + "\"}", ALICE);
+      if (a.status() == 200) {
+        last = a.json();
+        String s = last.path("status").asText();
+        if (!s.equals("SUBMITTED") && !s.equals("RUNNING")) {
+          return last;
+        }
+      } else if (a.status() != 404) {
+        throw new AssertionError("job/describe answered " + a.status() + ": " + a.body());
+      }
+      sleep(200);
+    }
+    throw new AssertionError("job " + jobId + " of " + ns + "." + view + " did not end within "
+        + WAIT + "; last seen: " + last);
+  }
+
+  static void sleep(long ms) {
+    try {
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError(e);
+    }
+  }
+
+  static boolean tableExists(String ns, String name) {
+    SparkSession.setActiveSession(user);
+    return user.catalog().tableExists("lance." + ns + "." + name);
+  }
+
+  // ------------------------------------------------------------------ tests
+
+  @Test
+  void aQueryViewCreatedWithDataIsRefreshedByTheServiceAndAgainAfterAnInsert() {
+    String ns = newSource();
+    Answer created = post("/v1/materialized_view/" + ns + "$v/create", queryView(ns, false),
+        ALICE);
+    assertEquals(201, created.status(), created.body());
+    assertTrue(created.json().path("version").asLong() >= 1, created.body());
+    String job = created.json().path("job_id").asText();
+    assertFalse(job.isEmpty(), created.body());
+    JsonNode done = awaitJob(ns, "v", job);
+    assertEquals("DONE", done.path("status").asText(), done.toString());
+    assertEquals("service", done.path("launched_by").asText(), done.toString());
+    assertEquals(List.of("2|gamma", "3|delta epsilon zeta"),
+        rows("SELECT id, doc FROM lance." + ns + ".v"));
+
+    sql("INSERT INTO lance." + ns + ".src VALUES (4, 'eta', 'y')");
+    Answer refreshed = post("/v1/materialized_view/" + ns + "$v/refresh", "{}", ALICE);
+    assertEquals(202, refreshed.status(), refreshed.body());
+    String again = refreshed.json().path("job_id").asText();
+    assertNotEquals(job, again);
+    assertEquals("DONE", awaitJob(ns, "v", again).path("status").asText());
+    assertEquals(List.of("2|gamma", "3|delta epsilon zeta", "4|eta"),
+        rows("SELECT id, doc FROM lance." + ns + ".v"));
+
+    // both jobs are listed, newest first, one page at a time
+    Answer page1 = post("/v1/materialized_view/" + ns + "$v/job/list", "{\"limit\":1}", ALICE);
+    assertEquals(200, page1.status(), page1.body());
+    assertEquals(again, page1.json().path("jobs").get(0).path("job_id").asText());
+    String token = page1.json().path("page_token").asText();
+    Answer page2 = post("/v1/materialized_view/" + ns + "$v/job/list",
+        "{\"limit\":1,\"page_token\":\"" + token + "\"}", ALICE);
+    assertEquals(job, page2.json().path("jobs").get(0).path("job_id").asText(), page2.body());
+    assertTrue(page2.json().path("page_token").isMissingNode(), page2.body());
+  }
+
+  @Test
+  void aChunkerViewCreatedWithoutDataHasNoJobUntilARefresh() {
+    String ns = newSource();
+    Schema out = new Schema(List.of(
+        new Field("chunk", FieldType.notNullable(ArrowType.Utf8.INSTANCE), null),
+        new Field("char_offset", FieldType.notNullable(new ArrowType.Int(32, true)), null)));
+    FunctionEnvelope env = FunctionEnvelope.java(TextSplitter.class.getName(), "split", "1", out,
+        List.of("doc"), false, Map.of("chunk_size", "6"));
+    SourceQuery q = SourceQuery.of(List.of(ns, "src"), List.of(ns), List.of(
+        new SourceQuery.OutputColumn("id", "id"), new SourceQuery.OutputColumn("doc", "doc")),
+        null, null);
+    String body = write(CreateMaterializedViewRequest.builder(List.of(ns, "c")).kind("chunker")
+        .sourceQuery(q.toJson()).outputSchema(schemaOf(field("chunk", ArrowType.Utf8.INSTANCE)))
+        .udtfSpec(FunctionSpec.of(MaterializedViewKind.CHUNKER, env).toWire()).build());
+    Answer created = post("/v1/materialized_view/" + ns + "$c/create", body, ALICE);
+    assertEquals(201, created.status(), created.body());
+    assertTrue(created.json().path("job_id").isMissingNode(), created.body());
+    assertEquals(List.of(), rows("SELECT chunk FROM lance." + ns + ".c"));
+
+    // output_limit is a chunker option: accepted here
+    Answer refreshed = post("/v1/materialized_view/" + ns + "$c/refresh",
+        "{\"output_limit\": 100}", ALICE);
+    assertEquals(202, refreshed.status(), refreshed.body());
+    assertEquals("DONE", awaitJob(ns, "c", refreshed.json().path("job_id").asText())
+        .path("status").asText());
+    assertTrue(rows("SELECT chunk FROM lance." + ns + ".c").contains("alpha "),
+        rows("SELECT chunk FROM lance." + ns + ".c").toString());
+  }
+
+  @Test
+  void badRequestsAre400WithTheSpecsErrorBodyAndCreateNothing() {
+    String ns = newSource();
+    String path = "/v1/materialized_view/" + ns + "$bad/create";
+    String good = queryView(ns, true).replace("\"" + ns + "\",\"v\"", "\"" + ns + "\",\"bad\"");
+    ObjectNode noKind = (ObjectNode) tree(good);
+    noKind.remove("kind");
+    ObjectNode unknownKind = (ObjectNode) tree(good);
+    unknownKind.put("kind", "graph");
+    ObjectNode wrongType = (ObjectNode) tree(good);
+    wrongType.putArray("with_no_data").add(1).add(2);
+    ObjectNode badSchema = (ObjectNode) tree(good);
+    badSchema.put("output_schema", "bm90IGFycm93");
+    ObjectNode specOnQuery = (ObjectNode) tree(good);
+    specOnQuery.putObject("udtf_spec").put("kind", "udtf").put("udtf", "x").put("udtf_sha", "y")
+        .put("udtf_name", "n").put("udtf_version", "1");
+    Map<String, String> cases = new java.util.LinkedHashMap<>();
+    cases.put("{not json", "Malformed CreateMaterializedViewRequest");
+    cases.put(noKind.toString(), "kind is required");
+    cases.put(unknownKind.toString(), "graph");
+    cases.put(wrongType.toString(), "Malformed CreateMaterializedViewRequest");
+    cases.put(badSchema.toString(), "output_schema is not an Arrow IPC stream");
+    cases.put(specOnQuery.toString(), "udtf_spec must be null for a query view");
+    cases.put("{\"kind\":\"query\",\"source_query\":\"{}\",\"output_schema\":\"x\","
+        + "\"padding\":\"" + "p".repeat(70_000) + "\"}", "larger than 65536 bytes");
+    for (Map.Entry<String, String> c : cases.entrySet()) {
+      Answer a = post(path, c.getKey(), ALICE);
+      assertEquals(400, a.status(), c.getValue() + ": " + a.body());
+      assertEquals(13, a.json().path("code").asInt(), a.body());
+      assertTrue(a.json().path("error").asText().contains(c.getValue()), a.body());
+      assertEquals(path, a.json().path("instance").asText(), a.body());
+    }
+    assertFalse(tableExists(ns, "bad"));
+
+    // output_limit on a query view is the spec's 400
+    assertEquals(201, post("/v1/materialized_view/" + ns + "$v/create", queryView(ns, true),
+        ALICE).status());
+    Answer limit = post("/v1/materialized_view/" + ns + "$v/refresh", "{\"output_limit\":5}",
+        ALICE);
+    assertEquals(400, limit.status(), limit.body());
+    assertTrue(limit.json().path("error").asText().contains("output_limit caps the rows of a "
+        + "chunker view"), limit.body());
+    // an existing view is 409, an unknown one 404
+    Answer twice = post("/v1/materialized_view/" + ns + "$v/create", queryView(ns, true), ALICE);
+    assertEquals(409, twice.status(), twice.body());
+    Answer missing = post("/v1/materialized_view/" + ns + "$nope/refresh", "{}", ALICE);
+    assertEquals(404, missing.status(), missing.body());
+  }
+
+  @Test
+  void aCallerTheUpstreamRefusesGetsItsAnswerAndNothingRunsOrLeaksASecret() {
+    String ns = newSource();
+    String create = "/v1/materialized_view/" + ns + "$v/create";
+    Answer anonymous = post(create, queryView(ns, false), null);
+    assertEquals(401, anonymous.status(), anonymous.body());
+    assertEquals(16, anonymous.json().path("code").asInt());
+    Answer bob = post(create, queryView(ns, false), BOB);
+    assertEquals(403, bob.status(), bob.body());
+    assertEquals(15, bob.json().path("code").asInt());
+    assertFalse(tableExists(ns, "v"));
+
+    Answer made = post(create, queryView(ns, false), ALICE);
+    assertEquals(201, made.status(), made.body());
+    String job = made.json().path("job_id").asText();
+    JsonNode done = awaitJob(ns, "v", job);
+    for (String path : List.of("/refresh", "/job/list")) {
+      Answer a = post("/v1/materialized_view/" + ns + "$v" + path, "{}", BOB);
+      assertEquals(403, a.status(), path + ": " + a.body());
+    }
+    Answer peek = post("/v1/materialized_view/" + ns + "$v/job/describe",
+        "{\"job_id\":\"" + job + "\"}", BOB);
+    assertEquals(403, peek.status(), peek.body());
+    assertEquals(1, post("/v1/materialized_view/" + ns + "$v/job/list", "{}", ALICE).json()
+        .path("jobs").size(), "bob's refresh ran");
+    for (String text : List.of(done.toString(), anonymous.body(), bob.body(), peek.body())) {
+      for (String secret : List.of(SERVICE_TOKEN, ALICE, BOB)) {
+        assertFalse(text.contains(secret), "a secret in " + text);
+      }
+    }
+  }
+
+  @Test
+  void everyOtherRouteIsTheUpstreamsThroughTheService() {
+    String ns = newSource();
+    SparkSession s = TestSpark.newSession();
+    s.conf().set("spark.sql.catalog.svc", "io.lancerest.spark.catalog.LanceRestCatalog");
+    s.conf().set("spark.sql.catalog.svc.uri", serviceUri);
+    s.conf().set("spark.sql.catalog.svc.token", ALICE);
+    SparkSession.setActiveSession(s);
+    s.sql("CREATE TABLE svc." + ns + ".t AS SELECT id, doc FROM svc." + ns + ".src").collect();
+    s.sql("INSERT INTO svc." + ns + ".t VALUES (9, 'nine')").collect();
+    assertEquals(4, s.sql("SELECT * FROM svc." + ns + ".t").count());
+    for (int v = 1; v <= 2; v++) {
+      assertEquals(rows("SELECT id FROM lance." + ns + ".t VERSION AS OF " + v),
+          s.sql("SELECT id FROM svc." + ns + ".t VERSION AS OF " + v).collectAsList().stream()
+              .map(r -> String.valueOf(r.get(0))).sorted().toList(), "version " + v);
+    }
+    assertEquals(4, rows("SELECT id FROM lance." + ns + ".t").size());
+    // the upstream's refusal passes through unchanged
+    s.conf().set("spark.sql.catalog.bob", "io.lancerest.spark.catalog.LanceRestCatalog");
+    s.conf().set("spark.sql.catalog.bob.uri", serviceUri);
+    s.conf().set("spark.sql.catalog.bob.token", BOB);
+    Exception e = org.junit.jupiter.api.Assertions.assertThrows(Exception.class,
+        () -> s.sql("SELECT * FROM bob." + ns + ".t").collect());
+    assertTrue(String.valueOf(e.getMessage()).contains("403")
+        || String.valueOf(e.getMessage()).toLowerCase(java.util.Locale.ROOT)
+            .contains("permission"), e.toString());
+    s.sql("DROP TABLE svc." + ns + ".t PURGE").collect();
+    assertFalse(s.catalog().tableExists("svc." + ns + ".t"));
+    assertEquals(List.of("src"), s.sql("SHOW TABLES IN svc." + ns).collectAsList().stream()
+        .map(r -> r.getString(1)).toList());
+  }
+
+  @Test
+  void anUnreachableUpstreamIs503WithTheSpecsBodyAndNoJobIsLeftBehind() throws IOException {
+    int closed;
+    try (java.net.ServerSocket free = new java.net.ServerSocket(0)) {
+      closed = free.getLocalPort();
+    }
+    try (MaterializedViewServer down = MaterializedViewServer.start(TestSpark.newSession(),
+        ServerConfig.parse(new String[] {"--upstream", "http://127.0.0.1:" + closed, "--port",
+            "0", "--auto-refresh", "false"}))) {
+      String base = "http://127.0.0.1:" + down.port();
+      for (String path : List.of("/v1/materialized_view/ns$v/create",
+          "/v1/materialized_view/ns$v/refresh", "/v1/namespace/ns/describe")) {
+        Answer a = post(base, path, path.endsWith("create") ? queryView("ns", false) : "{}",
+            ALICE);
+        assertEquals(503, a.status(), path + ": " + a.body());
+        assertEquals(17, a.json().path("code").asInt(), a.body());
+        assertEquals("5", a.retryAfter(), path);
+        assertTrue(a.json().path("error").asText().contains("cannot be reached"), a.body());
+      }
+    }
+  }
+
+  static JsonNode tree(String json) {
+    try {
+      return LanceJson.mapper().readTree(json);
+    } catch (IOException e) {
+      throw new AssertionError(e);
+    }
+  }
+}

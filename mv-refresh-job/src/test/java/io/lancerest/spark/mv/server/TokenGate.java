@@ -1,0 +1,94 @@
+package io.lancerest.spark.mv.server;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import okhttp3.Response;
+
+/**
+ * A namespace that requires a bearer token, in front of the directory server: a known token with
+ * rights is forwarded (by the service's own {@link Upstream}), a known token without them gets
+ * 403, anything else 401, each with the spec's error body. What no real server here does: the directory server has no authentication.
+ */
+final class TokenGate implements AutoCloseable {
+
+  /** What a token may do. */
+  enum Rights { ALL, NONE }
+
+  private final HttpServer server;
+  private final ExecutorService workers = Executors.newFixedThreadPool(16, r -> {
+    Thread t = new Thread(r, "token-gate");
+    t.setDaemon(true);
+    return t;
+  });
+  private final Upstream upstream;
+  private final Map<String, Rights> tokens;
+
+  TokenGate(String target, Map<String, Rights> tokens) throws IOException {
+    this.upstream = new Upstream(target);
+    this.tokens = Map.copyOf(tokens);
+    server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 64);
+    server.setExecutor(workers);
+    server.createContext("/", this::handle);
+    server.start();
+  }
+
+  String uri() {
+    return "http://127.0.0.1:" + server.getAddress().getPort();
+  }
+
+  private void handle(HttpExchange ex) throws IOException {
+    try (ex) {
+      String auth = ex.getRequestHeaders().getFirst("Authorization");
+      Rights r = auth == null || !auth.startsWith("Bearer ") ? null
+          : tokens.get(auth.substring("Bearer ".length()));
+      if (r != Rights.ALL) {
+        int status = r == null ? 401 : 403;
+        byte[] b = ("{\"error\":\"" + (r == null ? "missing or unknown token"
+            : "this token may not use the namespace") + "\",\"code\":" + (r == null ? 16 : 15)
+            + "}").getBytes(StandardCharsets.UTF_8);
+        ex.getResponseHeaders().set("Content-Type", "application/json");
+        ex.sendResponseHeaders(status, b.length);
+        try (OutputStream out = ex.getResponseBody()) {
+          out.write(b);
+        }
+        return;
+      }
+      URI u = ex.getRequestURI();
+      String lengthHeader = ex.getRequestHeaders().getFirst("Content-Length");
+      long length = lengthHeader == null ? -1 : Long.parseLong(lengthHeader);
+      try (Response up = upstream.forward(ex.getRequestMethod(), u.getRawPath()
+              + (u.getRawQuery() == null ? "" : "?" + u.getRawQuery()),
+          Upstream.forwardable(ex.getRequestHeaders()), length > 0 ? ex.getRequestBody() : null,
+          length)) {
+        byte[] answer = up.body() == null ? new byte[0] : up.body().bytes();
+        for (String name : up.headers().names()) {
+          if (!Upstream.HOP_BY_HOP.contains(name.toLowerCase(Locale.ROOT))) {
+            ex.getResponseHeaders().put(name, up.headers(name));
+          }
+        }
+        ex.sendResponseHeaders(up.code(), answer.length == 0 ? -1 : answer.length);
+        if (answer.length > 0) {
+          try (OutputStream out = ex.getResponseBody()) {
+            out.write(answer);
+          }
+        }
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    server.stop(0);
+    workers.shutdownNow();
+    upstream.close();
+  }
+}
