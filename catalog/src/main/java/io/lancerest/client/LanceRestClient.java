@@ -56,6 +56,7 @@ import io.lancerest.client.model.DeleteTableTagRequest;
 import io.lancerest.client.model.DeleteTableTagResponse;
 import io.lancerest.client.model.DeregisterTableRequest;
 import io.lancerest.client.model.DeregisterTableResponse;
+import io.lancerest.client.model.DescribeMaterializedViewJobRequest;
 import io.lancerest.client.model.DescribeNamespaceRequest;
 import io.lancerest.client.model.DescribeNamespaceResponse;
 import io.lancerest.client.model.DescribeTableIndexStatsRequest;
@@ -83,6 +84,8 @@ import io.lancerest.client.model.InsertIntoTableRequest;
 import io.lancerest.client.model.InsertIntoTableResponse;
 import io.lancerest.client.model.LanceRequest;
 import io.lancerest.client.model.ListAllTablesRequest;
+import io.lancerest.client.model.ListMaterializedViewJobsRequest;
+import io.lancerest.client.model.ListMaterializedViewJobsResponse;
 import io.lancerest.client.model.ListNamespacesRequest;
 import io.lancerest.client.model.ListNamespacesResponse;
 import io.lancerest.client.model.ListTableBranchesRequest;
@@ -95,6 +98,7 @@ import io.lancerest.client.model.ListTableVersionsRequest;
 import io.lancerest.client.model.ListTableVersionsResponse;
 import io.lancerest.client.model.ListTablesRequest;
 import io.lancerest.client.model.ListTablesResponse;
+import io.lancerest.client.model.MaterializedViewJob;
 import io.lancerest.client.model.MergeInsertIntoTableRequest;
 import io.lancerest.client.model.MergeInsertIntoTableResponse;
 import io.lancerest.client.model.NamespaceExistsRequest;
@@ -668,6 +672,20 @@ public final class LanceRestClient implements Closeable {
       RefreshMaterializedViewRequest request) {
     return callJson(Operation.REFRESH_MATERIALIZED_VIEW, request, Map.of(),
         RefreshMaterializedViewResponse.class);
+  }
+
+  /** The view service's job of a view (an extension route of this project's service). */
+  public MaterializedViewJob describeMaterializedViewJob(
+      DescribeMaterializedViewJobRequest request) {
+    return callJson(Operation.DESCRIBE_MATERIALIZED_VIEW_JOB, request, Map.of(),
+        MaterializedViewJob.class);
+  }
+
+  /** One page of the view service's jobs of a view, newest first (an extension route). */
+  public ListMaterializedViewJobsResponse listMaterializedViewJobs(
+      ListMaterializedViewJobsRequest request) {
+    return callJson(Operation.LIST_MATERIALIZED_VIEW_JOBS, request, Map.of(),
+        ListMaterializedViewJobsResponse.class);
   }
 
   // ---------------------------------------------------------------- plumbing

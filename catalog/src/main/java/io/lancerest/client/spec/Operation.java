@@ -77,7 +77,12 @@ public enum Operation {
   CREATE_MATERIALIZED_VIEW(
       "CreateMaterializedView", "POST", "/v1/materialized_view/{id}/create", false),
   REFRESH_MATERIALIZED_VIEW(
-      "RefreshMaterializedView", "POST", "/v1/materialized_view/{id}/refresh", false);
+      "RefreshMaterializedView", "POST", "/v1/materialized_view/{id}/refresh", false),
+  // this project's extensions (the view service's jobs; the spec has no route for them)
+  DESCRIBE_MATERIALIZED_VIEW_JOB(
+      "DescribeMaterializedViewJob", "POST", "/v1/materialized_view/{id}/job/describe", true),
+  LIST_MATERIALIZED_VIEW_JOBS(
+      "ListMaterializedViewJobs", "POST", "/v1/materialized_view/{id}/job/list", true);
 
   private final String specName;
   private final String method;

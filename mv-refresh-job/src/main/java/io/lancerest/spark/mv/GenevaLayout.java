@@ -34,6 +34,11 @@ public final class GenevaLayout {
   public static final String UDTF_SHA = "lancerest::view::udtf_sha";
   public static final String UDTF_SPEC = "lancerest::view::udtf_spec";
   public static final String AUTO_REFRESH = "lancerest::view::auto_refresh";
+  /**
+   * Set to {@code service} on the views a materialized-view service created: clients in
+   * {@code mv.mode = auto} send their refreshes to the server, the service refreshes them.
+   */
+  public static final String MANAGED_BY = "lancerest::view::managed_by";
   public static final String LAST_JOB = "lancerest::view::last_job";
   /** Transaction properties of a refresh's view commit: its job id and the view's kind. */
   public static final String JOB_ID = "lancerest::view::job_id";

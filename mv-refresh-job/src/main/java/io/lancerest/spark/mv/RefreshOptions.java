@@ -9,20 +9,29 @@ import java.util.Set;
 
 /**
  * Options of one refresh: the fields of the spec's RefreshMaterializedViewRequest plus this
- * engine's {@code job_id} and {@code force}. The same names serve SQL ({@code REFRESH ... WITH
+ * engine's {@code job_id}, {@code force} and {@code wait} (accessor {@code await()}: a
+ * server-managed refresh waits for the server's job to end and returns its outcome). The same names serve SQL ({@code REFRESH ... WITH
  * (src_version = 12)}), the Java API and, dashed, the RefreshJob CLI ({@code --src-version 12}).
  * {@code null} means "engine default".
  */
 public record RefreshOptions(Long srcVersion, Integer concurrency, Integer maxRowsPerFragment,
     Integer intraApplierConcurrency, Integer sourceTaskSize, Long outputLimit, String cluster,
-    String manifest, String jobId, boolean force) {
+    String manifest, String jobId, boolean force, boolean await) {
   public static final RefreshOptions DEFAULTS =
       new RefreshOptions(null, null, null, null, null, null, null, null, null, false);
 
   /** Option names, in documentation order. */
   public static final List<String> NAMES = List.of("src_version", "concurrency",
       "max_rows_per_fragment", "intra_applier_concurrency", "source_task_size", "output_limit",
-      "cluster", "manifest", "job_id", "force");
+      "cluster", "manifest", "job_id", "force", "wait");
+
+  /** Options that do not wait for a server-managed refresh ({@code wait} false). */
+  public RefreshOptions(Long srcVersion, Integer concurrency, Integer maxRowsPerFragment,
+      Integer intraApplierConcurrency, Integer sourceTaskSize, Long outputLimit, String cluster,
+      String manifest, String jobId, boolean force) {
+    this(srcVersion, concurrency, maxRowsPerFragment, intraApplierConcurrency, sourceTaskSize,
+        outputLimit, cluster, manifest, jobId, force, false);
+  }
 
   public RefreshOptions {
     nonNegative("src_version", srcVersion);
@@ -42,7 +51,7 @@ public record RefreshOptions(Long srcVersion, Integer concurrency, Integer maxRo
     return new Builder().srcVersion(srcVersion).concurrency(concurrency)
         .maxRowsPerFragment(maxRowsPerFragment).intraApplierConcurrency(intraApplierConcurrency)
         .sourceTaskSize(sourceTaskSize).outputLimit(outputLimit).cluster(cluster)
-        .manifest(manifest).jobId(jobId).force(force);
+        .manifest(manifest).jobId(jobId).force(force).await(await);
   }
 
   /** {@code value}, or {@code fallback} when the option is unset. */
@@ -62,6 +71,7 @@ public record RefreshOptions(Long srcVersion, Integer concurrency, Integer maxRo
     private String manifest;
     private String jobId;
     private boolean force;
+    private boolean await;
 
     private Builder() {}
 
@@ -115,9 +125,16 @@ public record RefreshOptions(Long srcVersion, Integer concurrency, Integer maxRo
       return this;
     }
 
+    /** A server-managed refresh: wait for the server's job to end ({@code wait = true}). */
+    public Builder await(boolean v) {
+      await = v;
+      return this;
+    }
+
     public RefreshOptions build() {
       return new RefreshOptions(srcVersion, concurrency, maxRowsPerFragment,
-          intraApplierConcurrency, sourceTaskSize, outputLimit, cluster, manifest, jobId, force);
+          intraApplierConcurrency, sourceTaskSize, outputLimit, cluster, manifest, jobId, force,
+          await);
     }
   }
 
@@ -138,7 +155,7 @@ public record RefreshOptions(Long srcVersion, Integer concurrency, Integer maxRo
     return new RefreshOptions(longOf(o, "src_version"), intOf(o, "concurrency"),
         intOf(o, "max_rows_per_fragment"), intOf(o, "intra_applier_concurrency"),
         intOf(o, "source_task_size"), longOf(o, "output_limit"), o.get("cluster"),
-        o.get("manifest"), o.get("job_id"), boolOf(o, "force"));
+        o.get("manifest"), o.get("job_id"), boolOf(o, "force"), boolOf(o, "wait"));
   }
 
   /** The spec request for server-managed refresh ({@code job_id} and {@code force} are ours). */

@@ -6,6 +6,8 @@ import io.lancerest.client.error.NotFoundException;
 import io.lancerest.client.error.UnsupportedOperationByServerException;
 import io.lancerest.client.model.CreateMaterializedViewRequest;
 import io.lancerest.client.model.CreateMaterializedViewResponse;
+import io.lancerest.client.model.DescribeMaterializedViewJobRequest;
+import io.lancerest.client.model.MaterializedViewJob;
 import io.lancerest.client.model.RefreshMaterializedViewResponse;
 import io.lancerest.spark.mv.CreateViewRequest;
 import io.lancerest.spark.mv.FunctionSpec;
@@ -72,6 +74,14 @@ public final class EngineViews implements MaterializedViews {
   public static final String PROP_SOURCE = "materialized_view.source";
   public static final String PROP_DEFINITION = "materialized_view.definition";
   public static final String PROP_FUNCTION = "materialized_view.function";
+
+  /**
+   * Session conf the view service sets on its own session: the views it creates are marked
+   * managed by it ({@link GenevaLayout#MANAGED_BY}), so that clients send it their refreshes.
+   */
+  public static final String MANAGED_BY_CONF = "spark.lancerest.mv.managedBy";
+  /** How long {@code REFRESH ... WAIT} waits for a server's job (default 24h). */
+  public static final String WAIT_TIMEOUT_CONF = "spark.lancerest.mv.waitTimeout";
 
   private final SparkSession spark;
   private final CatalogBinding cat;
@@ -289,9 +299,14 @@ public final class EngineViews implements MaterializedViews {
               new ReadOptions.Builder().setStorageOptions(view.storageOptions()).build())) {
         version = ds.version();
       }
+      Map<String, String> schemaMd = new LinkedHashMap<>(md.schema());
+      String managedBy = spark.conf().get(MANAGED_BY_CONF, null);
+      if (managedBy != null && !managedBy.isBlank()) {
+        schemaMd.put(GenevaLayout.MANAGED_BY, managedBy);
+      }
       ViewCommit.Builder b = ViewCommit.builder(view.location(), version)
           .storageOptions(view.storageOptions())
-          .schemaMetadata(md.schema())
+          .schemaMetadata(schemaMd)
           .config(describeTableProperties(d));
       md.fields().forEach(b::fieldMetadata);
       b.build().commit();
@@ -418,8 +433,66 @@ public final class EngineViews implements MaterializedViews {
           + " does not exist on the server", e);
     }
     LOG.info("Server accepted refresh of view {}: job {}", cat.display(viewId), resp.jobId());
+    if (options.await()) {
+      return awaitServerJob(viewId, resp.jobId(), kind, started);
+    }
     return new RefreshResult(resp.jobId(), RefreshResult.JobStatus.SUBMITTED, kind,
         null, 0, 0, 0, System.currentTimeMillis() - started);
+  }
+
+  /**
+   * Polls the server's job ({@code job/describe}, an extension of this project's view service)
+   * to its end: the row a client-managed refresh returns, or the failure it throws.
+   */
+  private RefreshResult awaitServerJob(List<String> viewId, String jobId,
+      MaterializedViewKind kind, long started) {
+    String viewName = cat.display(viewId);
+    long timeout = JobService.millis(spark, WAIT_TIMEOUT_CONF, "24h");
+    long deadline = System.currentTimeMillis() + timeout;
+    long pause = 100;
+    while (true) {
+      MaterializedViewJob j;
+      try {
+        j = cat.client().describeMaterializedViewJob(
+            new DescribeMaterializedViewJobRequest(cat.serverId(viewId), jobId));
+      } catch (UnsupportedOperationByServerException e) {
+        throw new MaterializedViewException("REFRESH ... WAIT of " + viewName + ": the server "
+            + "at " + cat.client().config().uri() + " has no job/describe route, so job "
+            + jobId + " cannot be followed; refresh without WAIT and check the view", e);
+      }
+      RefreshResult.JobStatus st = RefreshResult.JobStatus.valueOf(j.status());
+      if (st.ended()) {
+        MaterializedViewKind k = j.kind() == null ? kind : MaterializedViewKind.fromWire(j.kind());
+        if (st == RefreshResult.JobStatus.FAILED) {
+          throw new MaterializedViewException("Refresh of view " + viewName + " (job " + jobId
+              + ") failed on the server: " + j.message());
+        }
+        if (st == RefreshResult.JobStatus.CANCELLED) {
+          throw new io.lancerest.spark.mv.RefreshCancelledException("Refresh of view "
+              + viewName + " (job " + jobId + ") was cancelled on the server: " + j.message(), null);
+        }
+        return new RefreshResult(jobId, st, k, j.sourceVersion(), orZero(j.rowsInserted()),
+            orZero(j.rowsDeleted()), orZero(j.skipped()), System.currentTimeMillis() - started);
+      }
+      if (System.currentTimeMillis() > deadline) {
+        throw new MaterializedViewException("REFRESH ... WAIT of " + viewName + ": job " + jobId
+            + " is still " + st + " on the server after " + timeout + " ms ("
+            + WAIT_TIMEOUT_CONF + "); it goes on there, follow it with DESCRIBE JOB '" + jobId
+            + "'");
+      }
+      try {
+        Thread.sleep(pause);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new MaterializedViewException("REFRESH ... WAIT of " + viewName + " interrupted;"
+            + " job " + jobId + " goes on on the server", e);
+      }
+      pause = Math.min(2000, pause * 2);
+    }
+  }
+
+  private static long orZero(Long v) {
+    return v == null ? 0 : v;
   }
 
   @Override
@@ -721,7 +794,8 @@ public final class EngineViews implements MaterializedViews {
     }
     GenevaLayout.StoredView sv = GenevaLayout.decode(viewId, md);
     return new Stored(view, sv.definition(), sv.state(),
-        md.schema().containsKey(GenevaLayout.FORMAT));
+        md.schema().containsKey(GenevaLayout.FORMAT)
+            && !md.schema().containsKey(GenevaLayout.MANAGED_BY));
   }
 
   private static Map<String, String> schemaMetadata(TableLocation loc) {

@@ -45,6 +45,8 @@ final class AutoRefresh implements AutoCloseable {
   private final Duration cooldown;
   private final LongSupplier clock;
   private final Map<List<String>, Long> watched = new ConcurrentHashMap<>();
+  private final long rediscoverMillis;
+  private long discoveredAt;
   private ScheduledExecutorService timer;
 
   AutoRefresh(Sources sources, RefreshQueue queue, Duration poll, int minSourceVersions,
@@ -55,16 +57,14 @@ final class AutoRefresh implements AutoCloseable {
     this.minSourceVersions = minSourceVersions;
     this.cooldown = cooldown;
     this.clock = clock;
+    // Views created by SQL or other clients, not through this service, are found by listing
+    // the namespace again now and then: at most once a minute, at least every tenth poll.
+    this.rediscoverMillis = Math.max(60_000, 10 * poll.toMillis());
   }
 
   /** Finds the views that ask for it and polls from now on. */
   void start() {
-    try {
-      sources.autoRefreshViews().forEach(this::watch);
-    } catch (RuntimeException e) {
-      LOG.warn("Auto refresh: the views of the namespace could not be listed ({}); views "
-          + "created through this service are still watched", e.toString());
-    }
+    discover();
     LOG.info("Auto refresh: {} views watched, poll every {} ms, at least {} source versions "
         + "behind, cooldown {} ms", watched.size(), poll.toMillis(), minSourceVersions,
         cooldown.toMillis());
@@ -75,6 +75,16 @@ final class AutoRefresh implements AutoCloseable {
     });
     long every = Math.max(1, poll.toMillis());
     timer.scheduleWithFixedDelay(this::pollQuietly, every, every, TimeUnit.MILLISECONDS);
+  }
+
+  private void discover() {
+    discoveredAt = clock.getAsLong();
+    try {
+      sources.autoRefreshViews().forEach(this::watch);
+    } catch (RuntimeException e) {
+      LOG.warn("Auto refresh: the views of the namespace could not be listed ({}); views "
+          + "created through this service are still watched", e.toString());
+    }
   }
 
   void watch(List<String> viewId) {
@@ -91,6 +101,9 @@ final class AutoRefresh implements AutoCloseable {
 
   /** One poll; returns the views it started a refresh of. */
   List<List<String>> poll() {
+    if (clock.getAsLong() - discoveredAt >= rediscoverMillis) {
+      discover();
+    }
     List<List<String>> started = new java.util.ArrayList<>();
     for (Map.Entry<List<String>, Long> w : watched.entrySet()) {
       List<String> view = w.getKey();

@@ -50,6 +50,8 @@ public final class MaterializedViewServer implements AutoCloseable {
     spark.conf().set(prefix, LanceRestCatalog.class.getName());
     cfg.catalogOptions().forEach((k, v) -> spark.conf().set(prefix + "." + k, v));
     spark.conf().set(prefix + ".mv.mode", "client");
+    // The views it creates say so: clients in mv.mode auto send it their refreshes.
+    spark.conf().set(io.lancerest.spark.mv.engine.EngineViews.MANAGED_BY_CONF, "service");
     MaterializedViews views = MaterializedViews.forCatalog(spark, CATALOG);
     upstream = new Upstream(cfg.upstream());
     queue = new RefreshQueue(cfg.maxConcurrentJobs(), cfg.maxQueuedJobs(),

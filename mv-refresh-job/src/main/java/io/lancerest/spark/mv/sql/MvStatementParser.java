@@ -88,9 +88,14 @@ final class MvStatementParser {
       expectWord("VIEW");
       List<String> name = identifier("a view name");
       boolean async = acceptWord("ASYNC");
+      boolean await = !async && acceptWord("WAIT");
       Map<String, String> options = Map.of();
       if (acceptWord("WITH")) {
         options = propertyList("WITH");
+      }
+      if (await) {
+        options = new java.util.LinkedHashMap<>(options);
+        options.put("wait", "true");
       }
       s = new MvStatement.Refresh(name, options, async);
     } else if (verb.isWord("DROP")) {

@@ -74,7 +74,8 @@ class MaterializedViewServerTest {
         BOB, TokenGate.Rights.NONE));
     service = MaterializedViewServer.start(TestSpark.newSession(), ServerConfig.parse(
         new String[] {"--upstream", gate.uri(), "--token", SERVICE_TOKEN, "--port", "0",
-            "--auto-refresh", "false", "--max-body-bytes", "64k"}));
+            "--auto-refresh-poll", "300ms", "--auto-refresh-cooldown", "0",
+            "--max-body-bytes", "64k"}));
     serviceUri = "http://127.0.0.1:" + service.port();
     user = TestSpark.newSession();
     user.conf().set("spark.sql.catalog.lance", "io.lancerest.spark.catalog.LanceRestCatalog");
@@ -416,6 +417,76 @@ class MaterializedViewServerTest {
         assertTrue(a.json().path("error").asText().contains("cannot be reached"), a.body());
       }
     }
+  }
+
+  @Test
+  void aViewWithAutoRefreshFollowsItsSourceThroughJobsLaunchedByAuto() {
+    String ns = newSource();
+    ObjectNode body = (ObjectNode) tree(queryView(ns, false));
+    body.put("auto_refresh", true);
+    Answer created = post("/v1/materialized_view/" + ns + "$v/create", body.toString(), ALICE);
+    assertEquals(201, created.status(), created.body());
+    awaitJob(ns, "v", created.json().path("job_id").asText());
+    // a plain view of the same source is left alone
+    Answer plain = post("/v1/materialized_view/" + ns + "$p/create",
+        queryView(ns, true).replace("\"" + ns + "\",\"v\"", "\"" + ns + "\",\"p\""), ALICE);
+    assertEquals(201, plain.status(), plain.body());
+
+    sql("INSERT INTO lance." + ns + ".src VALUES (7, 'theta', 'z')");
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    List<String> seen = List.of();
+    while (System.nanoTime() < deadline) {
+      seen = rows("SELECT id FROM lance." + ns + ".v");
+      if (seen.contains("7")) {
+        break;
+      }
+      sleep(200);
+    }
+    assertEquals(List.of("2", "3", "7"), seen, "the view did not follow its source within "
+        + WAIT);
+    JsonNode jobs = post("/v1/materialized_view/" + ns + "$v/job/list", "{}", ALICE).json()
+        .path("jobs");
+    assertEquals("auto", jobs.get(0).path("launched_by").asText(), jobs.toString());
+    assertEquals(0, post("/v1/materialized_view/" + ns + "$p/job/list", "{}", ALICE).json()
+        .path("jobs").size(), "the view without auto_refresh was refreshed");
+  }
+
+  @Test
+  void theCatalogPointedAtTheServiceMakesServerManagedViewsAndWaitsForTheirJobs() {
+    String ns = newSource();
+    SparkSession s = TestSpark.newSession();
+    s.conf().set("spark.sql.catalog.svc", "io.lancerest.spark.catalog.LanceRestCatalog");
+    s.conf().set("spark.sql.catalog.svc.uri", serviceUri);
+    s.conf().set("spark.sql.catalog.svc.token", ALICE);
+    SparkSession.setActiveSession(s);
+    Row created = s.sql("CREATE MATERIALIZED VIEW svc." + ns + ".sv AS SELECT id, doc FROM svc."
+        + ns + ".src WHERE id > 1").collectAsList().get(0);
+    assertEquals("SUBMITTED", created.getAs("status"), created.toString());
+    awaitJob(ns, "sv", created.getAs("job_id"));
+    assertEquals(List.of("2|gamma", "3|delta epsilon zeta"),
+        rows("SELECT id, doc FROM lance." + ns + ".sv"));
+
+    sql("INSERT INTO lance." + ns + ".src VALUES (5, 'iota', 'x')");
+    Row submitted = s.sql("REFRESH MATERIALIZED VIEW svc." + ns + ".sv").collectAsList().get(0);
+    assertEquals("SUBMITTED", submitted.getAs("status"), submitted.toString());
+    awaitJob(ns, "sv", submitted.getAs("job_id"));
+    sql("INSERT INTO lance." + ns + ".src VALUES (6, 'kappa', 'y')");
+    SparkSession.setActiveSession(s);
+    Row waited = s.sql("REFRESH MATERIALIZED VIEW svc." + ns + ".sv WAIT").collectAsList()
+        .get(0);
+    assertEquals("DONE", waited.getAs("status"), waited.toString());
+    assertEquals(1L, (long) waited.getAs("rows_inserted"), waited.toString());
+    assertEquals(List.of("2|gamma", "3|delta epsilon zeta", "5|iota", "6|kappa"),
+        rows("SELECT id, doc FROM lance." + ns + ".sv"));
+
+    // SHOW JOBS and DESCRIBE JOB read the job log the service writes
+    SparkSession.setActiveSession(s);
+    List<Row> jobs = s.sql("SHOW JOBS FOR svc." + ns + ".sv").collectAsList();
+    assertEquals(3, jobs.size(), jobs.toString());
+    assertEquals((String) waited.getAs("job_id"), (String) jobs.get(0).getAs("job_id"));
+    String describe = s.sql("DESCRIBE JOB '" + waited.getAs("job_id") + "' IN svc")
+        .collectAsList().toString();
+    assertTrue(describe.contains("Launched by,service"), describe);
   }
 
   static JsonNode tree(String json) {

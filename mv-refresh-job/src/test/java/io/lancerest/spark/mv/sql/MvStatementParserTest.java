@@ -89,6 +89,10 @@ class MvStatementParserTest {
         true), parse("REFRESH MATERIALIZED VIEW lance.ns.v ASYNC WITH (force = true)"));
     assertEquals(new MvStatement.Refresh(List.of("v"), Map.of(), true),
         parse("refresh materialized view v async;"));
+    // WAIT is the option wait = true (a server-managed refresh waits for the server's job)
+    assertEquals(new MvStatement.Refresh(List.of("v"), map("force", "true", "wait", "true"),
+        false), parse("REFRESH MATERIALIZED VIEW v WAIT WITH (force = true)"));
+    assertTrue(io.lancerest.spark.mv.RefreshOptions.fromMap(map("wait", "true")).await());
     assertEquals(new MvStatement.ShowJobs(null, null, null), parse("SHOW JOBS"));
     assertEquals(new MvStatement.ShowJobs("lance", List.of("lance", "ns", "v"), 20),
         parse("show jobs in lance for lance.ns.v limit 20;"));

@@ -49,7 +49,7 @@ class SqlExtensionsTest {
         1500L)), rows);
     assertEquals(List.of("mvtest:refresh:[ns, v]:RefreshOptions[srcVersion=12, concurrency=4, "
         + "maxRowsPerFragment=null, intraApplierConcurrency=null, sourceTaskSize=null, "
-        + "outputLimit=null, cluster=null, manifest=null, jobId=null, force=false]"),
+        + "outputLimit=null, cluster=null, manifest=null, jobId=null, force=false, await=false]"),
         RecordingViews.CALLS);
     assertEquals(List.of("job_id", "status", "kind", "source_version", "rows_inserted",
         "rows_deleted", "skipped", "duration_ms"),
@@ -61,7 +61,7 @@ class SqlExtensionsTest {
     List<Row> rows = sql("EXPLAIN REFRESH MATERIALIZED VIEW mvtest.ns.v WITH (force = true)");
     assertEquals(List.of("mvtest:explain:[ns, v]:RefreshOptions[srcVersion=null, concurrency="
         + "null, maxRowsPerFragment=null, intraApplierConcurrency=null, sourceTaskSize=null, "
-        + "outputLimit=null, cluster=null, manifest=null, jobId=null, force=true]"),
+        + "outputLimit=null, cluster=null, manifest=null, jobId=null, force=true, await=false]"),
         RecordingViews.CALLS);
     java.util.Map<String, String> info = new java.util.LinkedHashMap<>();
     rows.forEach(r -> info.put(r.getString(0), r.getString(1)));
