@@ -31,6 +31,11 @@ final class ViewBench implements AutoCloseable {
     this.own = own;
   }
 
+  /** The in-process server's URI. */
+  String uri() {
+    return "http://127.0.0.1:" + server.getPort();
+  }
+
   /** {@code key=value} arguments. */
   static Map<String, String> args(String[] argv) {
     Map<String, String> args = new LinkedHashMap<>();

@@ -451,16 +451,21 @@ public final class EngineViews implements MaterializedViews {
     long deadline = System.currentTimeMillis() + timeout;
     long pause = 100;
     while (true) {
-      MaterializedViewJob j;
+      MaterializedViewJob j = null;
       try {
         j = cat.client().describeMaterializedViewJob(
             new DescribeMaterializedViewJobRequest(cat.serverId(viewId), jobId));
       } catch (UnsupportedOperationByServerException e) {
         throw new MaterializedViewException("REFRESH ... WAIT of " + viewName + ": the server "
             + "at " + cat.client().config().uri() + " has no job/describe route, so job "
-            + jobId + " cannot be followed; refresh without WAIT and check the view", e);
+            + jobId + " (accepted, and running there) cannot be followed; do not refresh "
+            + "again, check the view later", e);
+      } catch (io.lancerest.client.error.CommunicationException
+          | io.lancerest.client.error.ServiceUnavailableException e) {
+        LOG.info("REFRESH ... WAIT of {}: job {} not readable now ({}); asking again",
+            viewName, jobId, e.getMessage());
       }
-      RefreshResult.JobStatus st = RefreshResult.JobStatus.valueOf(j.status());
+      RefreshResult.JobStatus st = j == null ? RefreshResult.JobStatus.RUNNING : status(j);
       if (st.ended()) {
         MaterializedViewKind k = j.kind() == null ? kind : MaterializedViewKind.fromWire(j.kind());
         if (st == RefreshResult.JobStatus.FAILED) {
@@ -488,6 +493,15 @@ public final class EngineViews implements MaterializedViews {
             + " job " + jobId + " goes on on the server", e);
       }
       pause = Math.min(2000, pause * 2);
+    }
+  }
+
+  private static RefreshResult.JobStatus status(MaterializedViewJob j) {
+    try {
+      return RefreshResult.JobStatus.valueOf(String.valueOf(j.status()));
+    } catch (IllegalArgumentException e) {
+      throw new MaterializedViewException("The server answered job " + j.jobId() + " with "
+          + "status '" + j.status() + "', which this client does not know");
     }
   }
 

@@ -28,14 +28,20 @@ final class AutoRefresh implements AutoCloseable {
     /** The views of the namespace whose definition asks for auto refresh. */
     List<List<String>> autoRefreshViews();
 
-    /** Whether the view still exists and asks for auto refresh. */
-    boolean wantsAutoRefresh(List<String> viewId);
+    /** The view as auto refresh needs it (one read of the view). */
+    Watched watched(List<String> viewId);
 
-    /** The source version the view reflects; {@code null} if never refreshed. */
-    Long reflected(List<String> viewId);
+    /** The latest version of a source table. */
+    long latestVersion(List<String> tableId);
+  }
 
-    /** The latest version of the view's source. */
-    long latestSource(List<String> viewId);
+  /**
+   * A watched view's state.
+   *
+   * @param wanted whether it still asks for auto refresh
+   * @param reflected the source version it reflects; {@code null} if never refreshed
+   */
+  record Watched(boolean wanted, Long reflected, List<String> sourceTableId) {
   }
 
   private final Sources sources;
@@ -113,12 +119,13 @@ final class AutoRefresh implements AutoCloseable {
         continue;
       }
       try {
-        if (!sources.wantsAutoRefresh(view)) {
+        Watched state = sources.watched(view);
+        if (!state.wanted()) {
           watched.remove(view);
           continue;
         }
-        Long reflected = sources.reflected(view);
-        long latest = sources.latestSource(view);
+        Long reflected = state.reflected();
+        long latest = sources.latestVersion(state.sourceTableId());
         if (reflected != null && latest - reflected < minSourceVersions) {
           continue;
         }

@@ -27,9 +27,15 @@ final class CreateRequests {
   private CreateRequests() {}
 
   /** The engine's request, and what the service does around it. */
-  record Mapped(CreateViewRequest request, boolean withData, boolean autoRefresh) {}
+  record Mapped(CreateViewRequest request, List<String> sourceTableId, boolean withData,
+      boolean autoRefresh) {}
 
-  static Mapped map(List<String> viewId, CreateMaterializedViewRequest r) {
+  /**
+   * @param catalog the service's catalog: the source query becomes a SELECT over it, analyzed
+   *     like the SELECT of a SQL CREATE (one table, no subquery, deterministic expressions), so a
+   *     caller's expression cannot read anything but the source it was allowed to see
+   */
+  static Mapped map(List<String> viewId, CreateMaterializedViewRequest r, String catalog) {
     if (viewId.size() < 2) {
       throw ServiceError.badRequest("View id " + viewId + " needs a namespace and a name");
     }
@@ -82,14 +88,44 @@ final class CreateRequests {
         wireOptions(e, spec, options);
       }
       boolean withData = Boolean.FALSE.equals(r.withNoData());
-      CreateViewRequest req = new CreateViewRequest(viewId, false, kind, null, query,
-          functionClass, partitionBy, partitionByIndexed, options, Map.of(), false);
-      return new Mapped(req, withData, Boolean.TRUE.equals(r.autoRefresh()));
+      CreateViewRequest req = new CreateViewRequest(viewId, false, kind, select(query, catalog),
+          null, functionClass, partitionBy, partitionByIndexed, options, Map.of(), false);
+      return new Mapped(req, query.sourceTableId(), withData,
+          Boolean.TRUE.equals(r.autoRefresh()));
     } catch (ServiceError se) {
       throw se;
     } catch (RuntimeException ex) {
       throw ServiceError.of(ex);
     }
+  }
+
+  /** The source query as the SELECT a SQL CREATE would give: {@code SELECT ... FROM cat.ns.t}. */
+  static String select(SourceQuery q, String catalog) {
+    StringBuilder sql = new StringBuilder("SELECT ");
+    if (q.projection().isEmpty()) {
+      sql.append('*');
+    } else {
+      for (int i = 0; i < q.projection().size(); i++) {
+        SourceQuery.OutputColumn c = q.projection().get(i);
+        sql.append(i == 0 ? "" : ", ").append('(').append(c.expr()).append(") AS ")
+            .append(quote(c.name()));
+      }
+    }
+    sql.append(" FROM ").append(quote(catalog));
+    for (String part : q.sourceTableId()) {
+      sql.append('.').append(quote(part));
+    }
+    if (q.filter() != null) {
+      sql.append(" WHERE (").append(q.filter()).append(')');
+    }
+    if (q.limit() != null) {
+      sql.append(" LIMIT ").append(q.limit());
+    }
+    return sql.toString();
+  }
+
+  private static String quote(String name) {
+    return "`" + name.replace("`", "``") + "`";
   }
 
   /** The udtf_spec fields as the CREATE options that carry them (SQL's OPTIONS names). */

@@ -44,6 +44,20 @@ final class JobJson {
     return n;
   }
 
+  /** A refresh that failed before the job log recorded it: status FAILED, its message. */
+  static ObjectNode ended(RefreshQueue.Ended e) {
+    ObjectNode n = LanceJson.mapper().createObjectNode();
+    n.put("job_id", e.jobId());
+    ArrayNode id = n.putArray("view_id");
+    e.viewId().forEach(id::add);
+    n.put("status", RefreshResult.JobStatus.FAILED.name());
+    n.put("submitted_at", e.submittedAt());
+    n.put("finished_at", e.endedAt());
+    n.put("launched_by", e.launchedBy());
+    n.put("message", e.message());
+    return n;
+  }
+
   /** A refresh accepted but not started: status SUBMITTED, nothing recorded yet. */
   static ObjectNode waiting(RefreshQueue.Entry e) {
     ObjectNode n = LanceJson.mapper().createObjectNode();

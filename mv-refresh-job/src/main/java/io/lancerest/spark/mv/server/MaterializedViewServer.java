@@ -208,7 +208,7 @@ public final class MaterializedViewServer implements AutoCloseable {
         List<String> sub = new ArrayList<>(ns);
         sub.add(child);
         for (List<String> v : views.list(sub)) {
-          if (wantsAutoRefresh(v)) {
+          if (watched(v).wanted()) {
             out.add(v);
           }
         }
@@ -217,23 +217,21 @@ public final class MaterializedViewServer implements AutoCloseable {
     }
 
     @Override
-    public boolean wantsAutoRefresh(List<String> viewId) {
+    public AutoRefresh.Watched watched(List<String> viewId) {
       SparkSession.setActiveSession(spark);
       ViewDescription d = views.describe(viewId);
-      return d != null && d.definition() != null && d.definition().autoRefresh();
+      if (d == null || d.definition() == null) {
+        return new AutoRefresh.Watched(false, null, List.of());
+      }
+      ViewState st = d.state();
+      return new AutoRefresh.Watched(d.definition().autoRefresh(),
+          st.baseTableVersion() != null ? st.baseTableVersion() : st.watermark(),
+          d.definition().sourceQuery().sourceTableId());
     }
 
     @Override
-    public Long reflected(List<String> viewId) {
-      SparkSession.setActiveSession(spark);
-      ViewState st = views.describe(viewId).state();
-      return st.baseTableVersion() != null ? st.baseTableVersion() : st.watermark();
-    }
-
-    @Override
-    public long latestSource(List<String> viewId) {
-      SparkSession.setActiveSession(spark);
-      return latestVersion(views.describe(viewId).definition().sourceQuery().sourceTableId());
+    public long latestVersion(List<String> tableId) {
+      return MaterializedViewServer.this.latestVersion(tableId);
     }
   }
 

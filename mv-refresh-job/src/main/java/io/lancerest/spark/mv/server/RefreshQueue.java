@@ -2,6 +2,7 @@ package io.lancerest.spark.mv.server;
 
 import io.lancerest.client.error.ErrorCode;
 import io.lancerest.spark.mv.RefreshOptions;
+import io.lancerest.spark.mv.refresh.JobTracker;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -32,6 +33,15 @@ final class RefreshQueue implements AutoCloseable {
   record Entry(String jobId, List<String> viewId, String launchedBy, long submittedAt,
       boolean started) {}
 
+  /**
+   * A refresh that failed before the job log recorded anything of it (its view was dropped, the
+   * upstream was down): what job/describe answers for it. The last {@value #ENDED_KEPT} are kept.
+   */
+  record Ended(String jobId, List<String> viewId, String launchedBy, long submittedAt,
+      long endedAt, String message) {}
+
+  static final int ENDED_KEPT = 1000;
+
   /** The job id answered, and whether it is an earlier request's. */
   record Submitted(String jobId, boolean existing) {}
 
@@ -39,6 +49,12 @@ final class RefreshQueue implements AutoCloseable {
   private final Worker worker;
   private final Map<List<String>, Entry> byView = new HashMap<>();
   private final Map<String, Entry> byJob = new HashMap<>();
+  private final Map<String, Ended> ended = new java.util.LinkedHashMap<>(16, 0.75f, false) {
+    @Override
+    protected boolean removeEldestEntry(Map.Entry<String, Ended> eldest) {
+      return size() > ENDED_KEPT;
+    }
+  };
 
   RefreshQueue(int threads, int queued, Worker worker) {
     this.worker = worker;
@@ -78,11 +94,21 @@ final class RefreshQueue implements AutoCloseable {
     } catch (RejectedExecutionException full) {
       byView.remove(e.viewId());
       byJob.remove(jobId);
-      throw new ServiceError(503, ErrorCode.SERVICE_UNAVAILABLE, "The service runs "
-          + pool.getMaximumPoolSize() + " refreshes and has " + pool.getQueue().size()
-          + " waiting, its limit; retry later", 10, full);
+      throw full(full);
     }
     return new Submitted(jobId, false);
+  }
+
+  /** Whether a refresh submitted now would be taken (a thread free or a place in the queue). */
+  synchronized boolean hasRoom() {
+    return pool.getActiveCount() < pool.getMaximumPoolSize()
+        || pool.getQueue().remainingCapacity() > 0;
+  }
+
+  ServiceError full(Throwable cause) {
+    return new ServiceError(503, ErrorCode.SERVICE_UNAVAILABLE, "The service runs "
+        + pool.getMaximumPoolSize() + " refreshes and has " + pool.getQueue().size()
+        + " waiting, its limit; retry later", 10, cause);
   }
 
   private void run(Entry e, RefreshOptions options) {
@@ -96,9 +122,16 @@ final class RefreshQueue implements AutoCloseable {
     try {
       worker.refresh(e.viewId(), options, e.launchedBy());
     } catch (RuntimeException | Error failure) {
-      // The job log has the failure; the service goes on with the next refresh.
+      // The job log has the failure when the refresh got that far; the queue keeps its message
+      // for the refreshes that did not. The service goes on with the next refresh.
+      String message = JobTracker.redact(failure.getClass().getSimpleName() + ": "
+          + failure.getMessage());
       LOG.warn("Refresh of view {} (job {}) failed: {}", String.join(".", e.viewId()),
-          e.jobId(), failure.toString());
+          e.jobId(), message);
+      synchronized (this) {
+        ended.put(e.jobId(), new Ended(e.jobId(), e.viewId(), e.launchedBy(), e.submittedAt(),
+            System.currentTimeMillis(), message));
+      }
     } finally {
       synchronized (this) {
         byJob.remove(e.jobId());
@@ -110,6 +143,11 @@ final class RefreshQueue implements AutoCloseable {
   /** The refresh of {@code jobId} while the queue holds it. */
   synchronized Optional<Entry> job(String jobId) {
     return Optional.ofNullable(byJob.get(jobId));
+  }
+
+  /** A refresh of this queue that failed, by job id, if it is among the last ones kept. */
+  synchronized Optional<Ended> ended(String jobId) {
+    return Optional.ofNullable(ended.get(jobId));
   }
 
   /** Whether {@code viewId} has a refresh waiting or running. */

@@ -30,7 +30,8 @@ public record ServerConfig(String upstream, String host, int port,
   public static final int DEFAULT_PORT = 2334;
 
   static final String USAGE = """
-      Usage: spark-submit --class io.lancerest.spark.mv.server.MaterializedViewServer <jar> --upstream URL [options]
+      Usage: spark-submit --class io.lancerest.spark.mv.server.MaterializedViewServer <jar> \\
+                 --upstream URL [options]
 
       Serves the spec's materialized-view routes (create, refresh) in front of a Lance REST
       namespace, refreshes views as Spark jobs of this driver, and forwards every other route.
@@ -114,9 +115,9 @@ public record ServerConfig(String upstream, String host, int port,
         intFlag(own, "max-concurrent-jobs", 2, 1, 1024),
         intFlag(own, "max-queued-jobs", 16, 0, 1_000_000),
         bytes(own, "max-body-bytes", 16L << 20), bool(own, "auto-refresh", true),
-        duration(own, "auto-refresh-poll", "10s"),
+        duration(own, "auto-refresh-poll", "10s", 100),
         intFlag(own, "auto-refresh-min-versions", 1, 1, Integer.MAX_VALUE),
-        duration(own, "auto-refresh-cooldown", "30s"));
+        duration(own, "auto-refresh-cooldown", "30s", 0));
   }
 
   private static int intFlag(Map<String, String> m, String flag, int dflt, int min, int max) {
@@ -153,18 +154,19 @@ public record ServerConfig(String upstream, String host, int port,
         + v + "'");
   }
 
-  private static Duration duration(Map<String, String> m, String flag, String dflt) {
+  private static Duration duration(Map<String, String> m, String flag, String dflt,
+      long minMillis) {
     String v = m.getOrDefault(flag, dflt);
     try {
       long ms = JavaUtils.timeStringAsMs(v.trim());
-      if (ms >= 0) {
+      if (ms >= minMillis) {
         return Duration.ofMillis(ms);
       }
     } catch (RuntimeException e) {
       // reported below
     }
-    throw new IllegalArgumentException("--" + flag + " must be a duration (e.g. 500ms, 10s, "
-        + "1min), got '" + v + "'");
+    throw new IllegalArgumentException("--" + flag + " must be a duration of at least "
+        + minMillis + " ms (e.g. 500ms, 10s, 1min), got '" + v + "'");
   }
 
   private static boolean bool(Map<String, String> m, String flag, boolean dflt) {

@@ -11,6 +11,7 @@ import io.lancerest.spark.mv.InvalidViewDefinitionException;
 import io.lancerest.spark.mv.MaterializedViewAlreadyExistsException;
 import io.lancerest.spark.mv.MaterializedViewNotFoundException;
 import io.lancerest.spark.mv.UnsupportedFunctionLanguageException;
+import io.lancerest.spark.mv.refresh.JobTracker;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -64,12 +65,13 @@ final class ServiceError extends RuntimeException {
       }
       if (c instanceof CommunicationException) {
         return new ServiceError(503, ErrorCode.SERVICE_UNAVAILABLE, "The upstream namespace "
-            + "cannot be reached: " + c.getMessage(), 5, t);
+            + "cannot be reached: " + JobTracker.redact(c.getMessage()), 5, t);
       }
       if (c instanceof LanceRestException e) {
         ErrorCode code = e.code() != null ? e.code() : ErrorCode.INTERNAL;
         int status = e.httpStatus() > 0 ? e.httpStatus() : code.usualStatus();
-        return new ServiceError(status, code, e.getMessage(), status == 503 ? 5 : 0, t);
+        return new ServiceError(status, code, JobTracker.redact(e.getMessage()),
+            status == 503 ? 5 : 0, t);
       }
       if (c instanceof MaterializedViewNotFoundException) {
         return new ServiceError(404, ErrorCode.TABLE_NOT_FOUND, c.getMessage(), 0, t);
@@ -83,7 +85,9 @@ final class ServiceError extends RuntimeException {
         return new ServiceError(400, ErrorCode.INVALID_INPUT, c.getMessage(), 0, t);
       }
     }
-    return new ServiceError(500, ErrorCode.INTERNAL, t.getClass().getSimpleName() + ": "
-        + t.getMessage(), 0, t);
+    // The text of an unexpected failure may hold a signed URL or a key: masked like job messages.
+    return new ServiceError(500, ErrorCode.INTERNAL, "Internal error of the view service ("
+        + t.getClass().getSimpleName() + ": " + JobTracker.redact(String.valueOf(t.getMessage()))
+        + ")", 0, t);
   }
 }

@@ -1,9 +1,11 @@
 package io.lancerest.spark.mv.server;
 
 import io.lancerest.client.error.ErrorCode;
+import io.lancerest.client.internal.StaleConnections;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -40,9 +42,13 @@ final class Upstream implements AutoCloseable {
       throw new IllegalArgumentException("--upstream '" + uri + "' is not an http(s) URL");
     }
     this.base = u;
-    // Long reads: a forwarded scan or a large upload may take minutes.
+    // Long reads: a forwarded scan or a large upload may take minutes. A pooled connection the
+    // upstream closed while idle is found before anything is sent on it (StaleConnections), so
+    // the request can go again on a new one; OkHttp itself retries nothing.
+    StaleConnections stale = new StaleConnections(Duration.ofSeconds(2));
     this.http = new OkHttpClient.Builder().connectTimeout(10, TimeUnit.SECONDS)
         .readTimeout(5, TimeUnit.MINUTES).writeTimeout(5, TimeUnit.MINUTES)
+        .eventListener(stale.listener()).addNetworkInterceptor(stale.guard())
         .retryOnConnectionFailure(false).followRedirects(false).build();
   }
 
@@ -66,20 +72,40 @@ final class Upstream implements AutoCloseable {
    * @param body the caller's body, streamed; {@code null} for none
    * @param length the body's length, or -1 when unknown (sent chunked)
    */
-  Response forward(String method, String rawPathAndQuery, Headers headers, InputStream body,
-      long length) throws IOException {
-    HttpUrl url = HttpUrl.parse(base.scheme() + "://" + base.host() + ":" + base.port()
-        + basePath() + rawPathAndQuery);
-    if (url == null) {
-      throw new IOException("cannot forward " + rawPathAndQuery);
-    }
+  Response forward(String method, String rawPath, String rawQuery, Headers headers,
+      InputStream body, long length) throws IOException {
+    HttpUrl url = base.newBuilder().encodedPath(basePath() + rawPath).encodedQuery(rawQuery)
+        .build();
     RequestBody rb = body == null ? null : streamed(body, length, headers.get("Content-Type"));
     if (rb == null && (method.equals("POST") || method.equals("PUT")
         || method.equals("PATCH"))) {
       rb = RequestBody.create(new byte[0], null);
     }
-    return http.newCall(new Request.Builder().url(url).headers(headers).method(method, rb)
-        .build()).execute();
+    // Without an Accept-Encoding of the caller's, OkHttp would ask for gzip and unpack it,
+    // changing the answer's headers on the way.
+    Headers sent = headers.get("Accept-Encoding") != null ? headers
+        : headers.newBuilder().set("Accept-Encoding", "identity").build();
+    Request req = new Request.Builder().url(url).headers(sent).method(method, rb).build();
+    return execute(req);
+  }
+
+  private Response execute(Request req) throws IOException {
+    try {
+      return http.newCall(req).execute();
+    } catch (StaleConnections.StaleConnectionException stale) {
+      return http.newCall(req).execute(); // nothing was sent on the stale connection
+    }
+  }
+
+  /** Whether a path goes up as it came: no {@code .} or {@code ..} segment, plain or encoded. */
+  static boolean plainPath(String rawPath) {
+    for (String seg : rawPath.split("/", -1)) {
+      String s = seg.toLowerCase(Locale.ROOT).replace("%2e", ".");
+      if (s.equals(".") || s.equals("..")) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private String basePath() {
@@ -114,8 +140,22 @@ final class Upstream implements AutoCloseable {
     };
   }
 
+  /**
+   * A delimiter that no part of {@code id} contains, so that the upstream splits the id as it
+   * was meant: the caller's, else the spec's default, else one of the spec's other usual ones.
+   */
+  static String delimiterFor(List<String> id, String preferred) {
+    for (String d : List.of(preferred, "$", ".", "|", "\u001f")) {
+      if (id.stream().noneMatch(p -> p.contains(d))) {
+        return d;
+      }
+    }
+    throw ServiceError.badRequest("The id " + id + " has parts that contain every delimiter "
+        + "this service can send");
+  }
+
   /** The upstream's answer to a check made as the caller. */
-  record Check(int status, byte[] body, String contentType) {
+  record Check(int status, byte[] body, String contentType, String wwwAuthenticate) {
     boolean ok() {
       return status / 100 == 2;
     }
@@ -126,6 +166,7 @@ final class Upstream implements AutoCloseable {
    * the object. The id's parts are joined with {@code delimiter}.
    */
   Check describeAs(Headers caller, String kind, List<String> id, String delimiter) {
+    delimiter = delimiterFor(id, delimiter);
     HttpUrl.Builder u = base.newBuilder().addPathSegment("v1").addPathSegment(kind)
         .addPathSegment(id.isEmpty() ? delimiter : String.join(delimiter, id))
         .addPathSegment("describe");
@@ -138,13 +179,18 @@ final class Upstream implements AutoCloseable {
         .headers(caller.newBuilder().removeAll("Accept-Encoding").build())
         .header("Content-Type", "application/json")
         .post(RequestBody.create(json.getBytes(StandardCharsets.UTF_8), JSON)).build();
-    try (Response r = http.newCall(req).execute()) {
+    try (Response r = execute(req)) {
       byte[] b = r.body() == null ? new byte[0] : r.body().bytes();
-      return new Check(r.code(), b, r.header("Content-Type"));
+      return new Check(r.code(), b, r.header("Content-Type"), r.header("WWW-Authenticate"));
     } catch (IOException e) {
       throw new ServiceError(503, ErrorCode.SERVICE_UNAVAILABLE, "The upstream namespace at "
-          + base + " cannot be reached: " + e.getMessage(), 5, e);
+          + display() + " cannot be reached: " + e.getClass().getSimpleName(), 5, e);
     }
+  }
+
+  /** The upstream as logs and errors show it: no user info, no query. */
+  String display() {
+    return base.scheme() + "://" + base.host() + ":" + base.port() + base.encodedPath();
   }
 
   @Override

@@ -13,7 +13,6 @@ import io.lancerest.spark.mv.CreateViewRequest;
 import io.lancerest.spark.mv.JobRecord;
 import io.lancerest.spark.mv.MaterializedViews;
 import io.lancerest.spark.mv.RefreshOptions;
-import io.lancerest.spark.mv.SourceQuery;
 import io.lancerest.spark.mv.ViewDescription;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -25,7 +24,16 @@ import okhttp3.Headers;
  * acts with the engine (in the service's Spark session, with the service's own credentials).
  */
 final class ViewEndpoints {
-  private static final ObjectMapper JSON = LanceJson.mapper();
+  /**
+   * The wire mapping, strict about what a client sends: no strings or floats taken for numbers
+   * or booleans, nothing after the object. Unknown fields are still ignored (spec clients send
+   * fields of newer versions).
+   */
+  private static final ObjectMapper JSON = LanceJson.mapper().copy()
+      .disable(com.fasterxml.jackson.databind.MapperFeature.ALLOW_COERCION_OF_SCALARS)
+      .enable(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+      .disable(com.fasterxml.jackson.databind.DeserializationFeature.ACCEPT_FLOAT_AS_INT);
+  static final int MAX_OFFSET = 1_000_000;
   static final int DEFAULT_PAGE = 100;
   static final int MAX_PAGE = 1000;
 
@@ -67,12 +75,14 @@ final class ViewEndpoints {
   Answer create(List<String> viewId, String delimiter, byte[] body, Headers caller) {
     CreateMaterializedViewRequest r = parse(body, CreateMaterializedViewRequest.class,
         "CreateMaterializedViewRequest");
-    CreateRequests.Mapped m = CreateRequests.map(viewId, r);
-    SourceQuery q = m.request().sourceQuery();
-    List<String> source = q.sourceTableId();
+    CreateRequests.Mapped m = CreateRequests.map(viewId, r, MaterializedViewServer.CATALOG);
+    List<String> source = m.sourceTableId();
     allowed(upstream.describeAs(caller, "table", source, delimiter));
     List<String> ns = viewId.subList(0, viewId.size() - 1);
     allowed(upstream.describeAs(caller, "namespace", ns, delimiter));
+    if (m.withData() && !queue.hasRoom()) {
+      throw queue.full(null);
+    }
     engine.create(m.request());
     long version = engine.tableVersion(viewId);
     if (m.autoRefresh() && auto != null) {
@@ -133,7 +143,14 @@ final class ViewEndpoints {
     }
     visibleView(viewId, delimiter, caller);
     Optional<RefreshQueue.Entry> held = queue.job(jobId);
-    JobRecord rec = held.isPresent() && !held.get().started() ? null : engine.job(jobId);
+    JobRecord rec = null;
+    if (held.isEmpty() || held.get().started()) {
+      try {
+        rec = engine.job(jobId);
+      } catch (RuntimeException notInTheLog) {
+        // not recorded (yet): the queue may know it, else it is unknown
+      }
+    }
     ObjectNode out;
     if (rec != null) {
       if (!rec.viewId().equals(viewId)) {
@@ -143,7 +160,11 @@ final class ViewEndpoints {
     } else if (held.isPresent() && held.get().viewId().equals(viewId)) {
       out = JobJson.waiting(held.get());
     } else {
-      throw notFoundJob(jobId, viewId);
+      Optional<RefreshQueue.Ended> ended = queue.ended(jobId);
+      if (ended.isEmpty() || !ended.get().viewId().equals(viewId)) {
+        throw notFoundJob(jobId, viewId);
+      }
+      out = JobJson.ended(ended.get());
     }
     return Answer.json(200, out);
   }
@@ -164,7 +185,7 @@ final class ViewEndpoints {
       } catch (NumberFormatException e) {
         offset = -1;
       }
-      if (offset < 0) {
+      if (offset < 0 || offset > MAX_OFFSET) {
         throw ServiceError.badRequest("page_token '" + token + "' is not one this service "
             + "gave; start without it");
       }
@@ -230,7 +251,11 @@ final class ViewEndpoints {
       throw ServiceError.badRequest(name + " body is missing");
     }
     try {
-      return JSON.readValue(body, type);
+      T value = JSON.readValue(body, type);
+      if (value == null) {
+        throw ServiceError.badRequest(name + " body is null; send a JSON object");
+      }
+      return value;
     } catch (JsonProcessingException e) {
       throw ServiceError.badRequest("Malformed " + name + ": " + e.getOriginalMessage());
     } catch (java.io.IOException e) {
@@ -248,8 +273,10 @@ final class ViewEndpoints {
         throw ServiceError.badRequest("The body must be a JSON object");
       }
       return n;
+    } catch (JsonProcessingException e) {
+      throw ServiceError.badRequest("Malformed JSON body: " + e.getOriginalMessage());
     } catch (java.io.IOException e) {
-      throw ServiceError.badRequest("Malformed JSON body: " + e.getMessage());
+      throw ServiceError.badRequest("Unreadable JSON body");
     }
   }
 }

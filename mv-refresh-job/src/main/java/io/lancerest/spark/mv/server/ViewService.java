@@ -82,19 +82,36 @@ final class ViewService implements AutoCloseable {
 
   /** The id of a path segment: percent-decoded, split at the delimiter. */
   static List<String> id(String rawSegment, String delimiter) {
-    String decoded = URLDecoder.decode(rawSegment.replace("+", "%2B"), StandardCharsets.UTF_8);
-    return List.of(decoded.split(java.util.regex.Pattern.quote(delimiter), -1));
+    String decoded = decode(rawSegment.replace("+", "%2B"), "the id of the path");
+    List<String> id = List.of(decoded.split(java.util.regex.Pattern.quote(delimiter), -1));
+    if (id.stream().anyMatch(String::isEmpty)) {
+      throw ServiceError.badRequest("The id '" + decoded + "' has an empty part (delimiter '"
+          + delimiter + "')");
+    }
+    return id;
   }
 
   static String delimiter(String rawQuery) {
     if (rawQuery != null) {
       for (String kv : rawQuery.split("&")) {
         if (kv.startsWith("delimiter=")) {
-          return URLDecoder.decode(kv.substring("delimiter=".length()), StandardCharsets.UTF_8);
+          String d = decode(kv.substring("delimiter=".length()), "the delimiter");
+          if (d.isEmpty()) {
+            throw ServiceError.badRequest("The delimiter is empty");
+          }
+          return d;
         }
       }
     }
     return "$";
+  }
+
+  private static String decode(String raw, String what) {
+    try {
+      return URLDecoder.decode(raw, StandardCharsets.UTF_8);
+    } catch (IllegalArgumentException e) {
+      throw ServiceError.badRequest("Bad percent-encoding in " + what + ": " + e.getMessage());
+    }
   }
 
   private void handle(HttpExchange ex) {
@@ -127,12 +144,15 @@ final class ViewService implements AutoCloseable {
         default -> endpoints.listJobs(viewId, delimiter, body, caller);
       };
     } catch (ViewEndpoints.Refused r) {
+      if (r.check.wwwAuthenticate() != null) {
+        ex.getResponseHeaders().set("WWW-Authenticate", r.check.wwwAuthenticate());
+      }
       a = new ViewEndpoints.Answer(r.check.status(), r.check.body(),
           r.check.contentType() == null ? "application/json" : r.check.contentType(), 0);
     } catch (RuntimeException | Error e) {
       ServiceError se = ServiceError.of(e);
       if (se.status >= 500) {
-        LOG.warn("{} {}: {}", ex.getRequestMethod(), path, se.getMessage(), e);
+        LOG.warn("{} {}: {}", ex.getRequestMethod(), path, se.getMessage());
       }
       a = new ViewEndpoints.Answer(se.status, se.body(path), "application/json",
           se.retryAfterSeconds);
@@ -167,26 +187,44 @@ final class ViewService implements AutoCloseable {
 
   private void forward(HttpExchange ex, URI u) throws IOException {
     String method = ex.getRequestMethod();
-    String rawQuery = u.getRawQuery();
-    String target = u.getRawPath() + (rawQuery == null ? "" : "?" + rawQuery);
+    if (!Upstream.plainPath(u.getRawPath())) {
+      answer(ex, u, ServiceError.badRequest("The path has a '.' or '..' segment; this service "
+          + "forwards paths as they are and refuses those"));
+      return;
+    }
     String lengthHeader = ex.getRequestHeaders().getFirst("Content-Length");
-    long length = lengthHeader == null ? -1 : Long.parseLong(lengthHeader.trim());
-    boolean hasBody = length > 0 || (length < 0 && "chunked".equalsIgnoreCase(
-        ex.getRequestHeaders().getFirst("Transfer-Encoding")));
+    long length;
+    try {
+      length = lengthHeader == null ? -1 : Long.parseLong(lengthHeader.trim());
+    } catch (NumberFormatException e) {
+      answer(ex, u, ServiceError.badRequest("Content-Length '" + lengthHeader + "' is not a "
+          + "number"));
+      return;
+    }
+    String te = ex.getRequestHeaders().getFirst("Transfer-Encoding");
+    boolean hasBody = length > 0 || (length < 0 && te != null);
     Response r;
     try {
-      r = upstream.forward(method, target, Upstream.forwardable(ex.getRequestHeaders()),
-          hasBody ? ex.getRequestBody() : null, length);
+      r = upstream.forward(method, u.getRawPath(), u.getRawQuery(),
+          Upstream.forwardable(ex.getRequestHeaders()), hasBody ? ex.getRequestBody() : null,
+          length);
+    } catch (java.net.ConnectException | java.net.UnknownHostException
+        | java.net.NoRouteToHostException e) {
+      // Nothing reached the upstream: the request may be sent again.
+      answer(ex, u, new ServiceError(503, ErrorCode.SERVICE_UNAVAILABLE, "The upstream "
+          + "namespace at " + upstream.display() + " cannot be reached ("
+          + e.getClass().getSimpleName() + ")", 5, e));
+      return;
     } catch (IOException e) {
-      ServiceError se = new ServiceError(503, ErrorCode.SERVICE_UNAVAILABLE, "The upstream "
-          + "namespace cannot be reached: " + e.getMessage(), 5, e);
-      byte[] b = se.body(u.getRawPath());
-      ex.getResponseHeaders().set("Content-Type", "application/json");
-      ex.getResponseHeaders().set("Retry-After", "5");
-      ex.sendResponseHeaders(503, b.length);
-      try (OutputStream out = ex.getResponseBody()) {
-        out.write(b);
-      }
+      // The request may have reached the upstream: no Retry-After, a write may have happened.
+      answer(ex, u, new ServiceError(502, ErrorCode.SERVICE_UNAVAILABLE, "The upstream "
+          + "namespace at " + upstream.display() + " failed to answer ("
+          + e.getClass().getSimpleName() + "); the request may or may not have been applied",
+          0, e));
+      return;
+    } catch (RuntimeException e) {
+      answer(ex, u, ServiceError.badRequest("The request cannot be forwarded: "
+          + e.getMessage()));
       return;
     }
     try (r) {
@@ -203,6 +241,18 @@ final class ViewService implements AutoCloseable {
           in.transferTo(out);
         }
       }
+    }
+  }
+
+  private static void answer(HttpExchange ex, URI u, ServiceError se) throws IOException {
+    byte[] b = se.body(u.getRawPath());
+    ex.getResponseHeaders().set("Content-Type", "application/json");
+    if (se.retryAfterSeconds > 0) {
+      ex.getResponseHeaders().set("Retry-After", Integer.toString(se.retryAfterSeconds));
+    }
+    ex.sendResponseHeaders(se.status, b.length);
+    try (OutputStream out = ex.getResponseBody()) {
+      out.write(b);
     }
   }
 

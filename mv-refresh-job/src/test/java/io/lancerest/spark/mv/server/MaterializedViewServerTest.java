@@ -489,6 +489,72 @@ class MaterializedViewServerTest {
     assertTrue(describe.contains("Launched by,service"), describe);
   }
 
+  @Test
+  void aViewCreatedInSqlWithAutoRefreshIsFoundWhenTheServiceStarts() throws IOException {
+    String ns = newSource();
+    sql("CREATE MATERIALIZED VIEW lance." + ns + ".a OPTIONS (auto_refresh = true) AS SELECT id "
+        + "FROM lance." + ns + ".src");
+    try (MaterializedViewServer second = MaterializedViewServer.start(TestSpark.newSession(),
+        ServerConfig.parse(new String[] {"--upstream", gate.uri(), "--token", SERVICE_TOKEN,
+            "--port", "0", "--auto-refresh-poll", "300ms", "--auto-refresh-cooldown", "0"}))) {
+      sql("INSERT INTO lance." + ns + ".src VALUES (8, 'iota', 'x')");
+      long deadline = System.nanoTime() + WAIT.toNanos();
+      List<String> seen = List.of();
+      while (System.nanoTime() < deadline && !seen.contains("8")) {
+        sleep(200);
+        seen = rows("SELECT id FROM lance." + ns + ".a");
+      }
+      assertEquals(List.of("1", "2", "3", "8"), seen, "the view did not follow its source within "
+          + WAIT);
+    }
+  }
+
+  @Test
+  void jobsAreReadThroughTheirViewOnlyAndTheWireIsReadStrictly() {
+    String ns = newSource();
+    Answer a = post("/v1/materialized_view/" + ns + "$v/create", queryView(ns, false), ALICE);
+    String job = a.json().path("job_id").asText();
+    awaitJob(ns, "v", job);
+    Answer b = post("/v1/materialized_view/" + ns + "$w/create",
+        queryView(ns, true).replace("\"" + ns + "\",\"v\"", "\"" + ns + "\",\"w\""), ALICE);
+    assertEquals(201, b.status(), b.body());
+    // a job of v is not a job of w, and an unknown id is unknown
+    for (String[] c : new String[][] {{"w", job}, {"v", "no-such-job"}}) {
+      Answer r = post("/v1/materialized_view/" + ns + "$" + c[0] + "/job/describe",
+          "{\"job_id\":\"" + c[1] + "\"}", ALICE);
+      assertEquals(404, r.status(), r.body());
+      assertTrue(r.json().path("error").asText().contains("is not a refresh of view"), r.body());
+    }
+    // a string is not a number, and nothing may follow the object
+    Answer typed = post("/v1/materialized_view/" + ns + "$v/refresh", "{\"concurrency\":\"4\"}",
+        ALICE);
+    assertEquals(400, typed.status(), typed.body());
+    Answer trailing = post("/v1/materialized_view/" + ns + "$v/refresh", "{} {}", ALICE);
+    assertEquals(400, trailing.status(), trailing.body());
+    // a path is forwarded as it is or not at all (HTTP clients resolve plain dot segments
+    // themselves; an encoded one reaches the service)
+    assertFalse(Upstream.plainPath("/v1/table/a/%2E%2e/namespace/x/describe"));
+    assertFalse(Upstream.plainPath("/v1/table/a/./describe"));
+    assertTrue(Upstream.plainPath("/v1/table/a.b%24c/describe"));
+  }
+
+  @Test
+  void aCallersExpressionCannotReachBeyondTheSourceItMaySee() {
+    String ns = newSource();
+    String other = newSource();
+    SourceQuery q = SourceQuery.of(List.of(ns, "src"), List.of(ns), List.of(
+        new SourceQuery.OutputColumn("id", "id"), new SourceQuery.OutputColumn("stolen",
+            "(SELECT max(doc) FROM " + MaterializedViewServer.CATALOG + "." + other + ".src)")),
+        null, null);
+    String body = write(CreateMaterializedViewRequest.builder(List.of(ns, "x")).kind("query")
+        .sourceQuery(q.toJson()).outputSchema(schemaOf(field("id", new ArrowType.Int(64, true))))
+        .build());
+    Answer a = post("/v1/materialized_view/" + ns + "$x/create", body, ALICE);
+    assertEquals(400, a.status(), a.body());
+    assertTrue(a.json().path("error").asText().contains("subquery"), a.body());
+    assertFalse(tableExists(ns, "x"));
+  }
+
   static JsonNode tree(String json) {
     try {
       return LanceJson.mapper().readTree(json);

@@ -75,6 +75,8 @@ class RefreshQueueTest {
         Thread.sleep(20);
       }
       assertFalse(q.busy(A), "a failed refresh still holds its view");
+      // job/describe answers it from here when the job log never recorded it
+      assertEquals("IllegalStateException: boom", q.ended("job-1").orElseThrow().message());
     }
   }
 }

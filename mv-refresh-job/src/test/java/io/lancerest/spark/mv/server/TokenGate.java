@@ -16,7 +16,8 @@ import okhttp3.Response;
 /**
  * A namespace that requires a bearer token, in front of the directory server: a known token with
  * rights is forwarded (by the service's own {@link Upstream}), a known token without them gets
- * 403, anything else 401, each with the spec's error body. What no real server here does: the directory server has no authentication.
+ * 403, anything else 401, each with the spec's error body. A mock only because no real server
+ * here authenticates: the directory server has no authentication.
  */
 final class TokenGate implements AutoCloseable {
 
@@ -65,10 +66,9 @@ final class TokenGate implements AutoCloseable {
       URI u = ex.getRequestURI();
       String lengthHeader = ex.getRequestHeaders().getFirst("Content-Length");
       long length = lengthHeader == null ? -1 : Long.parseLong(lengthHeader);
-      try (Response up = upstream.forward(ex.getRequestMethod(), u.getRawPath()
-              + (u.getRawQuery() == null ? "" : "?" + u.getRawQuery()),
-          Upstream.forwardable(ex.getRequestHeaders()), length > 0 ? ex.getRequestBody() : null,
-          length)) {
+      try (Response up = upstream.forward(ex.getRequestMethod(), u.getRawPath(),
+          u.getRawQuery(), Upstream.forwardable(ex.getRequestHeaders()),
+          length > 0 ? ex.getRequestBody() : null, length)) {
         byte[] answer = up.body() == null ? new byte[0] : up.body().bytes();
         for (String name : up.headers().names()) {
           if (!Upstream.HOP_BY_HOP.contains(name.toLowerCase(Locale.ROOT))) {
