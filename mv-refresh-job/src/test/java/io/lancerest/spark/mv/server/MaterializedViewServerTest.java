@@ -335,6 +335,12 @@ class MaterializedViewServerTest {
 
   @Test
   void aCallerTheUpstreamRefusesGetsItsAnswerAndNothingRunsOrLeaksASecret() {
+    try (LogCapture log = new LogCapture()) {
+      refusedCallers(log);
+    }
+  }
+
+  private void refusedCallers(LogCapture log) {
     String ns = newSource();
     String create = "/v1/materialized_view/" + ns + "$v/create";
     Answer anonymous = post(create, queryView(ns, false), null);
@@ -358,7 +364,11 @@ class MaterializedViewServerTest {
     assertEquals(403, peek.status(), peek.body());
     assertEquals(1, post("/v1/materialized_view/" + ns + "$v/job/list", "{}", ALICE).json()
         .path("jobs").size(), "bob's refresh ran");
-    for (String text : List.of(done.toString(), anonymous.body(), bob.body(), peek.body())) {
+    List<String> texts = new ArrayList<>(List.of(done.toString(), anonymous.body(), bob.body(),
+        peek.body()));
+    texts.addAll(log.lines);
+    assertTrue(log.lines.size() > 10, "nothing was logged: " + log.lines);
+    for (String text : texts) {
       for (String secret : List.of(SERVICE_TOKEN, ALICE, BOB)) {
         assertFalse(text.contains(secret), "a secret in " + text);
       }
