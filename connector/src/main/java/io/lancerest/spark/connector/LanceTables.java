@@ -539,11 +539,14 @@ public final class LanceTables {
   }
 
   static LanceSparkReadOptions readOptions(TableHandle handle, Long version, String catalogName) {
+    // Mutable copies: lance-spark's OPTIMIZE and CREATE INDEX ship these options to their tasks
+    // with Kryo, which rebuilds a collection by adding to a new instance of its class and so
+    // fails on the JDK's immutable ones (UnsupportedOperationException).
     LanceSparkReadOptions.Builder options =
         LanceSparkReadOptions.builder()
             .datasetUri(handle.location())
-            .storageOptions(handle.storageOptions())
-            .tableId(handle.tableId())
+            .storageOptions(new java.util.HashMap<>(handle.storageOptions()))
+            .tableId(new java.util.ArrayList<>(handle.tableId()))
             .catalogName(catalogName);
     if (version != null) {
       // lance-spark 0.4.0 keeps read versions as Integer.

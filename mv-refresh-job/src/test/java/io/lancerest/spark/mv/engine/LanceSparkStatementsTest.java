@@ -1,0 +1,122 @@
+package io.lancerest.spark.mv.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Map;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.spark.sql.Row;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.lance.Dataset;
+
+/**
+ * lance-spark 0.4.0's own statements (its SQL extension, configured next to ours) on tables of
+ * this catalog: OPTIMIZE, VACUUM, CREATE INDEX, SHOW INDEXES and the ADD COLUMNS backfill. They
+ * ship the table's read options to Spark tasks with Kryo, which the catalog's immutable id and
+ * storage-option collections broke.
+ */
+class LanceSparkStatementsTest {
+  static EngineFixture f;
+  static String ns;
+
+  @BeforeAll
+  static void start() {
+    f = new EngineFixture(Map.of("mv.mode", "client"));
+    ns = f.namespace("ls");
+  }
+
+  @AfterAll
+  static void stop() {
+    f.close();
+  }
+
+  /** {@code lance.<ns>.<name>} written by {@code inserts} INSERTs of 100 rows, a fragment each. */
+  private static String table(String name, int inserts) {
+    String t = "lance." + ns + "." + name;
+    f.sql("CREATE TABLE " + t + " (id BIGINT, name STRING)");
+    for (int i = 0; i < inserts; i++) {
+      f.sql("INSERT INTO " + t + " SELECT id + " + (i * 100) + ", concat('word', id % 7) FROM "
+          + "range(0, 100, 1, 1)");
+    }
+    return t;
+  }
+
+  private static String location(String name) {
+    return CatalogBinding.of(f.spark, "lance").locate(List.of(ns, name), "table").location();
+  }
+
+  private static int fragments(String name) {
+    try (BufferAllocator a = new RootAllocator(); Dataset ds = Dataset.open(location(name), a)) {
+      return ds.getFragments().size();
+    }
+  }
+
+  private static int versions(String name) {
+    try (BufferAllocator a = new RootAllocator(); Dataset ds = Dataset.open(location(name), a)) {
+      return ds.listVersions().size();
+    }
+  }
+
+  @Test
+  void optimizeCompactsTheFragmentsAndKeepsTheRows() {
+    String t = table("opt", 5);
+    List<String> before = f.rows("SELECT * FROM " + t);
+    assertEquals(5, fragments("opt"));
+    Row r = f.sql("OPTIMIZE " + t).get(0);
+    assertEquals(5L, ((Number) r.get(0)).longValue(), r.toString()); // fragments removed
+    assertEquals(1L, ((Number) r.get(1)).longValue(), r.toString()); // fragments added
+    assertEquals(1, fragments("opt"));
+    assertEquals(before, f.rows("SELECT * FROM " + t));
+  }
+
+  @Test
+  void vacuumRemovesOldVersionsAndKeepsTheRows() {
+    String t = table("vac", 4);
+    f.sql("OPTIMIZE " + t);
+    List<String> before = f.rows("SELECT * FROM " + t);
+    int versions = versions("vac");
+    f.sql("VACUUM " + t);
+    assertTrue(versions("vac") < versions, versions + " versions before, " + versions("vac")
+        + " after");
+    assertEquals(before, f.rows("SELECT * FROM " + t));
+  }
+
+  @Test
+  void scalarAndFullTextIndexesAreCreatedAndListed() {
+    String t = table("idx", 2);
+    Row made = f.sql("ALTER TABLE " + t + " CREATE INDEX id_idx USING btree (id)").get(0);
+    assertEquals("id_idx", made.getString(1), made.toString());
+    f.sql("ALTER TABLE " + t + " CREATE INDEX name_idx USING fts (name) WITH (base_tokenizer = "
+        + "'simple', language = 'English', max_token_length = 40, lower_case = true, stem = "
+        + "false, remove_stop_words = false, ascii_folding = false, with_position = false)");
+    List<String> shown = f.rows("SHOW INDEXES FROM " + t);
+    assertEquals(2, shown.size(), shown.toString());
+    assertTrue(shown.get(0).startsWith("id_idx|WrappedArray(id)|btree|"), shown.toString());
+    assertTrue(shown.get(1).startsWith("name_idx|WrappedArray(name)|inverted|"),
+        shown.toString());
+    assertEquals(List.of("150|word1"), f.rows("SELECT id, name FROM " + t + " WHERE id = 150"));
+    // lance-spark 0.4.0 builds scalar and full-text indexes only
+    Exception e = assertThrows(Exception.class, () -> f.sql("ALTER TABLE " + t
+        + " CREATE INDEX v_idx USING ivf_flat (id)"));
+    assertTrue(String.valueOf(e.getMessage()).contains("Unsupported index method: ivf_flat"),
+        e.toString());
+  }
+
+  @Test
+  void aBackfilledColumnIsReadAfterRefreshTable() {
+    String t = table("bf", 2);
+    f.sql("CREATE OR REPLACE TEMPORARY VIEW bf_extra AS SELECT _rowaddr, _fragid, id * 2 AS "
+        + "twice FROM " + t);
+    f.sql("ALTER TABLE " + t + " ADD COLUMNS twice FROM bf_extra");
+    // lance-spark changed the schema behind the catalog, whose cache (cache.ttl-ms) still holds
+    // the old one: REFRESH TABLE drops it.
+    f.sql("REFRESH TABLE " + t);
+    assertEquals(List.of("150|300", "3|6"), f.rows("SELECT id, twice FROM " + t
+        + " WHERE id IN (3, 150)"));
+  }
+}
