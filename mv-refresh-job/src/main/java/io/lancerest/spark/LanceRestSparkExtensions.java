@@ -1,16 +1,19 @@
 package io.lancerest.spark;
 
 import io.lancerest.spark.mv.sql.MaterializedViewSqlParser;
+import io.lancerest.spark.mv.sql.ViewWriteGuard;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.SparkSessionExtensions;
 import org.apache.spark.sql.catalyst.parser.ParserInterface;
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 import scala.runtime.AbstractFunction1;
 import scala.runtime.AbstractFunction2;
 import scala.runtime.BoxedUnit;
 
 /**
  * {@code spark.sql.extensions = io.lancerest.spark.LanceRestSparkExtensions}: adds the
- * materialized-view statements (CREATE / REFRESH / DROP / SHOW / DESCRIBE MATERIALIZED VIEW).
+ * materialized-view statements (CREATE / REFRESH / DROP / SHOW / DESCRIBE MATERIALIZED VIEW), and
+ * refuses lance-spark's column backfills into a view ({@link ViewWriteGuard}).
  * Other statements pass to the next parser, so it can be listed together with lance-spark's
  * {@code org.lance.spark.extensions.LanceSparkSessionExtensions}, in either order.
  */
@@ -23,6 +26,13 @@ public final class LanceRestSparkExtensions
       @Override
       public ParserInterface apply(SparkSession session, ParserInterface delegate) {
         return new MaterializedViewSqlParser(session, delegate);
+      }
+    });
+    extensions.injectCheckRule(new AbstractFunction1<SparkSession,
+        scala.Function1<LogicalPlan, BoxedUnit>>() {
+      @Override
+      public scala.Function1<LogicalPlan, BoxedUnit> apply(SparkSession session) {
+        return new ViewWriteGuard();
       }
     });
     return BoxedUnit.UNIT;

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.lancerest.spark.mv.InvalidViewDefinitionException;
 import java.util.List;
 import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
@@ -118,5 +119,34 @@ class LanceSparkStatementsTest {
     f.sql("REFRESH TABLE " + t);
     assertEquals(List.of("150|300", "3|6"), f.rows("SELECT id, twice FROM " + t
         + " WHERE id IN (3, 150)"));
+  }
+
+  @Test
+  void aBackfillIntoAViewIsRefusedAndOptimizeAndVacuumKeepTheViewRefreshable() {
+    String t = table("vsrc", 3);
+    String v = "lance." + ns + ".vv";
+    String select = "SELECT id, name FROM " + t + " WHERE id % 2 = 0";
+    f.sql("CREATE MATERIALIZED VIEW " + v + " AS " + select);
+    f.sql("CREATE OR REPLACE TEMPORARY VIEW vv_extra AS SELECT _rowaddr, _fragid, id AS x FROM "
+        + v);
+    InvalidViewDefinitionException e = assertThrows(InvalidViewDefinitionException.class,
+        () -> f.sql("ALTER TABLE " + v + " ADD COLUMNS x FROM vv_extra"));
+    assertTrue(e.getMessage().startsWith("Table lance." + ns + ".vv is a materialized view: "),
+        e.getMessage());
+
+    for (int i = 3; i < 6; i++) {
+      f.sql("INSERT INTO " + t + " SELECT id + " + (i * 100) + ", 'late' FROM range(0, 50, 1, 1)");
+      f.sql("REFRESH MATERIALIZED VIEW " + v);
+    }
+    int before = fragments("vv");
+    f.sql("OPTIMIZE " + v);
+    f.sql("VACUUM " + v);
+    assertTrue(fragments("vv") < before, before + " fragments before OPTIMIZE, "
+        + fragments("vv") + " after");
+    f.sql("INSERT INTO " + t + " SELECT id + 900, 'last' FROM range(0, 10, 1, 1)");
+    f.sql("UPDATE " + t + " SET name = 'changed' WHERE id IN (4, 250)");
+    f.sql("DELETE FROM " + t + " WHERE id = 6");
+    f.sql("REFRESH MATERIALIZED VIEW " + v);
+    assertEquals(f.rows(select), f.rows("SELECT id, name FROM " + v));
   }
 }
