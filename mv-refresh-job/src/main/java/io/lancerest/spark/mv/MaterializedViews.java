@@ -54,6 +54,15 @@ public interface MaterializedViews {
   }
 
   /**
+   * Compacts the view table and removes its old versions now, by the session's maintenance
+   * policy ({@code spark.lancerest.mv.maintenance.*}; compaction whatever the thresholds).
+   */
+  default MaintenanceResult optimize(List<String> viewId) {
+    throw new MaterializedViewException(getClass().getName() + " does not support OPTIMIZE "
+        + "MATERIALIZED VIEW");
+  }
+
+  /**
    * What {@link #refresh} would do now with {@code options}, with nothing written or committed
    * ({@code EXPLAIN REFRESH MATERIALIZED VIEW}).
    */

@@ -30,6 +30,7 @@ import io.lancerest.spark.mv.ViewDescription;
 import io.lancerest.spark.mv.ViewState;
 import io.lancerest.spark.mv.commit.ViewCommit;
 import io.lancerest.spark.mv.engine.CatalogBinding.TableLocation;
+import io.lancerest.spark.mv.maintenance.ViewMaintenance;
 import io.lancerest.spark.mv.query.QueryLayout;
 import io.lancerest.spark.mv.query.SelectAnalysis;
 import io.lancerest.spark.mv.query.StableRowIds;
@@ -747,6 +748,31 @@ public final class EngineViews implements MaterializedViews {
     }
   }
 
+
+  @Override
+  public io.lancerest.spark.mv.MaintenanceResult optimize(List<String> viewId) {
+    Stored stored = read(viewId);
+    if (stored == null) {
+      throw new MaterializedViewNotFoundException("Materialized view " + cat.display(viewId)
+          + " does not exist");
+    }
+    ViewMaintenance.Policy policy;
+    try {
+      policy = ViewMaintenance.Policy.of(spark);
+    } catch (IllegalArgumentException e) {
+      throw new InvalidOptionException(e.getMessage());
+    }
+    try {
+      ViewMaintenance.Outcome o = ViewMaintenance.run(stored.view().location(),
+          stored.view().storageOptions(), policy, true);
+      LOG.info("OPTIMIZE MATERIALIZED VIEW {}: {} -> {} fragments, {} old versions removed",
+          cat.display(viewId), o.fragmentsBefore(), o.fragmentsAfter(), o.versionsRemoved());
+      return new io.lancerest.spark.mv.MaintenanceResult(o.fragmentsBefore(), o.fragmentsAfter(),
+          o.versionsRemoved(), o.bytesRemoved());
+    } finally {
+      cat.invalidate(viewId);
+    }
+  }
 
   @Override
   public ViewDescription describe(List<String> viewId) {

@@ -6,6 +6,7 @@ import io.lancerest.spark.mv.RefreshPlan;
 import io.lancerest.spark.mv.RefreshResult;
 import io.lancerest.spark.mv.commit.ViewCommitConflictException;
 import io.lancerest.spark.mv.commit.ViewCommitResult;
+import io.lancerest.spark.mv.maintenance.ViewMaintenance;
 import java.util.function.LongSupplier;
 import org.apache.spark.SparkContext;
 import org.slf4j.Logger;
@@ -43,7 +44,7 @@ public final class RefreshDriver {
    *
    * @param latestSourceVersion the source's latest version (it opens the source)
    */
-  public static <R> R refresh(RefreshContext ctx, Long srcVersion,
+  public static <R> R refresh(RefreshContext ctx, ViewTables tables, Long srcVersion,
       LongSupplier latestSourceVersion, ViewRefresh<R> kind) {
     String[] caller = jobProperties(ctx.spark().sparkContext());
     JobTracker job = ctx.job();
@@ -63,7 +64,7 @@ public final class RefreshDriver {
         if (attempt.upToDate()) {
           LOG.info("View {} (job {}): already at source version {}; nothing to do",
               ctx.viewName(), ctx.jobId(), version);
-          return ended(job, kind, attempt.skipped());
+          return ended(job, kind, attempt.skipped(), null);
         }
         StagedRefresh<R> staged = attempt.compute();
         try {
@@ -100,7 +101,8 @@ public final class RefreshDriver {
               + "failed (the refresh stands): {}", ctx.viewName(), ctx.jobId(),
               committed.version(), e.toString());
         }
-        return ended(job, kind, staged.result().apply(committed));
+        R result = staged.result().apply(committed);
+        return ended(job, kind, result, maintain(ctx, tables));
       }
     } catch (RuntimeException | Error e) {
       Throwable t = recordEnd(ctx, committed, e);
@@ -113,11 +115,38 @@ public final class RefreshDriver {
     }
   }
 
-  private static <R> R ended(JobTracker job, ViewRefresh<R> kind, R result) {
+  private static <R> R ended(JobTracker job, ViewRefresh<R> kind, R result, String note) {
     ViewRefresh.Outcome o = kind.outcome(result);
     job.finished(o.status(), o.sourceVersion(), o.rowsInserted(), o.rowsDeleted(), o.skipped(),
-        null);
+        note);
     return result;
+  }
+
+  /**
+   * The view's maintenance after its commit, never inside it: compaction and removal of old
+   * versions by the session's policy ({@link ViewMaintenance}). It never fails the refresh; what
+   * it did, or its failure, is the job's message.
+   */
+  private static String maintain(RefreshContext ctx, ViewTables tables) {
+    try {
+      ViewMaintenance.Policy p = ViewMaintenance.Policy.of(ctx.spark());
+      if (!p.enabled()) {
+        return null;
+      }
+      ctx.describe("maintenance");
+      String summary = ViewMaintenance.run(tables.viewUri(), tables.viewStorageOptions(), p,
+          false).summary();
+      if (summary != null) {
+        LOG.info("View {} (job {}): maintenance: {}", ctx.viewName(), ctx.jobId(), summary);
+        return "maintenance: " + summary;
+      }
+      return null;
+    } catch (RuntimeException e) {
+      String why = JobTracker.redact(e.getClass().getSimpleName() + ": " + e.getMessage());
+      LOG.warn("View {} (job {}): maintenance after the commit failed (the refresh stands): {}",
+          ctx.viewName(), ctx.jobId(), why);
+      return "maintenance failed (the refresh stands): " + why;
+    }
   }
 
   /**

@@ -40,6 +40,12 @@ public final class MaterializedViewStatements {
       .add("info_name", DataTypes.StringType, false)
       .add("info_value", DataTypes.StringType);
   /** Columns of SHOW JOBS and CANCEL JOB. */
+  public static final StructType OPTIMIZE_OUTPUT = new StructType()
+      .add("fragments_before", DataTypes.IntegerType, false)
+      .add("fragments_after", DataTypes.IntegerType, false)
+      .add("versions_removed", DataTypes.LongType, false)
+      .add("bytes_removed", DataTypes.LongType, false);
+
   public static final StructType JOBS_OUTPUT = new StructType()
       .add("job_id", DataTypes.StringType, false)
       .add("view", DataTypes.StringType)
@@ -71,6 +77,9 @@ public final class MaterializedViewStatements {
     if (s instanceof MvStatement.ShowJobs || s instanceof MvStatement.CancelJob) {
       return JOBS_OUTPUT;
     }
+    if (s instanceof MvStatement.Optimize) {
+      return OPTIMIZE_OUTPUT;
+    }
     return NO_OUTPUT;
   }
 
@@ -92,6 +101,13 @@ public final class MaterializedViewStatements {
       MaterializedViews views = MaterializedViews.forCatalog(spark, r.catalog());
       return List.of(row(rf.async() ? views.refreshAsync(r.id(), options)
           : views.refresh(r.id(), options)));
+    }
+    if (s instanceof MvStatement.Optimize o) {
+      Resolved r = resolveObject(spark, o.name());
+      io.lancerest.spark.mv.MaintenanceResult m = MaterializedViews.forCatalog(spark,
+          r.catalog()).optimize(r.id());
+      return List.of(RowFactory.create(m.fragmentsBefore(), m.fragmentsAfter(),
+          m.versionsRemoved(), m.bytesRemoved()));
     }
     if (s instanceof MvStatement.ShowJobs sj) {
       String catalog = sj.catalog();

@@ -61,6 +61,9 @@ public sealed interface MvStatement {
   /** {@code DROP MATERIALIZED VIEW [IF EXISTS] name}. */
   record Drop(List<String> name, boolean ifExists) implements MvStatement {}
 
+  /** {@code OPTIMIZE MATERIALIZED VIEW name}: compaction and old-version removal, now. */
+  record Optimize(List<String> name) implements MvStatement {}
+
   /** {@code SHOW MATERIALIZED VIEWS [IN|FROM namespace]}; {@code namespace} null = current. */
   record Show(List<String> namespace) implements MvStatement {}
 

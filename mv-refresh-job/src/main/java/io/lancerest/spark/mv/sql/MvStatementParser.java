@@ -53,7 +53,8 @@ final class MvStatementParser {
     }
     Token verb = t.get(0);
     return verb.isWord("CREATE") || verb.isWord("REFRESH") || verb.isWord("DROP")
-        || verb.isWord("SHOW") || verb.isWord("DESCRIBE") || verb.isWord("DESC");
+        || verb.isWord("SHOW") || verb.isWord("DESCRIBE") || verb.isWord("DESC")
+        || verb.isWord("OPTIMIZE");
   }
 
   static MvStatement parse(ParserInterface delegate, String sql) throws ParseException {
@@ -81,6 +82,9 @@ final class MvStatementParser {
         options = propertyList("WITH");
       }
       s = new MvStatement.ExplainRefresh(name, options);
+    } else if (verb.isWord("OPTIMIZE")) {
+      expectWord("VIEW");
+      s = new MvStatement.Optimize(identifier("a view name"));
     } else if (verb.isWord("CREATE")) {
       expectWord("VIEW");
       s = create();

@@ -1,0 +1,143 @@
+package io.lancerest.spark.mv.maintenance;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.spark.network.util.JavaUtils;
+import org.apache.spark.sql.SparkSession;
+import org.lance.Dataset;
+import org.lance.ReadOptions;
+import org.lance.cleanup.CleanupPolicy;
+import org.lance.cleanup.RemovalStats;
+import org.lance.compaction.CompactionOptions;
+
+/**
+ * Compacts a view table and removes its old versions, by a {@link Policy}. Every refresh adds at
+ * least one fragment and one version, so a view refreshed every minute gathers some 1,400 of
+ * each a day; reads and the incremental diff slow down with each fragment.
+ *
+ * <p>Safe for every kind: compaction rewrites rows with their columns (the source row ids the
+ * refresh keys on included) and keeps the view's metadata and config (its watermark, processed
+ * parents); it is one more commit, so a refresh running meanwhile retries its own commit. The
+ * latest version is never removed, and neither is anything newer than the retention.
+ */
+public final class ViewMaintenance {
+  static final String PREFIX = "spark.lancerest.mv.maintenance.";
+
+  private ViewMaintenance() {}
+
+  /**
+   * When to compact and what to keep (session confs {@code spark.lancerest.mv.maintenance.*}).
+   *
+   * @param enabled run after every refresh commit ({@code enabled}, default true)
+   * @param maxFragments compact when the view has more fragments ({@code maxFragments}, 32)
+   * @param smallFragmentRows a fragment with fewer rows is small ({@code smallFragmentRows},
+   *     65,536)
+   * @param maxSmallShare compact when more than this share of at least 8 fragments is small
+   *     ({@code maxSmallShare}, 0.5)
+   * @param targetRowsPerFragment what compaction writes ({@code targetRowsPerFragment}, 2^20)
+   * @param retention versions older than this are removed ({@code retention}, 1h); it is the
+   *     time-travel window the view keeps
+   */
+  public record Policy(boolean enabled, int maxFragments, long smallFragmentRows,
+      double maxSmallShare, long targetRowsPerFragment, Duration retention) {
+    public static Policy of(SparkSession spark) {
+      return of(key -> spark.conf().getOption(PREFIX + key).isDefined()
+          ? spark.conf().get(PREFIX + key) : null);
+    }
+
+    static Policy of(java.util.function.Function<String, String> conf) {
+      try {
+        String enabled = conf.apply("enabled");
+        String maxFragments = conf.apply("maxFragments");
+        String small = conf.apply("smallFragmentRows");
+        String share = conf.apply("maxSmallShare");
+        String target = conf.apply("targetRowsPerFragment");
+        String retention = conf.apply("retention");
+        Policy p = new Policy(enabled == null || Boolean.parseBoolean(enabled.trim()),
+            maxFragments == null ? 32 : Integer.parseInt(maxFragments.trim()),
+            small == null ? 65_536 : Long.parseLong(small.trim()),
+            share == null ? 0.5 : Double.parseDouble(share.trim()),
+            target == null ? 1 << 20 : Long.parseLong(target.trim()),
+            Duration.ofMillis(JavaUtils.timeStringAsMs(retention == null ? "1h"
+                : retention.trim())));
+        if (p.maxFragments < 1 || p.smallFragmentRows < 0 || p.maxSmallShare < 0
+            || p.maxSmallShare > 1 || p.targetRowsPerFragment < 1 || p.retention.isNegative()) {
+          throw new IllegalArgumentException("out of range");
+        }
+        return p;
+      } catch (RuntimeException e) {
+        throw new IllegalArgumentException("The " + PREFIX + "* confs are not a valid "
+            + "maintenance policy (" + e.getMessage() + "): maxFragments >= 1, "
+            + "smallFragmentRows >= 0, maxSmallShare from 0 to 1, targetRowsPerFragment >= 1, "
+            + "retention a duration such as 1h");
+      }
+    }
+  }
+
+  /**
+   * What maintenance did.
+   *
+   * @param compacted whether it compacted (else the fragments were within the policy)
+   * @param versionsRemoved old versions removed
+   */
+  public record Outcome(boolean compacted, int fragmentsBefore, int fragmentsAfter,
+      long versionsRemoved, long bytesRemoved) {
+    /** {@code compacted 40 -> 2 fragments, 38 old versions removed}, or null for nothing. */
+    public String summary() {
+      if (!compacted && versionsRemoved == 0) {
+        return null;
+      }
+      return (compacted ? "compacted " + fragmentsBefore + " -> " + fragmentsAfter
+          + " fragments" : "no compaction needed (" + fragmentsBefore + " fragments)") + ", "
+          + versionsRemoved + " old versions removed";
+    }
+  }
+
+  /** Whether the fragments' row counts call for a compaction under {@code p}. */
+  static boolean needsCompaction(List<Long> fragmentRows, Policy p) {
+    int n = fragmentRows.size();
+    if (n <= 1) {
+      return false;
+    }
+    if (n > p.maxFragments()) {
+      return true;
+    }
+    long small = fragmentRows.stream().filter(r -> r < p.smallFragmentRows()).count();
+    return n >= 8 && (double) small / n > p.maxSmallShare();
+  }
+
+  /**
+   * Maintains the table at {@code uri}.
+   *
+   * @param force compact whatever the fragments (OPTIMIZE MATERIALIZED VIEW)
+   */
+  public static Outcome run(String uri, Map<String, String> storageOptions, Policy p,
+      boolean force) {
+    ReadOptions ro = new ReadOptions.Builder().setStorageOptions(storageOptions).build();
+    try (BufferAllocator a = new RootAllocator()) {
+      int before;
+      boolean compact;
+      try (Dataset ds = Dataset.open(a, uri, ro)) {
+        List<Long> rows = ds.getFragments().stream().map(f -> (long) f.countRows()).toList();
+        before = rows.size();
+        compact = before > 1 && (force || needsCompaction(rows, p));
+        if (compact) {
+          ds.compact(CompactionOptions.builder()
+              .withTargetRowsPerFragment(p.targetRowsPerFragment())
+              .withMaterializeDeletions(true).build());
+        }
+      }
+      try (Dataset ds = Dataset.open(a, uri, ro)) {
+        int after = ds.getFragments().size();
+        RemovalStats removed = ds.cleanupWithPolicy(CleanupPolicy.builder()
+            .withBeforeTimestampMillis(System.currentTimeMillis() - p.retention().toMillis())
+            .build());
+        return new Outcome(compact, before, after, removed.getOldVersions(),
+            removed.getBytesRemoved());
+      }
+    }
+  }
+}

@@ -1,0 +1,51 @@
+package io.lancerest.spark.mv.maintenance;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** The policy's confs and thresholds, without Spark. */
+class ViewMaintenancePolicyTest {
+  private static ViewMaintenance.Policy of(Map<String, String> confs) {
+    return ViewMaintenance.Policy.of(confs::get);
+  }
+
+  @Test
+  void defaultsAndOverrides() {
+    ViewMaintenance.Policy d = of(Map.of());
+    assertEquals(new ViewMaintenance.Policy(true, 32, 65_536, 0.5, 1 << 20,
+        Duration.ofHours(1)), d);
+    ViewMaintenance.Policy p = of(Map.of("enabled", "false", "maxFragments", "8",
+        "retention", "10min"));
+    assertFalse(p.enabled());
+    assertEquals(8, p.maxFragments());
+    assertEquals(Duration.ofMinutes(10), p.retention());
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> of(Map.of("maxSmallShare", "2")));
+    assertTrue(e.getMessage().startsWith("The spark.lancerest.mv.maintenance.* confs are not a "
+        + "valid maintenance policy"), e.getMessage());
+  }
+
+  @Test
+  void compactionWhenTooManyFragmentsOrMostlySmallOnes() {
+    ViewMaintenance.Policy p = of(Map.of("maxFragments", "10", "smallFragmentRows", "100"));
+    assertFalse(ViewMaintenance.needsCompaction(List.of(5L), p), "one fragment");
+    assertFalse(ViewMaintenance.needsCompaction(Collections.nCopies(10, 1000L), p));
+    assertTrue(ViewMaintenance.needsCompaction(Collections.nCopies(11, 1000L), p), "11 > 10");
+    assertFalse(ViewMaintenance.needsCompaction(Collections.nCopies(7, 5L), p),
+        "fewer than 8 fragments, however small");
+    List<Long> mostlySmall = new java.util.ArrayList<>(Collections.nCopies(5, 5L));
+    mostlySmall.addAll(Collections.nCopies(4, 1000L));
+    assertTrue(ViewMaintenance.needsCompaction(mostlySmall, p), "5 of 9 small");
+    List<Long> halfSmall = new java.util.ArrayList<>(Collections.nCopies(4, 5L));
+    halfSmall.addAll(Collections.nCopies(4, 1000L));
+    assertFalse(ViewMaintenance.needsCompaction(halfSmall, p), "4 of 8: not more than half");
+  }
+}
