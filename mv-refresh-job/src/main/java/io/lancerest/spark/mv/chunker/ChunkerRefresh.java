@@ -123,7 +123,8 @@ public final class ChunkerRefresh {
   static ChunkerRefreshResult run(RefreshContext ctx, ViewTables t, ChunkerDefinition def,
       RefreshOptions options) {
     options.checkApplicableTo(MaterializedViewKind.CHUNKER);
-    return RefreshDriver.refresh(ctx, t, options.srcVersion(), () -> SourceVersions.latest(
+    return RefreshDriver.refresh(ctx, t, options.srcVersion(), options.maxRowsPerFragment(),
+        () -> SourceVersions.latest(
         t.viewName(), t.sourceUri(), t.sourceStorageOptions()), kind(t, def, options));
   }
 

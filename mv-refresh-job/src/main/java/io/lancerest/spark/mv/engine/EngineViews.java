@@ -764,7 +764,7 @@ public final class EngineViews implements MaterializedViews {
     }
     try {
       ViewMaintenance.Outcome o = ViewMaintenance.run(stored.view().location(),
-          stored.view().storageOptions(), policy, true);
+          stored.view().storageOptions(), policy, true, null);
       LOG.info("OPTIMIZE MATERIALIZED VIEW {}: {} -> {} fragments, {} old versions removed",
           cat.display(viewId), o.fragmentsBefore(), o.fragmentsAfter(), o.versionsRemoved());
       return new io.lancerest.spark.mv.MaintenanceResult(o.fragmentsBefore(), o.fragmentsAfter(),

@@ -32,7 +32,7 @@ public final class ViewMaintenance {
    * When to compact and what to keep (session confs {@code spark.lancerest.mv.maintenance.*}).
    *
    * @param enabled run after every refresh commit ({@code enabled}, default true)
-   * @param maxFragments compact when the view has more fragments ({@code maxFragments}, 32)
+   * @param maxFragments compact when the view has more fragments ({@code maxFragments}, 16)
    * @param smallFragmentRows a fragment with fewer rows is small ({@code smallFragmentRows},
    *     65,536)
    * @param maxSmallShare compact when more than this share of at least 8 fragments is small
@@ -57,7 +57,7 @@ public final class ViewMaintenance {
         String target = conf.apply("targetRowsPerFragment");
         String retention = conf.apply("retention");
         Policy p = new Policy(enabled == null || Boolean.parseBoolean(enabled.trim()),
-            maxFragments == null ? 32 : Integer.parseInt(maxFragments.trim()),
+            maxFragments == null ? 16 : Integer.parseInt(maxFragments.trim()),
             small == null ? 65_536 : Long.parseLong(small.trim()),
             share == null ? 0.5 : Double.parseDouble(share.trim()),
             target == null ? 1 << 20 : Long.parseLong(target.trim()),
@@ -96,26 +96,38 @@ public final class ViewMaintenance {
     }
   }
 
-  /** Whether the fragments' row counts call for a compaction under {@code p}. */
-  static boolean needsCompaction(List<Long> fragmentRows, Policy p) {
+  /**
+   * Whether the fragments' row counts call for a compaction into fragments of {@code target}
+   * rows: too many fragments, where compaction would remove at least a third of them, or mostly
+   * small ones. Fragments that are full already (a view refreshed with a small
+   * {@code max_rows_per_fragment}) are left as they are.
+   */
+  static boolean needsCompaction(List<Long> fragmentRows, Policy p, long target) {
     int n = fragmentRows.size();
     if (n <= 1) {
       return false;
     }
-    if (n > p.maxFragments()) {
+    long total = fragmentRows.stream().mapToLong(Long::longValue).sum();
+    long ideal = Math.max(1, (total + target - 1) / target);
+    if (n > p.maxFragments() && n > ideal + ideal / 2) {
       return true;
     }
-    long small = fragmentRows.stream().filter(r -> r < p.smallFragmentRows()).count();
+    long smallBelow = Math.min(p.smallFragmentRows(), target / 2);
+    long small = fragmentRows.stream().filter(r -> r < smallBelow).count();
     return n >= 8 && (double) small / n > p.maxSmallShare();
   }
 
   /**
    * Maintains the table at {@code uri}.
    *
-   * @param force compact whatever the fragments (OPTIMIZE MATERIALIZED VIEW)
+   * @param force compact whenever it would lower the fragment count (OPTIMIZE MATERIALIZED VIEW)
+   * @param maxRowsPerFragment the refresh's {@code max_rows_per_fragment}, or {@code null}:
+   *     compaction never writes larger fragments than the refresh asked for
    */
   public static Outcome run(String uri, Map<String, String> storageOptions, Policy p,
-      boolean force) {
+      boolean force, Integer maxRowsPerFragment) {
+    long target = maxRowsPerFragment == null ? p.targetRowsPerFragment()
+        : Math.min(p.targetRowsPerFragment(), maxRowsPerFragment);
     ReadOptions ro = new ReadOptions.Builder().setStorageOptions(storageOptions).build();
     try (BufferAllocator a = new RootAllocator()) {
       int before;
@@ -123,10 +135,12 @@ public final class ViewMaintenance {
       try (Dataset ds = Dataset.open(a, uri, ro)) {
         List<Long> rows = ds.getFragments().stream().map(f -> (long) f.countRows()).toList();
         before = rows.size();
-        compact = before > 1 && (force || needsCompaction(rows, p));
+        long total = rows.stream().mapToLong(Long::longValue).sum();
+        compact = force ? before > Math.max(1, (total + target - 1) / target)
+            : needsCompaction(rows, p, target);
         if (compact) {
           ds.compact(CompactionOptions.builder()
-              .withTargetRowsPerFragment(p.targetRowsPerFragment())
+              .withTargetRowsPerFragment(target)
               .withMaterializeDeletions(true).build());
         }
       }

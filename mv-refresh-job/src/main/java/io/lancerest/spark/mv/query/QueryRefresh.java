@@ -98,7 +98,8 @@ public final class QueryRefresh {
   /** Refreshes the view in {@code ctx} (its job id, listener, caches and job). */
   public static RefreshResult run(RefreshContext ctx, ViewTables t, SourceQuery query,
       RefreshOptions options) {
-    return RefreshDriver.refresh(ctx, t, options.srcVersion(), () -> SourceVersions.latest(
+    return RefreshDriver.refresh(ctx, t, options.srcVersion(), options.maxRowsPerFragment(),
+        () -> SourceVersions.latest(
         t.viewName(), t.sourceUri(), t.sourceStorageOptions()), kind(t, query, options));
   }
 

@@ -42,10 +42,11 @@ public final class RefreshDriver {
   /**
    * Refreshes the view.
    *
+   * @param maxRowsPerFragment the refresh's fragment size bound, which maintenance keeps too
    * @param latestSourceVersion the source's latest version (it opens the source)
    */
   public static <R> R refresh(RefreshContext ctx, ViewTables tables, Long srcVersion,
-      LongSupplier latestSourceVersion, ViewRefresh<R> kind) {
+      Integer maxRowsPerFragment, LongSupplier latestSourceVersion, ViewRefresh<R> kind) {
     String[] caller = jobProperties(ctx.spark().sparkContext());
     JobTracker job = ctx.job();
     ViewCommitResult committed = null;
@@ -102,7 +103,7 @@ public final class RefreshDriver {
               committed.version(), e.toString());
         }
         R result = staged.result().apply(committed);
-        return ended(job, kind, result, maintain(ctx, tables));
+        return ended(job, kind, result, maintain(ctx, tables, maxRowsPerFragment));
       }
     } catch (RuntimeException | Error e) {
       Throwable t = recordEnd(ctx, committed, e);
@@ -127,7 +128,8 @@ public final class RefreshDriver {
    * versions by the session's policy ({@link ViewMaintenance}). It never fails the refresh; what
    * it did, or its failure, is the job's message.
    */
-  private static String maintain(RefreshContext ctx, ViewTables tables) {
+  private static String maintain(RefreshContext ctx, ViewTables tables,
+      Integer maxRowsPerFragment) {
     try {
       ViewMaintenance.Policy p = ViewMaintenance.Policy.of(ctx.spark());
       if (!p.enabled()) {
@@ -135,7 +137,7 @@ public final class RefreshDriver {
       }
       ctx.describe("maintenance");
       String summary = ViewMaintenance.run(tables.viewUri(), tables.viewStorageOptions(), p,
-          false).summary();
+          false, maxRowsPerFragment).summary();
       if (summary != null) {
         LOG.info("View {} (job {}): maintenance: {}", ctx.viewName(), ctx.jobId(), summary);
         return "maintenance: " + summary;

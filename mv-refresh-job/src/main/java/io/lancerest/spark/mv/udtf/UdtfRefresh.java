@@ -151,7 +151,8 @@ public final class UdtfRefresh {
   static UdtfRefreshResult run(RefreshContext ctx, LongFunction<UdtfSource> sourceAt,
       ViewTables t, Long srcVersion, UdtfDefinition def, RefreshOptions options) {
     options.checkApplicableTo(MaterializedViewKind.UDTF);
-    return RefreshDriver.refresh(ctx, t, srcVersion, () -> SourceVersions.latest(t.viewName(),
+    return RefreshDriver.refresh(ctx, t, srcVersion, options.maxRowsPerFragment(),
+        () -> SourceVersions.latest(t.viewName(),
         t.sourceUri(), t.sourceStorageOptions()), kind(sourceAt, t, def, options));
   }
 

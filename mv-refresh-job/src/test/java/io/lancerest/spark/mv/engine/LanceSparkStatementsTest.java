@@ -7,13 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.lancerest.spark.mv.InvalidViewDefinitionException;
 import java.util.List;
 import java.util.Map;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.spark.sql.Row;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.lance.Dataset;
 
 /**
  * lance-spark 0.4.0's own statements (its SQL extension, configured next to ours) on tables of
@@ -47,20 +44,12 @@ class LanceSparkStatementsTest {
     return t;
   }
 
-  private static String location(String name) {
-    return CatalogBinding.of(f.spark, "lance").locate(List.of(ns, name), "table").location();
-  }
-
   private static int fragments(String name) {
-    try (BufferAllocator a = new RootAllocator(); Dataset ds = Dataset.open(location(name), a)) {
-      return ds.getFragments().size();
-    }
+    return TableStats.fragments(f, ns, name);
   }
 
   private static int versions(String name) {
-    try (BufferAllocator a = new RootAllocator(); Dataset ds = Dataset.open(location(name), a)) {
-      return ds.listVersions().size();
-    }
+    return TableStats.versions(f, ns, name);
   }
 
   @Test

@@ -5,14 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.List;
 import java.util.Map;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.spark.sql.Row;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.lance.Dataset;
 
 /**
  * Views that look after themselves: maintenance after each refresh commit (compaction past the
@@ -42,20 +39,12 @@ class ViewMaintenanceTest {
     }
   }
 
-  private static String location(String name) {
-    return CatalogBinding.of(f.spark, "lance").locate(List.of(ns, name), "table").location();
-  }
-
   private static int fragments(String name) {
-    try (BufferAllocator a = new RootAllocator(); Dataset ds = Dataset.open(location(name), a)) {
-      return ds.getFragments().size();
-    }
+    return TableStats.fragments(f, ns, name);
   }
 
   private static int versions(String name) {
-    try (BufferAllocator a = new RootAllocator(); Dataset ds = Dataset.open(location(name), a)) {
-      return ds.listVersions().size();
-    }
+    return TableStats.versions(f, ns, name);
   }
 
   private static String source(String name) {

@@ -20,7 +20,7 @@ class ViewMaintenancePolicyTest {
   @Test
   void defaultsAndOverrides() {
     ViewMaintenance.Policy d = of(Map.of());
-    assertEquals(new ViewMaintenance.Policy(true, 32, 65_536, 0.5, 1 << 20,
+    assertEquals(new ViewMaintenance.Policy(true, 16, 65_536, 0.5, 1 << 20,
         Duration.ofHours(1)), d);
     ViewMaintenance.Policy p = of(Map.of("enabled", "false", "maxFragments", "8",
         "retention", "10min"));
@@ -36,16 +36,22 @@ class ViewMaintenancePolicyTest {
   @Test
   void compactionWhenTooManyFragmentsOrMostlySmallOnes() {
     ViewMaintenance.Policy p = of(Map.of("maxFragments", "10", "smallFragmentRows", "100"));
-    assertFalse(ViewMaintenance.needsCompaction(List.of(5L), p), "one fragment");
-    assertFalse(ViewMaintenance.needsCompaction(Collections.nCopies(10, 1000L), p));
-    assertTrue(ViewMaintenance.needsCompaction(Collections.nCopies(11, 1000L), p), "11 > 10");
-    assertFalse(ViewMaintenance.needsCompaction(Collections.nCopies(7, 5L), p),
+    assertFalse(ViewMaintenance.needsCompaction(List.of(5L), p, 1 << 20), "one fragment");
+    assertFalse(ViewMaintenance.needsCompaction(Collections.nCopies(10, 1000L), p, 1 << 20));
+    assertTrue(ViewMaintenance.needsCompaction(Collections.nCopies(11, 1000L), p, 1 << 20),
+        "11 > 10");
+    assertFalse(ViewMaintenance.needsCompaction(Collections.nCopies(7, 5L), p, 1 << 20),
         "fewer than 8 fragments, however small");
     List<Long> mostlySmall = new java.util.ArrayList<>(Collections.nCopies(5, 5L));
     mostlySmall.addAll(Collections.nCopies(4, 1000L));
-    assertTrue(ViewMaintenance.needsCompaction(mostlySmall, p), "5 of 9 small");
+    assertTrue(ViewMaintenance.needsCompaction(mostlySmall, p, 1 << 20), "5 of 9 small");
     List<Long> halfSmall = new java.util.ArrayList<>(Collections.nCopies(4, 5L));
     halfSmall.addAll(Collections.nCopies(4, 1000L));
-    assertFalse(ViewMaintenance.needsCompaction(halfSmall, p), "4 of 8: not more than half");
+    assertFalse(ViewMaintenance.needsCompaction(halfSmall, p, 1 << 20),
+        "4 of 8: not more than half");
+    // fragments full at the refresh's max_rows_per_fragment are left alone, however many
+    assertFalse(ViewMaintenance.needsCompaction(Collections.nCopies(18, 7L), p, 7));
+    assertTrue(ViewMaintenance.needsCompaction(Collections.nCopies(18, 3L), p, 7),
+        "18 fragments of 3 rows would be 8 of 7");
   }
 }

@@ -1,0 +1,72 @@
+package io.lancerest.examples.bench;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * A query view over many refreshes, each after a 100-row append and one scattered UPDATE,
+ * with the maintenance policy on (the defaults) and off (the peer, in the same run). Reported at
+ * refreshes 10, 100 and {@code refreshes}: the view's fragment count, {@code SELECT count(*)}
+ * latency, and the per-refresh time (median of the 10 refreshes before that point). Target
+ * (issue 19): with the policy on, per-refresh time at 1,000 within 1.2× of that at 10, and at
+ * most 20 fragments.
+ *
+ * <pre>
+ *   mvn -B -ntp -q -Pquickstart -DskipTests -pl examples -am verify \
+ *       -Dquickstart.main=io.lancerest.examples.bench.MaintenanceBenchmark \
+ *       -Dquickstart.args="refreshes=1000"
+ * </pre>
+ */
+public final class MaintenanceBenchmark {
+  private MaintenanceBenchmark() {}
+
+  public static void main(String[] argv) throws Exception {
+    Map<String, String> args = ViewBench.args(argv);
+    int refreshes = Integer.parseInt(args.getOrDefault("refreshes", "1000"));
+    try (ViewBench b = ViewBench.start("maintenance-bench", args)) {
+      SparkSession spark = b.spark;
+      List<String> report = new ArrayList<>();
+      for (boolean on : new boolean[] {true, false}) {
+        spark.conf().set("spark.lancerest.mv.maintenance.enabled", Boolean.toString(on));
+        String ns = on ? "mon" : "moff";
+        spark.sql("CREATE NAMESPACE lance." + ns);
+        String src = "lance." + ns + ".src";
+        spark.sql("CREATE TABLE " + src + " (id BIGINT, v BIGINT)");
+        spark.sql("INSERT INTO " + src + " SELECT id, id FROM range(0, 10000, 1, 1)");
+        String view = "lance." + ns + ".v";
+        spark.sql("CREATE MATERIALIZED VIEW " + view + " AS SELECT id, v * 2 AS v2 FROM " + src
+            + " WHERE id % 5 <> 0");
+        List<Double> times = new ArrayList<>();
+        java.util.Random rnd = new java.util.Random(42);
+        for (int i = 1; i <= refreshes; i++) {
+          spark.sql("INSERT INTO " + src + " SELECT id + " + (100_000L * i) + ", id FROM "
+              + "range(0, 100, 1, 1)");
+          spark.sql("UPDATE " + src + " SET v = v + 1 WHERE id = " + rnd.nextInt(10_000));
+          long t0 = System.nanoTime();
+          spark.sql("REFRESH MATERIALIZED VIEW " + view).collect();
+          times.add(ViewBench.secs(t0));
+          if (i == 10 || i == 100 || i == refreshes) {
+            long c0 = System.nanoTime();
+            spark.sql("SELECT count(*) FROM " + view).collect();
+            double count = ViewBench.secs(c0);
+            long fragments = spark.sql("SELECT count(DISTINCT _fragid) FROM " + view).first()
+                .getLong(0);
+            double perRefresh = ViewBench.median(times.subList(Math.max(0, i - 10), i));
+            report.add(String.format("policy %-3s refresh %5d: %3d fragments, count(*) %.3f s, "
+                + "refresh %.3f s (median of the last 10)", on ? "on" : "off", i, fragments,
+                count, perRefresh));
+            System.out.println(report.get(report.size() - 1));
+          }
+        }
+        long diff = spark.sql("(SELECT id, v2 FROM " + view + ") EXCEPT ALL (SELECT id, v * 2 "
+            + "FROM " + src + " WHERE id % 5 <> 0)").count();
+        report.add("policy " + (on ? "on" : "off") + ": the view equals its SELECT: "
+            + (diff == 0 ? "yes" : "NO (" + diff + " rows differ)"));
+      }
+      System.out.println("maintenance benchmark (" + ViewBench.loadAverage() + "):");
+      report.forEach(r -> System.out.println("  " + r));
+    }
+  }
+}
