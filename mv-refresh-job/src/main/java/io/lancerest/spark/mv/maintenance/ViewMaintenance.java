@@ -18,10 +18,17 @@ import org.lance.compaction.CompactionOptions;
  * least one fragment and one version, so a view refreshed every minute gathers some 1,400 of
  * each a day; reads and the incremental diff slow down with each fragment.
  *
- * <p>Safe for every kind: compaction rewrites rows with their columns (the source row ids the
- * refresh keys on included) and keeps the view's metadata and config (its watermark, processed
- * parents); it is one more commit, so a refresh running meanwhile retries its own commit. The
- * latest version is never removed, and neither is anything newer than the retention.
+ * <p>Compaction rewrites rows with their columns (the source row ids the refresh keys on
+ * included) and keeps the view's metadata and config (its watermark, processed parents); it is
+ * one more commit, so a refresh running meanwhile retries its own commit. Two costs keep it off
+ * by default: fragments it rewrites lose the source row ranges a query-view refresh reads them
+ * by (so later refreshes read them whole), and rewriting fragments that have deletions leaves
+ * row-id sequences with holes, on which lance-core 4.0.0's filtered and vector scans are not safe
+ * (the catalog then reads them without push-down and refuses vector search).
+ *
+ * <p>Old versions: the retention counts from when a version was <em>replaced</em>; the newest
+ * version older than the retention, and everything after it, is kept, so a reader or a refresh
+ * that opened the view up to the retention ago still finds its version.
  */
 public final class ViewMaintenance {
   static final String PREFIX = "spark.lancerest.mv.maintenance.";
@@ -31,7 +38,8 @@ public final class ViewMaintenance {
   /**
    * When to compact and what to keep (session confs {@code spark.lancerest.mv.maintenance.*}).
    *
-   * @param enabled run after every refresh commit ({@code enabled}, default true)
+   * @param enabled run after every refresh commit ({@code enabled}, default false: see the
+   *     class comment for what compaction costs a view today)
    * @param maxFragments compact when the view has more fragments ({@code maxFragments}, 16)
    * @param smallFragmentRows a fragment with fewer rows is small ({@code smallFragmentRows},
    *     65,536)
@@ -56,7 +64,7 @@ public final class ViewMaintenance {
         String share = conf.apply("maxSmallShare");
         String target = conf.apply("targetRowsPerFragment");
         String retention = conf.apply("retention");
-        Policy p = new Policy(enabled == null || Boolean.parseBoolean(enabled.trim()),
+        Policy p = new Policy(enabled != null && Boolean.parseBoolean(enabled.trim()),
             maxFragments == null ? 16 : Integer.parseInt(maxFragments.trim()),
             small == null ? 65_536 : Long.parseLong(small.trim()),
             share == null ? 0.5 : Double.parseDouble(share.trim()),
@@ -97,6 +105,26 @@ public final class ViewMaintenance {
   }
 
   /**
+   * The oldest version to keep: the newest one created before {@code cutoffMillis} (it was the
+   * view until a later one replaced it, within the retention), or {@code null} when nothing is
+   * old enough to remove.
+   */
+  static Long oldestKept(List<org.lance.Version> versions, long cutoffMillis) {
+    Long keep = null;
+    for (org.lance.Version v : versions) {
+      if (v.getDataTime().toInstant().toEpochMilli() <= cutoffMillis
+          && (keep == null || v.getId() > keep)) {
+        keep = v.getId();
+      }
+    }
+    if (keep == null) {
+      return null;
+    }
+    long first = versions.stream().mapToLong(org.lance.Version::getId).min().orElse(keep);
+    return keep > first ? keep : null;
+  }
+
+  /**
    * Whether the fragments' row counts call for a compaction into fragments of {@code target}
    * rows: too many fragments, where compaction would remove at least a third of them, or mostly
    * small ones. Fragments that are full already (a view refreshed with a small
@@ -133,7 +161,8 @@ public final class ViewMaintenance {
       int before;
       boolean compact;
       try (Dataset ds = Dataset.open(a, uri, ro)) {
-        List<Long> rows = ds.getFragments().stream().map(f -> (long) f.countRows()).toList();
+        List<Long> rows = ds.getFragments().stream()
+            .map(f -> f.metadata().getNumRows()).toList();
         before = rows.size();
         long total = rows.stream().mapToLong(Long::longValue).sum();
         compact = force ? before > Math.max(1, (total + target - 1) / target)
@@ -146,9 +175,13 @@ public final class ViewMaintenance {
       }
       try (Dataset ds = Dataset.open(a, uri, ro)) {
         int after = ds.getFragments().size();
+        Long keepFrom = oldestKept(ds.listVersions(), System.currentTimeMillis()
+            - p.retention().toMillis());
+        if (keepFrom == null) {
+          return new Outcome(compact, before, after, 0, 0);
+        }
         RemovalStats removed = ds.cleanupWithPolicy(CleanupPolicy.builder()
-            .withBeforeTimestampMillis(System.currentTimeMillis() - p.retention().toMillis())
-            .build());
+            .withBeforeVersion(keepFrom).build());
         return new Outcome(compact, before, after, removed.getOldVersions(),
             removed.getBytesRemoved());
       }

@@ -65,6 +65,9 @@ public final class ViewWriteGuard extends AbstractFunction1<LogicalPlan, BoxedUn
             new ReadOptions.Builder().setStorageOptions(storage).build())) {
       Map<String, String> md = d.getSchema().getCustomMetadata();
       return md != null && GenevaLayout.isMaterializedView(md);
+    } catch (RuntimeException cannotTell) {
+      // A table this check cannot open is lance-spark's to report; only a view is refused here.
+      return false;
     }
   }
 }

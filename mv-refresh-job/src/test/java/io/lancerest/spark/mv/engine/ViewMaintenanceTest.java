@@ -65,6 +65,7 @@ class ViewMaintenanceTest {
     String v = "lance." + ns + ".v1";
     String select = "SELECT id, v * 2 AS v2 FROM " + t + " WHERE id % 3 <> 0";
     f.sql("CREATE MATERIALIZED VIEW " + v + " AS " + select);
+    f.spark.conf().set(CONF + "enabled", "true");
     f.spark.conf().set(CONF + "maxFragments", "6");
     f.spark.conf().set(CONF + "retention", "0s");
     for (int round = 1; round <= 20; round++) {
@@ -104,6 +105,7 @@ class ViewMaintenanceTest {
     String t = source("s3");
     String v = "lance." + ns + ".v3";
     f.sql("CREATE MATERIALIZED VIEW " + v + " AS SELECT id, v FROM " + t);
+    f.spark.conf().set(CONF + "enabled", "true");
     f.spark.conf().set(CONF + "maxFragments", "-1");
     f.sql("INSERT INTO " + t + " VALUES (5000, 1)");
     Row done = f.sql("REFRESH MATERIALIZED VIEW " + v).get(0);

@@ -20,11 +20,11 @@ class ViewMaintenancePolicyTest {
   @Test
   void defaultsAndOverrides() {
     ViewMaintenance.Policy d = of(Map.of());
-    assertEquals(new ViewMaintenance.Policy(true, 16, 65_536, 0.5, 1 << 20,
+    assertEquals(new ViewMaintenance.Policy(false, 16, 65_536, 0.5, 1 << 20,
         Duration.ofHours(1)), d);
-    ViewMaintenance.Policy p = of(Map.of("enabled", "false", "maxFragments", "8",
+    ViewMaintenance.Policy p = of(Map.of("enabled", "true", "maxFragments", "8",
         "retention", "10min"));
-    assertFalse(p.enabled());
+    assertTrue(p.enabled());
     assertEquals(8, p.maxFragments());
     assertEquals(Duration.ofMinutes(10), p.retention());
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
@@ -53,5 +53,21 @@ class ViewMaintenancePolicyTest {
     assertFalse(ViewMaintenance.needsCompaction(Collections.nCopies(18, 7L), p, 7));
     assertTrue(ViewMaintenance.needsCompaction(Collections.nCopies(18, 3L), p, 7),
         "18 fragments of 3 rows would be 8 of 7");
+  }
+
+  @Test
+  void theRetentionCountsFromWhenAVersionWasReplaced() {
+    java.time.ZonedDateTime t0 = java.time.ZonedDateTime.parse("2026-12-01T10:00:00Z");
+    List<org.lance.Version> versions = List.of(
+        new org.lance.Version(1, t0, new java.util.TreeMap<>()),
+        new org.lance.Version(2, t0.plusHours(1), new java.util.TreeMap<>()),
+        new org.lance.Version(3, t0.plusHours(5), new java.util.TreeMap<>()));
+    long cutoff = t0.plusHours(2).toInstant().toEpochMilli();
+    // version 2 was the view until version 3 replaced it, after the cutoff: it stays
+    assertEquals(2L, ViewMaintenance.oldestKept(versions, cutoff));
+    assertEquals(null, ViewMaintenance.oldestKept(versions, t0.minusHours(1).toInstant()
+        .toEpochMilli()), "nothing is older than the cutoff");
+    assertEquals(null, ViewMaintenance.oldestKept(versions.subList(0, 1), cutoff),
+        "the only version is never removed");
   }
 }
