@@ -582,6 +582,12 @@ final class TableOperations {
         columnChanges.add(c);
       }
     }
+    if (!columnChanges.isEmpty() && isView(e)) {
+      throw new IllegalArgumentException("Table " + Identifiers.display(id) + " is a "
+          + "materialized view: its columns come from its definition, and adding, dropping, "
+          + "renaming or retyping one would break its next refresh. Change the view's SELECT "
+          + "instead (DROP MATERIALIZED VIEW, then CREATE MATERIALIZED VIEW)");
+    }
     try {
       if (!set.isEmpty() || !unset.isEmpty()) {
         alterProperties(id, e, set, unset);
@@ -591,6 +597,16 @@ final class TableOperations {
       }
     } finally {
       cache.invalidate(id);
+    }
+  }
+
+  /** Whether the table carries the materialized-view layout (a table it cannot open: no). */
+  private static boolean isView(Entry e) {
+    try (Dataset ds = openDataset(e.handle, null)) {
+      Map<String, String> md = ds.getSchema().getCustomMetadata();
+      return md != null && md.containsKey(MaterializedViewLayout.MARKER);
+    } catch (RuntimeException unreadable) {
+      return false;
     }
   }
 

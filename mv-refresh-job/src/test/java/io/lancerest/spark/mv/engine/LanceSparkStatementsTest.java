@@ -122,6 +122,14 @@ class LanceSparkStatementsTest {
         () -> f.sql("ALTER TABLE " + v + " ADD COLUMNS x FROM vv_extra"));
     assertTrue(e.getMessage().startsWith("Table lance." + ns + ".vv is a materialized view: "),
         e.getMessage());
+    // Spark's own column changes are refused by the catalog
+    for (String change : List.of("DROP COLUMN name", "ADD COLUMNS (x INT)",
+        "RENAME COLUMN name TO label")) {
+      Exception c = assertThrows(Exception.class, () -> f.sql("ALTER TABLE " + v + " "
+          + change));
+      assertTrue(String.valueOf(c.getMessage()).contains(ns + ".vv is a materialized view: its "
+          + "columns come from its definition"), change + ": " + c);
+    }
 
     for (int i = 3; i < 6; i++) {
       f.sql("INSERT INTO " + t + " SELECT id + " + (i * 100) + ", 'late' FROM range(0, 50, 1, 1)");
