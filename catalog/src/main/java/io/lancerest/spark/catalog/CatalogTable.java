@@ -38,7 +38,8 @@ import org.lance.spark.LanceSparkReadOptions;
  * COUNT(*)} is reported complete. Read options can ask for another version
  * ({@link TimeTravelOptions}).
  */
-final class CatalogTable extends LancePositionDeltaDataset {
+final class CatalogTable extends LancePositionDeltaDataset
+    implements MaterializedViewTable {
   private final transient String name;
   private final transient Map<String, String> properties;
   private final transient Supplier<Map<String, String>> live;
@@ -112,6 +113,11 @@ final class CatalogTable extends LancePositionDeltaDataset {
       }
     }
     return all.toArray(MetadataColumn[]::new);
+  }
+
+  @Override
+  public boolean isMaterializedView() {
+    return view.isView();
   }
 
   @Override

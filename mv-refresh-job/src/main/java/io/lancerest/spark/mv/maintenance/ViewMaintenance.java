@@ -158,23 +158,23 @@ public final class ViewMaintenance {
         : Math.min(p.targetRowsPerFragment(), maxRowsPerFragment);
     ReadOptions ro = new ReadOptions.Builder().setStorageOptions(storageOptions).build();
     try (BufferAllocator a = new RootAllocator()) {
-      int before;
-      boolean compact;
-      try (Dataset ds = Dataset.open(a, uri, ro)) {
+      Dataset ds = Dataset.open(a, uri, ro);
+      try {
         List<Long> rows = ds.getFragments().stream()
             .map(f -> f.metadata().getNumRows()).toList();
-        before = rows.size();
+        int before = rows.size();
         long total = rows.stream().mapToLong(Long::longValue).sum();
-        compact = force ? before > Math.max(1, (total + target - 1) / target)
+        boolean compact = force ? before > Math.max(1, (total + target - 1) / target)
             : needsCompaction(rows, p, target);
         if (compact) {
           ds.compact(CompactionOptions.builder()
               .withTargetRowsPerFragment(target)
               .withMaterializeDeletions(true).build());
+          Dataset compacted = Dataset.open(a, uri, ro); // the compaction's version
+          ds.close();
+          ds = compacted;
         }
-      }
-      try (Dataset ds = Dataset.open(a, uri, ro)) {
-        int after = ds.getFragments().size();
+        int after = compact ? ds.getFragments().size() : before;
         Long keepFrom = oldestKept(ds.listVersions(), System.currentTimeMillis()
             - p.retention().toMillis());
         if (keepFrom == null) {
@@ -184,6 +184,8 @@ public final class ViewMaintenance {
             .withBeforeVersion(keepFrom).build());
         return new Outcome(compact, before, after, removed.getOldVersions(),
             removed.getBytesRemoved());
+      } finally {
+        ds.close();
       }
     }
   }

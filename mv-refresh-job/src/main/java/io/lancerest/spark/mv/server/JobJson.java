@@ -46,28 +46,29 @@ final class JobJson {
 
   /** A refresh that failed before the job log recorded it: status FAILED, its message. */
   static ObjectNode ended(RefreshQueue.Ended e) {
-    ObjectNode n = LanceJson.mapper().createObjectNode();
-    n.put("job_id", e.jobId());
-    ArrayNode id = n.putArray("view_id");
-    e.viewId().forEach(id::add);
-    n.put("status", RefreshResult.JobStatus.FAILED.name());
-    n.put("submitted_at", e.submittedAt());
+    ObjectNode n = held(e.jobId(), e.viewId(), RefreshResult.JobStatus.FAILED, e.submittedAt(),
+        e.launchedBy(), e.message());
     n.put("finished_at", e.endedAt());
-    n.put("launched_by", e.launchedBy());
-    n.put("message", e.message());
     return n;
   }
 
   /** A refresh accepted but not started: status SUBMITTED, nothing recorded yet. */
   static ObjectNode waiting(RefreshQueue.Entry e) {
+    return held(e.jobId(), e.viewId(), RefreshResult.JobStatus.SUBMITTED, e.submittedAt(),
+        e.launchedBy(), "waiting for a free refresh slot");
+  }
+
+  /** A job only the service's queue knows (the job log has no record of it). */
+  private static ObjectNode held(String jobId, java.util.List<String> viewId,
+      RefreshResult.JobStatus status, long submittedAt, String launchedBy, String message) {
     ObjectNode n = LanceJson.mapper().createObjectNode();
-    n.put("job_id", e.jobId());
+    n.put("job_id", jobId);
     ArrayNode id = n.putArray("view_id");
-    e.viewId().forEach(id::add);
-    n.put("status", RefreshResult.JobStatus.SUBMITTED.name());
-    n.put("submitted_at", e.submittedAt());
-    n.put("launched_by", e.launchedBy());
-    n.put("message", "waiting for a free refresh slot");
+    viewId.forEach(id::add);
+    n.put("status", status.name());
+    n.put("submitted_at", submittedAt);
+    n.put("launched_by", launchedBy);
+    n.put("message", message);
     return n;
   }
 }

@@ -1,18 +1,12 @@
 package io.lancerest.spark.mv.sql;
 
-import io.lancerest.spark.mv.GenevaLayout;
+import io.lancerest.spark.catalog.MaterializedViewTable;
 import io.lancerest.spark.mv.InvalidViewDefinitionException;
-import java.util.Map;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.spark.sql.catalyst.analysis.NoSuchTableException;
 import org.apache.spark.sql.catalyst.analysis.ResolvedIdentifier;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 import org.apache.spark.sql.connector.catalog.TableCatalog;
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation;
-import org.lance.ReadOptions;
-import org.lance.spark.LanceDataset;
-import org.lance.spark.LanceSparkReadOptions;
 import scala.runtime.AbstractFunction1;
 import scala.runtime.BoxedUnit;
 
@@ -47,7 +41,7 @@ public final class ViewWriteGuard extends AbstractFunction1<LogicalPlan, BoxedUn
         table = rel.table();
         name = table.name();
       }
-      if (table instanceof LanceDataset ds && isView(ds.readOptions())) {
+      if (table instanceof MaterializedViewTable t && t.isMaterializedView()) {
         throw new InvalidViewDefinitionException("Table " + name + " is a materialized view: "
             + "its columns come from its definition, and a backfilled column would not survive"
             + " its next refresh. Add the column to the view's SELECT instead (DROP "
@@ -55,19 +49,5 @@ public final class ViewWriteGuard extends AbstractFunction1<LogicalPlan, BoxedUn
       }
     }
     return BoxedUnit.UNIT;
-  }
-
-  private static boolean isView(LanceSparkReadOptions o) {
-    Map<String, String> storage = o.getStorageOptions() == null ? Map.of()
-        : o.getStorageOptions();
-    try (BufferAllocator a = new RootAllocator();
-        org.lance.Dataset d = org.lance.Dataset.open(a, o.getDatasetUri(),
-            new ReadOptions.Builder().setStorageOptions(storage).build())) {
-      Map<String, String> md = d.getSchema().getCustomMetadata();
-      return md != null && GenevaLayout.isMaterializedView(md);
-    } catch (RuntimeException cannotTell) {
-      // A table this check cannot open is lance-spark's to report; only a view is refused here.
-      return false;
-    }
   }
 }

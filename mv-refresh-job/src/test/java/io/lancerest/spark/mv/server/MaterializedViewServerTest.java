@@ -123,6 +123,16 @@ class MaterializedViewServerTest {
     }
   }
 
+  /** A session whose catalog {@code svc} points at the service, as alice. */
+  static SparkSession serviceSession() {
+    SparkSession s = TestSpark.newSession();
+    s.conf().set("spark.sql.catalog.svc", "io.lancerest.spark.catalog.LanceRestCatalog");
+    s.conf().set("spark.sql.catalog.svc.uri", serviceUri);
+    s.conf().set("spark.sql.catalog.svc.token", ALICE);
+    SparkSession.setActiveSession(s);
+    return s;
+  }
+
   static List<String> rows(String sql) {
     SparkSession.setActiveSession(user);
     List<String> out = new ArrayList<>();
@@ -378,11 +388,7 @@ class MaterializedViewServerTest {
   @Test
   void everyOtherRouteIsTheUpstreamsThroughTheService() {
     String ns = newSource();
-    SparkSession s = TestSpark.newSession();
-    s.conf().set("spark.sql.catalog.svc", "io.lancerest.spark.catalog.LanceRestCatalog");
-    s.conf().set("spark.sql.catalog.svc.uri", serviceUri);
-    s.conf().set("spark.sql.catalog.svc.token", ALICE);
-    SparkSession.setActiveSession(s);
+    SparkSession s = serviceSession();
     s.sql("CREATE TABLE svc." + ns + ".t AS SELECT id, doc FROM svc." + ns + ".src").collect();
     s.sql("INSERT INTO svc." + ns + ".t VALUES (9, 'nine')").collect();
     assertEquals(4, s.sql("SELECT * FROM svc." + ns + ".t").count());
@@ -464,11 +470,7 @@ class MaterializedViewServerTest {
   @Test
   void theCatalogPointedAtTheServiceMakesServerManagedViewsAndWaitsForTheirJobs() {
     String ns = newSource();
-    SparkSession s = TestSpark.newSession();
-    s.conf().set("spark.sql.catalog.svc", "io.lancerest.spark.catalog.LanceRestCatalog");
-    s.conf().set("spark.sql.catalog.svc.uri", serviceUri);
-    s.conf().set("spark.sql.catalog.svc.token", ALICE);
-    SparkSession.setActiveSession(s);
+    SparkSession s = serviceSession();
     Row created = s.sql("CREATE MATERIALIZED VIEW svc." + ns + ".sv AS SELECT id, doc FROM svc."
         + ns + ".src WHERE id > 1").collectAsList().get(0);
     assertEquals("SUBMITTED", created.getAs("status"), created.toString());
