@@ -59,6 +59,8 @@ public final class ViewCommit {
   private final TreeSet<Long> deleteAddresses;
   private final String deletePredicate;
   private final boolean replaceAllRows;
+  /** Fragments dropped whole (a compaction replaces them with new ones). */
+  private final TreeSet<Integer> removeFragments;
   private final List<FragmentMetadata> newFragments;
   /** {@code {min, max}} source row id of each new fragment, or {@code null} when not known. */
   private final List<long[]> newRanges;
@@ -76,6 +78,7 @@ public final class ViewCommit {
     this.deleteAddresses = new TreeSet<>(b.deleteAddresses);
     this.deletePredicate = b.deletePredicate;
     this.replaceAllRows = b.replaceAllRows;
+    this.removeFragments = new TreeSet<>(b.removeFragments);
     this.newFragments = List.copyOf(b.newFragments);
     this.newRanges = new ArrayList<>(b.newRanges);
     this.schemaMetadata = new LinkedHashMap<>(b.schemaMetadata);
@@ -154,7 +157,16 @@ public final class ViewCommit {
       List<FragmentMetadata> fragments = new ArrayList<>();
       long deleted = 0;
       if (!replaceAllRows) {
+        TreeSet<Integer> toRemove = new TreeSet<>(removeFragments);
         for (Fragment f : ds.getFragments()) {
+          if (toRemove.remove(f.getId())) {
+            if (offsets.remove(f.getId()) != null) {
+              throw new ViewCommitException("Fragment " + f.getId() + " of view table '"
+                  + location + "' is both removed and has rows deleted in one commit");
+            }
+            deleted += f.metadata().getNumRows();
+            continue;
+          }
           List<Integer> rows = offsets.remove(f.getId());
           if (rows == null) {
             fragments.add(f.metadata());
@@ -172,6 +184,10 @@ public final class ViewCommit {
         if (!offsets.isEmpty()) {
           throw new ViewCommitException("Row addresses name fragments " + offsets.keySet()
               + " that are not in view table '" + location + "' at version " + readVersion);
+        }
+        if (!toRemove.isEmpty()) {
+          throw new ViewCommitException("Fragments " + toRemove + " to remove are not in view "
+              + "table '" + location + "' at version " + readVersion);
         }
       } else {
         deleted = ds.countRows();
@@ -400,6 +416,7 @@ public final class ViewCommit {
     private final TreeSet<Long> deleteAddresses = new TreeSet<>();
     private String deletePredicate;
     private boolean replaceAllRows;
+    private final TreeSet<Integer> removeFragments = new TreeSet<>();
     private final List<FragmentMetadata> newFragments = new ArrayList<>();
     private final List<long[]> newRanges = new ArrayList<>();
     private final Map<String, String> schemaMetadata = new LinkedHashMap<>();
@@ -439,6 +456,15 @@ public final class ViewCommit {
     /** Drops every existing row: the new fragments become the whole table (UDTF rebuild). */
     public Builder replaceAllRows() {
       this.replaceAllRows = true;
+      return this;
+    }
+
+    /**
+     * Drops whole fragments, by id, with their rows (a compaction adds the rows back as new
+     * fragments). Their source ranges drop with them.
+     */
+    public Builder removeFragments(Collection<Integer> fragmentIds) {
+      removeFragments.addAll(fragmentIds);
       return this;
     }
 

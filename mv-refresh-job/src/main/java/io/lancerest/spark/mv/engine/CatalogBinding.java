@@ -117,9 +117,15 @@ public final class CatalogBinding {
     return Identifiers.display(parts);
   }
 
-  /** Where a table's data lives (DescribeTable with vended credentials). */
+  /**
+   * Where a table's data lives (DescribeTable with vended credentials).
+   *
+   * @param properties the table's properties as the server keeps them (empty when it keeps
+   *     none: the catalog then keeps them in the dataset's config)
+   */
   public record TableLocation(List<String> relativeId, String location,
-      Map<String, String> storageOptions, boolean managedVersioning) {
+      Map<String, String> storageOptions, boolean managedVersioning,
+      Map<String, String> properties) {
     @Override
     public String toString() {
       return "TableLocation{" + relativeId + " at " + location + ", storage options "
@@ -151,7 +157,9 @@ public final class CatalogBinding {
       storage.putAll(d.storageOptions());
     }
     return new TableLocation(List.copyOf(relative), d.location(), Map.copyOf(storage),
-        Boolean.TRUE.equals(d.managedVersioning()));
+        Boolean.TRUE.equals(d.managedVersioning()),
+        d.properties() == null ? Map.of()
+            : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(d.properties())));
   }
 
   /** Invalidates Spark's cached table (after the engine changed it behind Spark's back). */

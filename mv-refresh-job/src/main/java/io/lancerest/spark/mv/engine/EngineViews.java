@@ -756,17 +756,22 @@ public final class EngineViews implements MaterializedViews {
       throw new MaterializedViewNotFoundException("Materialized view " + cat.display(viewId)
           + " does not exist");
     }
-    ViewMaintenance.Policy policy;
     try {
-      policy = ViewMaintenance.Policy.of(spark);
-    } catch (IllegalArgumentException e) {
-      throw new InvalidOptionException(e.getMessage());
-    }
-    try {
-      ViewMaintenance.Outcome o = ViewMaintenance.run(stored.view().location(),
-          stored.view().storageOptions(), policy, true, null);
-      LOG.info("OPTIMIZE MATERIALIZED VIEW {}: {} -> {} fragments, {} old versions removed",
-          cat.display(viewId), o.fragmentsBefore(), o.fragmentsAfter(), o.versionsRemoved());
+      ViewMaintenance.Outcome o;
+      try {
+        o = ViewMaintenance.run(stored.view().location(), stored.view().storageOptions(),
+            ViewMaintenance.Policy.session(spark), stored.view().properties(), true, null);
+      } catch (IllegalArgumentException e) {
+        throw new InvalidOptionException("Cannot optimize materialized view "
+            + cat.display(viewId) + ": " + e.getMessage());
+      }
+      LOG.info("OPTIMIZE MATERIALIZED VIEW {}: {} -> {} fragments, {} old versions removed{}",
+          cat.display(viewId), o.fragmentsBefore(), o.fragmentsAfter(), o.versionsRemoved(),
+          o.compactionSkipped() == null ? "" : "; compaction skipped: " + o.compactionSkipped());
+      if (o.compactionSkipped() != null) {
+        throw new MaterializedViewException("OPTIMIZE MATERIALIZED VIEW " + cat.display(viewId)
+            + " did not compact: " + o.compactionSkipped() + ". Run it again.");
+      }
       return new io.lancerest.spark.mv.MaintenanceResult(o.fragmentsBefore(), o.fragmentsAfter(),
           o.versionsRemoved(), o.bytesRemoved());
     } finally {

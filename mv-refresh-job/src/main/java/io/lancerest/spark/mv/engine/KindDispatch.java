@@ -76,7 +76,7 @@ final class KindDispatch {
 
   private static ViewTables tables(String viewName, TableLocation view, TableLocation source) {
     return new ViewTables(viewName, view.location(), view.storageOptions(), source.location(),
-        source.storageOptions());
+        source.storageOptions(), null, view.properties());
   }
 
   /**

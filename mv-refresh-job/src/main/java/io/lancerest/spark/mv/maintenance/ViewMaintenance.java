@@ -1,8 +1,11 @@
 package io.lancerest.spark.mv.maintenance;
 
+import io.lancerest.spark.mv.commit.ViewCommitConflictException;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.spark.network.util.JavaUtils;
@@ -11,52 +14,64 @@ import org.lance.Dataset;
 import org.lance.ReadOptions;
 import org.lance.cleanup.CleanupPolicy;
 import org.lance.cleanup.RemovalStats;
-import org.lance.compaction.CompactionOptions;
 
 /**
  * Compacts a view table and removes its old versions, by a {@link Policy}. Every refresh adds at
  * least one fragment and one version, so a view refreshed every minute gathers some 1,400 of
  * each a day; reads and the incremental diff slow down with each fragment.
  *
- * <p>Compaction rewrites rows with their columns (the source row ids the refresh keys on
- * included) and keeps the view's metadata and config (its watermark, processed parents); it is
- * one more commit, so a refresh running meanwhile retries its own commit. Two costs keep it off
- * by default: fragments it rewrites lose the source row ranges a query-view refresh reads them
- * by (so later refreshes read them whole), and rewriting fragments that have deletions leaves
- * row-id sequences with holes, on which lance-core 4.0.0's filtered and vector scans are not safe
- * (the catalog then reads them without push-down and refuses vector search).
+ * <p>Compaction ({@link ViewCompaction}) is one commit of the view's own: the live rows of
+ * groups of small fragments are written again as one fragment each, with fresh row ids and their
+ * source row range, and the view's metadata and config (its watermark, processed parents) stay
+ * as they were. A refresh running meanwhile retries its own commit; a refresh that commits
+ * first makes the compaction give up until the next time.
  *
  * <p>Old versions: the retention counts from when a version was <em>replaced</em>; the newest
  * version older than the retention, and everything after it, is kept, so a reader or a refresh
  * that opened the view up to the retention ago still finds its version.
+ *
+ * <p>The policy is the session's ({@value #PREFIX}{@code *}), each key overridden per view by the
+ * view's table property {@value #VIEW_PREFIX}{@code <key>}.
  */
 public final class ViewMaintenance {
   static final String PREFIX = "spark.lancerest.mv.maintenance.";
+  /** Per-view overrides: view table properties {@code lancerest.mv.maintenance.<key>}. */
+  public static final String VIEW_PREFIX = "lancerest.mv.maintenance.";
 
   private ViewMaintenance() {}
 
   /**
-   * When to compact and what to keep (session confs {@code spark.lancerest.mv.maintenance.*}).
+   * When to compact and what to keep (session confs {@code spark.lancerest.mv.maintenance.*},
+   * view properties {@code lancerest.mv.maintenance.*}).
    *
-   * @param enabled run after every refresh commit ({@code enabled}, default false: see the
-   *     class comment for what compaction costs a view today)
+   * @param enabled run after every refresh commit ({@code enabled}, default true)
    * @param maxFragments compact when the view has more fragments ({@code maxFragments}, 16)
    * @param smallFragmentRows a fragment with fewer rows is small ({@code smallFragmentRows},
    *     65,536)
    * @param maxSmallShare compact when more than this share of at least 8 fragments is small
    *     ({@code maxSmallShare}, 0.5)
-   * @param targetRowsPerFragment what compaction writes ({@code targetRowsPerFragment}, 2^20)
+   * @param targetRowsPerFragment what compaction writes at most ({@code targetRowsPerFragment},
+   *     2^20)
    * @param retention versions older than this are removed ({@code retention}, 1h); it is the
    *     time-travel window the view keeps
    */
   public record Policy(boolean enabled, int maxFragments, long smallFragmentRows,
       double maxSmallShare, long targetRowsPerFragment, Duration retention) {
+    /** The session's policy. */
     public static Policy of(SparkSession spark) {
-      return of(key -> spark.conf().getOption(PREFIX + key).isDefined()
-          ? spark.conf().get(PREFIX + key) : null);
+      return of(session(spark), Map.of());
     }
 
-    static Policy of(java.util.function.Function<String, String> conf) {
+    /** The session's confs, by key without the prefix ({@code null} when unset). */
+    public static Function<String, String> session(SparkSession spark) {
+      return key -> spark.conf().getOption(PREFIX + key).isDefined()
+          ? spark.conf().get(PREFIX + key) : null;
+    }
+
+    /** The session's policy with the overrides among {@code viewProperties}. */
+    static Policy of(Function<String, String> session, Map<String, String> viewProperties) {
+      Function<String, String> conf = key -> viewProperties.containsKey(VIEW_PREFIX + key)
+          ? viewProperties.get(VIEW_PREFIX + key) : session.apply(key);
       try {
         String enabled = conf.apply("enabled");
         String maxFragments = conf.apply("maxFragments");
@@ -64,23 +79,28 @@ public final class ViewMaintenance {
         String share = conf.apply("maxSmallShare");
         String target = conf.apply("targetRowsPerFragment");
         String retention = conf.apply("retention");
-        Policy p = new Policy(enabled != null && Boolean.parseBoolean(enabled.trim()),
+        if (enabled != null && !enabled.trim().equalsIgnoreCase("true")
+            && !enabled.trim().equalsIgnoreCase("false")) {
+          throw new IllegalArgumentException("enabled = '" + enabled + "'");
+        }
+        Policy p = new Policy(enabled == null || Boolean.parseBoolean(enabled.trim()),
             maxFragments == null ? 16 : Integer.parseInt(maxFragments.trim()),
             small == null ? 65_536 : Long.parseLong(small.trim()),
             share == null ? 0.5 : Double.parseDouble(share.trim()),
             target == null ? 1 << 20 : Long.parseLong(target.trim()),
             Duration.ofMillis(JavaUtils.timeStringAsMs(retention == null ? "1h"
                 : retention.trim())));
-        if (p.maxFragments < 1 || p.smallFragmentRows < 0 || p.maxSmallShare < 0
+        if (p.maxFragments < 2 || p.smallFragmentRows < 0 || p.maxSmallShare < 0
             || p.maxSmallShare > 1 || p.targetRowsPerFragment < 1 || p.retention.isNegative()) {
           throw new IllegalArgumentException("out of range");
         }
         return p;
       } catch (RuntimeException e) {
-        throw new IllegalArgumentException("The " + PREFIX + "* confs are not a valid "
-            + "maintenance policy (" + e.getMessage() + "): maxFragments >= 1, "
-            + "smallFragmentRows >= 0, maxSmallShare from 0 to 1, targetRowsPerFragment >= 1, "
-            + "retention a duration such as 1h");
+        throw new IllegalArgumentException("The maintenance policy (session confs " + PREFIX
+            + "*, view properties " + VIEW_PREFIX + "*) is not valid (" + e.getMessage()
+            + "): enabled true or false, maxFragments >= 2, smallFragmentRows >= 0, "
+            + "maxSmallShare from 0 to 1, targetRowsPerFragment >= 1, retention a duration "
+            + "such as 1h");
       }
     }
   }
@@ -90,17 +110,20 @@ public final class ViewMaintenance {
    *
    * @param compacted whether it compacted (else the fragments were within the policy)
    * @param versionsRemoved old versions removed
+   * @param compactionSkipped why a compaction that was due did not run, or {@code null}
    */
   public record Outcome(boolean compacted, int fragmentsBefore, int fragmentsAfter,
-      long versionsRemoved, long bytesRemoved) {
+      long versionsRemoved, long bytesRemoved, String compactionSkipped) {
     /** {@code compacted 40 -> 2 fragments, 38 old versions removed}, or null for nothing. */
     public String summary() {
-      if (!compacted && versionsRemoved == 0) {
+      if (!compacted && versionsRemoved == 0 && compactionSkipped == null) {
         return null;
       }
-      return (compacted ? "compacted " + fragmentsBefore + " -> " + fragmentsAfter
-          + " fragments" : "no compaction needed (" + fragmentsBefore + " fragments)") + ", "
-          + versionsRemoved + " old versions removed";
+      String c = compacted ? "compacted " + fragmentsBefore + " -> " + fragmentsAfter
+          + " fragments" : compactionSkipped != null ? "compaction skipped ("
+          + compactionSkipped + ")" : "no compaction needed (" + fragmentsBefore
+          + " fragments)";
+      return c + ", " + versionsRemoved + " old versions removed";
     }
   }
 
@@ -126,64 +149,92 @@ public final class ViewMaintenance {
 
   /**
    * Whether the fragments' row counts call for a compaction into fragments of {@code target}
-   * rows: too many fragments, where compaction would remove at least a third of them, or mostly
-   * small ones. Fragments that are full already (a view refreshed with a small
-   * {@code max_rows_per_fragment}) are left as they are.
+   * rows: too many fragments, where compaction could remove at least a third of them, or mostly
+   * small ones. Fragments that are full already (half the target or more: a view refreshed with
+   * a small {@code max_rows_per_fragment}) are left as they are.
    */
   static boolean needsCompaction(List<Long> fragmentRows, Policy p, long target) {
     int n = fragmentRows.size();
     if (n <= 1) {
       return false;
     }
-    long total = fragmentRows.stream().mapToLong(Long::longValue).sum();
-    long ideal = Math.max(1, (total + target - 1) / target);
-    if (n > p.maxFragments() && n > ideal + ideal / 2) {
+    long full = fullRows(target);
+    long notFull = fragmentRows.stream().filter(r -> r < full).count();
+    long notFullRows = fragmentRows.stream().filter(r -> r < full).mapToLong(Long::longValue)
+        .sum();
+    long merged = Math.max(1, (notFullRows + target - 1) / target);
+    if (n > p.maxFragments() && notFull - merged >= Math.max(1, n / 3)) {
       return true;
     }
-    long smallBelow = Math.min(p.smallFragmentRows(), target / 2);
+    long smallBelow = Math.min(p.smallFragmentRows(), full);
     long small = fragmentRows.stream().filter(r -> r < smallBelow).count();
-    return n >= 8 && (double) small / n > p.maxSmallShare();
+    return n >= 8 && small >= 2 && (double) small / n > p.maxSmallShare();
+  }
+
+  /** A fragment of this many rows or more is full at {@code target}: half of it, rounded up. */
+  static long fullRows(long target) {
+    return Math.max(1, (target + 1) / 2);
   }
 
   /**
-   * Maintains the table at {@code uri}.
+   * Maintains the view table at {@code uri} by the session's policy and the view's overrides.
    *
-   * @param force compact whenever it would lower the fragment count (OPTIMIZE MATERIALIZED VIEW)
+   * @param session the session's maintenance confs by key ({@link Policy#session})
+   * @param serverProperties the view's properties as its namespace server keeps them (they win
+   *     over the view's dataset config, where the catalog keeps them otherwise)
+   * @param force compact whatever the thresholds say, and even when maintenance is off
+   *     (OPTIMIZE MATERIALIZED VIEW)
    * @param maxRowsPerFragment the refresh's {@code max_rows_per_fragment}, or {@code null}:
    *     compaction never writes larger fragments than the refresh asked for
+   * @return what it did, or {@code null} when maintenance is off for this view
    */
-  public static Outcome run(String uri, Map<String, String> storageOptions, Policy p,
-      boolean force, Integer maxRowsPerFragment) {
-    long target = maxRowsPerFragment == null ? p.targetRowsPerFragment()
-        : Math.min(p.targetRowsPerFragment(), maxRowsPerFragment);
+  public static Outcome run(String uri, Map<String, String> storageOptions,
+      Function<String, String> session, Map<String, String> serverProperties, boolean force,
+      Integer maxRowsPerFragment) {
     ReadOptions ro = new ReadOptions.Builder().setStorageOptions(storageOptions).build();
     try (BufferAllocator a = new RootAllocator()) {
       Dataset ds = Dataset.open(a, uri, ro);
       try {
-        List<Long> rows = ds.getFragments().stream()
-            .map(f -> f.metadata().getNumRows()).toList();
-        int before = rows.size();
-        long total = rows.stream().mapToLong(Long::longValue).sum();
-        boolean compact = force ? before > Math.max(1, (total + target - 1) / target)
-            : needsCompaction(rows, p, target);
-        if (compact) {
-          ds.compact(CompactionOptions.builder()
-              .withTargetRowsPerFragment(target)
-              .withMaterializeDeletions(true).build());
-          Dataset compacted = Dataset.open(a, uri, ro); // the compaction's version
-          ds.close();
-          ds = compacted;
+        Map<String, String> props = new HashMap<>(ds.getConfig());
+        props.putAll(serverProperties == null ? Map.of() : serverProperties);
+        Policy p = Policy.of(session, props);
+        if (!p.enabled() && !force) {
+          return null;
         }
-        int after = compact ? ds.getFragments().size() : before;
+        long target = maxRowsPerFragment == null ? p.targetRowsPerFragment()
+            : Math.min(p.targetRowsPerFragment(), maxRowsPerFragment);
+        List<ViewCompaction.Frag> frags = ds.getFragments().stream()
+            .map(f -> new ViewCompaction.Frag(f.getId(), f.metadata().getNumRows())).toList();
+        int before = frags.size();
+        List<List<Integer>> groups = force
+            ? ViewCompaction.plan(frags, target, 1, p.smallFragmentRows(), true)
+            : needsCompaction(frags.stream().map(ViewCompaction.Frag::rows).toList(), p, target)
+                ? ViewCompaction.plan(frags, target, Math.max(1, p.maxFragments() / 2),
+                    p.smallFragmentRows(), false)
+                : List.of();
+        boolean compacted = false;
+        String skipped = null;
+        if (!groups.isEmpty()) {
+          try {
+            ViewCompaction.run(ds, uri, storageOptions, a, groups);
+            compacted = true;
+          } catch (ViewCommitConflictException e) {
+            skipped = "another commit landed meanwhile; the next maintenance compacts";
+          }
+          Dataset now = Dataset.open(a, uri, ro);
+          ds.close();
+          ds = now;
+        }
+        int after = ds.getFragments().size();
         Long keepFrom = oldestKept(ds.listVersions(), System.currentTimeMillis()
             - p.retention().toMillis());
         if (keepFrom == null) {
-          return new Outcome(compact, before, after, 0, 0);
+          return new Outcome(compacted, before, after, 0, 0, skipped);
         }
         RemovalStats removed = ds.cleanupWithPolicy(CleanupPolicy.builder()
             .withBeforeVersion(keepFrom).build());
-        return new Outcome(compact, before, after, removed.getOldVersions(),
-            removed.getBytesRemoved());
+        return new Outcome(compacted, before, after, removed.getOldVersions(),
+            removed.getBytesRemoved(), skipped);
       } finally {
         ds.close();
       }

@@ -125,19 +125,17 @@ public final class RefreshDriver {
 
   /**
    * The view's maintenance after its commit, never inside it: compaction and removal of old
-   * versions by the session's policy ({@link ViewMaintenance}). It never fails the refresh; what
+   * versions by the session's policy and the view's overrides ({@link ViewMaintenance}). It never fails the refresh; what
    * it did, or its failure, is the job's message.
    */
   private static String maintain(RefreshContext ctx, ViewTables tables,
       Integer maxRowsPerFragment) {
     try {
-      ViewMaintenance.Policy p = ViewMaintenance.Policy.of(ctx.spark());
-      if (!p.enabled()) {
-        return null;
-      }
       ctx.describe("maintenance");
-      String summary = ViewMaintenance.run(tables.viewUri(), tables.viewStorageOptions(), p,
-          false, maxRowsPerFragment).summary();
+      ViewMaintenance.Outcome o = ViewMaintenance.run(tables.viewUri(),
+          tables.viewStorageOptions(), ViewMaintenance.Policy.session(ctx.spark()),
+          tables.viewProperties(), false, maxRowsPerFragment);
+      String summary = o == null ? null : o.summary();
       if (summary != null) {
         LOG.info("View {} (job {}): maintenance: {}", ctx.viewName(), ctx.jobId(), summary);
         return "maintenance: " + summary;

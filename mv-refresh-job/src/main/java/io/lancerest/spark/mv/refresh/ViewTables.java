@@ -12,9 +12,12 @@ import java.util.Objects;
  *     catalog.ns.v}); {@code null} uses the view's location
  * @param errorsTableUri the Lance table that receives skipped work items; {@code null} puts it
  *     next to the view ({@code <view>__errors.lance}, {@link ErrorsTable#nextTo})
+ * @param viewProperties the view table's properties as its namespace server keeps them (the
+ *     maintenance overrides among them); empty when the server keeps none
  */
 public record ViewTables(String viewName, String viewUri, Map<String, String> viewStorageOptions,
-    String sourceUri, Map<String, String> sourceStorageOptions, String errorsTableUri) {
+    String sourceUri, Map<String, String> sourceStorageOptions, String errorsTableUri,
+    Map<String, String> viewProperties) {
   public ViewTables {
     Objects.requireNonNull(viewUri, "viewUri");
     Objects.requireNonNull(sourceUri, "sourceUri");
@@ -23,11 +26,19 @@ public record ViewTables(String viewName, String viewUri, Map<String, String> vi
         : Map.copyOf(sourceStorageOptions);
     viewName = viewName == null ? viewUri : viewName;
     errorsTableUri = errorsTableUri == null ? ErrorsTable.nextTo(viewUri) : errorsTableUri;
+    viewProperties = viewProperties == null ? Map.of() : Map.copyOf(viewProperties);
+  }
+
+  /** A view and its source, with the errors table given. */
+  public ViewTables(String viewName, String viewUri, Map<String, String> viewStorageOptions,
+      String sourceUri, Map<String, String> sourceStorageOptions, String errorsTableUri) {
+    this(viewName, viewUri, viewStorageOptions, sourceUri, sourceStorageOptions, errorsTableUri,
+        null);
   }
 
   /** A view and its source (errors table next to the view). */
   public ViewTables(String viewName, String viewUri, Map<String, String> viewStorageOptions,
       String sourceUri, Map<String, String> sourceStorageOptions) {
-    this(viewName, viewUri, viewStorageOptions, sourceUri, sourceStorageOptions, null);
+    this(viewName, viewUri, viewStorageOptions, sourceUri, sourceStorageOptions, null, null);
   }
 }

@@ -1,15 +1,27 @@
 package io.lancerest.spark.mv.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.lancerest.spark.connector.read.FragmentHazard;
+import io.lancerest.spark.mv.InvalidOptionException;
+import io.lancerest.spark.mv.commit.FragmentSourceRanges;
 import java.util.List;
 import java.util.Map;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
 import org.apache.spark.sql.Row;
+import org.apache.spark.sql.connector.catalog.Identifier;
+import org.apache.spark.sql.connector.catalog.TableCatalog;
+import org.apache.spark.sql.connector.catalog.TableChange;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.lance.Dataset;
+import org.lance.Fragment;
 
 /**
  * Views that look after themselves: maintenance after each refresh commit (compaction past the
@@ -34,7 +46,7 @@ class ViewMaintenanceTest {
 
   @AfterEach
   void resetPolicy() {
-    for (String k : List.of("enabled", "maxFragments", "retention")) {
+    for (String k : List.of("enabled", "maxFragments", "retention", "maxSmallShare")) {
       f.spark.conf().unset(CONF + k);
     }
   }
@@ -65,11 +77,14 @@ class ViewMaintenanceTest {
     String v = "lance." + ns + ".v1";
     String select = "SELECT id, v * 2 AS v2 FROM " + t + " WHERE id % 3 <> 0";
     f.sql("CREATE MATERIALIZED VIEW " + v + " AS " + select);
-    f.spark.conf().set(CONF + "enabled", "true");
+    // maintenance is on by default
     f.spark.conf().set(CONF + "maxFragments", "6");
     f.spark.conf().set(CONF + "retention", "0s");
     for (int round = 1; round <= 20; round++) {
       insertAndRefresh(t, v, round);
+      // one scattered UPDATE a round: its view row is deleted in an older fragment
+      f.sql("UPDATE " + t + " SET v = v + 1 WHERE id = " + (round * 37 % 1000));
+      f.sql("REFRESH MATERIALIZED VIEW " + v);
       assertTrue(fragments("v1") <= 7, "round " + round + ": " + fragments("v1")
           + " fragments");
     }
@@ -78,6 +93,66 @@ class ViewMaintenanceTest {
     List<Row> jobs = f.sql("SHOW JOBS FOR " + v);
     assertTrue(jobs.stream().anyMatch(r -> String.valueOf((Object) r.getAs("message"))
         .startsWith("maintenance: compacted ")), jobs.toString());
+    assertCompactedByTheView("v1");
+  }
+
+  /**
+   * The view's own compaction: no fragment has a rewritten row-id sequence (lance-core's
+   * compaction of fragments with deletions writes those), every fragment has its source row
+   * range, and no source row is in the view twice.
+   */
+  private static void assertCompactedByTheView(String name) {
+    try (BufferAllocator a = new RootAllocator();
+        Dataset ds = Dataset.open(TableStats.location(f, ns, name), a)) {
+      Map<Integer, FragmentSourceRanges.Entry> ranges = FragmentSourceRanges.parse(
+          ds.getSchema().getCustomMetadata().get(FragmentSourceRanges.KEY));
+      for (Fragment fr : ds.getFragments()) {
+        assertNotEquals(FragmentHazard.REWRITTEN_ROW_IDS, FragmentHazard.of(fr.metadata()),
+            "fragment " + fr.getId());
+        FragmentSourceRanges.Entry e = ranges.get(fr.getId());
+        assertTrue(e != null && e.fileTag().equals(FragmentSourceRanges.fileTag(fr.metadata())),
+            "fragment " + fr.getId() + " has no source range: " + ranges);
+      }
+    }
+    Row dup = f.sql("SELECT count(*), count(DISTINCT __source_row_id) FROM lance." + ns + "."
+        + name).get(0);
+    assertEquals(dup.getLong(0), dup.getLong(1), "a source row is in view " + name + " twice");
+  }
+
+  @Test
+  void aViewsPropertiesOverrideTheSessionPolicy() throws Exception {
+    String t = source("s4");
+    String v = "lance." + ns + ".v4";
+    f.sql("CREATE MATERIALIZED VIEW " + v + " TBLPROPERTIES ("
+        + "'lancerest.mv.maintenance.enabled' = 'false') AS SELECT id, v FROM " + t);
+    f.spark.conf().set(CONF + "maxFragments", "4");
+    int before = fragments("v4");
+    for (int round = 1; round <= 6; round++) {
+      insertAndRefresh(t, v, round);
+    }
+    assertEquals(before + 6, fragments("v4"), "maintenance is off for this view");
+
+    TableCatalog cat = (TableCatalog) f.spark.sessionState().catalogManager().catalog("lance");
+    cat.alterTable(Identifier.of(new String[] {ns}, "v4"),
+        TableChange.setProperty("lancerest.mv.maintenance.enabled", "true"),
+        TableChange.setProperty("lancerest.mv.maintenance.maxSmallShare", "1"));
+    insertAndRefresh(t, v, 7);
+    assertTrue(fragments("v4") <= 3, fragments("v4") + " fragments: the property turned "
+        + "maintenance on, and the session's maxFragments applies");
+    assertEquals(f.rows("SELECT id, v FROM " + t), f.rows("SELECT id, v FROM " + v));
+    assertCompactedByTheView("v4");
+
+    cat.alterTable(Identifier.of(new String[] {ns}, "v4"),
+        TableChange.setProperty("lancerest.mv.maintenance.retention", "soon"));
+    Row done = f.sql("REFRESH MATERIALIZED VIEW " + v + " WITH (force = true)").get(0);
+    assertEquals("DONE", done.getAs("status"), done.toString());
+    Row job = f.sql("SHOW JOBS FOR " + v + " LIMIT 1").get(0);
+    assertTrue(String.valueOf((Object) job.getAs("message")).contains("view properties "
+        + "lancerest.mv.maintenance.*) is not valid"), job.toString());
+    InvalidOptionException e = assertThrows(InvalidOptionException.class,
+        () -> f.sql("OPTIMIZE MATERIALIZED VIEW " + v));
+    assertTrue(e.getMessage().startsWith("Cannot optimize materialized view " + v + ": The "
+        + "maintenance policy"), e.getMessage());
   }
 
   @Test
@@ -112,9 +187,10 @@ class ViewMaintenanceTest {
     assertEquals("DONE", done.getAs("status"), done.toString());
     assertEquals(f.rows("SELECT id, v FROM " + t), f.rows("SELECT id, v FROM " + v));
     Row job = f.sql("SHOW JOBS FOR " + v + " LIMIT 1").get(0);
-    assertTrue(String.valueOf((Object) job.getAs("message")).startsWith("maintenance failed (the refresh "
-        + "stands): IllegalArgumentException: The spark.lancerest.mv.maintenance.* confs are not"
-        + " a valid maintenance policy"), job.toString());
+    assertTrue(String.valueOf((Object) job.getAs("message")).startsWith("maintenance failed "
+        + "(the refresh stands): IllegalArgumentException: The maintenance policy (session "
+        + "confs spark.lancerest.mv.maintenance.*, view properties lancerest.mv.maintenance.*) "
+        + "is not valid (out of range)"), job.toString());
   }
 
   @Test
