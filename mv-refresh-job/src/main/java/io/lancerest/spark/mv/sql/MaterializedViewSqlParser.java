@@ -18,8 +18,9 @@ import scala.collection.Seq;
 
 /**
  * The session parser injected by {@code LanceRestSparkExtensions}: materialized-view statements
- * become {@link MaterializedViewCommand}s, everything else goes to the next parser unchanged, so
- * it composes with other extensions (lance-spark's included) in any order.
+ * (and CREATE INDEX with a vector method) become {@link MaterializedViewCommand}s, everything
+ * else goes to the next parser unchanged, so it composes with other extensions (lance-spark's
+ * included) in any order.
  *
  * <p>One thing is not passed on unchanged: lance-spark 0.4.0's parser answers a statement that
  * neither Spark's grammar nor its own takes (a syntax error, such as {@code SET TBLPROPERTIES
