@@ -2,6 +2,7 @@ package io.lancerest.spark.mv;
 
 import io.lancerest.spark.LanceRestSparkExtensions;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.SparkSessionExtensions;
 import org.lance.spark.extensions.LanceSparkSessionExtensions;
 
 /**
@@ -31,6 +32,32 @@ public final class TestSpark {
    * @throws IllegalStateException if the context runs with another master
    */
   public static synchronized SparkSession newSession(String master) {
+    SparkSession s = root(master).newSession();
+    SparkSession.setActiveSession(s);
+    return s;
+  }
+
+  /**
+   * A new session on the JVM's context ({@link #MASTER}) whose SQL extensions are {@code
+   * extensions}, applied in this order as {@code spark.sql.extensions} lists them (none: Spark
+   * alone), instead of the context's two: for tests of how the extensions compose. It shares the
+   * context's SharedState, as {@link #newSession()}'s sessions do.
+   */
+  @SafeVarargs
+  public static synchronized SparkSession newSessionWith(
+      scala.Function1<SparkSessionExtensions, scala.runtime.BoxedUnit>... extensions) {
+    SparkSession r = root(MASTER);
+    SparkSessionExtensions chosen = new SparkSessionExtensions();
+    for (scala.Function1<SparkSessionExtensions, scala.runtime.BoxedUnit> e : extensions) {
+      e.apply(chosen);
+    }
+    SparkSession s = new SparkSession(r.sparkContext(), scala.Option.apply(r.sharedState()),
+        scala.Option.empty(), chosen, scala.collection.immutable.Map$.MODULE$.empty());
+    SparkSession.setActiveSession(s);
+    return s;
+  }
+
+  private static SparkSession root(String master) {
     if (root == null || root.sparkContext().isStopped()) {
       // A context another fixture started (SharedSpark, when -Dtest runs classes of both
       // kinds in one JVM) is used as it is; the builder below adds a session on it.
@@ -53,8 +80,6 @@ public final class TestSpark {
           + master + ", but this JVM's runs " + running + ": list the class in the own-jvm "
           + "execution of mv-refresh-job/pom.xml");
     }
-    SparkSession s = root.newSession();
-    SparkSession.setActiveSession(s);
-    return s;
+    return root;
   }
 }

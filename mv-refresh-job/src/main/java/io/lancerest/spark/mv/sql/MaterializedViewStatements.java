@@ -80,6 +80,9 @@ public final class MaterializedViewStatements {
     if (s instanceof MvStatement.Optimize) {
       return OPTIMIZE_OUTPUT;
     }
+    if (s instanceof MvStatement.CreateVectorIndex) {
+      return VectorIndexes.OUTPUT;
+    }
     return NO_OUTPUT;
   }
 
@@ -87,6 +90,9 @@ public final class MaterializedViewStatements {
   record Resolved(String catalog, List<String> id) {}
 
   static List<Row> execute(SparkSession spark, MvStatement s) {
+    if (s instanceof MvStatement.CreateVectorIndex ci) {
+      return VectorIndexes.create(spark, ci);
+    }
     if (s instanceof MvStatement.Create c) {
       Resolved r = resolveObject(spark, c.name());
       RefreshResult res = MaterializedViews.forCatalog(spark, r.catalog()).create(

@@ -5,9 +5,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A parsed materialized-view statement. Names are multipart identifiers exactly as written
- * (catalog resolution happens when the command runs). Option values are strings as written
- * (string literals unquoted, numbers and booleans as their text).
+ * A parsed statement of our SQL extension: the materialized-view statements, and CREATE INDEX
+ * for the vector index methods lance-spark 0.4.0 lacks. Names are multipart identifiers exactly
+ * as written (catalog resolution happens when the command runs). Option values are strings as
+ * written (string literals unquoted, numbers and booleans as their text).
  */
 public sealed interface MvStatement {
 
@@ -66,6 +67,14 @@ public sealed interface MvStatement {
 
   /** {@code SHOW MATERIALIZED VIEWS [IN|FROM namespace]}; {@code namespace} null = current. */
   record Show(List<String> namespace) implements MvStatement {}
+
+  /**
+   * {@code ALTER TABLE table CREATE INDEX indexName USING method (column) [WITH (k = v, ...)]}
+   * for a vector method ({@link VectorIndexes}); {@code method} lower case, option keys as
+   * written.
+   */
+  record CreateVectorIndex(List<String> table, String indexName, String method, String column,
+      Map<String, String> options) implements MvStatement {}
 
   /** {@code DESCRIBE|DESC MATERIALIZED VIEW name}. */
   record Describe(List<String> name) implements MvStatement {}

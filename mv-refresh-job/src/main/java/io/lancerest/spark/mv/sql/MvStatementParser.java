@@ -29,8 +29,9 @@ final class MvStatementParser {
   }
 
   /**
-   * True when {@code sql} starts like one of our statements (VERB MATERIALIZED ..., or EXPLAIN
-   * REFRESH MATERIALIZED ...).
+   * True when {@code sql} starts like one of our statements (VERB MATERIALIZED ..., EXPLAIN
+   * REFRESH MATERIALIZED ..., the job statements, or ALTER TABLE ... CREATE INDEX ... USING a
+   * vector method).
    */
   static boolean handles(String sql) {
     List<Token> t;
@@ -38,6 +39,9 @@ final class MvStatementParser {
       t = SqlTokenizer.tokenize(sql);
     } catch (MaterializedViewSqlException e) {
       return false; // not ours to report: the delegate gives Spark's usual error
+    }
+    if (isVectorIndex(t)) {
+      return true;
     }
     if (t.size() >= 4 && t.get(0).isWord("EXPLAIN") && t.get(1).isWord("REFRESH")
         && t.get(2).isWord("MATERIALIZED")) {
@@ -57,6 +61,32 @@ final class MvStatementParser {
         || verb.isWord("OPTIMIZE");
   }
 
+  /**
+   * {@code ALTER TABLE <name> CREATE INDEX <name> USING <method>} with a vector method: ours.
+   * Every other CREATE INDEX (btree, fts, ...) is lance-spark's, unchanged.
+   */
+  private static boolean isVectorIndex(List<Token> t) {
+    if (t.size() < 8 || !t.get(0).isWord("ALTER") || !t.get(1).isWord("TABLE")) {
+      return false;
+    }
+    int i = 2;
+    if (!isName(t.get(i))) {
+      return false;
+    }
+    i++;
+    while (t.get(i).isSymbol('.') && isName(t.get(i + 1))) {
+      i += 2;
+    }
+    return i + 4 < t.size() && t.get(i).isWord("CREATE") && t.get(i + 1).isWord("INDEX")
+        && isName(t.get(i + 2)) && t.get(i + 3).isWord("USING")
+        && t.get(i + 4).type() == Type.WORD
+        && VectorIndexes.isVectorMethod(t.get(i + 4).text());
+  }
+
+  private static boolean isName(Token t) {
+    return t.type() == Type.WORD || t.type() == Type.QUOTED_IDENT;
+  }
+
   static MvStatement parse(ParserInterface delegate, String sql) throws ParseException {
     return new MvStatementParser(delegate, sql, SqlTokenizer.tokenize(sql)).statement();
   }
@@ -66,6 +96,9 @@ final class MvStatementParser {
     if (peek().isWord("SHOW") && second.isWord("JOBS") || second.isWord("JOB")
         && (peek().isWord("DESCRIBE") || peek().isWord("DESC") || peek().isWord("CANCEL"))) {
       return end(job(next()));
+    }
+    if (peek().isWord("ALTER")) {
+      return end(vectorIndex());
     }
     Token verb = next();
     boolean explain = verb.isWord("EXPLAIN");
@@ -170,6 +203,47 @@ final class MvStatementParser {
     String catalog = acceptWord("IN") ? catalogName() : null;
     return verb.isWord("CANCEL") ? new MvStatement.CancelJob(id.text().trim(), catalog)
         : new MvStatement.DescribeJob(id.text().trim(), catalog);
+  }
+
+  /** ALTER TABLE t CREATE INDEX i USING method (column) [WITH (...)] (isVectorIndex checked). */
+  private MvStatement vectorIndex() throws ParseException {
+    expectWord("ALTER");
+    expectWord("TABLE");
+    List<String> table = identifier("a table name");
+    expectWord("CREATE");
+    expectWord("INDEX");
+    Token nameToken = peek();
+    List<String> name = identifier("an index name");
+    if (name.size() != 1) {
+      throw error("An index name has one part, not " + String.join(".", name), nameToken);
+    }
+    expectWord("USING");
+    Token m = next();
+    String method = m.text().toLowerCase(Locale.ROOT);
+    if (!VectorIndexes.METHODS.containsKey(method)) {
+      throw error("CREATE INDEX on " + String.join(".", table) + ": unknown vector index "
+          + "method '" + m.text() + "'; use one of " + VectorIndexes.supportedMethods()
+          + " (or btree, fts for lance-spark's scalar and full-text indexes)", m);
+    }
+    expectSymbol('(');
+    Token columnToken = peek();
+    List<String> columns = new java.util.ArrayList<>();
+    do {
+      List<String> c = identifier("a column name");
+      if (c.size() != 1) {
+        throw error("A vector index is built on a top-level column, not "
+            + String.join(".", c), columnToken);
+      }
+      columns.add(c.get(0));
+    } while (acceptSymbol(','));
+    expectSymbol(')');
+    if (columns.size() != 1) {
+      throw error("A vector index is built on one column, not " + columns.size() + " "
+          + columns, columnToken);
+    }
+    Map<String, String> options = acceptWord("WITH") ? propertyList("WITH") : Map.of();
+    return new MvStatement.CreateVectorIndex(table, name.get(0), method, columns.get(0),
+        options);
   }
 
   private String catalogName() throws ParseException {

@@ -232,7 +232,9 @@ public final class IvfPartitions {
       throw new UdtfValidationException("PARTITION BY INDEXED " + column + ": "
           + index.unindexedRows() + " rows of source '" + location + "' at version " + version
           + " are not covered by vector index '" + index.name() + "', so they belong to no IVF "
-          + "partition. Optimize the index (optimize_indices / OPTIMIZE) and refresh again.");
+          + "partition. Build the index again (ALTER TABLE … CREATE INDEX " + index.name()
+          + " USING … replaces it) or extend it with lance-core's Dataset.optimizeIndices, then "
+          + "refresh again.");
     }
     List<Integer> ids = new ArrayList<>();
     for (int p = 0; p < index.numPartitions(); p++) {

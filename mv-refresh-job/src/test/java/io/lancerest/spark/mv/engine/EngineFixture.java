@@ -30,6 +30,7 @@ public final class EngineFixture implements AutoCloseable {
   public final RestAdapter server;
   public final String uri;
   public final SparkSession spark;
+  private final List<SparkSession> others = new ArrayList<>();
 
   public EngineFixture(Map<String, String> catalogOptions) {
     this(catalogOptions, TestSpark.MASTER);
@@ -53,6 +54,29 @@ public final class EngineFixture implements AutoCloseable {
     spark.conf().set(MaterializedViews.FACTORY_CONF,
         DefaultMaterializedViewsFactory.class.getName());
     SparkSession.setActiveSession(spark);
+  }
+
+  /**
+   * Another session on the same server and catalog configuration, with these SQL extensions in
+   * this order ({@link TestSpark#newSessionWith}); its catalogs are closed with the fixture.
+   */
+  @SafeVarargs
+  public final SparkSession sessionWith(
+      scala.Function1<org.apache.spark.sql.SparkSessionExtensions, scala.runtime.BoxedUnit>...
+          extensions) {
+    SparkSession s = TestSpark.newSessionWith(extensions);
+    scala.collection.Iterator<scala.Tuple2<String, String>> confs = spark.conf().getAll()
+        .iterator();
+    while (confs.hasNext()) {
+      scala.Tuple2<String, String> c = confs.next();
+      if (c._1().startsWith("spark.sql.catalog." + CATALOG)
+          || c._1().equals(MaterializedViews.FACTORY_CONF)) {
+        s.conf().set(c._1(), c._2());
+      }
+    }
+    others.add(s);
+    SparkSession.setActiveSession(spark);
+    return s;
   }
 
   /** A namespace no other test uses, created. */
@@ -91,13 +115,16 @@ public final class EngineFixture implements AutoCloseable {
   @Override
   public void close() {
     try {
-      // What the session's catalogs opened (clients, job services); the context stays.
-      var catalogs = spark.sessionState().catalogManager();
-      scala.collection.Iterator<String> names = catalogs.listCatalogs(scala.Option.empty())
-          .iterator();
-      while (names.hasNext()) {
-        if (catalogs.catalog(names.next()) instanceof java.io.Closeable c) {
-          c.close();
+      // What the sessions' catalogs opened (clients, job services); the context stays.
+      others.add(spark);
+      for (SparkSession s : others) {
+        var catalogs = s.sessionState().catalogManager();
+        scala.collection.Iterator<String> names = catalogs.listCatalogs(scala.Option.empty())
+            .iterator();
+        while (names.hasNext()) {
+          if (catalogs.catalog(names.next()) instanceof java.io.Closeable c) {
+            c.close();
+          }
         }
       }
     } catch (IOException e) {

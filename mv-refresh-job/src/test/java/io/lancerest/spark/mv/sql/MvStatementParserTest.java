@@ -152,6 +152,33 @@ class MvStatementParserTest {
   }
 
   @Test
+  void createIndexWithAVectorMethodIsOursAndEveryOtherIsLanceSparks() throws Exception {
+    assertTrue(MvStatementParser.handles("ALTER TABLE lance.ns.t CREATE INDEX i USING ivf_flat "
+        + "(vec)"));
+    assertTrue(MvStatementParser.handles("alter table `my ns`.t create index i using IVF_HNSW_SQ"
+        + " (vec)"));
+    assertTrue(MvStatementParser.handles("ALTER TABLE t CREATE INDEX i USING ivf_foo (vec)"));
+    assertFalse(MvStatementParser.handles("ALTER TABLE t CREATE INDEX i USING btree (id)"));
+    assertFalse(MvStatementParser.handles("ALTER TABLE t CREATE INDEX i USING fts (text)"));
+    assertFalse(MvStatementParser.handles("ALTER TABLE t SET TBLPROPERTIES ('ivf' = 'x')"));
+    assertFalse(MvStatementParser.handles("ALTER TABLE t ADD COLUMNS (ivf_flat INT)"));
+
+    assertEquals(new MvStatement.CreateVectorIndex(List.of("lance", "my ns", "t"), "vec_idx",
+            "ivf_pq", "vec", map("num_partitions", "4", "Metric", "cosine")),
+        parse("ALTER TABLE lance.`my ns`.t CREATE INDEX vec_idx USING IVF_PQ (vec) WITH "
+            + "(num_partitions = 4, Metric = 'cosine');"));
+    assertEquals(new MvStatement.CreateVectorIndex(List.of("t"), "i", "ivf_flat", "v", Map.of()),
+        parse("ALTER TABLE t CREATE INDEX i USING ivf_flat (v)"));
+    assertTrue(error("ALTER TABLE t CREATE INDEX i USING ivf_flat (v) WITH (n = x)").getMessage()
+        .startsWith("Expected a value for 'n' (a 'string', a number, true or false), found 'x' "
+            + "at position 58"));
+    assertTrue(error("ALTER TABLE t CREATE INDEX i USING ivf_flat (a.b)").getMessage()
+        .startsWith("A vector index is built on a top-level column, not a.b at position 45"));
+    assertTrue(error("ALTER TABLE t CREATE INDEX i USING ivf_flat v").getMessage()
+        .startsWith("Expected '(', found 'v' at position 44"));
+  }
+
+  @Test
   void errorsNameTheOffendingToken() {
     assertEquals("Expected CHUNKER or UDTF after USING, found 'PYTHON' at position 33:\n"
         + "CREATE MATERIALIZED VIEW v USING PYTHON 'x' AS SELECT 1\n"

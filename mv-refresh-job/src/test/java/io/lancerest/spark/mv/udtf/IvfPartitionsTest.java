@@ -227,7 +227,9 @@ class IvfPartitionsTest {
 
     assertEquals("PARTITION BY INDEXED vec: 30 rows of source '" + uri + "' at version "
         + version + " are not covered by vector index 'vec_idx', so they belong to no IVF "
-        + "partition. Optimize the index (optimize_indices / OPTIMIZE) and refresh again.",
+        + "partition. Build the index again (ALTER TABLE … CREATE INDEX vec_idx USING … "
+        + "replaces it) or extend it with lance-core's Dataset.optimizeIndices, then refresh "
+        + "again.",
         e.getMessage());
     assertEquals(1, UdtfFixtures.latestVersion(viewUri));
   }
