@@ -13,9 +13,6 @@ import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.connector.catalog.Identifier;
-import org.apache.spark.sql.connector.catalog.TableCatalog;
-import org.apache.spark.sql.connector.catalog.TableChange;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -120,7 +117,7 @@ class ViewMaintenanceTest {
   }
 
   @Test
-  void aViewsPropertiesOverrideTheSessionPolicy() throws Exception {
+  void aViewsPropertiesOverrideTheSessionPolicy() {
     String t = source("s4");
     String v = "lance." + ns + ".v4";
     f.sql("CREATE MATERIALIZED VIEW " + v + " TBLPROPERTIES ("
@@ -132,18 +129,16 @@ class ViewMaintenanceTest {
     }
     assertEquals(before + 6, fragments("v4"), "maintenance is off for this view");
 
-    TableCatalog cat = (TableCatalog) f.spark.sessionState().catalogManager().catalog("lance");
-    cat.alterTable(Identifier.of(new String[] {ns}, "v4"),
-        TableChange.setProperty("lancerest.mv.maintenance.enabled", "true"),
-        TableChange.setProperty("lancerest.mv.maintenance.maxSmallShare", "1"));
+    f.sql("ALTER TABLE " + v + " SET TBLPROPERTIES ('lancerest.mv.maintenance.enabled' = "
+        + "'true', 'lancerest.mv.maintenance.maxSmallShare' = '1')");
     insertAndRefresh(t, v, 7);
     assertTrue(fragments("v4") <= 3, fragments("v4") + " fragments: the property turned "
         + "maintenance on, and the session's maxFragments applies");
     assertEquals(f.rows("SELECT id, v FROM " + t), f.rows("SELECT id, v FROM " + v));
     assertCompactedByTheView("v4");
 
-    cat.alterTable(Identifier.of(new String[] {ns}, "v4"),
-        TableChange.setProperty("lancerest.mv.maintenance.retention", "soon"));
+    f.sql("ALTER TABLE " + v + " SET TBLPROPERTIES ('lancerest.mv.maintenance.retention' = "
+        + "'soon')");
     Row done = f.sql("REFRESH MATERIALIZED VIEW " + v + " WITH (force = true)").get(0);
     assertEquals("DONE", done.getAs("status"), done.toString());
     Row job = f.sql("SHOW JOBS FOR " + v + " LIMIT 1").get(0);
