@@ -212,10 +212,21 @@ public final class ChunkerRefresh {
       Roaring64NavigableMap deleteParents;
       Map<String, String> config;
       long scanMillis;
+      /**
+       * Why every parent is expanded again although nothing forces it: a cleanup removed the
+       * watermark version of the source ({@link SourceVersions#removedByCleanup}), or {@code
+       * null}.
+       */
+      String watermarkRemoved;
+
+      /** Whether every parent is expanded again and every view row replaced. */
+      boolean rebuild() {
+        return o.force() || watermarkRemoved != null;
+      }
 
       @Override
       public boolean upToDate() {
-        return !o.force() && state.toExpand.isEmpty() && deleteParents.isEmpty()
+        return !rebuild() && state.toExpand.isEmpty() && deleteParents.isEmpty()
             && srcVersion == watermark && o.outputLimit() == null;
       }
 
@@ -251,15 +262,22 @@ public final class ChunkerRefresh {
         p.viewRows = view.countRows();
       }
       long watermark = watermark(viewTable);
-      // force: nothing counts as processed, so every filtered parent is expanded again, and the
-      // commit replaces every view row (including those of truncated or gone parents).
-      boolean force = o.force();
+      long srcVersion = sourceVersion(watermark, viewTable.getCustomMetadata(),
+          requestedVersion);
+      if (watermark > 0 && srcVersion != watermark && !o.force()) {
+        // Without that version the parents updated in place since cannot be told from those a
+        // compaction moved (SourceHistory), so the processed set cannot be trusted.
+        p.watermarkRemoved = SourceVersions.removedByCleanup(t.viewName(), t.sourceUri(),
+            t.sourceStorageOptions(), watermark);
+      }
+      // force (or a rebuild): nothing counts as processed, so every filtered parent is expanded
+      // again, and the commit replaces every view row (including those of truncated or gone
+      // parents).
+      boolean force = p.rebuild();
       Roaring64NavigableMap processed = force ? ParentIds.empty()
           : ParentIds.fromBase64(configValue(config, PROCESSED_KEY), "processed parent set");
       Roaring64NavigableMap truncated = force ? ParentIds.empty()
           : ParentIds.fromBase64(configValue(config, TRUNCATED_KEY), "truncated parent set");
-      long srcVersion = sourceVersion(watermark, viewTable.getCustomMetadata(),
-          requestedVersion);
       // Recorded by the commit so the next refresh can tell this source from a table created
       // later under the same name (SourceIdentity).
       String srcVersionTime = SourceIdentity.versionTime(t.sourceUri(), t.sourceStorageOptions(),
@@ -306,6 +324,12 @@ public final class ChunkerRefresh {
       return p;
     }
 
+    /** The reason of a rebuild when the watermark version is gone, for the log and EXPLAIN. */
+    private String watermarkRemovedReason(Prepared p) {
+      return p.watermarkRemoved + "; which parents changed since then cannot be told, so every "
+          + "parent is expanded again from source version " + p.srcVersion;
+    }
+
     /** What {@link #execute} would do, with nothing expanded, written or committed. */
     RefreshPlan explain(Prepared p) {
       Long from = p.watermark == 0 ? null : p.watermark;
@@ -317,9 +341,10 @@ public final class ChunkerRefresh {
             RefreshPlan.Write.NONE, null, "");
       }
       long toExpand = st.toExpand.getLongCardinality();
-      Long deletes = o.force() ? p.viewRows
+      Long deletes = p.rebuild() ? p.viewRows
           : (long) scanView(p.readVersion, p.deleteParents, false).deleteAddresses.size();
       String reason = o.force() ? "force = true: every parent is expanded again"
+          : p.watermarkRemoved != null ? watermarkRemovedReason(p)
           : o.outputLimit() != null ? "output_limit: every source fragment is read"
           : !p.truncated.isEmpty() ? "parents cut off by an earlier output_limit: every source "
               + "fragment is read"
@@ -333,7 +358,7 @@ public final class ChunkerRefresh {
           : Math.max(st.fragmentsNow, spark.sparkContext().defaultParallelism());
       int tasks = (int) Math.max(1, Math.min(target, items));
       return new RefreshPlan(t.viewName(), MaterializedViewKind.CHUNKER,
-          o.force() ? RefreshPlan.Mode.FULL : RefreshPlan.Mode.INCREMENTAL, reason, from,
+          p.rebuild() ? RefreshPlan.Mode.FULL : RefreshPlan.Mode.INCREMENTAL, reason, from,
           p.srcVersion, st.fragmentsNow, st.fragments, st.rowsScanned, p.viewRows, deletes,
           null, toExpand == 0 ? RefreshPlan.Write.NONE : RefreshPlan.Write.SPARK_JOB,
           toExpand == 0 ? null : tasks, toExpand == 0 ? ""
@@ -356,7 +381,10 @@ public final class ChunkerRefresh {
       Roaring64NavigableMap changed = state.changed;
       Roaring64NavigableMap toExpand = state.toExpand;
       Roaring64NavigableMap deleteParents = p.deleteParents;
-      boolean force = o.force();
+      boolean force = p.rebuild();
+      if (p.watermarkRemoved != null) {
+        LOG.warn("Chunker view {} (job {}): {}", t.viewName(), jobId, watermarkRemovedReason(p));
+      }
       long t0 = System.nanoTime() - p.scanMillis * 1_000_000;
       long scanned = System.nanoTime();
 

@@ -2,6 +2,7 @@ package io.lancerest.spark.mv.chunker;
 
 import io.lancerest.spark.connector.read.SafeLanceScan;
 import io.lancerest.spark.mv.RefreshListener;
+import io.lancerest.spark.mv.fragments.SourceHistory;
 import io.lancerest.spark.mv.refresh.RefreshContext;
 import io.lancerest.spark.mv.refresh.ViewTables;
 import java.util.ArrayList;
@@ -40,6 +41,16 @@ import org.slf4j.LoggerFactory;
  * new and updated rows, at the watermark for the row ids that were there (a processed id among
  * those that is not present now is gone). Any doubt (watermark version cleaned up, schema
  * changed, unprocessed parents, {@code output_limit}) scans every fragment instead.
+ *
+ * <p><b>Compactions.</b> A compaction moves rows to new fragments with their row ids, so a
+ * compacted fragment is a changed one, and its processed rows are found unchanged by their
+ * update version. lance-spark's {@code OPTIMIZE} loses that version (every moved row reports
+ * version 1), so the source's commits since the watermark ({@link SourceHistory}) say which
+ * rows were changed in place: those are expanded again, and when the history cannot tell,
+ * every processed parent scanned is. A changed fragment whose every live row the watermark
+ * version had in a changed fragment, and that the history says no commit changed in place,
+ * holds only rows that are as they were (moved by a compaction, or left where they were by
+ * deletes): it is not scanned at all, and its processed parents stay present.
  *
  * <p><b>Readers.</b> The scan reads only Lance's metadata columns ({@code _rowid}, {@code
  * _row_last_updated_at_version}; neither touches a data file) on the driver through
@@ -153,10 +164,24 @@ final class SourceState {
       List<FragmentMetadata> now = metadata(target.getFragments());
       Scope scope = mayScope && watermark > 0
           ? Scope.between(a, src, watermark, target, now) : null;
+      SourceHistory history = null;
+      Roaring64NavigableMap idsBefore = null;
+      SourceHistory.Moved moved = null;
+      if (scope != null) {
+        idsBefore = scope.rowIdsBefore(a, src, watermark);
+        if (!scope.before.isEmpty() && !scope.now.isEmpty()) {
+          history = history(src, target, watermark);
+          moved = moved(src, history, target, scope, idsBefore, watermark);
+        }
+      }
       if (scope != null && src.filter() != null && scope.physicalRows > MAX_ID_LITERALS) {
         LOG.info("Chunker view {}: {} rows in changed fragments, more than one row id filter "
             + "holds; scanning every fragment", src.viewName(), scope.physicalRows);
         scope = null;
+        moved = null;
+      }
+      if (scope == null && history == null && watermark > 0 && !processed.isEmpty()) {
+        history = history(src, target, watermark);
       }
       if (scope != null) {
         src.ctx().observe(RefreshListener.Probe.SOURCE_FRAGMENTS_READ, List.copyOf(scope.now));
@@ -169,20 +194,90 @@ final class SourceState {
       } else {
         found = scanSpark(src, watermark, processed);
       }
+      if (history != null) {
+        changedInPlace(src, found, processed, history, watermark);
+      }
+      if (moved != null) {
+        // processed rows of fragments not scanned: present, and still passing the filter
+        found.present.or(ParentIds.and(moved.ids(), processed));
+      }
       Roaring64NavigableMap gone;
       if (scope == null) {
         gone = ParentIds.minus(processed, found.present);
       } else {
-        gone = ParentIds.and(processed, scope.rowIdsBefore(a, src, watermark));
+        gone = ParentIds.and(processed, idsBefore);
         gone.andNot(found.present);
       }
       String described = scope == null ? "all " + now.size() + " fragments"
           : scope.now.size() + " changed of " + now.size() + " fragments (" + scope.before.size()
-              + " changed or removed since version " + watermark + ")";
+              + " changed or removed since version " + watermark + ")" + (moved == null
+              || moved.fragments().isEmpty() ? "" : "; " + moved.fragments().size()
+              + " more changed ones hold only " + moved.ids().getLongCardinality() + " rows "
+              + "unchanged since then (moved by a compaction, or left by deletes), not "
+              + "scanned");
       long rows = scope != null ? scope.physicalRows
           : now.stream().mapToLong(FragmentMetadata::getPhysicalRows).sum();
       return new SourceState(found.present, gone, found.changed, found.expand, scope == null,
           described, scope == null ? null : scope.now, now.size(), rows);
+    }
+  }
+
+  /** The source's commits after the watermark, up to {@code target}'s version. */
+  private static SourceHistory history(Source src, org.lance.Dataset target, long watermark) {
+    SourceHistory h = SourceHistory.after(target, watermark);
+    if (h.changedInPlace() == null) {
+      LOG.info("Chunker view {}: the source's history since version {} cannot tell which "
+          + "parents changed in place ({}); every processed parent scanned is expanded again",
+          src.viewName(), watermark, h.unknown());
+    }
+    return h;
+  }
+
+  /**
+   * Takes the changed fragments that hold only rows unchanged since the watermark (moved by a
+   * compaction, or left by deletes) out of {@code scope} ({@link SourceHistory#moved}); what was
+   * taken, or {@code null} when nothing was.
+   */
+  private static SourceHistory.Moved moved(Source src, SourceHistory history,
+      org.lance.Dataset target, Scope scope, Roaring64NavigableMap idsBefore, long watermark) {
+    SourceHistory.Moved m;
+    try {
+      m = history.moved(target, scope.now, idsBefore);
+    } catch (Exception e) {
+      throw new ChunkerRefreshException("Cannot read the row ids of the changed fragments of "
+          + "the source of view '" + src.viewName() + "' at version " + target.version() + ": "
+          + e.getMessage(), e);
+    }
+    if (m.fragments().isEmpty()) {
+      return null;
+    }
+    scope.now.removeAll(m.fragments());
+    for (int f : m.fragments()) {
+      scope.physicalRows -= scope.physical.remove(f);
+    }
+    LOG.info("Chunker view {}: {}; the {} rows of changed fragments {} are unchanged since "
+        + "version {} (moved by a compaction, or left by deletes): not scanned", src.viewName(),
+        history, m.ids().getLongCardinality(), m.fragments(), watermark);
+    return m;
+  }
+
+  /**
+   * Processed parents the history says were changed in place (or, when it cannot tell, every
+   * processed parent found) count as changed although their update version may say otherwise.
+   */
+  private static void changedInPlace(Source src, Found found, Roaring64NavigableMap processed,
+      SourceHistory history, long watermark) {
+    Roaring64NavigableMap again = ParentIds.and(found.present, processed);
+    if (history.changedInPlace() != null) {
+      again.and(history.changedInPlace());
+    }
+    again.andNot(found.changed);
+    if (!again.isEmpty()) {
+      LOG.info("Chunker view {}: {} processed parents whose update version is not after "
+          + "version {} are expanded again ({})", src.viewName(), again.getLongCardinality(),
+          watermark, history);
+      found.changed.or(again);
+      found.expand.or(again);
     }
   }
 

@@ -125,7 +125,8 @@ final class LocalRefreshWrite {
    * @param sparkProjected the Spark path's projection of the changed fragments: its optimized
    *     plan is what the driver compiles, its scan tells which columns to read, with which
    *     Spark types, and which filter Lance applies
-   * @param inView source row ids of changed fragments that have a view row
+   * @param inView source row ids of changed fragments that have a view row the write may keep
+   *     (not those the source's history says were changed in place)
    */
   static Outcome tryWrite(SparkSession spark, ViewTables t, SourceQuery q,
       List<Field> sourceFields, int maxRowsPerFile, long srcVersion, List<Integer> rescan,

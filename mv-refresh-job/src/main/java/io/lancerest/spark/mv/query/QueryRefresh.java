@@ -17,6 +17,7 @@ import io.lancerest.spark.mv.commit.ViewCommit;
 import io.lancerest.spark.mv.fragments.FragmentDiff;
 import io.lancerest.spark.mv.fragments.FragmentScopedRead;
 import io.lancerest.spark.mv.fragments.LiveRowIds;
+import io.lancerest.spark.mv.fragments.SourceHistory;
 import io.lancerest.spark.mv.refresh.RefreshContext;
 import io.lancerest.spark.mv.refresh.RefreshDriver;
 import io.lancerest.spark.mv.refresh.SourceVersions;
@@ -163,6 +164,11 @@ public final class QueryRefresh {
       Schema plain;
       StructType target;
       boolean replaceAll;
+      /**
+       * Why the view is rebuilt although it has a watermark: a cleanup removed that version of
+       * the source ({@link SourceVersions#removedByCleanup}); {@code null} otherwise.
+       */
+      String watermarkRemoved;
 
       @Override
       public boolean upToDate() {
@@ -206,6 +212,13 @@ public final class QueryRefresh {
         // watermark, and "cannot be refreshed backwards" would hide what happened.
         requireSameSource(a, p.viewArrow, p.watermark, latest);
         SourceVersions.requireForward(t.viewName(), p.srcVersion, p.watermark);
+        if (p.watermark > 0 && p.srcVersion != p.watermark && !o.force()) {
+          // Without that version neither the fragments nor the history since can be compared,
+          // and the update versions of rows a compaction moved may be wrong (SourceHistory):
+          // only a rebuild is sure to be right.
+          p.watermarkRemoved = SourceVersions.removedByCleanup(t.viewName(), t.sourceUri(),
+              t.sourceStorageOptions(), p.watermark);
+        }
         try (org.lance.Dataset at = p.srcVersion == src.version() ? null
             : open(a, t.sourceUri(), t.sourceStorageOptions(), p.srcVersion, "source table")) {
           org.lance.Dataset ds = at == null ? src : at;
@@ -217,8 +230,36 @@ public final class QueryRefresh {
       }
       p.plain = withoutMetadata(p.viewArrow);
       p.target = LanceArrowUtils.fromArrowSchema(p.plain);
-      p.replaceAll = o.force() || p.viewRows == 0;
+      p.replaceAll = o.force() || p.viewRows == 0 || p.watermarkRemoved != null;
       return p;
+    }
+
+    /** The reason of a rebuild when the watermark version is gone, for the log and EXPLAIN. */
+    private String watermarkRemovedReason(Prepared p) {
+      return p.watermarkRemoved + "; what changed since then cannot be told, so the view is "
+          + "rebuilt from source version " + p.srcVersion;
+    }
+
+    /**
+     * The source's history since the watermark, for the row scan ({@link #sourceState}): the
+     * rows changed in place that their update versions may not show ({@link SourceHistory});
+     * {@code null} for a rebuild or a view without a watermark.
+     */
+    private SourceHistory rowScanHistory(Prepared p) {
+      if (p.replaceAll || p.watermark == 0) {
+        return null;
+      }
+      try (BufferAllocator a = new RootAllocator();
+          org.lance.Dataset now = open(a, t.sourceUri(), t.sourceStorageOptions(), p.srcVersion,
+              "source table")) {
+        return SourceHistory.after(now, p.watermark);
+      }
+    }
+
+    private String unknownHistoryReason(Prepared p, SourceHistory h) {
+      return "the source's history since version " + p.watermark + " cannot tell which rows "
+          + "changed in place (" + h.unknown() + "), so the view is rebuilt from source version "
+          + p.srcVersion;
     }
 
     /** Whether the view already reflects the source version (and nothing forces a rebuild). */
@@ -242,11 +283,19 @@ public final class QueryRefresh {
 
       // 3. which source rows are in the view now, and which changed since the watermark
       boolean replaceAll = p.replaceAll;
+      if (p.watermarkRemoved != null) {
+        LOG.warn("View {} (job {}): {}", t.viewName(), jobId, watermarkRemovedReason(p));
+      }
       if (byFragmentsPossible(p)) {
         Changes ch = changes(readVersion, watermark, srcVersion);
         if (ch.diff != null) {
           return byFragments(readVersion, watermark, srcVersion, plain, target, ch);
         }
+      }
+      SourceHistory history = rowScanHistory(p);
+      if (history != null && history.changedInPlace() == null) {
+        LOG.warn("View {} (job {}): {}", t.viewName(), jobId, unknownHistoryReason(p, history));
+        replaceAll = true;
       }
       long viewRows = p.viewRows;
       // Built only here: planning a lance-spark read of the whole source opens it and analyses
@@ -264,6 +313,9 @@ public final class QueryRefresh {
       long t1 = System.currentTimeMillis();
       Roaring64NavigableMap inSource = su[0];
       Roaring64NavigableMap updated = su[1];
+      if (!replaceAll && history != null) {
+        updated.or(history.changedInPlace());
+      }
       Roaring64NavigableMap inView = Roaring64NavigableMap.bitmapOf();
       List<Long> deletes = new ArrayList<>();
       if (!replaceAll) {
@@ -345,13 +397,25 @@ public final class QueryRefresh {
             }
           }
           String reason = "source changed since version " + p.watermark + ": " + ch.diff
-              + "; " + ch.old.getLongCardinality() + " source rows left changed fragments";
+              + "; " + ch.old.getLongCardinality() + " source rows left changed fragments"
+              + (ch.moved == 0 ? "" : ", " + ch.moved + " more were only moved by a compaction "
+              + "and are kept without reading them");
+          List<String> notes = new ArrayList<>();
+          if (!note.isEmpty()) {
+            notes.add(note);
+          }
+          if (ch.history != null && ch.history.changedInPlace() == null) {
+            notes.add("the source's history since version " + p.watermark + " cannot tell "
+                + "which rows a compaction moved unchanged (" + ch.history.unknown() + "): "
+                + "the rows of changed fragments that were in the view are written again");
+          } else if (!ch.rescan.isEmpty() && !ch.old.isEmpty()) {
+            notes.add("rows in the view that a compaction only moved are kept, not rewritten, "
+                + "and count on both sides");
+          }
           return new RefreshPlan(t.viewName(), MaterializedViewKind.QUERY,
               RefreshPlan.Mode.INCREMENTAL, reason, from, p.srcVersion, p.sourceFragments,
               ch.rescan, ch.rescanRows, p.viewRows, (long) inView.size, write, where, tasks,
-              ch.diff.replaced.isEmpty() ? note : note + (note.isEmpty() ? "" : "; ")
-              + "rows in the view that a compaction only moved are kept, not rewritten, and "
-              + "count on both sides");
+              String.join("; ", notes));
         }
         fallback = ch.why;
       }
@@ -362,8 +426,11 @@ public final class QueryRefresh {
         filtered = Math.min(filtered, q.limit());
       }
       int tasks = writeTasks(p.sourceFragments, 0);
-      if (p.replaceAll) {
-        String reason = o.force() ? "force = true" : "the view is empty";
+      SourceHistory history = rowScanHistory(p);
+      if (p.replaceAll || history != null && history.changedInPlace() == null) {
+        String reason = o.force() ? "force = true"
+            : p.watermarkRemoved != null ? watermarkRemovedReason(p)
+            : p.replaceAll ? "the view is empty" : unknownHistoryReason(p, history);
         return new RefreshPlan(t.viewName(), MaterializedViewKind.QUERY, RefreshPlan.Mode.FULL,
             reason, from, p.srcVersion, p.sourceFragments, null, p.sourceRows, p.viewRows,
             p.viewRows, filtered, RefreshPlan.Write.SPARK_JOB, tasks, "");
@@ -411,6 +478,28 @@ public final class QueryRefresh {
       long rescanRows;
       List<Field> sourceFields;
       long millis;
+      /**
+       * The source's commits since the watermark, read when rows that left changed fragments
+       * may be in rewritten ones (moved by a compaction, or changed in place); else {@code
+       * null}.
+       */
+      SourceHistory history;
+      /** Source rows a compaction only moved, in fragments taken out of {@link #rescan}. */
+      long moved;
+
+      /**
+       * The view rows of {@code inView} that a write may keep when their source row turns up
+       * unchanged in a rewritten fragment: none when the history cannot tell which rows
+       * changed in place, and never those it says did (their update version may be lost).
+       */
+      Roaring64NavigableMap keepable(Roaring64NavigableMap inView) {
+        if (history == null) {
+          return inView;
+        }
+        Roaring64NavigableMap changed = history.changedInPlace();
+        return changed == null ? Roaring64NavigableMap.bitmapOf()
+            : RowIdSet.difference(inView, changed);
+      }
     }
 
     private Changes changes(long readVersion, long watermark, long srcVersion) {
@@ -448,6 +537,9 @@ public final class QueryRefresh {
           ch.rescan.addAll(departed.rescanAgain());
           // Fragments read again whole (rows came back) count towards the rows to read too.
           ch.rescanRows += departed.rescanAgainRows();
+          if (!ch.old.isEmpty() && !ch.rescan.isEmpty()) {
+            movedRows(ch, now, watermark);
+          }
           ch.diff = diff;
         }
       } catch (QueryRefreshException e) {
@@ -462,10 +554,39 @@ public final class QueryRefresh {
     }
 
     /**
+     * Reads the source's history since the watermark ({@link SourceHistory}) and takes the
+     * fragments that only hold rows a compaction moved unchanged out of the change: their rows
+     * left the view's fragments of the watermark and came back with the same row ids and
+     * values, so their view rows stay, and nothing of them is read.
+     */
+    private void movedRows(Changes ch, org.lance.Dataset now, long watermark) throws Exception {
+      ch.history = SourceHistory.after(now, watermark);
+      if (ch.history.changedInPlace() == null) {
+        LOG.info("View {} (job {}): the source's history since version {} cannot tell which "
+            + "rows a compaction moved unchanged ({}); the view rows of changed fragments are "
+            + "written again", t.viewName(), jobId, watermark, ch.history.unknown());
+        return;
+      }
+      SourceHistory.Moved m = ch.history.moved(now, ch.rescan, ch.old);
+      if (m.fragments().isEmpty()) {
+        return;
+      }
+      ch.rescan.removeAll(m.fragments());
+      ch.rescanRows -= m.physicalRows();
+      ch.old.andNot(m.ids());
+      ch.moved = m.ids().getLongCardinality();
+      LOG.info("View {} (job {}): {}; {} source rows in fragments {} were only moved by a "
+          + "compaction: kept, not read", t.viewName(), jobId, ch.history, ch.moved,
+          m.fragments());
+    }
+
+    /**
      * The refresh from the fragments that changed since the watermark ({@link #changes}): a
-     * row of the filtered new and rewritten fragments ({@code N}) that is in the view and not
-     * updated since the watermark ({@code _row_last_updated_at_version}) is kept (a compaction
-     * moved it); every other row of {@code N} is written; every view row of a departed source
+     * row of the filtered new and rewritten fragments ({@code N}) that is in the view, not
+     * updated since the watermark ({@code _row_last_updated_at_version}) and not changed in
+     * place by the source's commits since ({@link Changes#keepable}: a compaction may have lost
+     * its update version) is kept (a compaction moved it); every other row of {@code N} is
+     * written; every view row of a departed source
      * row not kept is deleted. Rows of unchanged fragments are the same rows with the same
      * values as at the watermark, and the view is exact for that version, so they need nothing.
      */
@@ -503,7 +624,8 @@ public final class QueryRefresh {
         describe("write changed rows on the driver");
         LocalRefreshWrite.Outcome local = LocalRefreshWrite.tryWrite(spark, t, q,
             ch.sourceFields, o.maxRowsPerFragment() == null ? 0 : o.maxRowsPerFragment(),
-            srcVersion, rescan, rescanRows, plain, target, projected, inView.ids, watermark,
+            srcVersion, rescan, rescanRows, plain, target, projected, ch.keepable(inView.ids),
+            watermark,
             ctx.listener()::afterTaskBatch, jobId, ctx.listener(),
             ctx.caches().get(CompiledPlans.class, CompiledPlans::new));
         LOG.info("View {} (job {}): write on the {}: {}", t.viewName(), jobId,
@@ -514,8 +636,8 @@ public final class QueryRefresh {
           localPhases = ", " + local.phases();
         } else {
           ctx.observe(RefreshListener.Probe.WRITE_PATH, "spark: " + local.why());
-          w = write(projected.get(), plain, WriteTask.keeping(t, plain, o, inView.ids, watermark,
-              target.fields().length), tasks);
+          w = write(projected.get(), plain, WriteTask.keeping(t, plain, o,
+              ch.keepable(inView.ids), watermark, target.fields().length), tasks);
         }
       }
       long t3 = System.currentTimeMillis();

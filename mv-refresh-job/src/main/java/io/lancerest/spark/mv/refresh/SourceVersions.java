@@ -37,6 +37,45 @@ public final class SourceVersions {
     return v;
   }
 
+  /**
+   * Whether a cleanup of the source (VACUUM, lance-core's {@code cleanupWithPolicy}) removed
+   * version {@code version}, the view's watermark: the words for the log and EXPLAIN REFRESH
+   * when it did, {@code null} when the version can still be opened. Every kind needs that
+   * version to tell what changed since; each says what it does instead.
+   *
+   * @throws MaterializedViewException when the version cannot be opened but the source still
+   *     has it or older ones: a failure to read, not a cleanup, which no fallback should hide
+   */
+  public static String removedByCleanup(String viewName, String uri,
+      Map<String, String> storageOptions, long version) {
+    Map<String, String> storage = storageOptions == null ? Map.of() : storageOptions;
+    RuntimeException failure;
+    try (BufferAllocator a = new RootAllocator();
+        org.lance.Dataset ds = org.lance.Dataset.open(a, uri, new ReadOptions.Builder()
+            .setStorageOptions(storage).setVersion(version).build())) {
+      return null;
+    } catch (RuntimeException e) {
+      failure = e;
+    }
+    long oldest;
+    try (BufferAllocator a = new RootAllocator();
+        org.lance.Dataset ds = org.lance.Dataset.open(a, uri, new ReadOptions.Builder()
+            .setStorageOptions(storage).build())) {
+      oldest = ds.listVersions().stream().mapToLong(org.lance.Version::getId).min()
+          .orElse(ds.version());
+    } catch (RuntimeException e) {
+      throw new MaterializedViewException("Cannot open the source table of view " + viewName
+          + " at '" + uri + "': " + e.getMessage(), e);
+    }
+    if (version >= oldest) {
+      throw new MaterializedViewException("Cannot open version " + version + " of the source "
+          + "table of view " + viewName + " at '" + uri + "', which the source still has (its "
+          + "oldest version is " + oldest + "): " + failure.getMessage(), failure);
+    }
+    return "source version " + version + " (the view's watermark) was removed by a cleanup of "
+        + "the source (its oldest version is now " + oldest + ")";
+  }
+
   /** A view is never refreshed to a source version older than the one it reflects. */
   public static void requireForward(String viewName, long srcVersion, long watermark) {
     if (srcVersion < watermark) {

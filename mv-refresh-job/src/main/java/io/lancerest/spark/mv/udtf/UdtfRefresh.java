@@ -10,6 +10,7 @@ import io.lancerest.spark.mv.SourceIdentity;
 import io.lancerest.spark.mv.SourceQuery;
 import io.lancerest.spark.mv.commit.FragmentShipping;
 import io.lancerest.spark.mv.commit.ViewCommit;
+import io.lancerest.spark.mv.fragments.SourceHistory;
 import io.lancerest.spark.mv.refresh.RefreshContext;
 import io.lancerest.spark.mv.refresh.RefreshDriver;
 import io.lancerest.spark.mv.refresh.SourceVersions;
@@ -47,7 +48,10 @@ import org.slf4j.LoggerFactory;
  *
  * <ol>
  *   <li>If the view's recorded base version equals the source version, nothing is done ({@code
- *       SKIPPED}) unless forced.</li>
+ *       SKIPPED}) unless forced. If the source's commits since that version only compacted it
+ *       (rows and values unchanged, {@link SourceHistory#rowsUnchanged}) and the last refresh
+ *       left no partition out, no partition is computed: one metadata commit records the new
+ *       base version.</li>
  *   <li>The source query's rows are repartitioned by key over up to {@code concurrency} tasks
  *       and sorted within each task, so every task streams its partitions one after another
  *       (NULL keys form their own partition). An unpartitioned view is one task, one call.</li>
@@ -78,11 +82,74 @@ public final class UdtfRefresh {
 
   private UdtfRefresh() {}
 
-  /** The view's state a refresh starts from. */
-  private record Start(long viewVersion, long viewRows, String base, String replaced) {
+  /**
+   * The view's state a refresh starts from.
+   *
+   * @param complete whether the last refresh committed every partition ({@code DONE}, none
+   *     skipped)
+   */
+  private record Start(long viewVersion, long viewRows, String base, String replaced,
+      boolean complete) {
     boolean upToDate(RefreshOptions options, UdtfSource source) {
       return !options.force() && replaced == null && String.valueOf(source.version())
           .equals(base);
+    }
+
+    /** The recorded base version, or {@code null} (none, or unreadable). */
+    Long baseVersion() {
+      try {
+        return base == null ? null : Long.parseLong(base.trim());
+      } catch (NumberFormatException e) {
+        return null;
+      }
+    }
+  }
+
+  /**
+   * What a refresh that is not up to date learned about the source since the base version.
+   *
+   * @param removed a cleanup removed the base version ({@link SourceVersions#removedByCleanup})
+   * @param unchanged the commits since changed no row (compactions, index and config commits):
+   *     no partition needs computing ({@code null} when they did, or were not looked at)
+   */
+  private record Since(String removed, SourceHistory unchanged) {
+    static final Since NOTHING = new Since(null, null);
+  }
+
+  /**
+   * Whether the source's commits since the base version changed no row (compactions), and
+   * whether that version is gone. The first only for a view the last refresh left complete (a
+   * PARTIAL one is rebuilt to try its skipped partitions again) and not partitioned by a vector
+   * index (a compaction remaps the index, which decides the partitions).
+   */
+  private static Since since(UdtfSource source, ViewTables view, UdtfDefinition def,
+      RefreshOptions options, Start st) {
+    Long base = st.baseVersion();
+    if (options.force() || st.replaced != null || base == null || base >= source.version()) {
+      return Since.NOTHING;
+    }
+    String removed = null;
+    try {
+      removed = SourceVersions.removedByCleanup(view.viewName(), source.location(),
+          source.storageOptions(), base);
+    } catch (MaterializedViewException e) {
+      // A rebuild does not need that version: only the words of the plan and log lack it.
+      LOG.debug("View '{}': {}", view.viewName(), e.getMessage());
+    }
+    if (!st.complete || def.partitionByIndexedColumn() != null) {
+      return new Since(removed, null);
+    }
+    try (BufferAllocator a = new RootAllocator();
+        org.lance.Dataset ds = org.lance.Dataset.open(a, source.location(),
+            new ReadOptions.Builder().setStorageOptions(source.storageOptions())
+                .setVersion(source.version()).build())) {
+      SourceHistory h = SourceHistory.after(ds, base);
+      LOG.info("View '{}': source {}", view.viewName(), h);
+      return new Since(removed, h.rowsUnchanged() ? h : null);
+    } catch (RuntimeException e) {
+      throw new UdtfRefreshException("Cannot open the source of view '" + view.viewName()
+          + "' at '" + source.location() + "' version " + source.version() + ": "
+          + e.getMessage(), e);
     }
   }
 
@@ -90,6 +157,7 @@ public final class UdtfRefresh {
     long viewVersion;
     long viewRows;
     String base;
+    boolean complete;
     Map<String, String> viewMeta;
     try (BufferAllocator allocator = new RootAllocator();
         org.lance.Dataset ds = org.lance.Dataset.open(allocator, view.viewUri(),
@@ -98,6 +166,9 @@ public final class UdtfRefresh {
       viewRows = ds.countRows();
       viewMeta = ds.getSchema().getCustomMetadata();
       base = viewMeta == null ? null : viewMeta.get(BASE_VERSION_KEY);
+      complete = viewMeta != null
+          && RefreshResult.JobStatus.DONE.name().equals(viewMeta.get(LAST_STATUS_KEY))
+          && "0".equals(viewMeta.get(SKIPPED_KEY));
     } catch (RuntimeException e) {
       throw new UdtfRefreshException("Cannot open the table of view '" + view.viewName() + "' at '"
           + view.viewUri() + "': " + e.getMessage(), e);
@@ -114,7 +185,7 @@ public final class UdtfRefresh {
     } catch (NumberFormatException e) {
       // unreadable base version: never equal to the source's, so the view is rebuilt anyway
     }
-    return new Start(viewVersion, viewRows, base, replaced);
+    return new Start(viewVersion, viewRows, base, replaced, complete);
   }
 
   /**
@@ -183,6 +254,8 @@ public final class UdtfRefresh {
           // unreadable base version: the view is rebuilt anyway
         }
       }
+      Since since = st.upToDate(options, source) ? Since.NOTHING
+          : since(source, view, def, options, st);
       return new ViewRefresh.Attempt<UdtfRefreshResult>() {
         @Override
         public boolean upToDate() {
@@ -198,11 +271,18 @@ public final class UdtfRefresh {
 
         @Override
         public RefreshPlan explain() {
-          return UdtfRefresh.plan(ctx.spark(), source, view, def, options, st);
+          return UdtfRefresh.plan(ctx.spark(), source, view, def, options, st, since);
         }
 
         @Override
         public StagedRefresh<UdtfRefreshResult> compute() {
+          if (since.unchanged() != null) {
+            return UdtfRefresh.recordUnchanged(ctx, source, view, st, since.unchanged());
+          }
+          if (since.removed() != null) {
+            LOG.warn("View '{}' (job {}): {}; rebuilding it from source version {}",
+                view.viewName(), ctx.jobId(), since.removed(), source.version());
+          }
           return UdtfRefresh.compute(ctx, source, view, def, options, st);
         }
       };
@@ -210,7 +290,7 @@ public final class UdtfRefresh {
   }
 
   private static RefreshPlan plan(SparkSession spark, UdtfSource source, ViewTables view,
-      UdtfDefinition def, RefreshOptions options, Start st) {
+      UdtfDefinition def, RefreshOptions options, Start st, Since since) {
     Long from = null;
     try {
       from = st.base == null ? null : Long.parseLong(st.base.trim());
@@ -232,9 +312,16 @@ public final class UdtfRefresh {
           source.version(), fragments, List.of(), 0, st.viewRows, 0L, 0L,
           RefreshPlan.Write.NONE, null, "");
     }
+    if (since.unchanged() != null) {
+      return new RefreshPlan(view.viewName(), MaterializedViewKind.UDTF,
+          RefreshPlan.Mode.INCREMENTAL, unchangedReason(since.unchanged(), from),
+          from, source.version(), fragments, List.of(), 0, st.viewRows, 0L, 0L,
+          RefreshPlan.Write.NONE, null, "");
+    }
     String reason = options.force() ? "force = true"
         : st.replaced != null ? st.replaced
         : from == null ? "the view was never refreshed"
+        : since.removed() != null ? since.removed() + "; a UDTF view is rebuilt"
         : "source changed since version " + from + "; a UDTF view is always rebuilt";
     String key = def.keyColumn();
     long partitions;
@@ -255,6 +342,41 @@ public final class UdtfRefresh {
         + " to compute", from, source.version(), fragments, null, rows, st.viewRows,
         st.viewRows, null, RefreshPlan.Write.SPARK_JOB, tasks, "the rows written are known only"
         + " by running the UDTF; partitions a failed run finished are reused");
+  }
+
+  private static String unchangedReason(SourceHistory h, Long from) {
+    return "no row of the source changed since version " + from + " (" + h + "): no "
+        + "partition is computed, the commit records the new source version";
+  }
+
+  /**
+   * The refresh of a view whose source's commits since its base version changed no row (it was
+   * only compacted): the rows and values the UDTF would read are the same, so is its output.
+   * One commit without rows records the new base version (and when it was written) and the
+   * job.
+   */
+  private static StagedRefresh<UdtfRefreshResult> recordUnchanged(RefreshContext ctx,
+      UdtfSource source, ViewTables view, Start st, SourceHistory history) {
+    String jobId = ctx.jobId();
+    LOG.info("View '{}' (job {}): {}", view.viewName(), jobId,
+        unchangedReason(history, st.baseVersion()));
+    Map<String, String> meta = new LinkedHashMap<>();
+    meta.put(BASE_VERSION_KEY, Long.toString(source.version()));
+    meta.put(SourceIdentity.KEY, SourceIdentity.versionTime(source.location(),
+        source.storageOptions(), source.version()));
+    meta.put(LAST_JOB_KEY, jobId);
+    meta.put(LAST_STATUS_KEY, RefreshResult.JobStatus.DONE.name());
+    meta.put(SKIPPED_KEY, "0");
+    ViewCommit commit = ViewCommit.builder(view.viewUri(), st.viewVersion)
+        .storageOptions(view.viewStorageOptions())
+        .schemaMetadata(meta)
+        .job(new ViewCommit.Job(jobId, MaterializedViewKind.UDTF, RefreshResult.JobStatus.DONE,
+            source.version()))
+        .build();
+    return new StagedRefresh<>(commit, null, committed -> new UdtfRefreshResult(jobId,
+        RefreshResult.JobStatus.DONE, source.version(), committed.version(), 0, 0, 0, List.of(),
+        0, committed.rowsAdded(), committed.rowsDeleted(), null,
+        Duration.ofMillis(ctx.elapsedMillis())), null);
   }
 
   private static StagedRefresh<UdtfRefreshResult> compute(RefreshContext ctx, UdtfSource source,

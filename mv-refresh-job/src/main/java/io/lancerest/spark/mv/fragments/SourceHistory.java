@@ -1,0 +1,277 @@
+package io.lancerest.spark.mv.fragments;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.lance.Fragment;
+import org.lance.FragmentMetadata;
+import org.lance.Transaction;
+import org.lance.fragment.DataFile;
+import org.lance.operation.Append;
+import org.lance.operation.CreateIndex;
+import org.lance.operation.DataReplacement;
+import org.lance.operation.Delete;
+import org.lance.operation.Operation;
+import org.lance.operation.Project;
+import org.lance.operation.ReserveFragments;
+import org.lance.operation.Rewrite;
+import org.lance.operation.Update;
+import org.lance.operation.UpdateConfig;
+import org.roaringbitmap.longlong.Roaring64NavigableMap;
+
+/**
+ * What the commits of a source table after one version did, read from their transactions: the
+ * existing rows they may have changed in place, and whether they changed any row at all.
+ *
+ * <p>Why a refresh needs it: a row a compaction moved to a new fragment keeps its stable row
+ * id, and an incremental refresh keeps what it derived from that row when the row's {@code
+ * _row_last_updated_at_version} is not after the watermark. lance-core's own {@code
+ * Dataset.compact} keeps that version, but lance-spark 0.4.0's {@code OPTIMIZE} (lance-core's
+ * distributed compaction: a plan, tasks, a commit) writes fragments without it, and lance-core
+ * then reports version 1 for every row in them. A row changed in place after the watermark
+ * (same row id: {@code merge_insert}, an update that rewrites columns) and then moved by such a
+ * compaction would look unchanged. The transactions still tell: the changed rows are those of
+ * the fragments an {@code Update} wrote or rewrote, or whose data a {@code DataReplacement}
+ * replaced. Appends add rows with new ids, deletes and compactions ({@code Rewrite}) change no
+ * value, index and config commits no row.
+ *
+ * <p>When the history cannot tell (a version removed by a cleanup, a commit without a
+ * transaction file, an {@code Overwrite}, {@code Merge}, {@code Restore} or any other
+ * operation, more than {@value #MAX_VERSIONS} versions), {@link #changedInPlace} is {@code
+ * null} and callers treat every row that existed at the older version as possibly changed.
+ */
+public final class SourceHistory {
+  /** Most versions read; a longer history counts as unknown (each is one manifest read). */
+  static final int MAX_VERSIONS = 512;
+
+  private final long from;
+  private final long to;
+  private final Roaring64NavigableMap changedInPlace;
+  private final boolean rowsChanged;
+  private final int compactions;
+  private final String unknown;
+
+  private SourceHistory(long from, long to, Roaring64NavigableMap changedInPlace,
+      boolean rowsChanged, int compactions, String unknown) {
+    this.from = from;
+    this.to = to;
+    this.changedInPlace = unknown == null ? changedInPlace : null;
+    this.rowsChanged = rowsChanged || unknown != null;
+    this.compactions = compactions;
+    this.unknown = unknown;
+  }
+
+  /**
+   * The commits after version {@code from} up to {@code now}'s version, read through {@code
+   * now} (any version of the table; the others are checked out from it).
+   */
+  public static SourceHistory after(org.lance.Dataset now, long from) {
+    long to = now.version();
+    if (to - from > MAX_VERSIONS) {
+      return new SourceHistory(from, to, null, true, 0, (to - from) + " versions since "
+          + "version " + from + " (more than " + MAX_VERSIONS + " are not read)");
+    }
+    Roaring64NavigableMap changed = new Roaring64NavigableMap();
+    boolean rowsChanged = false;
+    int compactions = 0;
+    for (long v = from + 1; v <= to; v++) {
+      try (org.lance.Dataset opened = v == to ? null : now.checkoutVersion(v)) {
+        org.lance.Dataset at = opened == null ? now : opened;
+        Optional<Transaction> txn = at.readTransaction();
+        if (txn.isEmpty()) {
+          return new SourceHistory(from, to, null, true, compactions, "version " + v
+              + " has no transaction file");
+        }
+        try (Transaction t = txn.get()) {
+          Operation op = t.operation();
+          if (op instanceof Rewrite) {
+            compactions++;
+          } else if (op instanceof ReserveFragments || op instanceof UpdateConfig
+              || op instanceof CreateIndex) {
+            // fragment ids reserved for a compaction, config or metadata, an index: no row
+          } else if (op instanceof Append || op instanceof Delete || op instanceof Project) {
+            rowsChanged = true; // new row ids, rows removed, columns dropped: no value changed
+          } else if (op instanceof Update u) {
+            rowsChanged = true;
+            List<FragmentMetadata> written = new ArrayList<>(byFiles(at, u.newFragments()));
+            if (u.updateMode().orElse(null) != Update.UpdateMode.RewriteRows) {
+              // columns rewritten in the updated fragments (or a mode not told): every row
+              written.addAll(byIds(at, u.updatedFragments().stream()
+                  .map(f -> (long) f.getId()).toList()));
+            }
+            for (FragmentMetadata f : written) {
+              changed.or(liveRowIds(at, f));
+            }
+          } else if (op instanceof DataReplacement d) {
+            rowsChanged = true;
+            for (FragmentMetadata f : byIds(at, d.replacements().stream()
+                .map(DataReplacement.DataReplacementGroup::fragmentId).toList())) {
+              changed.or(liveRowIds(at, f));
+            }
+          } else {
+            return new SourceHistory(from, to, null, true, compactions, "version " + v
+                + " is " + article(op.name()) + " " + op.name());
+          }
+        }
+      } catch (Unknown e) {
+        return new SourceHistory(from, to, null, true, compactions, "version " + v + ": "
+            + e.getMessage());
+      } catch (RuntimeException e) {
+        // checked out from a dataset that is open: a version that is gone was cleaned up
+        return new SourceHistory(from, to, null, true, compactions, "version " + v
+            + " cannot be read (" + e.getMessage() + ")");
+      } catch (Exception e) {
+        return new SourceHistory(from, to, null, true, compactions, "the row ids of version "
+            + v + " cannot be read (" + e + ")");
+      }
+    }
+    return new SourceHistory(from, to, changed, rowsChanged, compactions, null);
+  }
+
+  /**
+   * The row ids of rows that existed before and that the commits may have changed in place,
+   * or {@code null} when the history cannot tell ({@link #unknown}).
+   */
+  public Roaring64NavigableMap changedInPlace() {
+    return changedInPlace;
+  }
+
+  /**
+   * Whether every commit kept every row with its values: only compactions, fragment id
+   * reservations, config and index commits (never when the history cannot tell).
+   */
+  public boolean rowsUnchanged() {
+    return !rowsChanged;
+  }
+
+  /**
+   * Rows a compaction only moved: of {@code fragments} of {@code now} (the newer version this
+   * history ends at), those whose every live row existed at the older version with a row id in
+   * {@code before} and was not changed in place. Those rows hold the values they had then, so
+   * what a view derived from them is still right, and such fragments need no reading at all.
+   * None when the history cannot tell.
+   *
+   * @param before row ids the older version had in the fragments that changed since
+   */
+  public Moved moved(org.lance.Dataset now, List<Integer> fragments,
+      Roaring64NavigableMap before) throws Exception {
+    Moved out = new Moved(new ArrayList<>(), new Roaring64NavigableMap(), 0);
+    if (changedInPlace == null || fragments.isEmpty() || before.isEmpty()) {
+      return out;
+    }
+    Map<Integer, FragmentMetadata> byId = new HashMap<>();
+    for (Fragment f : now.getFragments()) {
+      byId.put(f.getId(), f.metadata());
+    }
+    long rows = 0;
+    for (int id : fragments) {
+      FragmentMetadata f = byId.get(id);
+      if (f == null) {
+        continue;
+      }
+      Roaring64NavigableMap live = liveRowIds(now, f);
+      Roaring64NavigableMap outside = new Roaring64NavigableMap();
+      outside.or(live);
+      outside.andNot(before);
+      Roaring64NavigableMap changed = new Roaring64NavigableMap();
+      changed.or(live);
+      changed.and(changedInPlace);
+      if (outside.isEmpty() && changed.isEmpty()) {
+        out.fragments().add(id);
+        out.ids().or(live);
+        rows += f.getPhysicalRows();
+      }
+    }
+    return new Moved(out.fragments(), out.ids(), rows);
+  }
+
+  /**
+   * Fragments that only hold rows a compaction moved unchanged, their live row ids and their
+   * physical rows.
+   */
+  public record Moved(List<Integer> fragments, Roaring64NavigableMap ids, long physicalRows) {}
+
+  /** Compactions among the commits (those read). */
+  public int compactions() {
+    return compactions;
+  }
+
+  /** Why the history cannot tell, or {@code null}. */
+  public String unknown() {
+    return unknown;
+  }
+
+  @Override
+  public String toString() {
+    return "versions " + (from + 1) + " to " + to + ": " + (unknown != null
+        ? "cannot tell (" + unknown + ")"
+        : compactions + (compactions == 1 ? " compaction" : " compactions") + (rowsChanged
+            ? ", " + changedInPlace.getLongCardinality() + " rows changed in place"
+            : ", no row changed"));
+  }
+
+  /** What the history cannot tell, while reading it. */
+  private static final class Unknown extends Exception {
+    Unknown(String message) {
+      super(message);
+    }
+  }
+
+  private static String article(String name) {
+    return "AEIOU".indexOf(Character.toUpperCase(name.isEmpty() ? 'x' : name.charAt(0))) >= 0
+        ? "an" : "a";
+  }
+
+  /**
+   * The fragments of {@code at} that hold the data files of {@code written}: a transaction
+   * names new fragments by their files (their ids and row ids are given at commit).
+   */
+  private static List<FragmentMetadata> byFiles(org.lance.Dataset at,
+      List<FragmentMetadata> written) throws Unknown {
+    Map<String, FragmentMetadata> byFile = new HashMap<>();
+    for (Fragment f : at.getFragments()) {
+      for (DataFile d : f.metadata().getFiles()) {
+        byFile.put(d.getPath(), f.metadata());
+      }
+    }
+    List<FragmentMetadata> out = new ArrayList<>();
+    for (FragmentMetadata w : written) {
+      FragmentMetadata f = w.getFiles().isEmpty() ? null
+          : byFile.get(w.getFiles().get(0).getPath());
+      if (f == null) {
+        throw new Unknown("a fragment it wrote is not in its manifest");
+      }
+      out.add(f);
+    }
+    return out;
+  }
+
+  private static List<FragmentMetadata> byIds(org.lance.Dataset at, List<Long> ids)
+      throws Unknown {
+    Map<Long, FragmentMetadata> byId = new HashMap<>();
+    for (Fragment f : at.getFragments()) {
+      byId.put((long) f.getId(), f.metadata());
+    }
+    List<FragmentMetadata> out = new ArrayList<>();
+    for (long id : ids) {
+      FragmentMetadata f = byId.get(id);
+      if (f == null) {
+        throw new Unknown("fragment " + id + " it changed is not in its manifest");
+      }
+      out.add(f);
+    }
+    return out;
+  }
+
+  /**
+   * The row ids of the live rows of {@code f} in {@code ds}: from the fragment's row-id sequence
+   * when it has no deletions, otherwise from a row-id scan (no data file is read).
+   */
+  static Roaring64NavigableMap liveRowIds(org.lance.Dataset ds, FragmentMetadata f)
+      throws Exception {
+    Roaring64NavigableMap ids = FragmentDiff.allRowIds(f);
+    return ids != null ? ids : FragmentDiff.rowIds(ds, List.of(f.getId()));
+  }
+}
