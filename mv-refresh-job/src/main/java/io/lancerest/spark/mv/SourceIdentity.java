@@ -1,8 +1,12 @@
 package io.lancerest.spark.mv;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.FieldType;
 import org.lance.ReadOptions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -99,5 +103,15 @@ public final class SourceIdentity {
       throw new InvalidViewDefinitionException(why + ". The view is unchanged; drop it and "
           + "create it again over the new table");
     }
+  }
+
+  /** {@code fields} without field metadata, at every depth: what a scan's columns are. */
+  public static List<Field> columnsOnly(List<Field> fields) {
+    List<Field> out = new ArrayList<>(fields.size());
+    for (Field f : fields) {
+      out.add(new Field(f.getName(), new FieldType(f.isNullable(), f.getType(),
+          f.getDictionary(), null), columnsOnly(f.getChildren())));
+    }
+    return out;
   }
 }

@@ -314,7 +314,10 @@ final class SourceState {
         org.lance.Dataset target, List<FragmentMetadata> now) {
       List<FragmentMetadata> then;
       try (org.lance.Dataset old = open(a, src, watermark)) {
-        if (!old.getSchema().getFields().equals(target.getSchema().getFields())) {
+        // columns, not their metadata (a source that is a view changes that at every refresh)
+        if (!io.lancerest.spark.mv.SourceIdentity.columnsOnly(old.getSchema().getFields())
+            .equals(io.lancerest.spark.mv.SourceIdentity.columnsOnly(
+                target.getSchema().getFields()))) {
           LOG.info("Chunker view {}: the source schema changed since version {}; scanning "
               + "every fragment", src.viewName(), watermark);
           return null;

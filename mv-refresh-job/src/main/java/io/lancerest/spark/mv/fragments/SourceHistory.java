@@ -14,6 +14,7 @@ import org.lance.operation.CreateIndex;
 import org.lance.operation.DataReplacement;
 import org.lance.operation.Delete;
 import org.lance.operation.Operation;
+import org.lance.operation.Overwrite;
 import org.lance.operation.Project;
 import org.lance.operation.ReserveFragments;
 import org.lance.operation.Rewrite;
@@ -37,8 +38,12 @@ import org.roaringbitmap.longlong.Roaring64NavigableMap;
  * replaced. Appends add rows with new ids, deletes and compactions ({@code Rewrite}) change no
  * value, index and config commits no row.
  *
+ * An {@code Overwrite} (every commit of a materialized view, which can be a source too) keeps
+ * the rows of the fragments it carried over unchanged; the rows of its other fragments count as
+ * changed in place.
+ *
  * <p>When the history cannot tell (a version removed by a cleanup, a commit without a
- * transaction file, an {@code Overwrite}, {@code Merge}, {@code Restore} or any other
+ * transaction file, a {@code Merge}, {@code Restore} or any other
  * operation, more than {@value #MAX_VERSIONS} versions), {@link #changedInPlace} is {@code
  * null} and callers treat every row that existed at the older version as possibly changed.
  */
@@ -109,6 +114,22 @@ public final class SourceHistory {
             for (FragmentMetadata f : byIds(at, d.replacements().stream()
                 .map(DataReplacement.DataReplacementGroup::fragmentId).toList())) {
               changed.or(liveRowIds(at, f));
+            }
+          } else if (op instanceof Overwrite) {
+            // Every commit to a materialized view is one (a view can be a source). The
+            // fragments it kept hold the rows they held, with their values; any other
+            // fragment's rows count as changed in place (a plain INSERT OVERWRITE may give its
+            // rows ids that rows of the table had before).
+            rowsChanged = true;
+            Map<Integer, FragmentMetadata> previous = new HashMap<>();
+            try (org.lance.Dataset p = now.checkoutVersion(v - 1)) {
+              p.getFragments().forEach(f -> previous.put(f.getId(), f.metadata()));
+            }
+            for (Fragment f : at.getFragments()) {
+              FragmentMetadata was = previous.get(f.getId());
+              if (was == null || !sameData(was, f.metadata())) {
+                changed.or(liveRowIds(at, f.metadata()));
+              }
             }
           } else {
             return new SourceHistory(from, to, null, true, compactions, "version " + v
@@ -246,6 +267,14 @@ public final class SourceHistory {
       out.add(f);
     }
     return out;
+  }
+
+  /** Same data files and row-id sequence: the same rows, deletions aside. */
+  private static boolean sameData(FragmentMetadata a, FragmentMetadata b) {
+    return a.getPhysicalRows() == b.getPhysicalRows()
+        && a.getFiles().stream().map(DataFile::getPath).toList()
+            .equals(b.getFiles().stream().map(DataFile::getPath).toList())
+        && java.util.Objects.equals(a.getRowIdMeta(), b.getRowIdMeta());
   }
 
   private static List<FragmentMetadata> byIds(org.lance.Dataset at, List<Long> ids)

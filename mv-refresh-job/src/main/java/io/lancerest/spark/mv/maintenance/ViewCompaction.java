@@ -3,6 +3,7 @@ package io.lancerest.spark.mv.maintenance;
 import io.lancerest.spark.mv.GenevaLayout;
 import io.lancerest.spark.mv.commit.FragmentSourceRanges;
 import io.lancerest.spark.mv.commit.ViewCommit;
+import io.lancerest.spark.mv.commit.ViewCommitConflictException;
 import io.lancerest.spark.mv.commit.ViewCommitResult;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -23,6 +24,7 @@ import org.apache.arrow.vector.types.pojo.Schema;
 import org.lance.Dataset;
 import org.lance.Fragment;
 import org.lance.FragmentMetadata;
+import org.lance.ReadOptions;
 import org.lance.ipc.LanceScanner;
 import org.lance.ipc.ScanOptions;
 
@@ -47,6 +49,8 @@ import org.lance.ipc.ScanOptions;
 final class ViewCompaction {
   static final int FANOUT = 4;
   static final long BASE_ROWS = 1024;
+  /** Commits tried when other commits keep landing and leave the groups as they were. */
+  static final int COMMIT_ATTEMPTS = 3;
   /** Field metadata of a column lance-core stores as blobs. */
   private static final String BLOB_KEY = "lance-encoding:blob";
 
@@ -131,11 +135,13 @@ final class ViewCompaction {
             + "which a scan returns as descriptions, not its bytes: this view is not compacted");
       }
     }
-    boolean ranges = schema.getCustomMetadata() != null
-        && schema.getCustomMetadata().containsKey(FragmentSourceRanges.KEY)
-        && schema.getFields().stream()
-            .anyMatch(f -> f.getName().equals(GenevaLayout.SOURCE_ROW_ID));
-    List<String> columns = schema.getFields().stream().map(Field::getName).toList();
+    // Query views look their rows up by these ranges (chunker and UDTF views do not)
+    Map<String, String> meta = schema.getCustomMetadata() == null ? Map.of()
+        : schema.getCustomMetadata();
+    boolean ranges = schema.getFields().stream()
+        .anyMatch(f -> f.getName().equals(GenevaLayout.SOURCE_ROW_ID))
+        && (meta.containsKey(FragmentSourceRanges.KEY)
+            || !meta.containsKey(GenevaLayout.CHUNKER) && !meta.containsKey(GenevaLayout.UDTF));
     List<FragmentMetadata> written = new ArrayList<>();
     List<long[]> writtenRanges = new ArrayList<>();
     List<Integer> removed = new ArrayList<>();
@@ -143,7 +149,8 @@ final class ViewCompaction {
     ds.getFragments().forEach(f -> live.put(f.getId(), f.metadata().getNumRows()));
     for (List<Integer> group : groups) {
       long rows = group.stream().mapToLong(live::get).sum();
-      ScanOptions scan = new ScanOptions.Builder().columns(columns).fragmentIds(group).build();
+      // every column: no projection (names are not parsed as nested paths)
+      ScanOptions scan = new ScanOptions.Builder().fragmentIds(group).build();
       try (LanceScanner s = ds.newScan(scan);
           RangeTracking in = new RangeTracking(allocator, s.scanBatches(),
               ranges ? GenevaLayout.SOURCE_ROW_ID : null);
@@ -171,13 +178,44 @@ final class ViewCompaction {
             + e.getMessage(), e);
       }
     }
-    return ViewCommit.builder(uri, ds.version())
-        .storageOptions(storageOptions)
-        .removeFragments(removed)
-        .addFragments(written, ranges ? writtenRanges : null)
-        .transactionProperties(Map.of("lancerest.maintenance", "compaction"))
-        .build()
-        .commit();
+    // A commit landing meanwhile (a refresh) makes this one conflict. When it left every
+    // fragment of the groups as it was, the rewritten rows are still exactly theirs: commit on
+    // top of it instead of throwing the work away.
+    long readVersion = ds.version();
+    Map<Integer, FragmentMetadata> inputs = new TreeMap<>();
+    ds.getFragments().forEach(f -> {
+      if (removed.contains(f.getId())) {
+        inputs.put(f.getId(), f.metadata());
+      }
+    });
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return ViewCommit.builder(uri, readVersion)
+            .storageOptions(storageOptions)
+            .removeFragments(removed)
+            .addFragments(written, ranges ? writtenRanges : null)
+            .transactionProperties(Map.of("lancerest.maintenance", "compaction"))
+            .build()
+            .commit();
+      } catch (ViewCommitConflictException e) {
+        if (attempt >= COMMIT_ATTEMPTS) {
+          throw e;
+        }
+        try (Dataset latest = Dataset.open(allocator, uri,
+            new ReadOptions.Builder().setStorageOptions(storageOptions).build())) {
+          Map<Integer, FragmentMetadata> now = new TreeMap<>();
+          latest.getFragments().forEach(f -> {
+            if (inputs.containsKey(f.getId())) {
+              now.put(f.getId(), f.metadata());
+            }
+          });
+          if (!now.equals(inputs)) {
+            throw e; // rows of the groups were deleted or moved meanwhile
+          }
+          readVersion = latest.version();
+        }
+      }
+    }
   }
 
   /**

@@ -58,7 +58,7 @@ public final class ViewMaintenance {
    *     ({@code maxSmallShare}, 0.5)
    * @param targetRowsPerFragment what compaction writes at most ({@code targetRowsPerFragment},
    *     2^20)
-   * @param retention versions older than this are removed ({@code retention}, 1h); it is the
+   * @param retention versions older than this are removed ({@code retention}, 1d); it is the
    *     time-travel window the view keeps
    */
   public record Policy(boolean enabled, int maxFragments, long smallFragmentRows,
@@ -94,7 +94,7 @@ public final class ViewMaintenance {
             small == null ? 65_536 : Long.parseLong(small.trim()),
             share == null ? 0.5 : Double.parseDouble(share.trim()),
             target == null ? 1 << 20 : Long.parseLong(target.trim()),
-            Duration.ofMillis(JavaUtils.timeStringAsMs(retention == null ? "1h"
+            Duration.ofMillis(JavaUtils.timeStringAsMs(retention == null ? "1d"
                 : retention.trim())));
         if (p.maxFragments < 2 || p.smallFragmentRows < 0 || p.maxSmallShare < 0
             || p.maxSmallShare > 1 || p.targetRowsPerFragment < 1 || p.retention.isNegative()) {
@@ -232,6 +232,9 @@ public final class ViewMaintenance {
           ds = now;
         }
         int after = ds.getFragments().size();
+        if (force && skipped != null) {
+          return new Outcome(false, before, after, 0, 0, skipped); // OPTIMIZE fails: no cleanup
+        }
         // Listing versions and cleaning up take time linear in the versions kept (72 ms and
         // 50 ms at 1,000 on a local disk): done every few versions, not at every refresh.
         if (!force && !compacted && ds.version() % VERSION_CHECK_EVERY != 0) {

@@ -519,8 +519,10 @@ public final class QueryRefresh {
           return ch;
         }
         try (then) {
-          ch.sourceFields = now.getSchema().getFields();
-          if (!then.getSchema().getFields().equals(ch.sourceFields)) {
+          // Columns without their metadata: a source that is itself a view keeps its
+          // watermark in field metadata, which changes at every one of its refreshes.
+          ch.sourceFields = SourceIdentity.columnsOnly(now.getSchema().getFields());
+          if (!SourceIdentity.columnsOnly(then.getSchema().getFields()).equals(ch.sourceFields)) {
             LOG.info("View {} (job {}): the source schema changed since version {}; scanning "
                 + "every row", t.viewName(), jobId, watermark);
             ch.why = "the source schema changed since version " + watermark;

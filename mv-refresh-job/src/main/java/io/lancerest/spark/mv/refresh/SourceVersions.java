@@ -2,6 +2,7 @@ package io.lancerest.spark.mv.refresh;
 
 import io.lancerest.spark.mv.InvalidOptionException;
 import io.lancerest.spark.mv.MaterializedViewException;
+import java.util.List;
 import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -58,16 +59,19 @@ public final class SourceVersions {
       failure = e;
     }
     long oldest;
+    boolean listed;
     try (BufferAllocator a = new RootAllocator();
         org.lance.Dataset ds = org.lance.Dataset.open(a, uri, new ReadOptions.Builder()
             .setStorageOptions(storage).build())) {
-      oldest = ds.listVersions().stream().mapToLong(org.lance.Version::getId).min()
-          .orElse(ds.version());
+      List<org.lance.Version> versions = ds.listVersions();
+      oldest = versions.stream().mapToLong(org.lance.Version::getId).min().orElse(ds.version());
+      // a cleanup may keep a tagged older version: the remaining ones need not be contiguous
+      listed = versions.stream().anyMatch(v -> v.getId() == version);
     } catch (RuntimeException e) {
       throw new MaterializedViewException("Cannot open the source table of view " + viewName
           + " at '" + uri + "': " + e.getMessage(), e);
     }
-    if (version >= oldest) {
+    if (listed) {
       throw new MaterializedViewException("Cannot open version " + version + " of the source "
           + "table of view " + viewName + " at '" + uri + "', which the source still has (its "
           + "oldest version is " + oldest + "): " + failure.getMessage(), failure);

@@ -273,14 +273,14 @@ public final class VectorIndexes {
       if (sq) {
         SQBuildParams.Builder p = new SQBuildParams.Builder();
         if (bits != null) {
-          p.setNumBits(bits.shortValue());
+          p.setNumBits(at(what, "num_bits", bits, Short.MAX_VALUE).shortValue());
         }
         v.setSqParams(p.build());
       }
       if (rq) {
         RQBuildParams.Builder p = new RQBuildParams.Builder();
         if (bits != null) {
-          p.setNumBits(bits.byteValue());
+          p.setNumBits(at(what, "num_bits", bits, Byte.MAX_VALUE).byteValue());
         }
         v.setRqParams(p.build());
       }
@@ -296,7 +296,7 @@ public final class VectorIndexes {
         }
         Integer level = number(what, o, "max_level");
         if (level != null) {
-          h.setMaxLevel(level.shortValue());
+          h.setMaxLevel(at(what, "max_level", level, Short.MAX_VALUE).shortValue());
         }
         v.setHnswParams(h.build());
       }
@@ -331,6 +331,15 @@ public final class VectorIndexes {
         // reported below
       }
       throw new InvalidOptionException(what + ": " + key, v, POSITIVE);
+    }
+
+    /** {@code n}, refused above {@code max} (the parameter is narrower than an int). */
+    private static Integer at(String what, String key, Integer n, int max) {
+      if (n > max) {
+        throw new InvalidOptionException(what + ": " + key, Integer.toString(n),
+            "a whole number from 1 to " + max);
+      }
+      return n;
     }
 
     private static String option(String what, Map<String, String> o, String a, String b) {

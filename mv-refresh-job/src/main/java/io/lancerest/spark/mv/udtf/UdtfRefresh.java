@@ -119,8 +119,10 @@ public final class UdtfRefresh {
   /**
    * Whether the source's commits since the base version changed no row (compactions), and
    * whether that version is gone. The first only for a view the last refresh left complete (a
-   * PARTIAL one is rebuilt to try its skipped partitions again) and not partitioned by a vector
-   * index (a compaction remaps the index, which decides the partitions).
+   * PARTIAL one is rebuilt to try its skipped partitions again), not partitioned by a vector
+   * index (a compaction remaps the index, which decides the partitions), over a source with
+   * stable row ids. It assumes, as the rest of the engine does, that a function's output does
+   * not depend on the order its rows arrive in.
    */
   private static Since since(UdtfSource source, ViewTables view, UdtfDefinition def,
       RefreshOptions options, Start st) {
@@ -143,6 +145,11 @@ public final class UdtfRefresh {
         org.lance.Dataset ds = org.lance.Dataset.open(a, source.location(),
             new ReadOptions.Builder().setStorageOptions(source.storageOptions())
                 .setVersion(source.version()).build())) {
+      // Without stable row ids a compaction renumbers the rows, and a source LIMIT (first n
+      // rows in _rowid order) may then take other rows: rebuild.
+      if (!Boolean.TRUE.equals(io.lancerest.spark.mv.query.StableRowIds.of(ds))) {
+        return new Since(removed, null);
+      }
       SourceHistory h = SourceHistory.after(ds, base);
       LOG.info("View '{}': source {}", view.viewName(), h);
       return new Since(removed, h.rowsUnchanged() ? h : null);

@@ -21,7 +21,7 @@ class ViewMaintenancePolicyTest {
   void defaultsAndOverrides() {
     ViewMaintenance.Policy d = of(Map.of());
     assertEquals(new ViewMaintenance.Policy(true, 16, 65_536, 0.5, 1 << 20,
-        Duration.ofHours(1)), d);
+        Duration.ofDays(1)), d);
     ViewMaintenance.Policy p = of(Map.of("enabled", "false", "maxFragments", "8",
         "retention", "10min"));
     assertFalse(p.enabled());
