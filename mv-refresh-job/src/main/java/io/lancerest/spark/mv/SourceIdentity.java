@@ -105,12 +105,23 @@ public final class SourceIdentity {
     }
   }
 
-  /** {@code fields} without field metadata, at every depth: what a scan's columns are. */
+  /**
+   * {@code fields} without the engine's own field metadata ({@code geneva::} and {@code
+   * lancerest::} keys, at every depth): a source that is itself a view keeps its watermark
+   * there, which changes at every one of its refreshes. Other metadata (encodings, extension
+   * types) stays: it can change what a scan returns.
+   */
   public static List<Field> columnsOnly(List<Field> fields) {
     List<Field> out = new ArrayList<>(fields.size());
     for (Field f : fields) {
+      java.util.Map<String, String> kept = new java.util.TreeMap<>();
+      f.getMetadata().forEach((k, v) -> {
+        if (!k.startsWith("geneva::") && !k.startsWith("lancerest::")) {
+          kept.put(k, v);
+        }
+      });
       out.add(new Field(f.getName(), new FieldType(f.isNullable(), f.getType(),
-          f.getDictionary(), null), columnsOnly(f.getChildren())));
+          f.getDictionary(), kept.isEmpty() ? null : kept), columnsOnly(f.getChildren())));
     }
     return out;
   }

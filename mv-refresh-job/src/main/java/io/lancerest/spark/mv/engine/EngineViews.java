@@ -764,6 +764,9 @@ public final class EngineViews implements MaterializedViews {
       } catch (IllegalArgumentException e) {
         throw new InvalidOptionException("Cannot optimize materialized view "
             + cat.display(viewId) + ": " + e.getMessage());
+      } catch (IllegalStateException e) {
+        throw new MaterializedViewException("Cannot optimize materialized view "
+            + cat.display(viewId) + ": " + e.getMessage(), e);
       }
       LOG.info("OPTIMIZE MATERIALIZED VIEW {}: {} -> {} fragments, {} old versions removed{}",
           cat.display(viewId), o.fragmentsBefore(), o.fragmentsAfter(), o.versionsRemoved(),

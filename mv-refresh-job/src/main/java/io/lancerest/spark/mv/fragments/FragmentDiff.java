@@ -109,7 +109,8 @@ public final class FragmentDiff {
     return out;
   }
 
-  private static boolean sameData(FragmentMetadata a, FragmentMetadata b) {
+  /** Same data files (every field of them), rows and row-id sequence: deletions aside. */
+  static boolean sameData(FragmentMetadata a, FragmentMetadata b) {
     return a.getPhysicalRows() == b.getPhysicalRows() && a.getFiles().equals(b.getFiles())
         && Objects.equals(a.getRowIdMeta(), b.getRowIdMeta());
   }

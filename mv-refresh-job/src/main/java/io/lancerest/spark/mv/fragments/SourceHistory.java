@@ -122,14 +122,28 @@ public final class SourceHistory {
             // rows ids that rows of the table had before).
             rowsChanged = true;
             Map<Integer, FragmentMetadata> previous = new HashMap<>();
+            String schemaBefore;
             try (org.lance.Dataset p = now.checkoutVersion(v - 1)) {
               p.getFragments().forEach(f -> previous.put(f.getId(), f.metadata()));
+              schemaBefore = layout(p.getLanceSchema().fields());
             }
+            if (!schemaBefore.equals(layout(at.getLanceSchema().fields()))) {
+              // field ids re-assigned or columns changed: a kept data file may now be read
+              // as another column
+              throw new Unknown("an Overwrite that changed the schema");
+            }
+            int kept = 0;
             for (Fragment f : at.getFragments()) {
               FragmentMetadata was = previous.get(f.getId());
-              if (was == null || !sameData(was, f.metadata())) {
+              if (was == null || !FragmentDiff.sameData(was, f.metadata())) {
                 changed.or(liveRowIds(at, f.metadata()));
+              } else {
+                kept++;
               }
+            }
+            if (kept == 0 && !previous.isEmpty()) {
+              // the table was replaced (INSERT OVERWRITE): rebuilding is cheaper than comparing
+              throw new Unknown("an Overwrite that kept none of the fragments");
             }
           } else {
             return new SourceHistory(from, to, null, true, compactions, "version " + v
@@ -269,12 +283,15 @@ public final class SourceHistory {
     return out;
   }
 
-  /** Same data files and row-id sequence: the same rows, deletions aside. */
-  private static boolean sameData(FragmentMetadata a, FragmentMetadata b) {
-    return a.getPhysicalRows() == b.getPhysicalRows()
-        && a.getFiles().stream().map(DataFile::getPath).toList()
-            .equals(b.getFiles().stream().map(DataFile::getPath).toList())
-        && java.util.Objects.equals(a.getRowIdMeta(), b.getRowIdMeta());
+  /** Field ids, names and types, at every depth (not the metadata, which views change). */
+  private static String layout(List<org.lance.schema.LanceField> fields) {
+    StringBuilder sb = new StringBuilder();
+    for (org.lance.schema.LanceField f : fields) {
+      sb.append(f.getId()).append(':').append(f.getName()).append(':')
+          .append(f.getLogicalType()).append(':').append(f.isNullable())
+          .append('(').append(layout(f.getChildren())).append(')');
+    }
+    return sb.toString();
   }
 
   private static List<FragmentMetadata> byIds(org.lance.Dataset at, List<Long> ids)

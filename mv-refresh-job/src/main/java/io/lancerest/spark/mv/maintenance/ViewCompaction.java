@@ -183,8 +183,9 @@ final class ViewCompaction {
     // top of it instead of throwing the work away.
     long readVersion = ds.version();
     Map<Integer, FragmentMetadata> inputs = new TreeMap<>();
+    java.util.Set<Integer> removedIds = new java.util.HashSet<>(removed);
     ds.getFragments().forEach(f -> {
-      if (removed.contains(f.getId())) {
+      if (removedIds.contains(f.getId())) {
         inputs.put(f.getId(), f.metadata());
       }
     });

@@ -77,7 +77,7 @@ public final class SourceVersions {
           + "oldest version is " + oldest + "): " + failure.getMessage(), failure);
     }
     return "source version " + version + " (the view's watermark) was removed by a cleanup of "
-        + "the source (its oldest version is now " + oldest + ")";
+        + "the source (which no longer lists it; its oldest version is " + oldest + ")";
   }
 
   /** A view is never refreshed to a source version older than the one it reflects. */

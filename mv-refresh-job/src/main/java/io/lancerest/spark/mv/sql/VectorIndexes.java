@@ -337,7 +337,8 @@ public final class VectorIndexes {
     private static Integer at(String what, String key, Integer n, int max) {
       if (n > max) {
         throw new InvalidOptionException(what + ": " + key, Integer.toString(n),
-            "a whole number from 1 to " + max);
+            "a whole number of at most " + max + " (the largest lance-core's parameter holds; "
+            + "lance-core checks the method's own range)");
       }
       return n;
     }

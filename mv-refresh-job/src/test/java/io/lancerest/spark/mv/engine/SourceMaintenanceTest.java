@@ -376,7 +376,8 @@ class SourceMaintenanceTest {
     RefreshPlan plan = s.explain();
     assertEquals(RefreshPlan.Mode.FULL, plan.mode(), plan.toString());
     assertTrue(plan.reason().matches("source version " + w + " \\(the view's watermark\\) was "
-        + "removed by a cleanup of the source \\(its oldest version is now \\d+\\); what "
+        + "removed by a cleanup of the source \\(which no longer lists it; its oldest version "
+        + "is \\d+\\); what "
         + "changed since then cannot be told, so the view is rebuilt from source version "
         + plan.toVersion()), plan.reason());
     assertEquals(null, plan.fragmentsToRead(), "every fragment is read: " + plan);
@@ -435,7 +436,8 @@ class SourceMaintenanceTest {
     RefreshPlan plan = s.explain();
     assertEquals(RefreshPlan.Mode.FULL, plan.mode(), plan.toString());
     assertTrue(plan.reason().matches("source version " + w + " \\(the view's watermark\\) was "
-        + "removed by a cleanup of the source \\(its oldest version is now \\d+\\); a UDTF "
+        + "removed by a cleanup of the source \\(which no longer lists it; its oldest version "
+        + "is \\d+\\); a UDTF "
         + "view is rebuilt; 4 partitions to compute"), plan.reason());
     RefreshResult r;
     try (LogCapture log = new LogCapture("io.lancerest.spark.mv")) {

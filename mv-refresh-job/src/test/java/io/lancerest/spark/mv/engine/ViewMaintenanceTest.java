@@ -306,4 +306,42 @@ class ViewMaintenanceTest {
     Row dup = f.sql("SELECT count(*), count(DISTINCT __source_row_id) FROM " + d).get(0);
     assertEquals(dup.getLong(0), dup.getLong(1), "an upstream row is in the view twice");
   }
+
+  /**
+   * A chunker view over a query view expands again only the parents the upstream refresh
+   * changed (the upstream commit is an Overwrite that keeps its other fragments); a plain
+   * INSERT OVERWRITE of a source (nothing kept) rebuilds the views over it.
+   */
+  @Test
+  void aChunkerOverAViewExpandsOnlyWhatChangedAndAnOverwrittenSourceRebuilds() {
+    String t = "lance." + ns + ".docs6";
+    f.sql("CREATE TABLE " + t + " (id BIGINT, doc STRING)");
+    f.sql("INSERT INTO " + t + " SELECT id, concat('some words of document ', id) FROM "
+        + "range(0, 50, 1, 1)");
+    String u = "lance." + ns + ".up6";
+    f.sql("CREATE MATERIALIZED VIEW " + u + " AS SELECT id, doc FROM " + t);
+    String c = "lance." + ns + ".chunks6";
+    String chunker = "USING CHUNKER 'io.lancerest.spark.mv.chunker.TextSplitter' OPTIONS "
+        + "(input_columns = 'doc', chunk_size = '8') AS SELECT id, doc FROM ";
+    f.sql("CREATE MATERIALIZED VIEW " + c + " " + chunker + u);
+    long chunks = f.sql("SELECT count(*) FROM " + c).get(0).getLong(0);
+    f.sql("UPDATE " + t + " SET doc = 'changed' WHERE id = 7");
+    f.sql("REFRESH MATERIALIZED VIEW " + u);
+    Row r = f.sql("REFRESH MATERIALIZED VIEW " + c).get(0);
+    assertEquals(1L, (long) r.getAs("rows_inserted"), "one chunk for 'changed': " + r);
+    assertTrue((long) r.getAs("rows_deleted") * 10 < chunks, r + " of " + chunks + " chunks");
+    String fresh = c + "_fresh";
+    f.sql("CREATE MATERIALIZED VIEW " + fresh + " " + chunker + u);
+    String cols = "id, chunk, char_offset";
+    assertEquals(f.rows("SELECT " + cols + " FROM " + fresh), f.rows("SELECT " + cols + " FROM "
+        + c));
+
+    String q = "lance." + ns + ".q6";
+    f.sql("CREATE MATERIALIZED VIEW " + q + " AS SELECT id, upper(doc) AS d FROM " + t);
+    f.sql("INSERT OVERWRITE " + t + " SELECT id, concat('new text ', id) FROM range(20, 30, 1, 1)");
+    f.sql("REFRESH MATERIALIZED VIEW " + q);
+    assertEquals(f.rows("SELECT id, upper(doc) FROM " + t), f.rows("SELECT id, d FROM " + q));
+    Row dup = f.sql("SELECT count(*), count(DISTINCT __source_row_id) FROM " + q).get(0);
+    assertEquals(dup.getLong(0), dup.getLong(1), "a source row is in the view twice");
+  }
 }
