@@ -84,7 +84,15 @@ public final class ClusterSpark implements AutoCloseable {
         sc.stop();
       }
     } finally {
-      cluster.close();
+      try {
+        cluster.close();
+      } finally {
+        try (java.util.stream.Stream<Path> all = Files.walk(signals)) {
+          all.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException | UncheckedIOException e) {
+          // a leftover temporary folder is no failure
+        }
+      }
     }
   }
 }

@@ -78,7 +78,13 @@ public final class StandaloneCluster implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    StandaloneCluster c = new StandaloneCluster(home);
+    StandaloneCluster c;
+    try {
+      c = new StandaloneCluster(home);
+    } catch (RuntimeException | Error e) {
+      deleteQuietly(home);
+      throw e;
+    }
     try {
       Daemon master = c.launch("Spark Master", "master", List.of(
           "org.apache.spark.deploy.master.Master", "--host", "127.0.0.1", "--port", "0",
