@@ -52,8 +52,39 @@ public final class Injected {
     badOutput = null;
   }
 
+  /**
+   * On a cluster (io.lancerest.testing.ClusterSpark), the folder the test shares with the
+   * executor JVMs, which do not see this JVM's statics: while file {@code slow-<where>} exists
+   * there, each call of {@code where} sleeps {@link #SLOW_MILLIS} and the executor leaves file
+   * {@code started-<where>-<its pid>}, so that the test knows whom to kill and when.
+   */
+  private static final String SIGNALS = System.getProperty("lancerest.test.signals");
+  static final long SLOW_MILLIS = 100;
+
+  private static void slowDown(String where) {
+    java.nio.file.Path dir = java.nio.file.Path.of(SIGNALS);
+    if (!java.nio.file.Files.exists(dir.resolve("slow-" + where))) {
+      return;
+    }
+    try {
+      java.nio.file.Path started = dir.resolve("started-" + where + "-"
+          + ProcessHandle.current().pid());
+      if (!java.nio.file.Files.exists(started)) {
+        java.nio.file.Files.writeString(started, "");
+      }
+      Thread.sleep(SLOW_MILLIS);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
   /** Called once per function call inside a task. */
   static void hit(String where) {
+    if (SIGNALS != null) {
+      slowDown(where);
+    }
     Mode m = mode;
     if (m == Mode.OFF || !where.startsWith(only) || CALLS.incrementAndGet() <= after) {
       return;

@@ -1,0 +1,141 @@
+package io.lancerest.spark.mv;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.lancerest.spark.mv.engine.EngineFixture;
+import io.lancerest.testing.ClusterSpark;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.spark.api.java.function.MapPartitionsFunction;
+import org.apache.spark.scheduler.SparkListener;
+import org.apache.spark.scheduler.SparkListenerTaskEnd;
+import org.apache.spark.sql.Encoders;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The catalog and the three view kinds on a Spark standalone cluster (executors in JVMs of
+ * their own), against lance-core's directory server on a local folder: namespaces, tables,
+ * INSERT, SELECT, UPDATE, and each view kind created and refreshed incrementally, with the
+ * results checked against the source and from-scratch views and every task run by an executor.
+ */
+@Tag("slow")
+class ClusterSmokeTest {
+  static ClusterSpark cluster;
+  static EngineFixture f;
+  static final Set<String> TASK_EXECUTORS = ConcurrentHashMap.newKeySet();
+  static final AtomicInteger TASKS = new AtomicInteger();
+
+  @BeforeAll
+  static void start() {
+    cluster = new ClusterSpark();
+    cluster.context.addSparkListener(new SparkListener() {
+      @Override
+      public void onTaskEnd(SparkListenerTaskEnd end) {
+        TASKS.incrementAndGet();
+        TASK_EXECUTORS.add(end.taskInfo().executorId());
+      }
+    });
+    f = new EngineFixture(Map.of("mv.mode", "client"), cluster.master());
+  }
+
+  @AfterAll
+  static void stop() {
+    try {
+      if (f != null) {
+        f.close();
+      }
+    } finally {
+      cluster.close();
+    }
+  }
+
+  @Test
+  void tasksRunInExecutorJvms() {
+    long me = ProcessHandle.current().pid();
+    List<Long> pids = f.spark.range(0, 8, 1, 4).mapPartitions(
+        (MapPartitionsFunction<Long, Long>) it -> List.of(ProcessHandle.current().pid())
+            .iterator(), Encoders.LONG()).collectAsList();
+    Set<Long> executors = Set.copyOf(cluster.cluster.executors().stream()
+        .map(e -> e.pid()).toList());
+    for (long p : pids) {
+      assertNotEquals(me, p, "a task ran in the test JVM");
+      assertTrue(executors.contains(p), p + " is no executor JVM of the Worker: " + executors);
+    }
+  }
+
+  @Test
+  void catalogAndEveryViewKind() {
+    String ns = f.namespace("cl");
+    String src = "lance." + ns + ".src";
+    f.sql("CREATE TABLE " + src + " (id BIGINT, name STRING, cat STRING, score INT)");
+    insert(src, 0, 60);
+    assertEquals(List.of("60|1770"), f.rows("SELECT count(*), sum(id) FROM " + src));
+    f.sql("UPDATE " + src + " SET score = score + 1000 WHERE id < 5");
+    assertEquals(List.of("5"), f.rows("SELECT count(*) FROM " + src + " WHERE score >= 1000"));
+
+    String q = "lance." + ns + ".q";
+    String c = "lance." + ns + ".c";
+    String u = "lance." + ns + ".u";
+    f.sql(query(q, src));
+    f.sql(chunker(c, src));
+    f.sql(udtf(u, src));
+    assertEquals(f.rows(select(src)), f.rows("SELECT id, n, s1 FROM " + q));
+
+    insert(src, 60, 200);
+    f.spark.conf().set("spark.lancerest.mv.query.localRefreshMaxRows", "0");
+    int tasksBefore = TASKS.get();
+    for (String v : List.of(q, c, u)) {
+      assertEquals("DONE", f.sql("REFRESH MATERIALIZED VIEW " + v).get(0).getString(1), v);
+    }
+    assertTrue(TASKS.get() > tasksBefore, "the refreshes ran no Spark task");
+    assertEquals(f.rows(select(src)), f.rows("SELECT id, n, s1 FROM " + q));
+    assertEquals(List.of("0"), f.rows("SELECT count(*) - count(DISTINCT __source_row_id) FROM "
+        + q));
+    f.sql(chunker(c + "_scratch", src));
+    f.sql(udtf(u + "_scratch", src));
+    assertEquals(f.rows("SELECT * FROM " + c + "_scratch"), f.rows("SELECT * FROM " + c));
+    assertEquals(f.rows("SELECT * FROM " + u + "_scratch"), f.rows("SELECT * FROM " + u));
+    assertEquals(List.of("0"), f.rows("SELECT count(*) - count(DISTINCT __source_row_id, "
+        + "__child_index) FROM " + c));
+    assertEquals(List.of("8"), f.rows("SELECT count(*) FROM " + u), "top 2 of 4 categories");
+
+    assertFalse(TASK_EXECUTORS.isEmpty());
+    assertFalse(TASK_EXECUTORS.contains("driver"), "tasks ran on the driver: " + TASK_EXECUTORS);
+  }
+
+  private static void insert(String src, int from, int to) {
+    f.sql("INSERT INTO " + src + " SELECT id, concat('w', id, ' x', id % 7, ' yz'), "
+        + "concat('c', id % 4), CAST((id * 37) % 1000 AS INT) FROM range(" + from + ", " + to
+        + ")");
+  }
+
+  private static String select(String src) {
+    return "SELECT id, concat(name, '!') AS n, score + 1 AS s1 FROM " + src
+        + " WHERE score % 3 <> 0";
+  }
+
+  private static String query(String v, String src) {
+    return "CREATE MATERIALIZED VIEW " + v + " AS " + select(src);
+  }
+
+  private static String chunker(String v, String src) {
+    return "CREATE MATERIALIZED VIEW " + v + " USING CHUNKER "
+        + "'io.lancerest.spark.mv.chunker.TextSplitter' OPTIONS (input_columns = 'name', "
+        + "chunk_size = 6) AS SELECT id, name FROM " + src;
+  }
+
+  private static String udtf(String v, String src) {
+    return "CREATE MATERIALIZED VIEW " + v + " USING UDTF 'io.lancerest.spark.mv.udtf.TopKUdtf'"
+        + " PARTITION BY cat OPTIONS (k = 2, order_by = 'score') AS SELECT id, cat, score FROM "
+        + src;
+  }
+}
