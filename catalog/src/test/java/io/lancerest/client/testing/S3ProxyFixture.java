@@ -255,7 +255,7 @@ public final class S3ProxyFixture implements AutoCloseable {
     }
   }
 
-  static void deleteTree(Path dir) {
+  public static void deleteTree(Path dir) {
     if (!Files.exists(dir)) {
       return;
     }
