@@ -335,7 +335,7 @@ final class TableOperations {
   }
 
   /** The dataset create found data at the location: someone else's, never to be cleaned up. */
-  private static boolean foundOthersData(RuntimeException e) {
+  private static boolean foundOthersData(Exception e) {
     return e instanceof LanceTableException lte
         && lte.reason() == LanceTableException.Reason.ALREADY_EXISTS;
   }
@@ -354,13 +354,20 @@ final class TableOperations {
     try {
       LanceTables.createDataset(declared.handle, schema, datasetProps(props),
           !declared.serverKeepsProperties);
-    } catch (RuntimeException e) {
+    } catch (Exception e) {
+      // Exception, not RuntimeException: lance-core's native calls also throw the checked
+      // java.io.IOException undeclared (an object store it cannot reach), and that failure
+      // must not leave the declaration behind either. Rethrown as it came.
       if (foundOthersData(e)) {
         throw othersTable(id, e);
       }
       // Nothing may stay behind: not the declaration, not a half-written dataset.
       deregisterQuietly(id);
-      LanceTables.purge(declared.handle.location(), declared.handle.storageOptions());
+      try {
+        LanceTables.purge(declared.handle.location(), declared.handle.storageOptions());
+      } catch (Exception cleanup) {
+        e.addSuppressed(cleanup); // the create's own failure is the one to report
+      }
       throw e;
     } finally {
       cache.invalidate(id);

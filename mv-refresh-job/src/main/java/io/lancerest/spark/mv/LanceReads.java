@@ -1,6 +1,9 @@
 package io.lancerest.spark.mv;
 
+import io.lancerest.spark.connector.LanceTables;
+import io.lancerest.spark.connector.TableHandle;
 import io.lancerest.spark.connector.read.SafeScanBuilder;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.spark.sql.DataFrameReader;
@@ -58,6 +61,21 @@ public final class LanceReads {
    */
   public static Dataset<Row> load(SparkSession spark, String location,
       Map<String, String> storageOptions, Long version) {
+    if (storageOptions != null && !storageOptions.isEmpty()) {
+      // lance-spark 0.4.0's path catalog opens the dataset (for its schema, at analysis) with
+      // its own catalog-level storage.* options only, never the read's: an s3:// source then
+      // fails with "Failed to resolve region for bucket". Such a dataset is opened the way the
+      // catalog opens its tables, with the options in lance-spark's read options (which its
+      // scan tasks use). The relation gets no options: they may hold credentials.
+      TableHandle h = TableHandle.builder(List.of(location), location)
+          .storageOptions(storageOptions).version(version).build();
+      if (!(LanceTables.loadTable(h, PATH_CATALOG) instanceof LanceDataset t)) {
+        throw new IllegalStateException("lance-spark opened " + location
+            + " as something other than a Lance dataset");
+      }
+      return Dataset.ofRows(spark, DataSourceV2Relation.create(new FaithfulTable(t),
+          scala.Option.empty(), scala.Option.empty(), CaseInsensitiveStringMap.empty()));
+    }
     Dataset<Row> read = reader(spark, storageOptions, version).load(location);
     LogicalPlan plan = read.logicalPlan();
     if (!(plan instanceof DataSourceV2Relation rel) || !(rel.table() instanceof LanceDataset t)) {

@@ -38,13 +38,37 @@ public final class EngineFixture implements AutoCloseable {
 
   /** @param master the master this class needs ({@link TestSpark#newSession(String)}) */
   public EngineFixture(Map<String, String> catalogOptions, String master) {
-    try {
-      root = Files.createTempDirectory("mv-engine");
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    this(catalogOptions, master, null);
+  }
+
+  /**
+   * A fixture whose dir server has {@code serverProperties} (its {@code root} included, e.g. an
+   * {@code s3://} one with {@code storage.*} options); {@link #root} is then {@code null}.
+   */
+  public static EngineFixture onServer(Map<String, String> serverProperties,
+      Map<String, String> catalogOptions) {
+    return new EngineFixture(catalogOptions, TestSpark.MASTER, serverProperties);
+  }
+
+  private EngineFixture(Map<String, String> catalogOptions, String master,
+      Map<String, String> serverProperties) {
+    if (serverProperties == null) {
+      try {
+        root = Files.createTempDirectory("mv-engine");
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+      server = new RestAdapter("dir", Map.of("root", root.toString()), "127.0.0.1", 0);
+    } else {
+      root = null;
+      server = new RestAdapter("dir", serverProperties, "127.0.0.1", 0);
     }
-    server = new RestAdapter("dir", Map.of("root", root.toString()), "127.0.0.1", 0);
-    server.start();
+    try {
+      server.start();
+    } catch (RuntimeException e) {
+      throw new AssertionError("the dir namespace server on " + (root != null ? root
+          : serverProperties.get("root")) + " did not start: " + e, e);
+    }
     uri = "http://127.0.0.1:" + server.getPort();
     spark = TestSpark.newSession(master);
     String p = "spark.sql.catalog." + CATALOG;
@@ -133,7 +157,9 @@ public final class EngineFixture implements AutoCloseable {
       SparkSession.clearActiveSession();
       SparkSession.clearDefaultSession();
       server.close();
-      deleteQuietly(root);
+      if (root != null) {
+        deleteQuietly(root);
+      }
     }
   }
 

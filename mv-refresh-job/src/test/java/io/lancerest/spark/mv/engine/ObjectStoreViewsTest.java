@@ -1,0 +1,230 @@
+package io.lancerest.spark.mv.engine;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.lancerest.client.testing.S3ProxyFixture;
+import io.lancerest.spark.mv.ErrorsTable;
+import io.lancerest.spark.mv.udtf.PartitionCheckpoints;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import org.apache.spark.sql.Row;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The three kinds of materialized views on S3 (s3proxy, {@link S3ProxyFixture}): created,
+ * refreshed after INSERT / UPDATE / DELETE and with {@code force = true}, each step giving the rows
+ * of the same statements on a local-folder namespace; the {@code <view>__errors} table and the UDTF
+ * resume checkpoints on S3; and every object a refresh writes under the view's own locations.
+ *
+ * <p>lance-core 4.0.0's dir server does not hand its {@code storage.*} options to clients, so the
+ * catalog gets the same ones as {@code storage.*} catalog options.
+ */
+@Tag("slow")
+public class ObjectStoreViewsTest {
+  private static final String ROOT = "warehouse";
+  private static final String SKIP_ILLEGAL_STATE = "'{\"format\":\"lancerest.error_handling.v1\","
+      + "\"rules\":[{\"match\":\"IllegalStateException\",\"action\":\"skip\"}]}'";
+
+  static S3ProxyFixture s3;
+  static EngineFixture onS3;
+  static EngineFixture local;
+
+  @BeforeAll
+  static void start() {
+    s3 = S3ProxyFixture.start();
+    try {
+      Map<String, String> server = new HashMap<>(s3.storageOptions("storage."));
+      server.put("root", s3.uri(ROOT));
+      onS3 = EngineFixture.onServer(server, s3.storageOptions("storage."));
+      local = new EngineFixture(Map.of());
+    } catch (RuntimeException | AssertionError e) {
+      stop();
+      throw e;
+    }
+  }
+
+  @AfterAll
+  static void stop() {
+    try {
+      if (onS3 != null) {
+        onS3.close();
+      }
+      if (local != null) {
+        local.close();
+      }
+    } finally {
+      if (s3 != null) {
+        s3.close();
+      }
+    }
+  }
+
+  private static String location(EngineFixture f, String ns, String view) {
+    return CatalogBinding.of(f.spark, EngineFixture.CATALOG).locate(List.of(ns, view), "view")
+        .location();
+  }
+
+  private static String keyPrefix(String location) {
+    String p = "s3://" + S3ProxyFixture.BUCKET + "/";
+    assertTrue(location.startsWith(p), "an S3 location: " + location);
+    String k = location.substring(p.length());
+    return k.endsWith("/") ? k : k + "/";
+  }
+
+  /** Each view's rows after each step, by "step view". */
+  private static Map<String, List<String>> scenario(EngineFixture f, Map<String, String> statuses) {
+    Map<String, List<String>> out = new LinkedHashMap<>();
+    String ns = f.namespace("osv");
+    String docs = "lance." + ns + ".docs";
+    f.sql("CREATE TABLE " + docs + " (id BIGINT, body STRING, grp STRING)");
+    f.sql("INSERT INTO " + docs + " VALUES (1, 'a b', 'x'), (2, 'c', 'y'), (3, 'd e f', 'x'), "
+        + "(4, 'g h i j', 'y'), (5, 'k', 'z')");
+    Map<String, String> views = new LinkedHashMap<>();
+    views.put("q", "AS SELECT id, body, grp FROM " + docs + " WHERE id > 1");
+    views.put("c", "USING CHUNKER 'io.lancerest.spark.mv.chunker.TextSplitter' OPTIONS "
+        + "(input_columns = 'body', separator = ' ') AS SELECT id, body FROM " + docs);
+    views.put("u", "USING UDTF 'io.lancerest.spark.mv.udtf.TopKUdtf' PARTITION BY grp OPTIONS "
+        + "(k = 2, order_by = 'id') AS SELECT grp, id, body FROM " + docs);
+    String[] cols = {"id, body, grp", "id, chunk", "grp, id, body, rank"};
+    List<String> names = new ArrayList<>(views.keySet());
+    for (String v : names) {
+      Row r = f.sql("CREATE MATERIALIZED VIEW lance." + ns + "." + v + " " + views.get(v)).get(0);
+      statuses.put("create " + v, r.getString(1));
+    }
+    List<String> steps = List.of("create",
+        "INSERT INTO " + docs + " VALUES (6, 'l m', 'x'), (7, 'n', 'z')",
+        "UPDATE " + docs + " SET body = 'o p q' WHERE id = 2",
+        "DELETE FROM " + docs + " WHERE id IN (3, 5)",
+        "force");
+    for (String step : steps) {
+      if (!step.equals("create") && !step.equals("force")) {
+        f.sql(step);
+      }
+      for (int i = 0; i < names.size(); i++) {
+        String v = "lance." + ns + "." + names.get(i);
+        if (!step.equals("create")) {
+          Row r = f.sql("REFRESH MATERIALIZED VIEW " + v
+              + (step.equals("force") ? " WITH (force = true)" : "")).get(0);
+          statuses.put(step.split(" ")[0] + " " + names.get(i), r.getString(1));
+        }
+        out.put(step.split(" ")[0] + " " + names.get(i),
+            f.rows("SELECT " + cols[i] + " FROM " + v));
+      }
+    }
+    out.put("ns", List.of(ns)); // for the caller; not compared
+    return out;
+  }
+
+  @Test
+  void viewsOnS3GiveTheLocalRowsAndWriteOnlyTheirLocations() {
+    Map<String, String> localStatus = new LinkedHashMap<>();
+    Map<String, String> s3Status = new LinkedHashMap<>();
+    Map<String, List<String>> expected = scenario(local, localStatus);
+    Set<String> before = new TreeSet<>(s3.keys(""));
+    Map<String, List<String>> actual = scenario(onS3, s3Status);
+    String ns = actual.get("ns").get(0);
+    for (String step : expected.keySet()) {
+      if (!step.equals("ns")) {
+        assertEquals(expected.get(step), actual.get(step), "step '" + step + "'");
+        assertFalse(actual.get(step).isEmpty(), "step '" + step + "' has rows");
+      }
+    }
+    assertEquals(localStatus, s3Status, "refresh statuses");
+    assertTrue(s3Status.values().stream().allMatch(s -> s.equals("DONE")), s3Status.toString());
+
+    // Every object is under the server's root; what the scenario wrote is under the source
+    // table's location, the views' own locations (with their errors tables), the job log or
+    // the dir server's own catalog table.
+    List<String> all = s3.keys("");
+    assertEquals(List.of(), all.stream().filter(k -> !k.startsWith(ROOT + "/")).toList(),
+        "objects outside " + s3.uri(ROOT));
+    List<String> allowed = new ArrayList<>();
+    allowed.add(keyPrefix(onS3.spark.sessionState().catalogManager().catalog("lance") instanceof
+        org.apache.spark.sql.connector.catalog.TableCatalog tc ? loadLocation(tc, ns, "docs")
+        : "?"));
+    for (String v : List.of("q", "c", "u")) {
+      String loc = location(onS3, ns, v);
+      allowed.add(keyPrefix(loc));
+      allowed.add(keyPrefix(ErrorsTable.nextTo(loc)));
+      assertFalse(s3.keys(keyPrefix(loc)).isEmpty(), "view " + v + " has objects at " + loc);
+    }
+    // The dir server's own catalog of namespaces and tables (a Lance table it commits to on
+    // every declare and drop).
+    allowed.add(ROOT + "/__manifest/");
+    List<String> stray = new ArrayList<>();
+    for (String k : all) {
+      if (!before.contains(k) && allowed.stream().noneMatch(k::startsWith)
+          && !k.contains("mv_jobs")) {
+        stray.add(k);
+      }
+    }
+    assertEquals(List.of(), stray, "objects written outside the tables' and views' locations");
+    onS3.sql("DROP NAMESPACE lance." + ns + " CASCADE");
+  }
+
+  private static String loadLocation(org.apache.spark.sql.connector.catalog.TableCatalog c,
+      String ns, String table) {
+    try {
+      return c.loadTable(org.apache.spark.sql.connector.catalog.Identifier.of(new String[] {ns},
+          table)).properties().get("location");
+    } catch (Exception e) {
+      throw new AssertionError("cannot load " + ns + "." + table, e);
+    }
+  }
+
+  @Test
+  void errorsTablesAndUdtfCheckpointsLiveOnS3() {
+    EngineFixture f = onS3;
+    String ns = f.namespace("ose");
+    String docs = "lance." + ns + ".docs";
+    f.sql("CREATE TABLE " + docs + " (id BIGINT, body STRING, grp STRING)");
+    f.sql("INSERT INTO " + docs + " VALUES (1, 'fine words', 'ok'), (2, 'BOOM here', 'bad'), "
+        + "(3, 'more', 'ok')");
+    String c = "lance." + ns + ".c";
+    Row cr = f.sql("CREATE MATERIALIZED VIEW " + c + " USING CHUNKER "
+        + "'io.lancerest.spark.mv.chunker.TestChunkers$Failing' OPTIONS (input_columns = "
+        + "'body', output_schema = 'chunk STRING NOT NULL, char_offset INT NOT NULL', "
+        + "error_handling = " + SKIP_ILLEGAL_STATE + ") AS SELECT id, body FROM "
+        + docs).get(0);
+    assertEquals(List.of("PARTIAL", 1L), List.of(cr.getString(1), cr.getLong(6)), cr.toString());
+    String cLoc = location(f, ns, "c");
+    String errors = ErrorsTable.nextTo(cLoc);
+    assertTrue(errors.startsWith("s3://"), errors);
+    assertTrue(s3.keys(keyPrefix(errors)).stream().anyMatch(k -> k.contains("_versions/")),
+        "the errors table is committed on S3 at " + errors);
+    assertEquals(1, io.lancerest.spark.mv.LanceReads.load(f.spark, errors,
+        s3.storageOptions(), null).count(), "one skipped row recorded");
+
+    // A UDTF refresh that fails in one partition keeps the others' results as checkpoints.
+    String items = "lance." + ns + ".items";
+    f.sql("CREATE TABLE " + items + " (id BIGINT, grp STRING)");
+    f.sql("INSERT INTO " + items + " VALUES (1, 'ok'), (2, 'ok')");
+    String u = "lance." + ns + ".u";
+    f.sql("CREATE MATERIALIZED VIEW " + u + " USING UDTF '"
+        + ClientFunctionViewTest.FailOnBad.class.getName() + "' PARTITION BY grp AS SELECT grp, id"
+        + " FROM " + items);
+    String uLoc = location(f, ns, "u");
+    String ckpt = keyPrefix(PartitionCheckpoints.location(uLoc));
+    assertEquals(List.of(), s3.keys(ckpt), "a committed refresh leaves no checkpoints");
+    f.sql("INSERT INTO " + items + " VALUES (3, 'bad')");
+    assertThrows(Exception.class, () -> f.sql("REFRESH MATERIALIZED VIEW " + u));
+    assertTrue(s3.keys(ckpt).size() > 0, "checkpoints on S3 under " + ckpt);
+
+    f.sql("DROP MATERIALIZED VIEW " + c);
+    f.sql("DROP MATERIALIZED VIEW " + u);
+    assertEquals(List.of(), s3.keys(keyPrefix(errors)), "DROP removed the errors table");
+    assertEquals(List.of(), s3.keys(ckpt), "DROP removed the checkpoints");
+    f.sql("DROP NAMESPACE lance." + ns + " CASCADE");
+  }
+}
