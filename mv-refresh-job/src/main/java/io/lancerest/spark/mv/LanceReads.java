@@ -61,20 +61,26 @@ public final class LanceReads {
    */
   public static Dataset<Row> load(SparkSession spark, String location,
       Map<String, String> storageOptions, Long version) {
-    if (storageOptions != null && !storageOptions.isEmpty()) {
+    if (storageOptions != null && !storageOptions.isEmpty() && location.contains("://")
+        && !location.startsWith("file:")) {
       // lance-spark 0.4.0's path catalog opens the dataset (for its schema, at analysis) with
       // its own catalog-level storage.* options only, never the read's: an s3:// source then
       // fails with "Failed to resolve region for bucket". Such a dataset is opened the way the
       // catalog opens its tables, with the options in lance-spark's read options (which its
-      // scan tasks use). The relation gets no options: they may hold credentials.
+      // scan tasks use). The relation keeps the read's options, as on the path below: scan
+      // options among them (a vector search's "nearest") reach the scan builder.
       TableHandle h = TableHandle.builder(List.of(location), location)
           .storageOptions(storageOptions).version(version).build();
       if (!(LanceTables.loadTable(h, PATH_CATALOG) instanceof LanceDataset t)) {
         throw new IllegalStateException("lance-spark opened " + location
             + " as something other than a Lance dataset");
       }
+      Map<String, String> options = new java.util.HashMap<>(storageOptions);
+      if (version != null) {
+        options.put("version", String.valueOf(version));
+      }
       return Dataset.ofRows(spark, DataSourceV2Relation.create(new FaithfulTable(t),
-          scala.Option.empty(), scala.Option.empty(), CaseInsensitiveStringMap.empty()));
+          scala.Option.empty(), scala.Option.empty(), new CaseInsensitiveStringMap(options)));
     }
     Dataset<Row> read = reader(spark, storageOptions, version).load(location);
     LogicalPlan plan = read.logicalPlan();
