@@ -9,6 +9,7 @@ import io.lancerest.client.testing.LogCapture;
 import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.RefreshPlan;
 import io.lancerest.spark.mv.RefreshResult;
+import io.lancerest.testing.OneBatch;
 import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -20,9 +21,7 @@ import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.IntVector;
 import org.apache.arrow.vector.VarCharVector;
-import org.apache.arrow.vector.VectorLoader;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.VectorUnloader;
 import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.spark.sql.Row;
@@ -480,41 +479,5 @@ class SourceMaintenanceTest {
       }
     }
     f.sql("REFRESH TABLE " + s.src);
-  }
-
-  /** Hands one prepared batch to lance-core as a stream. */
-  private static final class OneBatch extends ArrowReader {
-    private final VectorSchemaRoot batch;
-    private boolean done;
-
-    OneBatch(BufferAllocator a, VectorSchemaRoot batch) {
-      super(a);
-      this.batch = batch;
-    }
-
-    @Override
-    public boolean loadNextBatch() throws java.io.IOException {
-      if (done) {
-        return false;
-      }
-      done = true;
-      try (var rb = new VectorUnloader(batch).getRecordBatch()) {
-        new VectorLoader(getVectorSchemaRoot()).load(rb);
-      }
-      return true;
-    }
-
-    @Override
-    public long bytesRead() {
-      return 0;
-    }
-
-    @Override
-    protected void closeReadSource() {}
-
-    @Override
-    protected Schema readSchema() {
-      return batch.getSchema();
-    }
   }
 }

@@ -9,6 +9,7 @@ import io.lancerest.spark.mv.Probes;
 import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.RefreshResult;
 import io.lancerest.spark.mv.engine.EngineFixture;
+import io.lancerest.testing.OneBatch;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -320,44 +321,6 @@ class QueryRefreshAtomicityTest {
           ds.mergeInsert(params, stream).dataset().close();
         }
       }
-    }
-  }
-
-  /** Hands one prepared batch to lance-core as a stream. */
-  private static final class OneBatch extends ArrowReader {
-    private final VectorSchemaRoot batch;
-    private boolean done;
-
-    OneBatch(BufferAllocator a, VectorSchemaRoot batch) {
-      super(a);
-      this.batch = batch;
-    }
-
-    @Override
-    public boolean loadNextBatch() {
-      if (done) {
-        return false;
-      }
-      done = true;
-      try (var rb = new org.apache.arrow.vector.VectorUnloader(batch).getRecordBatch()) {
-        new org.apache.arrow.vector.VectorLoader(getVectorSchemaRoot()).load(rb);
-      } catch (java.io.IOException e) {
-        throw new java.io.UncheckedIOException(e);
-      }
-      return true;
-    }
-
-    @Override
-    public long bytesRead() {
-      return 0;
-    }
-
-    @Override
-    protected void closeReadSource() {}
-
-    @Override
-    protected Schema readSchema() {
-      return batch.getSchema();
     }
   }
 }
