@@ -34,6 +34,7 @@ import org.lance.Fragment;
 import org.lance.FragmentMetadata;
 import org.lance.ReadOptions;
 import org.lance.Transaction;
+import org.lance.cleanup.CleanupPolicy;
 import org.lance.ipc.LanceScanner;
 import org.lance.ipc.ScanOptions;
 import org.lance.operation.Append;
@@ -54,6 +55,8 @@ final class JobsTable implements JobLog {
   private static final int APPEND_ATTEMPTS = 3;
   /** Fragments past which the table is compacted (each append adds one). */
   static final int COMPACT_ABOVE_FRAGMENTS = 64;
+  /** How long old versions of the log are kept, at its compactions. */
+  static final java.time.Duration VERSION_RETENTION = java.time.Duration.ofHours(1);
 
   /**
    * The columns. Names follow Geneva's {@code geneva_jobs} where the meaning is the same
@@ -160,6 +163,11 @@ final class JobsTable implements JobLog {
    * concurrent appends still land.
    */
   void compactIfFragmented() {
+    compactIfFragmented(VERSION_RETENTION);
+  }
+
+  /** {@link #compactIfFragmented()}, removing the versions older than {@code retention}. */
+  void compactIfFragmented(java.time.Duration retention) {
     TableLocation loc = location(false);
     if (loc == null) {
       return;
@@ -167,6 +175,13 @@ final class JobsTable implements JobLog {
     try (BufferAllocator a = new RootAllocator(); Dataset ds = open(a, loc)) {
       if (ds.getFragments().size() > COMPACT_ABOVE_FRAGMENTS) {
         ds.compact();
+        // Every append is a version (two or more per refresh): without this the log would keep
+        // every version it ever had, and finding its latest one lists them all. Its rows stay;
+        // only versions older than the retention go, so readers of a recent one are safe.
+        try (Dataset latest = open(a, loc)) {
+          latest.cleanupWithPolicy(CleanupPolicy.builder().withBeforeTimestampMillis(
+              System.currentTimeMillis() - retention.toMillis()).build());
+        }
       }
     }
   }

@@ -295,4 +295,34 @@ class JobLogTest {
     assertNull(all.get(0).get(11));
     assertTrue(ms < 20_000, "two SHOW JOBS over 2,400 log rows took " + ms + " ms");
   }
+
+  @Test
+  void theLogCompactsItselfAndDropsItsOldVersionsKeepingEveryJob() throws Exception {
+    JobsTable log = JobService.of(f.spark, CatalogBinding.of(f.spark, "lance")).table();
+    List<String> view = List.of("compacting", "v");
+    long t = System.currentTimeMillis() - 1_000_000L;
+    for (int i = 0; i < JobsTable.COMPACT_ABOVE_FRAGMENTS + 6; i++) { // one fragment each
+      log.append(List.of(new JobRecord(String.format("compact-%03d", i), view, "query",
+          JobStatus.DONE, (long) i, t, t + 1, t + 1, 1, 1, 1, i, 0, 0, null, "app-c", "u", 1)));
+    }
+    String table = "lance.__system.mv_jobs";
+    long fragmentsBefore = f.spark.sql("SELECT count(DISTINCT _fragid) FROM " + table).first()
+        .getLong(0);
+    assertTrue(fragmentsBefore > JobsTable.COMPACT_ABOVE_FRAGMENTS, fragmentsBefore + " fragments");
+    // a version of the log before the compaction, readable now
+    assertTrue(f.spark.sql("SELECT count(*) FROM " + table + " VERSION AS OF 2").first()
+        .getLong(0) > 0);
+
+    log.compactIfFragmented(java.time.Duration.ZERO);
+
+    long fragmentsAfter = f.spark.sql("SELECT count(DISTINCT _fragid) FROM " + table).first()
+        .getLong(0);
+    assertTrue(fragmentsAfter < 8, fragmentsAfter + " fragments after the compaction");
+    Exception gone = assertThrows(Exception.class,
+        () -> f.spark.sql("SELECT count(*) FROM " + table + " VERSION AS OF 2").collect());
+    assertTrue(gone.getMessage().contains("version 2"), gone.getMessage());
+    List<Row> jobs = f.sql("SHOW JOBS IN lance FOR lance.compacting.v");
+    assertEquals(JobsTable.COMPACT_ABOVE_FRAGMENTS + 6, jobs.size());
+    assertTrue(jobs.stream().allMatch(r -> "DONE".equals(r.getString(3))));
+  }
 }
