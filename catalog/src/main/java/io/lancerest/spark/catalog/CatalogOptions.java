@@ -26,10 +26,19 @@ public final class CatalogOptions {
   public static final String STORAGE_PREFIX = "storage.";
   public static final String TABLE_DEFAULT_PREFIX = "table-default.";
   public static final String MV_MODE = "mv.mode";
+  /** Whether executors refresh vended credentials through the driver (authenticated servers). */
+  public static final String RELAY_ENABLED = "credential-relay.enabled";
+  /** The address executors reach the relay at; default Spark's {@code spark.driver.host}. */
+  public static final String RELAY_HOST = "credential-relay.host";
+  /** The address the relay listens on; default {@code spark.driver.bindAddress}, else the host. */
+  public static final String RELAY_BIND_ADDRESS = "credential-relay.bind-address";
+  /** The relay's port; 0 (the default) takes a free one. */
+  public static final String RELAY_PORT = "credential-relay.port";
 
   public static final long DEFAULT_CACHE_TTL_MS = 30_000;
 
-  private static final Set<String> CATALOG_KEYS = Set.of(PARENT, CACHE_TTL_MS, MV_MODE);
+  private static final Set<String> CATALOG_KEYS = Set.of(PARENT, CACHE_TTL_MS, MV_MODE,
+      RELAY_ENABLED, RELAY_HOST, RELAY_BIND_ADDRESS, RELAY_PORT);
   /** Prefixes with free-form keys below them. */
   private static final List<String> OPEN_PREFIXES =
       List.of(RestClientConfig.HEADER_PREFIX, STORAGE_PREFIX, TABLE_DEFAULT_PREFIX);
@@ -40,6 +49,10 @@ public final class CatalogOptions {
   private final Map<String, String> storageOptions;
   private final Map<String, String> tableDefaults;
   private final String mvMode;
+  private final boolean relayEnabled;
+  private final String relayHost;
+  private final String relayBindAddress;
+  private final int relayPort;
 
   private CatalogOptions(String catalogName, Map<String, String> options) {
     List<String> unknown = new ArrayList<>();
@@ -66,6 +79,55 @@ public final class CatalogOptions {
     this.storageOptions = stripPrefix(options, STORAGE_PREFIX);
     this.tableDefaults = stripPrefix(options, TABLE_DEFAULT_PREFIX);
     this.mvMode = options.get(MV_MODE);
+    String enabled = options.getOrDefault(RELAY_ENABLED, "true").trim();
+    if (!enabled.equalsIgnoreCase("true") && !enabled.equalsIgnoreCase("false")) {
+      throw new ClientConfigException("Option '" + RELAY_ENABLED + "' of catalog '" + catalogName
+          + "' is true or false, got '" + enabled + "'");
+    }
+    this.relayEnabled = Boolean.parseBoolean(enabled);
+    this.relayHost = blankToNull(options.get(RELAY_HOST));
+    this.relayBindAddress = blankToNull(options.get(RELAY_BIND_ADDRESS));
+    this.relayPort = parsePort(catalogName, options.get(RELAY_PORT));
+  }
+
+  private static String blankToNull(String v) {
+    return v == null || v.isBlank() ? null : v.trim();
+  }
+
+  private static int parsePort(String catalogName, String raw) {
+    if (raw == null || raw.isBlank()) {
+      return 0;
+    }
+    try {
+      int p = Integer.parseInt(raw.trim());
+      if (p >= 0 && p <= 65535) {
+        return p;
+      }
+    } catch (NumberFormatException ignored) {
+      // falls through to the error below
+    }
+    throw new ClientConfigException("Option '" + RELAY_PORT + "' of catalog '" + catalogName
+        + "' is a port number from 0 (any free port) to 65535, got '" + raw + "'");
+  }
+
+  /** {@value #RELAY_ENABLED}. */
+  public boolean relayEnabled() {
+    return relayEnabled;
+  }
+
+  /** {@value #RELAY_HOST}, or null for Spark's driver host. */
+  public String relayHost() {
+    return relayHost;
+  }
+
+  /** {@value #RELAY_BIND_ADDRESS}, or null. */
+  public String relayBindAddress() {
+    return relayBindAddress;
+  }
+
+  /** {@value #RELAY_PORT}. */
+  public int relayPort() {
+    return relayPort;
   }
 
   /** Reads and checks the options of catalog {@code catalogName}. */

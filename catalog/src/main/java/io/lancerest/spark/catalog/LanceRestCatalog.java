@@ -75,7 +75,8 @@ public class LanceRestCatalog
     // The case-sensitive view keeps header names (header.X-Tenant) as written.
     this.options = CatalogOptions.parse(name, options.asCaseSensitiveMap());
     this.client = LanceRestClient.create(this.options.clientOptions());
-    this.tables = new TableOperations(client, this.options, name);
+    this.tables = new TableOperations(client, this.options, name,
+        () -> resource(CredentialRelay.class, this::startRelay));
     closeWithSparkContext();
   }
 
@@ -169,6 +170,31 @@ public class LanceRestCatalog
     }
   }
 
+  /**
+   * The relay executors refresh vended credentials through (authenticated servers): on Spark's
+   * driver host unless the catalog's {@code credential-relay.*} options say otherwise.
+   */
+  private CredentialRelay startRelay() {
+    org.apache.spark.SparkEnv env = org.apache.spark.SparkEnv.get();
+    String host = options.relayHost();
+    if (host == null && env != null) {
+      host = env.conf().getOption("spark.driver.host").getOrElse(() -> null);
+    }
+    if (host == null) {
+      try {
+        host = java.net.InetAddress.getLocalHost().getHostAddress();
+      } catch (java.net.UnknownHostException e) {
+        host = "127.0.0.1";
+      }
+    }
+    String bind = options.relayBindAddress();
+    if (bind == null && env != null) {
+      bind = env.conf().getOption("spark.driver.bindAddress").getOrElse(() -> null);
+    }
+    return CredentialRelay.start(client, name, bind == null ? host : bind, host,
+        options.relayPort());
+  }
+
   @Override
   public String name() {
     return name;
@@ -180,6 +206,19 @@ public class LanceRestCatalog
    */
   public LanceRestClient client() {
     return client;
+  }
+
+  /**
+   * The storage options the view engine uses for table {@code serverId} (its id on the server)
+   * after a DescribeTable that vended {@code vended}: the catalog's {@code storage.*} and the
+   * vended options, with what renews them when they expire, on the driver and in tasks
+   * ({@link io.lancerest.spark.connector.CredentialRefresh}).
+   */
+  public Map<String, String> engineStorageOptions(List<String> serverId,
+      Map<String, String> vended) {
+    Map<String, String> ns = tables.executorNamespace(serverId, vended);
+    return io.lancerest.spark.connector.CredentialRefresh.withRoute(tables.storage(vended),
+        ns == null ? null : TableOperations.EXECUTOR_NAMESPACE_IMPL, ns, serverId);
   }
 
   /** The options this catalog was initialized with. */

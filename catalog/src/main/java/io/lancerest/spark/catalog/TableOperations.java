@@ -74,16 +74,49 @@ final class TableOperations {
   private final String catalogName;
   private final TableCache<Entry> cache;
   private final Map<String, String> executorNamespace;
+  /** The driver's credential relay, started on first need; null when it is disabled. */
+  private final java.util.function.Supplier<CredentialRelay> relay;
   /** Null until the server has answered UpdateTableSchemaMetadata once. */
   private volatile Boolean serverSchemaMetadata;
   private volatile boolean serverColumnOps = true;
 
-  TableOperations(LanceRestClient client, CatalogOptions options, String catalogName) {
+  TableOperations(LanceRestClient client, CatalogOptions options, String catalogName,
+      java.util.function.Supplier<CredentialRelay> relay) {
     this.client = client;
     this.options = options;
     this.catalogName = catalogName;
     this.cache = new TableCache<>(options.cacheTtl());
     this.executorNamespace = executorNamespaceProperties(client.config());
+    this.relay = options.relayEnabled() ? relay : null;
+  }
+
+  /**
+   * Whether the client authenticates: then executors, which never get its secrets, cannot ask
+   * the server for fresh credentials themselves.
+   */
+  static boolean authenticated(RestClientConfig c) {
+    return c.token() != null || c.apiKey() != null || c.oauth2Enabled()
+        || c.headers().keySet().stream().anyMatch(RestClientConfig::isSecretHeader);
+  }
+
+  /** The key lance-core reads the expiry of vended credentials from (epoch milliseconds). */
+  static final String EXPIRES_AT_MILLIS = "expires_at_millis";
+  /** How long before that expiry lance-core fetches new ones; its default is 60 s. */
+  static final String REFRESH_OFFSET_MILLIS = "refresh_offset_millis";
+  /** A cached table whose credentials expire sooner than this is described again. */
+  private static final long EXPIRY_MARGIN_MS = 5_000;
+
+  /** When the vended credentials of {@code storage} expire, or null when they do not. */
+  static Long expiresAt(Map<String, String> storage) {
+    String v = storage == null ? null : storage.get(EXPIRES_AT_MILLIS);
+    if (v == null) {
+      return null;
+    }
+    try {
+      return Long.parseLong(v.trim());
+    } catch (NumberFormatException e) {
+      return null; // lance-core ignores it too
+    }
   }
 
   /**
@@ -113,7 +146,9 @@ final class TableOperations {
   /** The cached entry, or a fresh DescribeTable. Throws the client's NotFoundException. */
   Entry describe(List<String> id) {
     Entry e = cache.get(id);
-    if (e != null) {
+    Long expires = e == null ? null : expiresAt(e.handle.storageOptions());
+    if (e != null && (expires == null
+        || expires - System.currentTimeMillis() > EXPIRY_MARGIN_MS)) {
       return e;
     }
     e = describeFresh(id);
@@ -152,16 +187,51 @@ final class TableOperations {
   private TableHandle handle(List<String> id, String location, Map<String, String> vended,
       boolean managed, Map<String, String> serverProps) {
     // The catalog's storage.* options are defaults; what the server vends for this table wins.
-    Map<String, String> storage = new LinkedHashMap<>(options.storageOptions());
-    if (vended != null) {
-      storage.putAll(vended);
-    }
+    Map<String, String> storage = storage(vended);
+    Map<String, String> ns = executorNamespace(id, vended);
     return TableHandle.builder(id, location)
         .storageOptions(storage)
         .managedVersioning(managed)
         .properties(serverProps == null ? Map.of() : serverProps)
-        .namespace(EXECUTOR_NAMESPACE_IMPL, executorNamespace)
+        // Managed-versioning tables always need their namespace (only it knows their versions).
+        .namespace(ns == null && !managed ? null : EXECUTOR_NAMESPACE_IMPL,
+            ns == null ? executorNamespace : ns)
         .build();
+  }
+
+  /**
+   * The storage options of a table: the catalog's {@code storage.*} with what the server vended
+   * over them, and, when the vended credentials expire, how long before expiry lance-core renews
+   * them.
+   */
+  Map<String, String> storage(Map<String, String> vended) {
+    Map<String, String> storage = new LinkedHashMap<>(options.storageOptions());
+    if (vended != null) {
+      storage.putAll(vended);
+    }
+    Long expires = expiresAt(vended);
+    if (expires != null && !vended.containsKey(REFRESH_OFFSET_MILLIS)) {
+      // lance-core fetches new credentials 60 s before expiry by default: with credentials of
+      // a few minutes or less, that would be before every request. A quarter of what is left
+      // (at least 1 s, at most the 60 s) keeps a margin without asking all the time.
+      long left = expires - System.currentTimeMillis();
+      storage.put(REFRESH_OFFSET_MILLIS,
+          Long.toString(Math.max(1_000, Math.min(60_000, left / 4))));
+    }
+    return storage;
+  }
+
+  /**
+   * The namespace client executors renew table {@code id}'s expiring credentials with: the
+   * server itself, or, when it wants a secret they never get, the driver's relay.
+   */
+  Map<String, String> executorNamespace(List<String> id, Map<String, String> vended) {
+    if (expiresAt(vended) == null || !authenticated(client.config())) {
+      return executorNamespace;
+    }
+    // null: no route works (the relay is off, and the server wants a secret executors never
+    // get); Lance uses the credentials vended at planning until they expire.
+    return relay == null ? null : relay.get().executorProperties(id);
   }
 
   boolean exists(List<String> id) {

@@ -72,6 +72,18 @@ public final class S3ProxyFixture implements AutoCloseable {
    * Starts s3proxy and waits (at most 60 s) until it answers HTTP; fails naming what did not start.
    */
   public static S3ProxyFixture start() {
+    return start(false);
+  }
+
+  /**
+   * An s3proxy that checks no signature (any key is taken): the upstream of an
+   * {@link ExpiringKeyS3Proxy}, which does the checking.
+   */
+  public static S3ProxyFixture startAnonymous() {
+    return start(true);
+  }
+
+  private static S3ProxyFixture start(boolean anonymous) {
     String jar = System.getProperty(JAR_PROPERTY);
     if (jar == null || !Files.isRegularFile(Path.of(jar))) {
       throw new AssertionError("s3proxy did not start: its jar is not there (system property "
@@ -88,7 +100,7 @@ public final class S3ProxyFixture implements AutoCloseable {
     AssertionError last = null;
     for (int attempt = 0; attempt < 3; attempt++) {
       int port = freePort();
-      S3ProxyFixture f = launch(jar, base, port);
+      S3ProxyFixture f = launch(jar, base, port, anonymous);
       try {
         f.awaitReady();
         return f;
@@ -101,11 +113,11 @@ public final class S3ProxyFixture implements AutoCloseable {
     throw last;
   }
 
-  private static S3ProxyFixture launch(String jar, Path base, int port) {
+  private static S3ProxyFixture launch(String jar, Path base, int port, boolean anonymous) {
     Path props = base.resolveSibling(base.getFileName() + ".properties");
     String conf = String.join("\n",
         "s3proxy.endpoint=http://127.0.0.1:" + port,
-        "s3proxy.authorization=aws-v2-or-v4",
+        anonymous ? "s3proxy.authorization=none" : "s3proxy.authorization=aws-v2-or-v4",
         "s3proxy.identity=" + ACCESS_KEY,
         "s3proxy.credential=" + SECRET_KEY,
         // object_store's DeleteObjects carries x-amz-checksum-* headers that s3proxy 2.6.0 does

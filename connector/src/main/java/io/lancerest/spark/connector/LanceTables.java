@@ -30,6 +30,7 @@ import org.lance.ReadOptions;
 import org.lance.Tag;
 import org.lance.Transaction;
 import org.lance.Version;
+import org.lance.io.StorageOptionsProvider;
 import org.lance.namespace.LanceNamespace;
 import org.lance.operation.Overwrite;
 import org.lance.spark.LancePositionDeltaDataset;
@@ -432,7 +433,8 @@ public final class LanceTables {
   public static void purge(String location, Map<String, String> storageOptions) {
     Objects.requireNonNull(location, "location");
     try {
-      Dataset.drop(location, storageOptions == null ? Map.of() : storageOptions);
+      Dataset.drop(location, storageOptions == null ? Map.of()
+          : CredentialRefresh.current(storageOptions));
     } catch (Exception e) { // the native drop also throws a checked IOException it does not declare
       if (datasetExists(location, storageOptions)) {
         throw new LanceTableException(
@@ -449,13 +451,16 @@ public final class LanceTables {
   // ---------------------------------------------------------------- internals
 
   static Dataset openAt(TableHandle handle, Long version) {
-    Dataset latest = open(handle.location(), handle.storageOptions(), handle.displayName());
+    StorageOptionsProvider refresh = credentialRefresh(handle);
+    Dataset latest = open(handle.location(), handle.storageOptions(), handle.displayName(), null,
+        refresh);
     if (version == null || version == latest.version()) {
       return latest;
     }
     try {
       requireVersion(handle, latest, version);
-      return open(handle.location(), handle.storageOptions(), handle.displayName(), version);
+      return open(handle.location(), handle.storageOptions(), handle.displayName(), version,
+          refresh);
     } finally {
       latest.close();
     }
@@ -494,17 +499,41 @@ public final class LanceTables {
             .collect(Collectors.joining(", "));
   }
 
-  private static Dataset open(String location, Map<String, String> storageOptions, String table) {
-    return open(location, storageOptions, table, null);
+  /**
+   * What renews the table's vended credentials when they expire ({@code expires_at_millis} in
+   * its storage options): lance-core's DescribeTable through the handle's namespace client, the
+   * same one lance-spark gives its tasks. Null when they do not expire.
+   */
+  public static StorageOptionsProvider credentialRefresh(TableHandle handle) {
+    return credentialRefresh(handle.storageOptions(), handle.namespaceImpl(),
+        handle.namespaceProperties(), handle.tableId());
   }
 
-  private static Dataset open(
-      String location, Map<String, String> storageOptions, String table, Long version) {
+  /** {@link #credentialRefresh(TableHandle)} from its parts (for tasks that carry only these). */
+  public static StorageOptionsProvider credentialRefresh(Map<String, String> storageOptions,
+      String namespaceImpl, Map<String, String> namespaceProperties, List<String> tableId) {
+    if (storageOptions == null || !storageOptions.containsKey("expires_at_millis")
+        || namespaceImpl == null || tableId == null || tableId.isEmpty()) {
+      return null;
+    }
+    return LanceRuntime.getOrCreateStorageOptionsProvider(namespaceImpl, namespaceProperties,
+        tableId);
+  }
+
+  private static Dataset open(String location, Map<String, String> storageOptions, String table) {
+    return open(location, storageOptions, table, null, null);
+  }
+
+  private static Dataset open(String location, Map<String, String> storageOptions, String table,
+      Long version, StorageOptionsProvider refresh) {
     ReadOptions.Builder options =
         new ReadOptions.Builder()
             .setStorageOptions(storageOptions == null ? Map.of() : storageOptions);
     if (version != null) {
       options.setVersion(version);
+    }
+    if (refresh != null) {
+      options.setStorageOptionsProvider(refresh);
     }
     try {
       return Dataset.open(LanceRuntime.allocator(), location, options.build());
@@ -552,9 +581,11 @@ public final class LanceTables {
       // lance-spark 0.4.0 keeps read versions as Integer.
       options.version(Math.toIntExact(version));
     }
-    if (handle.managedVersioning()) {
+    if (handle.managedVersioning() || credentialRefresh(handle) != null) {
       // Only the namespace knows the current version of such tables, so lance-spark must open
-      // through it. Unmanaged tables skip it: every open through a namespace is a DescribeTable.
+      // through it; and lance-spark renews expiring credentials on the driver (its commits)
+      // only for datasets it opened through one. Other tables skip it: every open through a
+      // namespace is a DescribeTable.
       options.namespace(namespace(handle));
     }
     return options.build();

@@ -1,5 +1,6 @@
 package io.lancerest.spark.mv;
 
+import io.lancerest.spark.connector.CredentialRefresh;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -111,8 +112,8 @@ public final class ErrorsTable {
         }
       }
       fill(root, origin, entries);
-      List<FragmentMetadata> fragments = Fragment.write().datasetUri(uri).allocator(a)
-          .data(root).storageOptions(storageOptions).execute();
+      List<FragmentMetadata> fragments = CredentialRefresh.fragments(storageOptions).datasetUri(uri).allocator(a)
+          .data(root).execute();
       return new Staged(uri, storageOptions, origin, List.copyOf(entries), fragments);
     } catch (MaterializedViewException e) {
       throw e;
@@ -135,13 +136,14 @@ public final class ErrorsTable {
 
   private static Dataset openOrCreate(BufferAllocator a, String uri,
       Map<String, String> storageOptions) {
-    ReadOptions read = new ReadOptions.Builder().setStorageOptions(storageOptions).build();
+    ReadOptions read = CredentialRefresh.readOptions(storageOptions).build();
     try {
       return Dataset.open(a, uri, read);
     } catch (RuntimeException notThere) {
       try {
         Dataset.create(a, uri, SCHEMA,
-            new WriteParams.Builder().withStorageOptions(storageOptions).build()).close();
+            new WriteParams.Builder()
+                .withStorageOptions(CredentialRefresh.current(storageOptions)).build()).close();
       } catch (RuntimeException raced) {
         // Another refresh created it meanwhile; opening below tells.
       }
@@ -232,8 +234,7 @@ public final class ErrorsTable {
       Exception last = null;
       for (int attempt = 1; attempt <= COMMIT_ATTEMPTS; attempt++) {
         try (BufferAllocator a = new RootAllocator();
-            Dataset ds = Dataset.open(a, uri, new ReadOptions.Builder()
-                .setStorageOptions(storageOptions).build())) {
+            Dataset ds = Dataset.open(a, uri, CredentialRefresh.readOptions(storageOptions).build())) {
           // A failed attempt may have landed anyway (its answer lost): appending the same
           // fragments again would record every entry twice.
           if (alreadyAppended(ds)) {

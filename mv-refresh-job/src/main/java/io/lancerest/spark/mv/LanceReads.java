@@ -1,5 +1,6 @@
 package io.lancerest.spark.mv;
 
+import io.lancerest.spark.connector.CredentialRefresh;
 import io.lancerest.spark.connector.LanceTables;
 import io.lancerest.spark.connector.TableHandle;
 import io.lancerest.spark.connector.read.SafeScanBuilder;
@@ -69,8 +70,8 @@ public final class LanceReads {
       // catalog opens its tables, with the options in lance-spark's read options (which its
       // scan tasks use). The relation keeps the read's options, as on the path below: scan
       // options among them (a vector search's "nearest") reach the scan builder.
-      TableHandle h = TableHandle.builder(List.of(location), location)
-          .storageOptions(storageOptions).version(version).build();
+      TableHandle h = CredentialRefresh.handle(location, storageOptions).version(version)
+          .build();
       if (!(LanceTables.loadTable(h, PATH_CATALOG) instanceof LanceDataset t)) {
         throw new IllegalStateException("lance-spark opened " + location
             + " as something other than a Lance dataset");

@@ -1,5 +1,6 @@
 package io.lancerest.spark.mv;
 
+import io.lancerest.spark.connector.CredentialRefresh;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -41,8 +42,7 @@ public final class SourceIdentity {
   public static String versionTime(String uri, Map<String, String> storageOptions,
       long version) {
     try (BufferAllocator a = new RootAllocator();
-        org.lance.Dataset ds = org.lance.Dataset.open(a, uri, new ReadOptions.Builder()
-            .setStorageOptions(storageOptions).setVersion(version).build())) {
+        org.lance.Dataset ds = org.lance.Dataset.open(a, uri, CredentialRefresh.readOptions(storageOptions).setVersion(version).build())) {
       return versionTime(ds);
     } catch (RuntimeException e) {
       LOG.debug("Version {} of '{}' cannot be opened: {}", version, uri, e.getMessage());

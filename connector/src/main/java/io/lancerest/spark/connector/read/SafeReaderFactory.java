@@ -18,9 +18,14 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
 final class SafeReaderFactory implements PartitionReaderFactory {
   private static final long serialVersionUID = 1L;
   private final PartitionReaderFactory lance;
+  private final String table;
+  /** When the storage credentials the scan was planned with expire, or null. */
+  private final Long credentialsExpireAt;
 
-  SafeReaderFactory(PartitionReaderFactory lance) {
+  SafeReaderFactory(PartitionReaderFactory lance, String table, Long credentialsExpireAt) {
     this.lance = lance;
+    this.table = table;
+    this.credentialsExpireAt = credentialsExpireAt;
   }
 
   private static InputPartition unwrap(InputPartition p) {
@@ -34,17 +39,89 @@ final class SafeReaderFactory implements PartitionReaderFactory {
 
   @Override
   public PartitionReader<ColumnarBatch> createColumnarReader(InputPartition p) {
-    PartitionReader<ColumnarBatch> r = lance.createColumnarReader(unwrap(p));
-    return p instanceof SafePartition sp ? new Rearranged(r, sp) : r;
+    PartitionReader<ColumnarBatch> r = explained(() -> lance.createColumnarReader(unwrap(p)));
+    return new Explained<>(p instanceof SafePartition sp ? new Rearranged(r, sp) : r, this);
   }
 
   @Override
   public PartitionReader<InternalRow> createReader(InputPartition p) {
     if (p instanceof SafePartition sp) {
       // lance-spark reads every partition as columnar batches; rows, if Spark asks, from them
-      return new Rows(new Rearranged(lance.createColumnarReader(sp.lance()), sp));
+      return new Explained<>(new Rows(new Rearranged(
+          explained(() -> lance.createColumnarReader(sp.lance())), sp)), this);
     }
-    return lance.createReader(p);
+    return new Explained<>(explained(() -> lance.createReader(p)), this);
+  }
+
+  private <T> T explained(java.util.function.Supplier<T> open) {
+    try {
+      return open.get();
+    } catch (RuntimeException e) {
+      throw explain(e);
+    }
+  }
+
+  /**
+   * {@code e}, or when it is the object store refusing expired credentials, an error that says
+   * so and names the table: lance-core's own message names neither.
+   */
+  RuntimeException explain(Exception e) {
+    if (!expiredCredentials(e)) {
+      return e instanceof RuntimeException r ? r : new java.io.UncheckedIOException(
+          (IOException) e);
+    }
+    return new IllegalStateException("Reading table " + table + " failed: the object store "
+        + "refused its storage credentials as expired" + (credentialsExpireAt == null ? ""
+        : " (the server vended them valid until " + java.time.Instant.ofEpochMilli(
+            credentialsExpireAt) + ")") + ", and they were not renewed. Executors renew vended "
+        + "credentials through the table's namespace: with a server that requires a token, "
+        + "through the catalog's credential relay (credential-relay.enabled, true by default; "
+        + "docs/configuration.md). The cause: " + e.getMessage(), e);
+  }
+
+  static boolean expiredCredentials(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      String m = String.valueOf(t.getMessage());
+      if (m.contains("ExpiredToken") || m.contains("token has expired")
+          || m.contains("RequestExpired")) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** A reader whose errors are {@link #explain}ed. */
+  private static final class Explained<T> implements PartitionReader<T> {
+    private final PartitionReader<T> in;
+    private final SafeReaderFactory f;
+
+    Explained(PartitionReader<T> in, SafeReaderFactory f) {
+      this.in = in;
+      this.f = f;
+    }
+
+    @Override
+    public boolean next() throws IOException {
+      try {
+        return in.next();
+      } catch (IOException | RuntimeException e) {
+        throw f.explain(e);
+      }
+    }
+
+    @Override
+    public T get() {
+      try {
+        return in.get();
+      } catch (RuntimeException e) {
+        throw f.explain(e);
+      }
+    }
+
+    @Override
+    public void close() throws IOException {
+      in.close();
+    }
   }
 
   /** The batches of a {@link SafePartition} with Spark's columns. */

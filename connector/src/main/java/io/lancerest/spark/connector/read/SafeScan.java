@@ -45,8 +45,11 @@ public final class SafeScan implements Scan, Batch, SupportsReportStatistics, Su
   private final TableFragments fragments;
   private final boolean filtersReturned;
   private final String table;
+  private final Long credentialsExpireAt;
 
-  SafeScan(Scan inner, TableFragments fragments, boolean filtersReturned, String table) {
+  SafeScan(Scan inner, TableFragments fragments, boolean filtersReturned, String table,
+      Long credentialsExpireAt) {
+    this.credentialsExpireAt = credentialsExpireAt;
     this.inner = inner;
     this.fragments = fragments;
     this.filtersReturned = filtersReturned;
@@ -295,6 +298,7 @@ public final class SafeScan implements Scan, Batch, SupportsReportStatistics, Su
 
   @Override
   public PartitionReaderFactory createReaderFactory() {
-    return new SafeReaderFactory(inner.toBatch().createReaderFactory());
+    return new SafeReaderFactory(inner.toBatch().createReaderFactory(), table,
+        credentialsExpireAt);
   }
 }

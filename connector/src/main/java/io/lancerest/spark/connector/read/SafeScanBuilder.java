@@ -49,15 +49,17 @@ public final class SafeScanBuilder implements SupportsPushDownRequiredColumns,
   private final TableFragments fragments;
   private final String table;
   private final boolean nearest;
+  private final Long credentialsExpireAt;
   private boolean filtersReturned;
   private Scan built;
 
   private SafeScanBuilder(LanceScanBuilder delegate, TableFragments fragments, String table,
-      boolean nearest) {
+      boolean nearest, Long credentialsExpireAt) {
     this.delegate = delegate;
     this.fragments = fragments;
     this.table = table;
     this.nearest = nearest;
+    this.credentialsExpireAt = credentialsExpireAt;
   }
 
   /**
@@ -74,7 +76,17 @@ public final class SafeScanBuilder implements SupportsPushDownRequiredColumns,
     String name = readOptions.getTableId() != null && !readOptions.getTableId().isEmpty()
         ? String.join(".", readOptions.getTableId()) : readOptions.getDatasetUri();
     return new SafeScanBuilder(new LanceScanBuilder(schema, pinned, initialStorageOptions,
-        namespaceImpl, namespaceProperties), f, name, readOptions.getNearest() != null);
+        namespaceImpl, namespaceProperties), f, name, readOptions.getNearest() != null,
+        expiry(readOptions.getStorageOptions()));
+  }
+
+  private static Long expiry(Map<String, String> storage) {
+    String v = storage == null ? null : storage.get("expires_at_millis");
+    try {
+      return v == null ? null : Long.valueOf(v.trim());
+    } catch (NumberFormatException e) {
+      return null;
+    }
   }
 
   /**
@@ -111,7 +123,7 @@ public final class SafeScanBuilder implements SupportsPushDownRequiredColumns,
     if (built instanceof LocalScan) {
       return built; // answered from the manifest: nothing is read
     }
-    return new SafeScan(built, fragments, filtersReturned, table);
+    return new SafeScan(built, fragments, filtersReturned, table, credentialsExpireAt);
   }
 
   @Override

@@ -1,5 +1,6 @@
 package io.lancerest.spark.mv.chunker;
 
+import io.lancerest.spark.connector.CredentialRefresh;
 import io.lancerest.spark.mv.ErrorsTable;
 import io.lancerest.spark.mv.GenevaLayout;
 import io.lancerest.spark.mv.MaterializedViewException;
@@ -462,7 +463,7 @@ public final class ChunkerRefresh {
     }
 
     private org.lance.Dataset openView(BufferAllocator a, Long version) {
-      ReadOptions.Builder ro = new ReadOptions.Builder().setStorageOptions(
+      ReadOptions.Builder ro = CredentialRefresh.readOptions(
           t.viewStorageOptions());
       if (version != null) {
         ro.setVersion(version);
@@ -494,7 +495,7 @@ public final class ChunkerRefresh {
       long latest;
       try (BufferAllocator a = new RootAllocator();
           org.lance.Dataset src = org.lance.Dataset.open(a, t.sourceUri(),
-              new ReadOptions.Builder().setStorageOptions(t.sourceStorageOptions()).build())) {
+              CredentialRefresh.readOptions(t.sourceStorageOptions()).build())) {
         latest = src.latestVersion();
       } catch (RuntimeException e) {
         throw new ChunkerRefreshException("Cannot open the source of view '" + t.viewName()

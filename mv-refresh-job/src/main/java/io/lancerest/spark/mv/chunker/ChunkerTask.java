@@ -1,5 +1,6 @@
 package io.lancerest.spark.mv.chunker;
 
+import io.lancerest.spark.connector.CredentialRefresh;
 import io.lancerest.spark.mv.ErrorHandling;
 import io.lancerest.spark.mv.FunctionEnvelope;
 import io.lancerest.spark.mv.InvalidOptionException;
@@ -368,8 +369,8 @@ final class ChunkerTask implements FlatMapFunction<Iterator<Row>, TaskOutput> {
         List<FragmentMetadata> written;
         try (ArrowArrayStream stream = ArrowArrayStream.allocateNew(allocator)) {
           Data.exportArrayStream(allocator, s, stream);
-          written = Fragment.write().datasetUri(viewUri).allocator(allocator).data(stream)
-              .storageOptions(storageOptions).maxRowsPerFile(maxRowsPerFragment).execute();
+          written = CredentialRefresh.fragments(storageOptions).datasetUri(viewUri).allocator(allocator).data(stream)
+              .maxRowsPerFile(maxRowsPerFragment).execute();
         } catch (RuntimeException e) {
           Throwable f = s.failure;
           if (f instanceof RestartItem) {

@@ -1,5 +1,6 @@
 package io.lancerest.spark.mv.chunker;
 
+import io.lancerest.spark.connector.CredentialRefresh;
 import io.lancerest.spark.connector.read.SafeLanceScan;
 import io.lancerest.spark.mv.RefreshListener;
 import io.lancerest.spark.mv.fragments.SourceHistory;
@@ -283,8 +284,7 @@ final class SourceState {
 
   private static org.lance.Dataset open(BufferAllocator a, Source src, long version) {
     try {
-      return org.lance.Dataset.open(a, src.tables().sourceUri(), new ReadOptions.Builder()
-          .setStorageOptions(src.tables().sourceStorageOptions()).setVersion(version).build());
+      return org.lance.Dataset.open(a, src.tables().sourceUri(), CredentialRefresh.readOptions(src.tables().sourceStorageOptions()).setVersion(version).build());
     } catch (RuntimeException e) {
       throw new ChunkerRefreshException("Cannot open the source of view '" + src.viewName()
           + "' at '" + src.tables().sourceUri() + "' version " + version + ": "

@@ -1,5 +1,6 @@
 package io.lancerest.spark.mv.commit;
 
+import io.lancerest.spark.connector.CredentialRefresh;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -45,11 +46,10 @@ public final class FragmentShipping {
   /** Writes {@code data} as new, uncommitted fragments of the dataset at {@code uri}. */
   public static List<FragmentMetadata> write(String uri, Map<String, String> storageOptions,
       BufferAllocator allocator, VectorSchemaRoot data, int maxRowsPerFile) {
-    var b = Fragment.write()
+    var b = CredentialRefresh.fragments(storageOptions)
         .datasetUri(uri)
         .allocator(allocator)
-        .data(data)
-        .storageOptions(storageOptions == null ? Map.of() : storageOptions);
+        .data(data);
     if (maxRowsPerFile > 0) {
       b.maxRowsPerFile(maxRowsPerFile);
     }
@@ -127,11 +127,10 @@ public final class FragmentShipping {
     Future<List<FragmentMetadata>> written = writer.submit(() -> {
       try (ArrowArrayStream stream = ArrowArrayStream.allocateNew(allocator)) {
         Data.exportArrayStream(allocator, queue, stream);
-        var b = Fragment.write()
+        var b = CredentialRefresh.fragments(storageOptions)
             .datasetUri(uri)
             .allocator(allocator)
-            .data(stream)
-            .storageOptions(storageOptions == null ? Map.of() : storageOptions);
+            .data(stream);
         if (maxRowsPerFile > 0) {
           b.maxRowsPerFile(maxRowsPerFile);
         }

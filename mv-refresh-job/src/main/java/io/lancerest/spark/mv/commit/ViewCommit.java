@@ -1,5 +1,6 @@
 package io.lancerest.spark.mv.commit;
 
+import io.lancerest.spark.connector.CredentialRefresh;
 import io.lancerest.spark.connector.read.SafeLanceScan;
 import io.lancerest.spark.mv.GenevaLayout;
 import io.lancerest.spark.mv.MaterializedViewKind;
@@ -140,9 +141,8 @@ public final class ViewCommit {
   }
 
   private ViewCommitResult commit(BufferAllocator allocator, Runnable lastStep) {
-    ReadOptions ro = new ReadOptions.Builder()
+    ReadOptions ro = CredentialRefresh.readOptions(storageOptions)
         .setVersion(readVersion)
-        .setStorageOptions(storageOptions)
         .build();
     Dataset ds;
     try {
@@ -277,9 +277,8 @@ public final class ViewCommit {
   }
 
   private void undoOverwrite(BufferAllocator allocator, long committed) {
-    ReadOptions ro = new ReadOptions.Builder()
+    ReadOptions ro = CredentialRefresh.readOptions(storageOptions)
         .setVersion(committed - 1)
-        .setStorageOptions(storageOptions)
         .build();
     try (Dataset previous = Dataset.open(allocator, location, ro)) {
       previous.restore();

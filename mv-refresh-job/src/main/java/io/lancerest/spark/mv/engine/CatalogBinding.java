@@ -28,12 +28,12 @@ import org.apache.spark.sql.connector.catalog.TableCatalog;
  */
 public final class CatalogBinding {
   private final String name;
-  private final TableCatalog catalog;
+  private final LanceRestCatalog catalog;
   private final CatalogOptions options;
   private final LanceRestClient client;
   private final RefreshCaches caches;
 
-  CatalogBinding(String name, TableCatalog catalog, CatalogOptions options,
+  CatalogBinding(String name, LanceRestCatalog catalog, CatalogOptions options,
       LanceRestClient client, RefreshCaches caches) {
     this.name = name;
     this.catalog = catalog;
@@ -152,10 +152,9 @@ public final class CatalogBinding {
       throw new MaterializedViewException("The server described " + what + " "
           + display(relative) + " without a location; its data cannot be read");
     }
-    Map<String, String> storage = new LinkedHashMap<>(options.storageOptions());
-    if (d.storageOptions() != null) {
-      storage.putAll(d.storageOptions());
-    }
+    // With the route that renews expiring vended credentials (driver and tasks).
+    Map<String, String> storage = catalog.engineStorageOptions(serverId(relative),
+        d.storageOptions());
     return new TableLocation(List.copyOf(relative), d.location(), Map.copyOf(storage),
         Boolean.TRUE.equals(d.managedVersioning()),
         d.properties() == null ? Map.of()

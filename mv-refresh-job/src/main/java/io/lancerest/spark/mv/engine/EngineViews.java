@@ -1,5 +1,6 @@
 package io.lancerest.spark.mv.engine;
 
+import io.lancerest.spark.connector.CredentialRefresh;
 import io.lancerest.client.arrow.ArrowIpc;
 import io.lancerest.client.error.AlreadyExistsException;
 import io.lancerest.client.error.NotFoundException;
@@ -237,7 +238,7 @@ public final class EngineViews implements MaterializedViews {
   private void requireStableRowIds(TableLocation source, String viewName) {
     try (BufferAllocator a = new RootAllocator();
         org.lance.Dataset ds = org.lance.Dataset.open(a, source.location(),
-            new ReadOptions.Builder().setStorageOptions(source.storageOptions()).build())) {
+            CredentialRefresh.readOptions(source.storageOptions()).build())) {
       if (Boolean.FALSE.equals(StableRowIds.of(ds))) {
         throw new InvalidViewDefinitionException(StableRowIds.missingMessage("view "
             + viewName, null).replace("<source>", cat.display(source.relativeId())));
@@ -297,7 +298,7 @@ public final class EngineViews implements MaterializedViews {
       long version;
       try (BufferAllocator a = new RootAllocator();
           org.lance.Dataset ds = org.lance.Dataset.open(a, view.location(),
-              new ReadOptions.Builder().setStorageOptions(view.storageOptions()).build())) {
+              CredentialRefresh.readOptions(view.storageOptions()).build())) {
         version = ds.version();
       }
       Map<String, String> schemaMd = new LinkedHashMap<>(md.schema());
@@ -701,7 +702,7 @@ public final class EngineViews implements MaterializedViews {
         continue;
       }
       try {
-        org.lance.Dataset.drop(uri, view.storageOptions());
+        org.lance.Dataset.drop(uri, CredentialRefresh.current(view.storageOptions()));
       } catch (RuntimeException e) {
         throw new MaterializedViewException("Cannot drop materialized view " + viewName
             + ": its errors table at '" + uri + "' could not be removed (" + e.getMessage()
@@ -736,7 +737,7 @@ public final class EngineViews implements MaterializedViews {
   private static ErrorsTableState errorsTableAt(String uri, Map<String, String> storageOptions) {
     try (BufferAllocator a = new RootAllocator();
         org.lance.Dataset ds = org.lance.Dataset.open(a, uri,
-            new ReadOptions.Builder().setStorageOptions(storageOptions).build())) {
+            CredentialRefresh.readOptions(storageOptions).build())) {
       return io.lancerest.spark.mv.ErrorsTable.hasErrorsTableColumns(ds)
           ? ErrorsTableState.ERRORS_TABLE : ErrorsTableState.FOREIGN;
     } catch (RuntimeException e) {
@@ -853,7 +854,7 @@ public final class EngineViews implements MaterializedViews {
   private static GenevaLayout.Metadata metadata(TableLocation loc) {
     try (BufferAllocator a = new RootAllocator();
         org.lance.Dataset ds = org.lance.Dataset.open(a, loc.location(),
-            new ReadOptions.Builder().setStorageOptions(loc.storageOptions()).build())) {
+            CredentialRefresh.readOptions(loc.storageOptions()).build())) {
       Schema s = ds.getSchema();
       Map<String, Map<String, String>> fields = new LinkedHashMap<>();
       for (Field f : s.getFields()) {

@@ -1,5 +1,6 @@
 package io.lancerest.spark.mv.engine;
 
+import io.lancerest.spark.connector.CredentialRefresh;
 import com.fasterxml.jackson.core.type.TypeReference;
 import io.lancerest.client.LanceJson;
 import io.lancerest.spark.mv.JobRecord;
@@ -113,8 +114,8 @@ final class JobsTable implements JobLog {
         List<FragmentMetadata> fragments;
         try (VectorSchemaRoot root = VectorSchemaRoot.create(ds.getSchema(), a)) {
           fill(root, records);
-          fragments = Fragment.write().datasetUri(loc.location()).allocator(a).data(root)
-              .storageOptions(loc.storageOptions()).execute();
+          fragments = CredentialRefresh.fragments(loc.storageOptions()).datasetUri(loc.location()).allocator(a).data(root)
+              .execute();
         }
         Transaction txn = new Transaction.Builder().readVersion(ds.version())
             .operation(Append.builder().fragments(fragments).build()).build();
@@ -187,8 +188,7 @@ final class JobsTable implements JobLog {
   }
 
   private static Dataset open(BufferAllocator a, TableLocation loc) {
-    return Dataset.open(a, loc.location(), new ReadOptions.Builder()
-        .setStorageOptions(loc.storageOptions()).build());
+    return Dataset.open(a, loc.location(), CredentialRefresh.readOptions(loc.storageOptions()).build());
   }
 
   /** Where the table lives; with {@code create}, creates it (and its namespace) if missing. */

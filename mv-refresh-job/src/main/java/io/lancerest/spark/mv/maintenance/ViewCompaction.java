@@ -1,5 +1,6 @@
 package io.lancerest.spark.mv.maintenance;
 
+import io.lancerest.spark.connector.CredentialRefresh;
 import io.lancerest.spark.mv.GenevaLayout;
 import io.lancerest.spark.mv.commit.FragmentSourceRanges;
 import io.lancerest.spark.mv.commit.ViewCommit;
@@ -156,8 +157,8 @@ final class ViewCompaction {
               ranges ? GenevaLayout.SOURCE_ROW_ID : null);
           ArrowArrayStream stream = ArrowArrayStream.allocateNew(allocator)) {
         Data.exportArrayStream(allocator, in, stream);
-        List<FragmentMetadata> out = Fragment.write().datasetUri(uri).allocator(allocator)
-            .data(stream).storageOptions(storageOptions)
+        List<FragmentMetadata> out = CredentialRefresh.fragments(storageOptions).datasetUri(uri).allocator(allocator)
+            .data(stream)
             .maxRowsPerFile((int) Math.min(Integer.MAX_VALUE, Math.max(rows, 1)))
             .execute();
         if (in.rows != rows) {
@@ -203,7 +204,7 @@ final class ViewCompaction {
           throw e;
         }
         try (Dataset latest = Dataset.open(allocator, uri,
-            new ReadOptions.Builder().setStorageOptions(storageOptions).build())) {
+            CredentialRefresh.readOptions(storageOptions).build())) {
           Map<Integer, FragmentMetadata> now = new TreeMap<>();
           latest.getFragments().forEach(f -> {
             if (inputs.containsKey(f.getId())) {

@@ -1,5 +1,6 @@
 package io.lancerest.spark.mv.maintenance;
 
+import io.lancerest.spark.connector.CredentialRefresh;
 import io.lancerest.spark.mv.commit.ViewCommitConflictException;
 import java.time.Duration;
 import java.util.HashMap;
@@ -197,7 +198,7 @@ public final class ViewMaintenance {
   public static Outcome run(String uri, Map<String, String> storageOptions,
       Function<String, String> session, Map<String, String> serverProperties, boolean force,
       Integer maxRowsPerFragment) {
-    ReadOptions ro = new ReadOptions.Builder().setStorageOptions(storageOptions).build();
+    ReadOptions ro = CredentialRefresh.readOptions(storageOptions).build();
     try (BufferAllocator a = new RootAllocator()) {
       Dataset ds = Dataset.open(a, uri, ro);
       try {

@@ -1,5 +1,6 @@
 package io.lancerest.spark.mv.query;
 
+import io.lancerest.spark.connector.CredentialRefresh;
 import io.lancerest.spark.connector.Memoized;
 import io.lancerest.spark.connector.read.SafeLanceScan;
 import io.lancerest.spark.mv.GenevaLayout;
@@ -986,7 +987,7 @@ public final class QueryRefresh {
 
   static org.lance.Dataset open(BufferAllocator a, String uri, Map<String, String> storage,
       Long version, String what) {
-    ReadOptions.Builder ro = new ReadOptions.Builder().setStorageOptions(storage);
+    ReadOptions.Builder ro = CredentialRefresh.readOptions(storage);
     if (version != null) {
       ro.setVersion(version);
     }

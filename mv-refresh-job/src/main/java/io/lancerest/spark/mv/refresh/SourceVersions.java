@@ -1,5 +1,6 @@
 package io.lancerest.spark.mv.refresh;
 
+import io.lancerest.spark.connector.CredentialRefresh;
 import io.lancerest.spark.mv.InvalidOptionException;
 import io.lancerest.spark.mv.MaterializedViewException;
 import java.util.List;
@@ -15,8 +16,7 @@ public final class SourceVersions {
   /** The latest version of the source table at {@code uri}. */
   public static long latest(String viewName, String uri, Map<String, String> storageOptions) {
     try (BufferAllocator a = new RootAllocator();
-        org.lance.Dataset ds = org.lance.Dataset.open(a, uri, new ReadOptions.Builder()
-            .setStorageOptions(storageOptions == null ? Map.of() : storageOptions).build())) {
+        org.lance.Dataset ds = org.lance.Dataset.open(a, uri, CredentialRefresh.readOptions(storageOptions == null ? Map.of() : storageOptions).build())) {
       return ds.latestVersion();
     } catch (RuntimeException e) {
       throw new MaterializedViewException("Cannot open the source table of view " + viewName
@@ -52,8 +52,7 @@ public final class SourceVersions {
     Map<String, String> storage = storageOptions == null ? Map.of() : storageOptions;
     RuntimeException failure;
     try (BufferAllocator a = new RootAllocator();
-        org.lance.Dataset ds = org.lance.Dataset.open(a, uri, new ReadOptions.Builder()
-            .setStorageOptions(storage).setVersion(version).build())) {
+        org.lance.Dataset ds = org.lance.Dataset.open(a, uri, CredentialRefresh.readOptions(storage).setVersion(version).build())) {
       return null;
     } catch (RuntimeException e) {
       failure = e;
@@ -61,8 +60,7 @@ public final class SourceVersions {
     long oldest;
     boolean listed;
     try (BufferAllocator a = new RootAllocator();
-        org.lance.Dataset ds = org.lance.Dataset.open(a, uri, new ReadOptions.Builder()
-            .setStorageOptions(storage).build())) {
+        org.lance.Dataset ds = org.lance.Dataset.open(a, uri, CredentialRefresh.readOptions(storage).build())) {
       List<org.lance.Version> versions = ds.listVersions();
       oldest = versions.stream().mapToLong(org.lance.Version::getId).min().orElse(ds.version());
       // a cleanup may keep a tagged older version: the remaining ones need not be contiguous

@@ -1,5 +1,6 @@
 package io.lancerest.spark.mv.server;
 
+import io.lancerest.spark.connector.CredentialRefresh;
 import io.lancerest.client.LanceRestClient;
 import io.lancerest.client.model.DescribeTableRequest;
 import io.lancerest.client.model.DescribeTableResponse;
@@ -137,8 +138,7 @@ public final class MaterializedViewServer implements AutoCloseable {
       return d.version();
     }
     try (BufferAllocator a = new RootAllocator();
-        org.lance.Dataset ds = org.lance.Dataset.open(a, d.location(), new ReadOptions.Builder()
-            .setStorageOptions(d.storageOptions() == null ? Map.of() : d.storageOptions())
+        org.lance.Dataset ds = org.lance.Dataset.open(a, d.location(), CredentialRefresh.readOptions(d.storageOptions() == null ? Map.of() : d.storageOptions())
             .build())) {
       return ds.version();
     }

@@ -1,5 +1,6 @@
 package io.lancerest.spark.mv.udtf;
 
+import io.lancerest.spark.connector.CredentialRefresh;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -270,7 +271,7 @@ public final class IvfPartitions {
 
   private static org.lance.Dataset open(BufferAllocator allocator, String location,
       Map<String, String> storageOptions, Long version) {
-    ReadOptions.Builder ro = new ReadOptions.Builder().setStorageOptions(storageOptions);
+    ReadOptions.Builder ro = CredentialRefresh.readOptions(storageOptions);
     if (version != null) {
       ro.setVersion(version);
     }

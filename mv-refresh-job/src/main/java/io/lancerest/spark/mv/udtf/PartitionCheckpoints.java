@@ -1,5 +1,6 @@
 package io.lancerest.spark.mv.udtf;
 
+import io.lancerest.spark.connector.CredentialRefresh;
 import io.lancerest.spark.mv.commit.FragmentShipping;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -110,7 +111,7 @@ public final class PartitionCheckpoints implements java.io.Serializable {
   }
 
   private ReadOptions readOptions() {
-    return new ReadOptions.Builder().setStorageOptions(storageOptions).build();
+    return CredentialRefresh.readOptions(storageOptions).build();
   }
 
   /** Collects one task's checkpoints and appends them in a few commits; close at task end. */
@@ -273,7 +274,8 @@ public final class PartitionCheckpoints implements java.io.Serializable {
       }
       try {
         Dataset.create(a, uri, SCHEMA,
-            new WriteParams.Builder().withStorageOptions(storageOptions).build()).close();
+            new WriteParams.Builder()
+                .withStorageOptions(CredentialRefresh.current(storageOptions)).build()).close();
       } catch (Exception raced) {
         // Another run created it meanwhile; opening below tells.
       }
@@ -322,7 +324,7 @@ public final class PartitionCheckpoints implements java.io.Serializable {
     Map<String, String> opts = storageOptions == null ? Map.of() : storageOptions;
     try (BufferAllocator a = new RootAllocator();
         Dataset ignored = Dataset.open(a, uri,
-            new ReadOptions.Builder().setStorageOptions(opts).build())) {
+            CredentialRefresh.readOptions(opts).build())) {
       // There: dropped below, once closed.
     } catch (Exception e) {
       if (isNotFound(e)) {
@@ -331,7 +333,7 @@ public final class PartitionCheckpoints implements java.io.Serializable {
       // Unreadable is not absent (e.g. access denied): the drop reports it.
     }
     try {
-      Dataset.drop(uri, opts);
+      Dataset.drop(uri, CredentialRefresh.current(opts));
     } catch (Exception e) {
       throw new UdtfRefreshException("Cannot remove the UDTF resume checkpoints of the view at '"
           + viewLocation + "' in '" + uri + "': " + e.getMessage(), e);

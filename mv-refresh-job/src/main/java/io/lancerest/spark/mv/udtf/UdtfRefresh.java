@@ -1,5 +1,6 @@
 package io.lancerest.spark.mv.udtf;
 
+import io.lancerest.spark.connector.CredentialRefresh;
 import io.lancerest.spark.mv.ErrorsTable;
 import io.lancerest.spark.mv.MaterializedViewException;
 import io.lancerest.spark.mv.MaterializedViewKind;
@@ -143,7 +144,7 @@ public final class UdtfRefresh {
     }
     try (BufferAllocator a = new RootAllocator();
         org.lance.Dataset ds = org.lance.Dataset.open(a, source.location(),
-            new ReadOptions.Builder().setStorageOptions(source.storageOptions())
+            CredentialRefresh.readOptions(source.storageOptions())
                 .setVersion(source.version()).build())) {
       // Without stable row ids a compaction renumbers the rows, and a source LIMIT (first n
       // rows in _rowid order) may then take other rows: rebuild.
@@ -168,7 +169,7 @@ public final class UdtfRefresh {
     Map<String, String> viewMeta;
     try (BufferAllocator allocator = new RootAllocator();
         org.lance.Dataset ds = org.lance.Dataset.open(allocator, view.viewUri(),
-            new ReadOptions.Builder().setStorageOptions(view.viewStorageOptions()).build())) {
+            CredentialRefresh.readOptions(view.viewStorageOptions()).build())) {
       viewVersion = ds.version();
       viewRows = ds.countRows();
       viewMeta = ds.getSchema().getCustomMetadata();
@@ -308,7 +309,7 @@ public final class UdtfRefresh {
     long rows;
     try (BufferAllocator a = new RootAllocator();
         org.lance.Dataset ds = org.lance.Dataset.open(a, source.location(),
-            new ReadOptions.Builder().setStorageOptions(source.storageOptions())
+            CredentialRefresh.readOptions(source.storageOptions())
                 .setVersion(source.version()).build())) {
       fragments = ds.getFragments().size();
       rows = ds.countRows();
@@ -699,7 +700,7 @@ public final class UdtfRefresh {
   private static Long currentVersion(ViewTables view) {
     try (BufferAllocator allocator = new RootAllocator();
         org.lance.Dataset ds = org.lance.Dataset.open(allocator, view.viewUri(),
-            new ReadOptions.Builder().setStorageOptions(view.viewStorageOptions()).build())) {
+            CredentialRefresh.readOptions(view.viewStorageOptions()).build())) {
       return ds.version();
     } catch (RuntimeException e) {
       return null;

@@ -1,0 +1,142 @@
+package io.lancerest.spark.connector;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.lance.Fragment;
+import org.lance.ReadOptions;
+import org.lance.WriteFragmentBuilder;
+import org.lance.io.StorageOptionsProvider;
+
+/**
+ * Vended credentials that expire, renewed where Lance uses them: on the driver and in tasks.
+ *
+ * <p>lance-core renews a dataset's storage options (before {@code expires_at_millis}) through a
+ * {@link StorageOptionsProvider}: here, lance-core's own namespace client asking DescribeTable
+ * again, of the server or, when the server wants a secret executors never get, of the driver's
+ * credential relay. lance-spark builds that provider in its tasks from the table's namespace
+ * properties. The view engine's own tasks carry only a storage options map, so the same route
+ * travels inside that map under {@value #PREFIX} keys ({@link #withRoute}); {@link #readOptions}
+ * and {@link #fragments} turn it back into a provider. lance-core ignores those keys, as it
+ * ignores every key it does not know.
+ */
+public final class CredentialRefresh {
+  /** The prefix of the route's keys in a storage options map. */
+  public static final String PREFIX = "lancerest.refresh.";
+  private static final String IMPL = PREFIX + "impl";
+  private static final String TABLE = PREFIX + "table.";
+  private static final String NAMESPACE = PREFIX + "ns.";
+  private static final String EXPIRES_AT = "expires_at_millis";
+
+  private CredentialRefresh() {}
+
+  /**
+   * {@code storage} with the route to renew it, when its credentials expire: lance-core's
+   * namespace {@code impl} with {@code namespaceProperties}, for table {@code tableId}.
+   */
+  public static Map<String, String> withRoute(Map<String, String> storage, String impl,
+      Map<String, String> namespaceProperties, List<String> tableId) {
+    if (storage == null || !storage.containsKey(EXPIRES_AT) || impl == null) {
+      return storage;
+    }
+    Map<String, String> out = new LinkedHashMap<>(storage);
+    out.put(IMPL, impl);
+    for (int i = 0; i < tableId.size(); i++) {
+      out.put(TABLE + i, tableId.get(i));
+    }
+    namespaceProperties.forEach((k, v) -> out.put(NAMESPACE + k, v));
+    return Map.copyOf(out);
+  }
+
+  /** The provider that renews {@code storage}, or null when it does not expire or has no route. */
+  public static StorageOptionsProvider provider(Map<String, String> storage) {
+    if (storage == null || !storage.containsKey(EXPIRES_AT) || !storage.containsKey(IMPL)) {
+      return null;
+    }
+    return LanceTables.credentialRefresh(storage, storage.get(IMPL), namespace(storage),
+        table(storage));
+  }
+
+  /**
+   * A handle of the dataset at {@code location} with {@code storage}: named and renewed as the
+   * route in {@code storage} says when there is one (lance-spark then renews the credentials in
+   * its scans too), else named by its location.
+   */
+  public static TableHandle.Builder handle(String location, Map<String, String> storage) {
+    boolean routed = storage != null && storage.containsKey(IMPL);
+    TableHandle.Builder b = TableHandle.builder(routed ? table(storage) : List.of(location),
+        location).storageOptions(storage == null ? Map.of() : storage);
+    if (routed) {
+      b.namespace(storage.get(IMPL), namespace(storage));
+    }
+    return b;
+  }
+
+  private static List<String> table(Map<String, String> storage) {
+    List<String> table = new ArrayList<>();
+    for (int i = 0; storage.containsKey(TABLE + i); i++) {
+      table.add(storage.get(TABLE + i));
+    }
+    return table;
+  }
+
+  private static Map<String, String> namespace(Map<String, String> storage) {
+    Map<String, String> ns = new LinkedHashMap<>();
+    storage.forEach((k, v) -> {
+      if (k.startsWith(NAMESPACE)) {
+        ns.put(k.substring(NAMESPACE.length()), v);
+      }
+    });
+    return ns;
+  }
+
+  /**
+   * {@code storage} with credentials valid for the next minute or so: renewed now through its
+   * route when they expire sooner (or already did). For lance-core calls that take storage
+   * options but no provider ({@code Dataset.drop}, {@code Dataset.create}).
+   */
+  public static Map<String, String> current(Map<String, String> storage) {
+    StorageOptionsProvider p = provider(storage);
+    if (p == null) {
+      return storage;
+    }
+    long expires;
+    try {
+      expires = Long.parseLong(storage.get(EXPIRES_AT).trim());
+    } catch (NumberFormatException e) {
+      return storage;
+    }
+    if (expires - System.currentTimeMillis() > 60_000) {
+      return storage;
+    }
+    Map<String, String> fresh = p.fetchStorageOptions();
+    if (fresh == null || fresh.isEmpty()) {
+      return storage;
+    }
+    Map<String, String> out = new LinkedHashMap<>(storage);
+    out.putAll(fresh);
+    return Map.copyOf(out);
+  }
+
+  /** Read options with {@code storage} and, when it expires, what renews it. */
+  public static ReadOptions.Builder readOptions(Map<String, String> storage) {
+    ReadOptions.Builder b = new ReadOptions.Builder()
+        .setStorageOptions(storage == null ? Map.of() : storage);
+    StorageOptionsProvider p = provider(storage);
+    if (p != null) {
+      b.setStorageOptionsProvider(p);
+    }
+    return b;
+  }
+
+  /** A fragment writer with {@code storage} and, when it expires, what renews it. */
+  public static WriteFragmentBuilder fragments(Map<String, String> storage) {
+    WriteFragmentBuilder b = Fragment.write().storageOptions(storage == null ? Map.of() : storage);
+    StorageOptionsProvider p = provider(storage);
+    if (p != null) {
+      b.storageOptionsProvider(p);
+    }
+    return b;
+  }
+}
