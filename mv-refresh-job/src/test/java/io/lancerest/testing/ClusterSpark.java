@@ -25,6 +25,11 @@ public final class ClusterSpark implements AutoCloseable {
   public final SparkContext context;
 
   public ClusterSpark() {
+    this(Map.of());
+  }
+
+  /** With {@code extraConf} in the application's SparkConf (event log, broadcast settings ...). */
+  public ClusterSpark(Map<String, String> extraConf) {
     if (SparkContext$.MODULE$.getActive().isDefined()) {
       throw new IllegalStateException("This JVM already runs a SparkContext ("
           + SparkContext$.MODULE$.getActive().get().master() + "): cluster test classes run in"
@@ -42,6 +47,7 @@ public final class ClusterSpark implements AutoCloseable {
       Map<String, String> conf = cluster.appConf(2, "1g", 2, "-Dlancerest.test.signals="
           + signals);
       conf.forEach(b::config);
+      extraConf.forEach(b::config);
       context = b.getOrCreate().sparkContext();
       SparkSession.clearActiveSession();
       SparkSession.clearDefaultSession();

@@ -21,8 +21,10 @@ public final class Secret {
   }
 
   /**
-   * Reads a configured secret. {@code env:VAR} is read from the environment variable VAR, so
-   * that the secret itself need not appear in Spark configuration or command lines.
+   * Reads a configured secret. {@code env:VAR} is read from the environment variable VAR, and
+   * {@code file:/path} from that file of the driver (its content, without surrounding white
+   * space: a mounted Kubernetes secret, for example), so that the secret itself need not appear
+   * in the Spark configuration, which Spark hands to every task.
    *
    * @param option the option name, for the error message
    */
@@ -37,6 +39,22 @@ public final class Secret {
         throw new ClientConfigException(
             "Option '" + option + "' refers to environment variable " + var
                 + ", which is not set; export it or give the value directly");
+      }
+      return new Secret(v);
+    }
+    if (configured.startsWith("file:")) {
+      java.nio.file.Path path = java.nio.file.Path.of(configured.substring(5));
+      String v;
+      try {
+        v = java.nio.file.Files.readString(path).strip();
+      } catch (java.io.IOException | RuntimeException e) {
+        throw new ClientConfigException("Option '" + option + "' refers to file " + path
+            + ", which cannot be read (" + e.getClass().getSimpleName() + "); check the path "
+            + "and its permissions, or give the value directly");
+      }
+      if (v.isEmpty()) {
+        throw new ClientConfigException("Option '" + option + "' refers to file " + path
+            + ", which is empty");
       }
       return new Secret(v);
     }

@@ -64,6 +64,8 @@ public final class CredentialRelay implements AutoCloseable {
   private final HttpServer server;
   private final ExecutorService threads;
   private final String uri;
+  private final java.util.concurrent.ConcurrentHashMap<List<String>, Answer> answers =
+      new java.util.concurrent.ConcurrentHashMap<>();
   private final AtomicLong served = new AtomicLong();
   private final AtomicLong refused = new AtomicLong();
 
@@ -149,7 +151,7 @@ public final class CredentialRelay implements AutoCloseable {
 
   private void handle(HttpExchange ex) throws IOException {
     try (ex; InputStream body = ex.getRequestBody()) {
-      body.readAllBytes();
+      body.readNBytes(64 * 1024); // DescribeTable's body is small; the id is in the path
       String path = ex.getRequestURI().getRawPath();
       if (!"POST".equals(ex.getRequestMethod()) || !path.startsWith(PREFIX)
           || !path.endsWith(SUFFIX) || path.length() <= PREFIX.length() + SUFFIX.length()) {
@@ -173,6 +175,12 @@ public final class CredentialRelay implements AutoCloseable {
             + "credential relay of catalog " + catalogName, 403));
         return;
       }
+      Answer cached = answers.get(id);
+      if (cached != null && cached.freshEnough()) {
+        served.incrementAndGet();
+        reply(ex, 200, cached.json());
+        return;
+      }
       DescribeTableResponse d;
       try {
         d = client.describeTable(DescribeTableRequest.of(id).withVendCredentials(true));
@@ -189,12 +197,36 @@ public final class CredentialRelay implements AutoCloseable {
       Map<String, Object> out = new LinkedHashMap<>();
       out.put("location", d.location());
       out.put("storage_options", d.storageOptions() == null ? Map.of() : d.storageOptions());
+      // What decides how lance-core opens the table, passed on as the server said it.
+      if (d.managedVersioning() != null) {
+        out.put("managed_versioning", d.managedVersioning());
+      }
+      if (d.version() != null) {
+        out.put("version", d.version());
+      }
+      byte[] json = LanceJson.mapper().writeValueAsBytes(out);
+      Long expires = TableOperations.expiresAt(d.storageOptions());
+      if (expires != null) {
+        answers.put(id, new Answer(json, System.currentTimeMillis(), expires));
+      }
       served.incrementAndGet();
       LOG.debug("Catalog {}: credential relay described table {}", catalogName,
           Identifiers.display(id));
-      reply(ex, 200, LanceJson.mapper().writeValueAsBytes(out));
+      reply(ex, 200, json);
     } catch (IOException | RuntimeException e) {
       LOG.warn("Catalog {}: credential relay request failed: {}", catalogName, e.toString());
+    }
+  }
+
+  /**
+   * A table's last answer. Every task renews at about the same time (they share the expiry):
+   * they get the same fresh credentials, not one vend each, while more than half of their
+   * lifetime is left.
+   */
+  private record Answer(byte[] json, long fetchedAt, long expiresAt) {
+    boolean freshEnough() {
+      long now = System.currentTimeMillis();
+      return expiresAt - now > (expiresAt - fetchedAt) / 2;
     }
   }
 
@@ -221,6 +253,7 @@ public final class CredentialRelay implements AutoCloseable {
   public void close() {
     server.stop(0);
     threads.shutdownNow();
+    answers.clear();
     Arrays.fill(key, (byte) 0);
   }
 }

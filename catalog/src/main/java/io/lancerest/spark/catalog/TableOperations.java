@@ -101,8 +101,6 @@ final class TableOperations {
 
   /** The key lance-core reads the expiry of vended credentials from (epoch milliseconds). */
   static final String EXPIRES_AT_MILLIS = "expires_at_millis";
-  /** How long before that expiry lance-core fetches new ones; its default is 60 s. */
-  static final String REFRESH_OFFSET_MILLIS = "refresh_offset_millis";
   /** A cached table whose credentials expire sooner than this is described again. */
   private static final long EXPIRY_MARGIN_MS = 5_000;
 
@@ -209,14 +207,8 @@ final class TableOperations {
     if (vended != null) {
       storage.putAll(vended);
     }
-    Long expires = expiresAt(vended);
-    if (expires != null && !vended.containsKey(REFRESH_OFFSET_MILLIS)) {
-      // lance-core fetches new credentials 60 s before expiry by default: with credentials of
-      // a few minutes or less, that would be before every request. A quarter of what is left
-      // (at least 1 s, at most the 60 s) keeps a margin without asking all the time.
-      long left = expires - System.currentTimeMillis();
-      storage.put(REFRESH_OFFSET_MILLIS,
-          Long.toString(Math.max(1_000, Math.min(60_000, left / 4))));
+    if (expiresAt(vended) != null) {
+      storage.putAll(io.lancerest.spark.connector.CredentialRefresh.withRefreshOffset(vended));
     }
     return storage;
   }

@@ -95,6 +95,25 @@ class ConfigTest {
   }
 
   @Test
+  void fileSecretIsReadTrimmedAndHiddenAndAMissingOneNamesOptionAndPath() throws Exception {
+    java.nio.file.Path f = java.nio.file.Files.createTempFile("token", ".txt");
+    try {
+      java.nio.file.Files.writeString(f, "  from-file-value\n");
+      RestClientConfig c = RestClientConfig.fromProperties(with("token", "file:" + f), Map.of());
+      assertEquals("from-file-value", c.token().reveal());
+      assertFalse(c.toString().contains("from-file-value"), c.toString());
+      java.nio.file.Files.writeString(f, " \n");
+      assertEquals("Option 'token' refers to file " + f + ", which is empty",
+          invalid(with("token", "file:" + f)).getMessage());
+    } finally {
+      java.nio.file.Files.deleteIfExists(f);
+    }
+    assertEquals("Option 'api_key' refers to file " + f + ", which cannot be read "
+        + "(NoSuchFileException); check the path and its permissions, or give the value directly",
+        invalid(with("api_key", "file:" + f)).getMessage());
+  }
+
+  @Test
   void tokenAndOAuth2TogetherAreRejected() {
     assertEquals("Options 'token' and 'oauth2.*' both configure the bearer token; set only one",
         invalid(with("token", "t", "oauth2.credential", "id:secret")).getMessage());

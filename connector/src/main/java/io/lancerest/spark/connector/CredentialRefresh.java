@@ -49,6 +49,29 @@ public final class CredentialRefresh {
     return Map.copyOf(out);
   }
 
+  /**
+   * {@code vended} with {@code refresh_offset_millis} when it expires and has none: lance-core
+   * renews credentials that long before their expiry, 60 s by default, which for credentials of
+   * a few minutes or less would mean before every request. A quarter of what is left (at least
+   * 1 s, at most 60 s) keeps a margin without asking all the time.
+   */
+  public static Map<String, String> withRefreshOffset(Map<String, String> vended) {
+    if (vended == null || !vended.containsKey(EXPIRES_AT)
+        || vended.containsKey("refresh_offset_millis")) {
+      return vended;
+    }
+    long expires;
+    try {
+      expires = Long.parseLong(vended.get(EXPIRES_AT).trim());
+    } catch (NumberFormatException e) {
+      return vended; // lance-core ignores it too
+    }
+    long left = expires - System.currentTimeMillis();
+    Map<String, String> out = new LinkedHashMap<>(vended);
+    out.put("refresh_offset_millis", Long.toString(Math.max(1_000, Math.min(60_000, left / 4))));
+    return out;
+  }
+
   /** The provider that renews {@code storage}, or null when it does not expire or has no route. */
   public static StorageOptionsProvider provider(Map<String, String> storage) {
     if (storage == null || !storage.containsKey(EXPIRES_AT) || !storage.containsKey(IMPL)) {

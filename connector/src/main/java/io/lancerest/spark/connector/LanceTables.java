@@ -516,6 +516,9 @@ public final class LanceTables {
         || namespaceImpl == null || tableId == null || tableId.isEmpty()) {
       return null;
     }
+    if ("rest".equals(namespaceImpl)) {
+      return new DescribeTableCredentials(namespaceProperties, tableId);
+    }
     return LanceRuntime.getOrCreateStorageOptionsProvider(namespaceImpl, namespaceProperties,
         tableId);
   }
@@ -581,7 +584,8 @@ public final class LanceTables {
       // lance-spark 0.4.0 keeps read versions as Integer.
       options.version(Math.toIntExact(version));
     }
-    if (handle.managedVersioning() || credentialRefresh(handle) != null) {
+    if (handle.managedVersioning() || (handle.namespaceImpl() != null
+        && handle.storageOptions().containsKey("expires_at_millis"))) {
       // Only the namespace knows the current version of such tables, so lance-spark must open
       // through it; and lance-spark renews expiring credentials on the driver (its commits)
       // only for datasets it opened through one. Other tables skip it: every open through a

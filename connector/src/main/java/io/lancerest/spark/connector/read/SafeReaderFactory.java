@@ -68,7 +68,7 @@ final class SafeReaderFactory implements PartitionReaderFactory {
   RuntimeException explain(Exception e) {
     if (!expiredCredentials(e)) {
       return e instanceof RuntimeException r ? r : new java.io.UncheckedIOException(
-          (IOException) e);
+          (IOException) e); // only for expired credentials: other IOExceptions pass unchanged
     }
     return new IllegalStateException("Reading table " + table + " failed: the object store "
         + "refused its storage credentials as expired" + (credentialsExpireAt == null ? ""
@@ -104,7 +104,12 @@ final class SafeReaderFactory implements PartitionReaderFactory {
     public boolean next() throws IOException {
       try {
         return in.next();
-      } catch (IOException | RuntimeException e) {
+      } catch (IOException e) {
+        if (expiredCredentials(e)) {
+          throw f.explain(e);
+        }
+        throw e;
+      } catch (RuntimeException e) {
         throw f.explain(e);
       }
     }

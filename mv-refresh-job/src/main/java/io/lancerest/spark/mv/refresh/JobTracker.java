@@ -24,7 +24,7 @@ public final class JobTracker {
   /** {@code token=...}, {@code "secret": "..."}, {@code Authorization: Bearer ...}. */
   private static final Pattern SECRET = Pattern.compile("(?i)((?:[a-z0-9_.-]*(?:token|secret|"
       + "password|passwd|credential|api[_-]?key|access[_-]?key|account[_-]?key|private[_-]?key"
-      + "|authorization|signature|\\bsig)"
+      + "|authorization|signature|grant|\\bsig)"
       + "[a-z0-9_.-]*)\"?\\s*[=:]\\s*\"?)(?:bearer\\s+|basic\\s+)?[^\\s,;&\"'}]+");
 
   private final JobLog log;

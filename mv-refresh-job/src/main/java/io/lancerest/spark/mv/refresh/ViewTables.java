@@ -29,6 +29,14 @@ public record ViewTables(String viewName, String viewUri, Map<String, String> vi
     viewProperties = viewProperties == null ? Map.of() : Map.copyOf(viewProperties);
   }
 
+  /** Storage options hold credentials: only their keys are shown. */
+  @Override
+  public String toString() {
+    return "ViewTables{" + viewName + " at " + viewUri + ", storage options "
+        + viewStorageOptions.keySet() + "; source " + sourceUri + ", storage options "
+        + sourceStorageOptions.keySet() + "; errors " + errorsTableUri + "}";
+  }
+
   /** A view and its source, with the errors table given. */
   public ViewTables(String viewName, String viewUri, Map<String, String> viewStorageOptions,
       String sourceUri, Map<String, String> sourceStorageOptions, String errorsTableUri) {

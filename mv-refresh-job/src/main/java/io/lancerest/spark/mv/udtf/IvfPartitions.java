@@ -287,6 +287,13 @@ public final class IvfPartitions {
   private record Probe(String location, Map<String, String> storageOptions, long version,
       String column, IvfIndex index)
       implements org.apache.spark.api.java.function.FlatMapFunction<Iterator<Integer>, Row> {
+    /** Storage options hold credentials: only their keys are shown. */
+    @Override
+    public String toString() {
+      return "Probe{" + location + "@" + version + ", " + column + ", storage options "
+          + storageOptions.keySet() + "}";
+    }
+
     @Override
     public Iterator<Row> call(Iterator<Integer> partitions) throws Exception {
       List<Row> out = new ArrayList<>();

@@ -24,6 +24,13 @@ import org.apache.spark.sql.functions;
 record UdtfSource(String location, Map<String, String> storageOptions, long version,
     Reader reader) {
 
+  /** Storage options hold credentials: only their keys are shown. */
+  @Override
+  public String toString() {
+    return "UdtfSource{" + location + "@" + version + ", storage options "
+        + storageOptions.keySet() + "}";
+  }
+
   /** Reads the source query's rows. */
   @FunctionalInterface
   interface Reader {

@@ -50,6 +50,12 @@ public final class EngineFixture implements AutoCloseable {
     return new EngineFixture(catalogOptions, TestSpark.MASTER, serverProperties);
   }
 
+  /** {@link #onServer(Map, Map)} with sessions of {@code master} (a cluster's). */
+  public static EngineFixture onServer(Map<String, String> serverProperties,
+      Map<String, String> catalogOptions, String master) {
+    return new EngineFixture(catalogOptions, master, serverProperties);
+  }
+
   private EngineFixture(Map<String, String> catalogOptions, String master,
       Map<String, String> serverProperties) {
     if (serverProperties == null) {
