@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lancerest.client.testing.ExpiringKeyS3Proxy;
-import io.lancerest.client.testing.S3ProxyFixture;
 import io.lancerest.client.testing.VendingNamespace;
 import io.lancerest.spark.mv.chunker.Chunker;
 import io.lancerest.spark.mv.udtf.BatchUdtf;
@@ -19,7 +18,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -53,7 +51,7 @@ class ExpiringCredentialsClusterTest {
   static Path eventLog;
   static Path tokenFile;
   static ClusterSpark cluster;
-  static S3ProxyFixture s3;
+  static VendedS3 env;
   static ExpiringKeyS3Proxy keys;
   static VendingNamespace vending;
   static EngineFixture f;
@@ -70,19 +68,15 @@ class ExpiringCredentialsClusterTest {
         // a SparkConf entry, to show what Spark itself hands every executor
         "spark.lancerest.test.marker", "in-spark-conf"));
     try {
-      s3 = S3ProxyFixture.startAnonymous();
-      keys = ExpiringKeyS3Proxy.start(s3);
-      Map<String, String> server = new HashMap<>(s3.storageOptions("storage."));
-      server.put("root", s3.uri("cluster-expiring"));
-      f = EngineFixture.onServer(server, Map.of("mv.mode", "client"), cluster.master());
-      vending = VendingNamespace.start(f.uri, TOKEN, keys, LIFETIME);
-      // Spark hands every spark.* setting of the session to every task (local properties,
-      // SQLExecutionRDD): the token is given by reference, read from a file of the driver.
+      // Spark hands every spark.* setting of the session to every task (local properties, task
+      // binaries): the token is given by reference, read from a file of the driver.
       tokenFile = Files.createTempFile("catalog-token", ".txt");
       Files.writeString(tokenFile, TOKEN);
-      String p = "spark.sql.catalog." + EngineFixture.CATALOG;
-      f.spark.conf().set(p + ".uri", vending.uri());
-      f.spark.conf().set(p + ".token", "file:" + tokenFile);
+      env = VendedS3.start("cluster-expiring", TOKEN, "file:" + tokenFile, LIFETIME,
+          cluster.master(), Map.of("mv.mode", "client"));
+      keys = env.keys;
+      vending = env.vending;
+      f = env.f;
     } catch (RuntimeException | AssertionError e) {
       stop();
       throw e;
@@ -92,17 +86,8 @@ class ExpiringCredentialsClusterTest {
   @AfterAll
   static void stop() {
     try {
-      if (f != null) {
-        f.close();
-      }
-      if (vending != null) {
-        vending.close();
-      }
-      if (keys != null) {
-        keys.close();
-      }
-      if (s3 != null) {
-        s3.close();
+      if (env != null) {
+        env.close();
       }
     } finally {
       if (cluster != null) {

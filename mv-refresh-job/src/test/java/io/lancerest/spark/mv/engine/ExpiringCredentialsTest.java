@@ -4,14 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lancerest.client.testing.ExpiringKeyS3Proxy;
-import io.lancerest.client.testing.S3ProxyFixture;
 import io.lancerest.client.testing.VendingNamespace;
 import io.lancerest.spark.mv.chunker.Chunker;
 import io.lancerest.spark.mv.udtf.BatchUdtf;
 import io.lancerest.spark.mv.udtf.UdtfContext;
+import io.lancerest.spark.mv.TestSpark;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -37,46 +36,23 @@ public class ExpiringCredentialsTest {
   static final String TOKEN = "long-lived-catalog-token-4f1c9e";
   static final Duration LIFETIME = Duration.ofSeconds(4);
 
-  static S3ProxyFixture s3;
+  static VendedS3 env;
   static ExpiringKeyS3Proxy keys;
   static VendingNamespace vending;
   static EngineFixture f;
 
   @BeforeAll
   static void start() {
-    s3 = S3ProxyFixture.startAnonymous();
-    try {
-      keys = ExpiringKeyS3Proxy.start(s3);
-      // The dir server itself writes to s3proxy directly, with a key of its own.
-      Map<String, String> server = new HashMap<>(s3.storageOptions("storage."));
-      server.put("root", s3.uri("expiring"));
-      f = EngineFixture.onServer(server, Map.of());
-      vending = VendingNamespace.start(f.uri, TOKEN, keys, LIFETIME);
-      String p = "spark.sql.catalog." + EngineFixture.CATALOG;
-      f.spark.conf().set(p + ".uri", vending.uri());
-      f.spark.conf().set(p + ".token", TOKEN);
-    } catch (RuntimeException | AssertionError e) {
-      stop();
-      throw e;
-    }
+    env = VendedS3.start("expiring", TOKEN, TOKEN, LIFETIME, TestSpark.MASTER, Map.of());
+    keys = env.keys;
+    vending = env.vending;
+    f = env.f;
   }
 
   @AfterAll
   static void stop() {
-    try {
-      if (f != null) {
-        f.close();
-      }
-      if (vending != null) {
-        vending.close();
-      }
-      if (keys != null) {
-        keys.close();
-      }
-    } finally {
-      if (s3 != null) {
-        s3.close();
-      }
+    if (env != null) {
+      env.close();
     }
   }
 
