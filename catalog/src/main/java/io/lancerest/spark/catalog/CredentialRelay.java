@@ -205,7 +205,7 @@ public final class CredentialRelay implements AutoCloseable {
         out.put("version", d.version());
       }
       byte[] json = LanceJson.mapper().writeValueAsBytes(out);
-      Long expires = TableOperations.expiresAt(d.storageOptions());
+      Long expires = io.lancerest.spark.connector.CredentialRefresh.expiresAt(d.storageOptions());
       if (expires != null) {
         answers.put(id, new Answer(json, System.currentTimeMillis(), expires));
       }

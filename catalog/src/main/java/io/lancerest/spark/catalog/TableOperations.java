@@ -18,6 +18,7 @@ import io.lancerest.client.model.DescribeTableResponse;
 import io.lancerest.client.model.DropTableRequest;
 import io.lancerest.client.model.RenameTableRequest;
 import io.lancerest.client.model.UpdateTableSchemaMetadataRequest;
+import io.lancerest.spark.connector.CredentialRefresh;
 import io.lancerest.spark.connector.LanceTableAlterations;
 import io.lancerest.spark.connector.LanceTableException;
 import io.lancerest.spark.connector.LanceTables;
@@ -99,23 +100,9 @@ final class TableOperations {
         || c.headers().keySet().stream().anyMatch(RestClientConfig::isSecretHeader);
   }
 
-  /** The key lance-core reads the expiry of vended credentials from (epoch milliseconds). */
-  static final String EXPIRES_AT_MILLIS = "expires_at_millis";
   /** A cached table whose credentials expire sooner than this is described again. */
   private static final long EXPIRY_MARGIN_MS = 5_000;
 
-  /** When the vended credentials of {@code storage} expire, or null when they do not. */
-  static Long expiresAt(Map<String, String> storage) {
-    String v = storage == null ? null : storage.get(EXPIRES_AT_MILLIS);
-    if (v == null) {
-      return null;
-    }
-    try {
-      return Long.parseLong(v.trim());
-    } catch (NumberFormatException e) {
-      return null; // lance-core ignores it too
-    }
-  }
 
   /**
    * What executors get to rebuild the namespace client for credential refresh: the URI, the
@@ -144,7 +131,7 @@ final class TableOperations {
   /** The cached entry, or a fresh DescribeTable. Throws the client's NotFoundException. */
   Entry describe(List<String> id) {
     Entry e = cache.get(id);
-    Long expires = e == null ? null : expiresAt(e.handle.storageOptions());
+    Long expires = e == null ? null : CredentialRefresh.expiresAt(e.handle.storageOptions());
     if (e != null && (expires == null
         || expires - System.currentTimeMillis() > EXPIRY_MARGIN_MS)) {
       return e;
@@ -205,10 +192,7 @@ final class TableOperations {
   Map<String, String> storage(Map<String, String> vended) {
     Map<String, String> storage = new LinkedHashMap<>(options.storageOptions());
     if (vended != null) {
-      storage.putAll(vended);
-    }
-    if (expiresAt(vended) != null) {
-      storage.putAll(io.lancerest.spark.connector.CredentialRefresh.withRefreshOffset(vended));
+      storage.putAll(CredentialRefresh.withRefreshOffset(vended));
     }
     return storage;
   }
@@ -218,7 +202,7 @@ final class TableOperations {
    * server itself, or, when it wants a secret they never get, the driver's relay.
    */
   Map<String, String> executorNamespace(List<String> id, Map<String, String> vended) {
-    if (expiresAt(vended) == null || !authenticated(client.config())) {
+    if (CredentialRefresh.expiresAt(vended) == null || !authenticated(client.config())) {
       return executorNamespace;
     }
     // null: no route works (the relay is off, and the server wants a secret executors never

@@ -8,6 +8,7 @@ import org.lance.Fragment;
 import org.lance.ReadOptions;
 import org.lance.WriteFragmentBuilder;
 import org.lance.io.StorageOptionsProvider;
+import org.lance.spark.LanceRuntime;
 
 /**
  * Vended credentials that expire, renewed where Lance uses them: on the driver and in tasks.
@@ -27,9 +28,25 @@ public final class CredentialRefresh {
   private static final String IMPL = PREFIX + "impl";
   private static final String TABLE = PREFIX + "table.";
   private static final String NAMESPACE = PREFIX + "ns.";
-  private static final String EXPIRES_AT = "expires_at_millis";
+  /** The key lance-core reads the expiry of vended credentials from (epoch milliseconds). */
+  public static final String EXPIRES_AT = "expires_at_millis";
+  private static final String REFRESH_OFFSET = "refresh_offset_millis";
+  private static final long DEFAULT_REFRESH_OFFSET_MS = 60_000; // lance-core's
 
   private CredentialRefresh() {}
+
+  /** When the credentials in {@code storage} expire, or null when they do not (or it is unreadable). */
+  public static Long expiresAt(Map<String, String> storage) {
+    String v = storage == null ? null : storage.get(EXPIRES_AT);
+    if (v == null) {
+      return null;
+    }
+    try {
+      return Long.parseLong(v.trim());
+    } catch (NumberFormatException e) {
+      return null; // lance-core ignores it too
+    }
+  }
 
   /**
    * {@code storage} with the route to renew it, when its credentials expire: lance-core's
@@ -37,7 +54,7 @@ public final class CredentialRefresh {
    */
   public static Map<String, String> withRoute(Map<String, String> storage, String impl,
       Map<String, String> namespaceProperties, List<String> tableId) {
-    if (storage == null || !storage.containsKey(EXPIRES_AT) || impl == null) {
+    if (expiresAt(storage) == null || impl == null) {
       return storage;
     }
     Map<String, String> out = new LinkedHashMap<>(storage);
@@ -56,29 +73,45 @@ public final class CredentialRefresh {
    * 1 s, at most 60 s) keeps a margin without asking all the time.
    */
   public static Map<String, String> withRefreshOffset(Map<String, String> vended) {
-    if (vended == null || !vended.containsKey(EXPIRES_AT)
-        || vended.containsKey("refresh_offset_millis")) {
+    Long expires = expiresAt(vended);
+    if (expires == null || vended.containsKey(REFRESH_OFFSET)) {
       return vended;
-    }
-    long expires;
-    try {
-      expires = Long.parseLong(vended.get(EXPIRES_AT).trim());
-    } catch (NumberFormatException e) {
-      return vended; // lance-core ignores it too
     }
     long left = expires - System.currentTimeMillis();
     Map<String, String> out = new LinkedHashMap<>(vended);
-    out.put("refresh_offset_millis", Long.toString(Math.max(1_000, Math.min(60_000, left / 4))));
+    out.put(REFRESH_OFFSET, Long.toString(Math.max(1_000, Math.min(DEFAULT_REFRESH_OFFSET_MS,
+        left / 4))));
     return out;
   }
 
   /** The provider that renews {@code storage}, or null when it does not expire or has no route. */
   public static StorageOptionsProvider provider(Map<String, String> storage) {
-    if (storage == null || !storage.containsKey(EXPIRES_AT) || !storage.containsKey(IMPL)) {
+    if (storage == null || !storage.containsKey(IMPL)) {
       return null;
     }
-    return LanceTables.credentialRefresh(storage, storage.get(IMPL), namespace(storage),
-        table(storage));
+    return provider(storage, storage.get(IMPL), namespace(storage), table(storage));
+  }
+
+  /**
+   * What renews the table's vended credentials when they expire: a DescribeTable through the
+   * handle's namespace connection, the one lance-spark gives its tasks. Null when they do not.
+   */
+  public static StorageOptionsProvider provider(TableHandle handle) {
+    return provider(handle.storageOptions(), handle.namespaceImpl(),
+        handle.namespaceProperties(), handle.tableId());
+  }
+
+  private static StorageOptionsProvider provider(Map<String, String> storage,
+      String namespaceImpl, Map<String, String> namespaceProperties, List<String> tableId) {
+    if (expiresAt(storage) == null || namespaceImpl == null || tableId == null
+        || tableId.isEmpty()) {
+      return null;
+    }
+    if ("rest".equals(namespaceImpl)) {
+      return new DescribeTableCredentials(namespaceProperties, tableId);
+    }
+    return LanceRuntime.getOrCreateStorageOptionsProvider(namespaceImpl, namespaceProperties,
+        tableId);
   }
 
   /**
@@ -115,22 +148,23 @@ public final class CredentialRefresh {
   }
 
   /**
-   * {@code storage} with credentials valid for the next minute or so: renewed now through its
-   * route when they expire sooner (or already did). For lance-core calls that take storage
-   * options but no provider ({@code Dataset.drop}, {@code Dataset.create}).
+   * {@code storage} with credentials renewed now through its route when lance-core would renew
+   * them (they expire within their refresh offset, or did). For lance-core calls that take
+   * storage options but no provider ({@code Dataset.drop}, {@code Dataset.create}).
    */
   public static Map<String, String> current(Map<String, String> storage) {
     StorageOptionsProvider p = provider(storage);
     if (p == null) {
       return storage;
     }
-    long expires;
+    long offset;
     try {
-      expires = Long.parseLong(storage.get(EXPIRES_AT).trim());
+      offset = Long.parseLong(storage.getOrDefault(REFRESH_OFFSET,
+          Long.toString(DEFAULT_REFRESH_OFFSET_MS)).trim());
     } catch (NumberFormatException e) {
-      return storage;
+      offset = DEFAULT_REFRESH_OFFSET_MS;
     }
-    if (expires - System.currentTimeMillis() > 60_000) {
+    if (expiresAt(storage) - System.currentTimeMillis() > offset) {
       return storage;
     }
     Map<String, String> fresh = p.fetchStorageOptions();

@@ -451,7 +451,7 @@ public final class LanceTables {
   // ---------------------------------------------------------------- internals
 
   static Dataset openAt(TableHandle handle, Long version) {
-    StorageOptionsProvider refresh = credentialRefresh(handle);
+    StorageOptionsProvider refresh = CredentialRefresh.provider(handle);
     Dataset latest = open(handle.location(), handle.storageOptions(), handle.displayName(), null,
         refresh);
     if (version == null || version == latest.version()) {
@@ -497,30 +497,6 @@ public final class LanceTables {
             .map(v -> Long.toString(v.getId()))
             .limit(50)
             .collect(Collectors.joining(", "));
-  }
-
-  /**
-   * What renews the table's vended credentials when they expire ({@code expires_at_millis} in
-   * its storage options): lance-core's DescribeTable through the handle's namespace client, the
-   * same one lance-spark gives its tasks. Null when they do not expire.
-   */
-  public static StorageOptionsProvider credentialRefresh(TableHandle handle) {
-    return credentialRefresh(handle.storageOptions(), handle.namespaceImpl(),
-        handle.namespaceProperties(), handle.tableId());
-  }
-
-  /** {@link #credentialRefresh(TableHandle)} from its parts (for tasks that carry only these). */
-  public static StorageOptionsProvider credentialRefresh(Map<String, String> storageOptions,
-      String namespaceImpl, Map<String, String> namespaceProperties, List<String> tableId) {
-    if (storageOptions == null || !storageOptions.containsKey("expires_at_millis")
-        || namespaceImpl == null || tableId == null || tableId.isEmpty()) {
-      return null;
-    }
-    if ("rest".equals(namespaceImpl)) {
-      return new DescribeTableCredentials(namespaceProperties, tableId);
-    }
-    return LanceRuntime.getOrCreateStorageOptionsProvider(namespaceImpl, namespaceProperties,
-        tableId);
   }
 
   private static Dataset open(String location, Map<String, String> storageOptions, String table) {
@@ -585,7 +561,7 @@ public final class LanceTables {
       options.version(Math.toIntExact(version));
     }
     if (handle.managedVersioning() || (handle.namespaceImpl() != null
-        && handle.storageOptions().containsKey("expires_at_millis"))) {
+        && CredentialRefresh.expiresAt(handle.storageOptions()) != null)) {
       // Only the namespace knows the current version of such tables, so lance-spark must open
       // through it; and lance-spark renews expiring credentials on the driver (its commits)
       // only for datasets it opened through one. Other tables skip it: every open through a

@@ -4,7 +4,6 @@ import io.lancerest.spark.connector.CredentialRefresh;
 import io.lancerest.spark.connector.LanceTables;
 import io.lancerest.spark.connector.TableHandle;
 import io.lancerest.spark.connector.read.SafeScanBuilder;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.spark.sql.DataFrameReader;

@@ -57,19 +57,15 @@ final class SafeReaderFactory implements PartitionReaderFactory {
     try {
       return open.get();
     } catch (RuntimeException e) {
-      throw explain(e);
+      throw expiredCredentials(e) ? explain(e) : e;
     }
   }
 
   /**
-   * {@code e}, or when it is the object store refusing expired credentials, an error that says
-   * so and names the table: lance-core's own message names neither.
+   * The object store refused expired credentials ({@link #expiredCredentials}): an error that
+   * says so and names the table, which lance-core's own message does not.
    */
   RuntimeException explain(Exception e) {
-    if (!expiredCredentials(e)) {
-      return e instanceof RuntimeException r ? r : new java.io.UncheckedIOException(
-          (IOException) e); // only for expired credentials: other IOExceptions pass unchanged
-    }
     return new IllegalStateException("Reading table " + table + " failed: the object store "
         + "refused its storage credentials as expired" + (credentialsExpireAt == null ? ""
         : " (the server vended them valid until " + java.time.Instant.ofEpochMilli(
@@ -110,7 +106,7 @@ final class SafeReaderFactory implements PartitionReaderFactory {
         }
         throw e;
       } catch (RuntimeException e) {
-        throw f.explain(e);
+        throw expiredCredentials(e) ? f.explain(e) : e;
       }
     }
 
@@ -119,7 +115,7 @@ final class SafeReaderFactory implements PartitionReaderFactory {
       try {
         return in.get();
       } catch (RuntimeException e) {
-        throw f.explain(e);
+        throw expiredCredentials(e) ? f.explain(e) : e;
       }
     }
 

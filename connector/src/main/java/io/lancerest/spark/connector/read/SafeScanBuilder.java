@@ -77,16 +77,8 @@ public final class SafeScanBuilder implements SupportsPushDownRequiredColumns,
         ? String.join(".", readOptions.getTableId()) : readOptions.getDatasetUri();
     return new SafeScanBuilder(new LanceScanBuilder(schema, pinned, initialStorageOptions,
         namespaceImpl, namespaceProperties), f, name, readOptions.getNearest() != null,
-        expiry(readOptions.getStorageOptions()));
-  }
-
-  private static Long expiry(Map<String, String> storage) {
-    String v = storage == null ? null : storage.get("expires_at_millis");
-    try {
-      return v == null ? null : Long.valueOf(v.trim());
-    } catch (NumberFormatException e) {
-      return null;
-    }
+        io.lancerest.spark.connector.CredentialRefresh.expiresAt(
+            readOptions.getStorageOptions()));
   }
 
   /**

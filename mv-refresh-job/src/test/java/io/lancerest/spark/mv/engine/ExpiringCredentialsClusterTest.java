@@ -6,9 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lancerest.client.testing.ExpiringKeyS3Proxy;
 import io.lancerest.client.testing.VendingNamespace;
-import io.lancerest.spark.mv.chunker.Chunker;
-import io.lancerest.spark.mv.udtf.BatchUdtf;
-import io.lancerest.spark.mv.udtf.UdtfContext;
 import io.lancerest.testing.ClusterSpark;
 import io.lancerest.testing.StandaloneCluster;
 import java.io.IOException;
@@ -17,8 +14,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
@@ -26,9 +21,7 @@ import org.apache.spark.SparkEnv;
 import org.apache.spark.api.java.function.MapPartitionsFunction;
 import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.types.DataTypes;
-import org.apache.spark.sql.types.StructType;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -104,40 +97,16 @@ class ExpiringCredentialsClusterTest {
   }
 
   /** The words of each document, 200 ms a document. */
-  public static final class SlowWords implements Chunker {
-    @Override
-    public StructType outputSchema(Map<String, String> options, StructType inputSchema) {
-      return new StructType().add("word", DataTypes.StringType);
-    }
-
-    @Override
-    public Iterator<Row> chunk(Row input) {
-      ExpiringCredentialsTest.sleep(200);
-      List<Row> out = new ArrayList<>();
-      for (String w : input.getString(0).split(" ")) {
-        out.add(RowFactory.create(w));
-      }
-      return out.iterator();
+  public static final class SlowWords extends ExpiringCredentialsTest.SlowWords {
+    public SlowWords() {
+      super(200);
     }
   }
 
   /** The row count of each partition, 15 s a partition. */
-  public static final class SlowCount implements BatchUdtf {
-    @Override
-    public StructType outputSchema(StructType input, Map<String, String> options) {
-      return new StructType().add("grp", DataTypes.StringType).add("n", DataTypes.LongType,
-          false);
-    }
-
-    @Override
-    public Iterator<Row> process(UdtfContext ctx, Iterator<Row> rows) {
-      long n = 0;
-      while (rows.hasNext()) {
-        rows.next();
-        n++;
-      }
-      ExpiringCredentialsTest.sleep(15_000);
-      return List.of(RowFactory.create(ctx.partitionKey(), n)).iterator();
+  public static final class SlowCount extends ExpiringCredentialsTest.SlowCount {
+    public SlowCount() {
+      super(15_000);
     }
   }
 

@@ -57,7 +57,17 @@ public class ExpiringCredentialsTest {
   }
 
   /** The words of {@code body}, 25 ms per document: a refresh of 400 lasts 10 s. */
-  public static final class SlowWords implements Chunker {
+  public static class SlowWords implements Chunker {
+    private final long msPerDocument;
+
+    public SlowWords() {
+      this(25);
+    }
+
+    protected SlowWords(long msPerDocument) {
+      this.msPerDocument = msPerDocument;
+    }
+
     @Override
     public StructType outputSchema(Map<String, String> options, StructType inputSchema) {
       return new StructType().add("word", DataTypes.StringType);
@@ -65,7 +75,7 @@ public class ExpiringCredentialsTest {
 
     @Override
     public Iterator<Row> chunk(Row input) {
-      sleep(25);
+      sleep(msPerDocument);
       List<Row> out = new ArrayList<>();
       for (String w : input.getString(0).split(" ")) {
         out.add(RowFactory.create(w));
@@ -75,7 +85,17 @@ public class ExpiringCredentialsTest {
   }
 
   /** The row count of each partition, 2.5 s per partition. */
-  public static final class SlowCount implements BatchUdtf {
+  public static class SlowCount implements BatchUdtf {
+    private final long msPerPartition;
+
+    public SlowCount() {
+      this(2500);
+    }
+
+    protected SlowCount(long msPerPartition) {
+      this.msPerPartition = msPerPartition;
+    }
+
     @Override
     public StructType outputSchema(StructType input, Map<String, String> options) {
       return new StructType().add("grp", DataTypes.StringType).add("n", DataTypes.LongType,
@@ -89,7 +109,7 @@ public class ExpiringCredentialsTest {
         rows.next();
         n++;
       }
-      sleep(2500);
+      sleep(msPerPartition);
       return List.of(RowFactory.create(ctx.partitionKey(), n)).iterator();
     }
   }
