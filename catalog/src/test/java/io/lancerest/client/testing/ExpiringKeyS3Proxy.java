@@ -1,20 +1,11 @@
 package io.lancerest.client.testing;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
-import java.net.URLDecoder;
-import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
-import java.util.Locale;
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -30,47 +21,30 @@ import java.util.regex.Pattern;
  * <p>Each connection carries one request ({@code Connection: close} is added), so a client
  * that pooled a connection while its key was valid cannot send later requests past the check.
  */
-public final class ExpiringKeyS3Proxy implements AutoCloseable {
+public final class ExpiringKeyS3Proxy extends OneRequestProxy {
   /** A key pair, valid until {@code expiresAtMillis}. */
   public record Key(String accessKeyId, String secretAccessKey, long expiresAtMillis) {}
 
   private static final Pattern KEY_ID = Pattern.compile("^EXP(\\d+)X\\d+$");
-  private static final Pattern CREDENTIAL = Pattern.compile("Credential=([^/,\\s]+)/");
 
   private final String upstreamHost;
   private final int upstreamPort;
-  private final ServerSocket socket;
-  private final ExecutorService threads = Executors.newCachedThreadPool(r -> {
-    Thread t = new Thread(r, "expiring-s3-proxy");
-    t.setDaemon(true);
-    return t;
-  });
   private final AtomicLong minted = new AtomicLong();
   private final AtomicLong accepted = new AtomicLong();
   private final AtomicLong expired = new AtomicLong();
   private final AtomicLong unknown = new AtomicLong();
   private final java.util.List<String> refusedRequests =
       java.util.Collections.synchronizedList(new java.util.ArrayList<>());
-  private volatile boolean closed;
 
   private ExpiringKeyS3Proxy(String upstreamHost, int upstreamPort) {
+    super("expiring-s3-proxy");
     this.upstreamHost = upstreamHost;
     this.upstreamPort = upstreamPort;
-    try {
-      socket = new ServerSocket(0, 128, InetAddress.getLoopbackAddress());
-    } catch (IOException e) {
-      throw new UncheckedIOException("the expiring-key S3 proxy did not start", e);
-    }
-    threads.execute(this::acceptLoop);
   }
 
   /** In front of {@code s3}, which must be anonymous. */
   public static ExpiringKeyS3Proxy start(S3ProxyFixture s3) {
     return new ExpiringKeyS3Proxy("127.0.0.1", s3.port());
-  }
-
-  public String endpoint() {
-    return "http://127.0.0.1:" + socket.getLocalPort();
   }
 
   /** A new key pair valid until {@code expiresAtMillis}. */
@@ -110,145 +84,45 @@ public final class ExpiringKeyS3Proxy implements AutoCloseable {
     return unknown.get();
   }
 
-  private void acceptLoop() {
-    while (!closed) {
-      try {
-        Socket client = socket.accept();
-        threads.execute(() -> serve(client));
-      } catch (IOException e) {
-        if (!closed) {
-          System.err.println("expiring-key S3 proxy: accept failed: " + e);
-        }
-      }
-    }
-  }
-
-  private void serve(Socket client) {
+  @Override
+  protected void serve(Socket client) {
     try (client) {
       InputStream in = client.getInputStream();
-      byte[] head = readHead(in);
-      if (head == null) {
+      S3Wire.Head req = S3Wire.readRequest(in);
+      if (req == null) {
         return;
       }
-      String text = new String(head, StandardCharsets.ISO_8859_1);
-      String[] lines = text.split("\r\n");
-      String requestLine = lines[0];
-      String keyId = null;
-      StringBuilder forwarded = new StringBuilder(requestLine).append("\r\n");
-      for (int i = 1; i < lines.length; i++) {
-        String line = lines[i];
-        int colon = line.indexOf(':');
-        if (colon < 0) {
-          continue;
-        }
-        String name = line.substring(0, colon).trim().toLowerCase(Locale.ROOT);
-        String value = line.substring(colon + 1).trim();
-        if (name.equals("authorization")) {
-          Matcher m = CREDENTIAL.matcher(value);
-          if (m.find()) {
-            keyId = m.group(1);
-          }
-          continue; // s3proxy is anonymous: the signature is not its business
-        }
-        if (name.equals("connection") || name.equals("x-amz-security-token")) {
-          continue;
-        }
-        forwarded.append(line).append("\r\n");
-      }
-      if (keyId == null) {
-        int q = requestLine.indexOf("X-Amz-Credential=");
-        if (q >= 0) {
-          String rest = requestLine.substring(q + "X-Amz-Credential=".length());
-          keyId = URLDecoder.decode(rest.split("[& ]")[0], StandardCharsets.UTF_8).split("/")[0];
-        }
-      }
+      String keyId = req.keyId();
       OutputStream out = client.getOutputStream();
-      boolean head0 = requestLine.startsWith("HEAD ");
+      boolean head0 = req.method().equals("HEAD");
       Matcher k = keyId == null ? null : KEY_ID.matcher(keyId);
       if (k == null || !k.matches()) {
         unknown.incrementAndGet();
-        refuse(out, head0, 403, "InvalidAccessKeyId", "The AWS Access Key Id you provided "
-            + "does not exist in our records.");
+        S3Wire.error(out, head0, 403, "Forbidden", "InvalidAccessKeyId", "The AWS Access Key "
+            + "Id you provided does not exist in our records.", "expiring-key-proxy");
         return;
       }
       if (System.currentTimeMillis() >= Long.parseLong(k.group(1))) {
         expired.incrementAndGet();
         if (refusedRequests.size() < 20) {
-          refusedRequests.add(requestLine + " (key expired "
+          refusedRequests.add(req.requestLine() + " (key expired "
               + (System.currentTimeMillis() - Long.parseLong(k.group(1))) + " ms before)");
         }
-        refuse(out, head0, 400, "ExpiredToken", "The provided token has expired.");
+        S3Wire.error(out, head0, 400, "Bad Request", "ExpiredToken",
+            "The provided token has expired.", "expiring-key-proxy");
         return;
       }
       accepted.incrementAndGet();
-      forwarded.append("Connection: close\r\n\r\n");
       try (Socket up = new Socket(upstreamHost, upstreamPort)) {
         OutputStream upOut = up.getOutputStream();
-        upOut.write(forwarded.toString().getBytes(StandardCharsets.ISO_8859_1));
+        upOut.write(req.upstreamBytes());
         upOut.flush();
-        Thread body = new Thread(() -> pipe(in, upOut), "expiring-s3-proxy-body");
-        body.setDaemon(true);
-        body.start();
-        pipe(up.getInputStream(), out);
+        S3Wire.pipeInBackground(in, upOut, "expiring-s3-proxy-body");
+        S3Wire.pipe(up.getInputStream(), out);
       }
     } catch (IOException e) {
       // the client or s3proxy went away: the client sees its connection end
     }
-  }
-
-  private static void pipe(InputStream from, OutputStream to) {
-    byte[] buf = new byte[64 * 1024];
-    try {
-      for (int n; (n = from.read(buf)) >= 0; ) {
-        to.write(buf, 0, n);
-        to.flush();
-      }
-    } catch (IOException ignored) {
-      // one side closed
-    }
-  }
-
-  private static byte[] readHead(InputStream in) throws IOException {
-    ByteArrayOutputStream b = new ByteArrayOutputStream();
-    int state = 0;
-    for (int c; (c = in.read()) >= 0; ) {
-      b.write(c);
-      state = (c == '\r' && (state == 0 || state == 2)) ? state + 1
-          : (c == '\n' && (state == 1 || state == 3)) ? state + 1 : 0;
-      if (state == 4) {
-        return b.toByteArray();
-      }
-      if (b.size() > 256 * 1024) {
-        throw new IOException("request head too long");
-      }
-    }
-    return null;
-  }
-
-  private static void refuse(OutputStream out, boolean head, int status, String code,
-      String message) throws IOException {
-    byte[] xml = ("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><Code>" + code
-        + "</Code><Message>" + message + "</Message><RequestId>expiring-key-proxy</RequestId>"
-        + "</Error>").getBytes(StandardCharsets.UTF_8);
-    String reason = status == 400 ? "Bad Request" : "Forbidden";
-    String h = "HTTP/1.1 " + status + " " + reason + "\r\nContent-Type: application/xml\r\n"
-        + "Content-Length: " + (head ? 0 : xml.length) + "\r\nConnection: close\r\n\r\n";
-    out.write(h.getBytes(StandardCharsets.ISO_8859_1));
-    if (!head) {
-      out.write(xml);
-    }
-    out.flush();
-  }
-
-  @Override
-  public void close() {
-    closed = true;
-    try {
-      socket.close();
-    } catch (IOException ignored) {
-      // closing
-    }
-    threads.shutdownNow();
   }
 
   @Override

@@ -11,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import org.apache.arrow.memory.BufferAllocator;
@@ -26,6 +27,8 @@ import org.lance.ReadOptions;
 import org.lance.Transaction;
 import org.lance.operation.Overwrite;
 import org.lance.schema.LanceField;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One atomic change of a view table: row deletions, new fragments, schema/field metadata and
@@ -54,6 +57,7 @@ import org.lance.schema.LanceField;
  * keeps its previous version.
  */
 public final class ViewCommit {
+  private static final Logger LOG = LoggerFactory.getLogger(ViewCommit.class);
   private final String location;
   private final Map<String, String> storageOptions;
   private final long readVersion;
@@ -257,11 +261,12 @@ public final class ViewCommit {
       lastStep.run();
       long version;
       // The Transaction holds native (Arrow C) memory: close it on every path.
-      try (Transaction t = txn.build();
-          Dataset committed = new CommitBuilder(ds).execute(t)) {
+      Transaction t = txn.build();
+      String uuid = t.uuid();
+      try (t; Dataset committed = new CommitBuilder(ds).execute(t)) {
         version = committed.version();
-      } catch (RuntimeException e) {
-        throw classify(e);
+      } catch (Exception e) { // lance-core throws the object store's IOException undeclared
+        version = landedAnyway(allocator, uuid, e);
       }
       // ... and one that slipped in between that check and the commit is detected here: the
       // view is restored to that writer's version and this change reported as a conflict.
@@ -296,7 +301,40 @@ public final class ViewCommit {
         + "not applied. Re-run the refresh: it starts from the latest version.", cause);
   }
 
-  private RuntimeException classify(RuntimeException e) {
+  /**
+   * The version this commit's transaction ({@code uuid}) landed as although lance-core reported
+   * {@code failure}: an object store can apply the PUT of the manifest and lose its answer, and
+   * object_store does not retry a conditional PUT. Else {@code failure}, classified.
+   */
+  private long landedAnyway(BufferAllocator allocator, String uuid, Exception failure) {
+    RuntimeException classified = classify(failure);
+    if (classified instanceof ViewCommitConflictException) {
+      throw classified;
+    }
+    ReadOptions ro = CredentialRefresh.readOptions(storageOptions)
+        .setVersion(readVersion + 1)
+        .build();
+    try (Dataset next = Dataset.open(allocator, location, ro)) {
+      Optional<Transaction> txn = next.readTransaction();
+      boolean ours;
+      try {
+        ours = txn.map(x -> uuid.equals(x.uuid())).orElse(false);
+      } finally {
+        txn.ifPresent(Transaction::close);
+      }
+      if (ours) {
+        LOG.warn("View table '{}': the object store failed the commit of version {} ({}), but "
+            + "the version holds this commit's transaction {}: it landed", location,
+            readVersion + 1, failure.getMessage(), uuid);
+        return readVersion + 1;
+      }
+    } catch (Exception notThere) { // no such version, or unreadable: the failure stands
+      classified.addSuppressed(notThere);
+    }
+    throw classified;
+  }
+
+  private RuntimeException classify(Exception e) {
     String m = String.valueOf(e.getMessage());
     String lower = m.toLowerCase(java.util.Locale.ROOT);
     if (lower.contains("conflict") || lower.contains("concurrent")

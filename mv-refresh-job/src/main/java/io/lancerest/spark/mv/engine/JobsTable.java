@@ -107,7 +107,7 @@ final class JobsTable implements JobLog {
       return;
     }
     TableLocation loc = location(true);
-    RuntimeException last = null;
+    Exception last = null;
     for (int attempt = 1; attempt <= APPEND_ATTEMPTS; attempt++) {
       try (BufferAllocator a = new RootAllocator();
           Dataset ds = open(a, loc)) {
@@ -121,7 +121,7 @@ final class JobsTable implements JobLog {
             .operation(Append.builder().fragments(fragments).build()).build();
         new CommitBuilder(ds).execute(txn).close();
         return;
-      } catch (RuntimeException e) {
+      } catch (Exception e) { // lance-core throws IOException undeclared (an object store's)
         last = e;
       }
     }

@@ -193,7 +193,7 @@ public final class JobTracker {
   private void write(JobRecord r) {
     try {
       log.append(List.of(r));
-    } catch (RuntimeException | Error e) {
+    } catch (Exception | Error e) { // lance-core's IOException is thrown undeclared
       LOG.warn("Job {} of view {}: recording state {} in the job log failed (the refresh goes "
           + "on; the view's own last job stays exact): {}", jobId, view, r.status(),
           message(e));

@@ -5,6 +5,7 @@ import io.lancerest.spark.mv.RefreshCancelledException;
 import io.lancerest.spark.mv.RefreshPlan;
 import io.lancerest.spark.mv.RefreshResult;
 import io.lancerest.spark.mv.commit.ViewCommitConflictException;
+import io.lancerest.spark.mv.commit.ViewCommitException;
 import io.lancerest.spark.mv.commit.ViewCommitResult;
 import io.lancerest.spark.mv.maintenance.ViewMaintenance;
 import java.util.function.LongSupplier;
@@ -87,6 +88,11 @@ public final class RefreshDriver {
               + "again (attempt {} of {})", ctx.viewName(), ctx.jobId(), n + 1,
               COMMIT_ATTEMPTS);
           continue;
+        } catch (ViewCommitException e) {
+          staged.errors().abandon(e.toString());
+          throw new MaterializedViewException("Refresh of view " + ctx.viewName() + " (job "
+              + ctx.jobId() + ") could not commit: " + e.getMessage() + ". Run the refresh "
+              + "again", e);
         } catch (RuntimeException | Error e) {
           staged.errors().abandon(e.toString());
           throw e;

@@ -75,15 +75,33 @@ public class ObjectStoreViewsTest {
         .location();
   }
 
-  private static String keyPrefix(String location) {
+  static String keyPrefix(String location) {
     String p = "s3://" + S3ProxyFixture.BUCKET + "/";
     assertTrue(location.startsWith(p), "an S3 location: " + location);
     String k = location.substring(p.length());
     return k.endsWith("/") ? k : k + "/";
   }
 
+  private static Map<String, List<String>> localRows;
+  private static Map<String, String> localStatuses;
+
+  /**
+   * {@link #scenario} on the local-folder fixture {@code local}, run once per test JVM: the
+   * expected side of this class and of {@link ObjectStoreFaultsTest}.
+   */
+  static synchronized Map<String, List<String>> localScenario(EngineFixture local,
+      Map<String, String> statuses) {
+    if (localRows == null) {
+      Map<String, String> st = new LinkedHashMap<>();
+      localRows = Map.copyOf(scenario(local, st));
+      localStatuses = Map.copyOf(st);
+    }
+    statuses.putAll(localStatuses);
+    return new LinkedHashMap<>(localRows);
+  }
+
   /** Each view's rows after each step, by "step view". */
-  private static Map<String, List<String>> scenario(EngineFixture f, Map<String, String> statuses) {
+  static Map<String, List<String>> scenario(EngineFixture f, Map<String, String> statuses) {
     Map<String, List<String>> out = new LinkedHashMap<>();
     String ns = f.namespace("osv");
     String docs = "lance." + ns + ".docs";
@@ -130,7 +148,7 @@ public class ObjectStoreViewsTest {
   void viewsOnS3GiveTheLocalRowsAndWriteOnlyTheirLocations() {
     Map<String, String> localStatus = new LinkedHashMap<>();
     Map<String, String> s3Status = new LinkedHashMap<>();
-    Map<String, List<String>> expected = scenario(local, localStatus);
+    Map<String, List<String>> expected = localScenario(local, localStatus);
     Set<String> before = new TreeSet<>(s3.keys(""));
     Map<String, List<String>> actual = scenario(onS3, s3Status);
     String ns = actual.get("ns").get(0);
@@ -173,7 +191,7 @@ public class ObjectStoreViewsTest {
     onS3.sql("DROP NAMESPACE lance." + ns + " CASCADE");
   }
 
-  private static String loadLocation(org.apache.spark.sql.connector.catalog.TableCatalog c,
+  static String loadLocation(org.apache.spark.sql.connector.catalog.TableCatalog c,
       String ns, String table) {
     try {
       return c.loadTable(org.apache.spark.sql.connector.catalog.Identifier.of(new String[] {ns},
