@@ -19,7 +19,10 @@ import org.apache.spark.sql.SparkSession;
  * parent test asserts on. Exit codes: 0 all done, 1 the catalog part failed (an exception out of
  * {@code main}), {@value #VIEWS_FAILED} only the materialized-view part failed.
  *
- * <p>Arguments: {@code <warehouse dir> <port> [--with-mv]}.
+ * <p>Arguments: {@code <warehouse dir> <port> [--with-mv [--then-insert]]}; a warehouse of
+ * {@code -} starts no server (the catalog's {@code uri} names a running one). With
+ * {@code --then-insert} the source gains one more row after the view's refresh, for a refresh
+ * job to pick up.
  */
 public final class BundleSmokeApp {
   static final int VIEWS_FAILED = 2;
@@ -29,16 +32,10 @@ public final class BundleSmokeApp {
   public static void main(String[] args) throws Exception {
     Path warehouse = Path.of(args[0]);
     int port = Integer.parseInt(args[1]);
-    boolean withViews = args.length > 2 && args[2].equals("--with-mv");
-
-    // lance-core is on the application class path (the lance jars), not in the bundle; it is
-    // reached by reflection so that this test module needs no compile dependency on it, which
-    // would disturb the Spark-only class path resolved for this JVM.
-    Class<?> adapterClass = Class.forName("org.lance.namespace.RestAdapter");
-    AutoCloseable server = (AutoCloseable) adapterClass
-        .getConstructor(String.class, Map.class, String.class, Integer.class)
-        .newInstance("dir", Map.of("root", warehouse.toString()), "127.0.0.1", port);
-    adapterClass.getMethod("start").invoke(server);
+    List<String> flags = List.of(args).subList(2, args.length);
+    boolean withViews = flags.contains("--with-mv");
+    AutoCloseable server = args[0].equals("-") ? () -> { }
+        : startServer(Map.of("root", warehouse.toString()), port);
 
     SparkSession spark = SparkSession.builder().getOrCreate();
     int exitCode = 0;
@@ -49,6 +46,10 @@ public final class BundleSmokeApp {
       if (withViews) {
         try {
           queryView(spark);
+          if (flags.contains("--then-insert")) {
+            sql(spark, "INSERT INTO lance.sales.orders VALUES (7, 'date', 4)");
+            System.out.println("PENDING " + rows(spark, "SELECT count(*) FROM lance.sales.orders"));
+          }
           System.out.println("VIEWS DONE");
         } catch (RuntimeException e) {
           e.printStackTrace();
@@ -62,6 +63,21 @@ public final class BundleSmokeApp {
     if (exitCode != 0) {
       System.exit(exitCode);
     }
+  }
+
+  /**
+   * Starts lance-core's dir server on {@code port}. lance-core is on the application class path
+   * (the lance jars), not in the bundle; it is reached by reflection so that this test module
+   * needs no compile dependency on it, which would disturb the Spark-only class path resolved
+   * for the Spark JVMs.
+   */
+  static AutoCloseable startServer(Map<String, String> properties, int port) throws Exception {
+    Class<?> adapterClass = Class.forName("org.lance.namespace.RestAdapter");
+    AutoCloseable server = (AutoCloseable) adapterClass
+        .getConstructor(String.class, Map.class, String.class, Integer.class)
+        .newInstance("dir", properties, "127.0.0.1", port);
+    adapterClass.getMethod("start").invoke(server);
+    return server;
   }
 
   /** Where the classes that matter were loaded from: the bundle, the lance jars, or Spark's. */

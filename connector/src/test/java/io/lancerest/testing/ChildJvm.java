@@ -52,6 +52,12 @@ public final class ChildJvm implements AutoCloseable {
    */
   public static ChildJvm start(String what, Class<?> main, List<String> jvmArgs,
       String... args) {
+    return start(what, main.getName(), System.getProperty("java.class.path"), jvmArgs, args);
+  }
+
+  /** {@link #start(String, Class, List, String...)} with another class path. */
+  public static ChildJvm start(String what, String main, String classPath, List<String> jvmArgs,
+      String... args) {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
@@ -62,8 +68,8 @@ public final class ChildJvm implements AutoCloseable {
     }
     cmd.addAll(jvmArgs);
     cmd.add("-cp");
-    cmd.add(System.getProperty("java.class.path"));
-    cmd.add(main.getName());
+    cmd.add(classPath);
+    cmd.add(main);
     cmd.addAll(List.of(args));
     try {
       return new ChildJvm(what, new ProcessBuilder(cmd).redirectErrorStream(true).start());
@@ -95,6 +101,31 @@ public final class ChildJvm implements AutoCloseable {
     }
     Duration elapsed = Duration.ofNanos(System.nanoTime() - started);
     return new Result(finished, finished ? process.exitValue() : -1, output.toString(), elapsed);
+  }
+
+  /**
+   * Waits until the child has printed {@code marker} (at most {@code limit} after its start);
+   * fails with its output if it exits or the time passes first.
+   */
+  public void awaitOutput(String marker, Duration limit) {
+    long deadline = started + limit.toNanos();
+    while (!output.toString().contains(marker)) {
+      if (!process.isAlive()) {
+        throw new AssertionError(what + " exited with " + process.exitValue() + " before it "
+            + "printed '" + marker + "'; its output:\n" + output);
+      }
+      if (System.nanoTime() > deadline) {
+        kill();
+        throw new AssertionError(what + " did not print '" + marker + "' within "
+            + limit.toSeconds() + " s (killed); its output:\n" + output);
+      }
+      try {
+        Thread.sleep(100);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new AssertionError("interrupted while waiting for " + what, e);
+      }
+    }
   }
 
   /** Like {@link #await}, and fails unless the child exited 0 within {@code limit} of its start. */

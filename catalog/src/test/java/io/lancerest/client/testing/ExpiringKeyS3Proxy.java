@@ -44,7 +44,9 @@ public final class ExpiringKeyS3Proxy extends OneRequestProxy {
 
   /** In front of {@code s3}, which must be anonymous. */
   public static ExpiringKeyS3Proxy start(S3ProxyFixture s3) {
-    return new ExpiringKeyS3Proxy("127.0.0.1", s3.port());
+    ExpiringKeyS3Proxy p = new ExpiringKeyS3Proxy("127.0.0.1", s3.port());
+    p.startAccepting();
+    return p;
   }
 
   /** A new key pair valid until {@code expiresAtMillis}. */

@@ -81,7 +81,9 @@ public final class FaultyS3Proxy extends OneRequestProxy {
 
   /** In front of {@code s3}, which must be anonymous; no faults until {@link #every}. */
   public static FaultyS3Proxy start(S3ProxyFixture s3) {
-    return new FaultyS3Proxy(s3.port());
+    FaultyS3Proxy p = new FaultyS3Proxy(s3.port());
+    p.startAccepting();
+    return p;
   }
 
   /** What lance-core needs to use this endpoint (any key: s3proxy behind it is anonymous). */

@@ -30,6 +30,10 @@ public abstract class OneRequestProxy implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException("the " + name + " did not start", e);
     }
+  }
+
+  /** Starts taking connections; the subclass's factory calls it once it is fully built. */
+  protected final void startAccepting() {
     threads.execute(this::acceptLoop);
   }
 

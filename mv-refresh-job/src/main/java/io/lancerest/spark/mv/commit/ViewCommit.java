@@ -151,7 +151,7 @@ public final class ViewCommit {
     Dataset ds;
     try {
       ds = Dataset.open(allocator, location, ro);
-    } catch (RuntimeException e) {
+    } catch (Exception e) { // lance-core's IOException arrives undeclared
       throw new ViewCommitException("Cannot open view table at '" + location + "' version "
           + readVersion + ": " + e.getMessage(), e);
     }
@@ -287,7 +287,7 @@ public final class ViewCommit {
         .build();
     try (Dataset previous = Dataset.open(allocator, location, ro)) {
       previous.restore();
-    } catch (RuntimeException e) {
+    } catch (Exception e) { // lance-core's IOException arrives undeclared
       throw new ViewCommitException("View table '" + location + "': this commit (version "
           + committed + ") overwrote a concurrent commit and restoring version "
           + (committed - 1) + " failed: " + e.getMessage() + ". Restore it by hand "
@@ -303,35 +303,47 @@ public final class ViewCommit {
 
   /**
    * The version this commit's transaction ({@code uuid}) landed as although lance-core reported
-   * {@code failure}: an object store can apply the PUT of the manifest and lose its answer, and
-   * object_store does not retry a conditional PUT. Else {@code failure}, classified.
+   * {@code failure}: an object store can apply the PUT of the manifest and lose its answer
+   * (object_store does not retry a conditional PUT after a connection error, and a retry after
+   * a 5xx can meet its own manifest as "already exists"). Every version after
+   * {@code readVersion} is looked at, since lance-core may have rebased the commit; the caller
+   * handles one that landed later than {@code readVersion + 1} as it does a rebase. When no
+   * version holds it, {@code failure} is classified and thrown; when the versions cannot be
+   * read, the failure says the commit may have landed.
    */
   private long landedAnyway(BufferAllocator allocator, String uuid, Exception failure) {
-    RuntimeException classified = classify(failure);
-    if (classified instanceof ViewCommitConflictException) {
-      throw classified;
-    }
-    ReadOptions ro = CredentialRefresh.readOptions(storageOptions)
-        .setVersion(readVersion + 1)
-        .build();
-    try (Dataset next = Dataset.open(allocator, location, ro)) {
-      Optional<Transaction> txn = next.readTransaction();
-      boolean ours;
-      try {
-        ours = txn.map(x -> uuid.equals(x.uuid())).orElse(false);
-      } finally {
-        txn.ifPresent(Transaction::close);
+    long latest;
+    Long found = null;
+    try (Dataset head = Dataset.open(allocator, location,
+        CredentialRefresh.readOptions(storageOptions).build())) {
+      latest = head.latestVersion();
+      for (long v = readVersion + 1; v <= latest && found == null; v++) {
+        try (Dataset at = Dataset.open(allocator, location,
+            CredentialRefresh.readOptions(storageOptions).setVersion(v).build())) {
+          Optional<Transaction> txn = at.readTransaction();
+          try {
+            if (txn.map(x -> uuid.equals(x.uuid())).orElse(false)) {
+              found = v;
+            }
+          } finally {
+            txn.ifPresent(Transaction::close);
+          }
+        }
       }
-      if (ours) {
-        LOG.warn("View table '{}': the object store failed the commit of version {} ({}), but "
-            + "the version holds this commit's transaction {}: it landed", location,
-            readVersion + 1, failure.getMessage(), uuid);
-        return readVersion + 1;
-      }
-    } catch (Exception notThere) { // no such version, or unreadable: the failure stands
-      classified.addSuppressed(notThere);
+    } catch (Exception unreadable) { // lance-core's IOException arrives undeclared
+      ViewCommitException e = new ViewCommitException("Commit to view table '" + location
+          + "' failed (" + failure.getMessage() + "), and reading its versions to see whether "
+          + "the commit landed failed too (" + unreadable.getMessage() + "): the view may hold "
+          + "this change or not. Read the view before running the refresh again", failure);
+      e.addSuppressed(unreadable);
+      throw e;
     }
-    throw classified;
+    if (found != null) {
+      LOG.warn("View table '{}': the commit failed ({}), but version {} holds this commit's "
+          + "transaction {}: it landed", location, failure.getMessage(), found, uuid);
+      return found;
+    }
+    throw classify(failure);
   }
 
   private RuntimeException classify(Exception e) {
@@ -341,7 +353,7 @@ public final class ViewCommit {
         || lower.contains("already exists")) {
       return conflict("lance-core: " + m, e);
     }
-    return new ViewCommitException(
+    return new ViewCommitNotAppliedException(
         "Commit to view table '" + location + "' failed; the view is unchanged: " + m, e);
   }
 

@@ -5,7 +5,7 @@ import io.lancerest.spark.mv.RefreshCancelledException;
 import io.lancerest.spark.mv.RefreshPlan;
 import io.lancerest.spark.mv.RefreshResult;
 import io.lancerest.spark.mv.commit.ViewCommitConflictException;
-import io.lancerest.spark.mv.commit.ViewCommitException;
+import io.lancerest.spark.mv.commit.ViewCommitNotAppliedException;
 import io.lancerest.spark.mv.commit.ViewCommitResult;
 import io.lancerest.spark.mv.maintenance.ViewMaintenance;
 import java.util.function.LongSupplier;
@@ -88,12 +88,12 @@ public final class RefreshDriver {
               + "again (attempt {} of {})", ctx.viewName(), ctx.jobId(), n + 1,
               COMMIT_ATTEMPTS);
           continue;
-        } catch (ViewCommitException e) {
+        } catch (ViewCommitNotAppliedException e) {
           staged.errors().abandon(e.toString());
           throw new MaterializedViewException("Refresh of view " + ctx.viewName() + " (job "
-              + ctx.jobId() + ") could not commit: " + e.getMessage() + ". Run the refresh "
-              + "again", e);
-        } catch (RuntimeException | Error e) {
+              + ctx.jobId() + ") could not commit: " + e.getMessage().replaceAll("\\.$", "")
+              + ". Run the refresh again", e);
+        } catch (Exception | Error e) { // lance-core's IOException arrives undeclared
           staged.errors().abandon(e.toString());
           throw e;
         }
@@ -111,12 +111,16 @@ public final class RefreshDriver {
         R result = staged.result().apply(committed);
         return ended(job, kind, result, maintain(ctx, tables, maxRowsPerFragment));
       }
-    } catch (RuntimeException | Error e) {
+    } catch (Exception | Error e) { // lance-core's IOException arrives undeclared
       Throwable t = recordEnd(ctx, committed, e);
       if (t instanceof Error err) {
         throw err;
       }
-      throw (RuntimeException) t;
+      if (t instanceof RuntimeException re) {
+        throw re;
+      }
+      throw new MaterializedViewException("Refresh of view " + ctx.viewName() + " (job "
+          + ctx.jobId() + ") failed: " + t.getMessage(), t);
     } finally {
       restoreJobProperties(ctx.spark().sparkContext(), caller);
     }

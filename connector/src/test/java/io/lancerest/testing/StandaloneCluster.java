@@ -56,13 +56,13 @@ public final class StandaloneCluster implements AutoCloseable {
 
   private record Daemon(String what, Process process, Path log) {}
 
-  private StandaloneCluster(Path home) {
+  private StandaloneCluster(Path home, List<Path> sparkJars) {
     this.home = home;
     this.opens = ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
         .filter(a -> a.startsWith("--add-opens") || a.startsWith("--add-exports")
             || a.startsWith("-Djdk.reflect") || a.startsWith("-Dio.netty"))
         .toList();
-    this.executorClassPath = layOutHome(home);
+    this.executorClassPath = sparkJars == null ? layOutHome(home) : linkOnly(home, sparkJars);
     this.hook = new Thread(this::killAll, "standalone-cluster-shutdown");
     Runtime.getRuntime().addShutdownHook(hook);
   }
@@ -72,6 +72,22 @@ public final class StandaloneCluster implements AutoCloseable {
    * "1g") each, and waits until every Worker has registered.
    */
   public static StandaloneCluster start(int workers, int cores, String memory) {
+    return start(workers, cores, memory, null);
+  }
+
+  /**
+   * {@link #start(int, int, String)} on a SPARK_HOME whose {@code jars/} holds only
+   * {@code sparkJars}, as a Spark install has: applications bring everything else themselves
+   * ({@code --jars}, {@code spark.executor.extraClassPath}), and {@link #appConf} sets no
+   * executor class path.
+   */
+  public static StandaloneCluster withJars(int workers, int cores, String memory,
+      List<Path> sparkJars) {
+    return start(workers, cores, memory, List.copyOf(sparkJars));
+  }
+
+  private static StandaloneCluster start(int workers, int cores, String memory,
+      List<Path> sparkJars) {
     Path home;
     try {
       home = Files.createTempDirectory("spark-standalone");
@@ -80,7 +96,7 @@ public final class StandaloneCluster implements AutoCloseable {
     }
     StandaloneCluster c;
     try {
-      c = new StandaloneCluster(home);
+      c = new StandaloneCluster(home, sparkJars);
     } catch (RuntimeException | Error e) {
       deleteQuietly(home);
       throw e;
@@ -133,11 +149,29 @@ public final class StandaloneCluster implements AutoCloseable {
     c.put("spark.executor.cores", String.valueOf(executorCores));
     c.put("spark.executor.memory", executorMemory);
     c.put("spark.cores.max", String.valueOf(maxCores));
-    c.put("spark.executor.extraClassPath", executorClassPath);
+    if (!executorClassPath.isEmpty()) {
+      c.put("spark.executor.extraClassPath", executorClassPath);
+    }
     c.put("spark.executor.extraJavaOptions", (String.join(" ", opens) + " "
         + extraExecutorJavaOptions).trim());
     c.put("spark.ui.enabled", "false");
     return c;
+  }
+
+  /** The {@code stderr} of every executor the Workers ran so far, alive or ended. */
+  public String executorLogs() {
+    StringBuilder b = new StringBuilder();
+    for (Path w : workDirs) {
+      try (Stream<Path> files = Files.walk(w)) {
+        for (Path f : files.filter(f -> f.getFileName().toString().equals("stderr")).toList()) {
+          b.append("== ").append(f).append('\n').append(Files.readString(f,
+              StandardCharsets.UTF_8));
+        }
+      } catch (IOException e) {
+        b.append("(cannot read ").append(w).append(": ").append(e).append(")\n");
+      }
+    }
+    return b.toString();
   }
 
   /** The executor JVMs now alive: child processes of the Workers. */
@@ -229,22 +263,43 @@ public final class StandaloneCluster implements AutoCloseable {
    * daemons' log4j2 configuration. Returns the executors' extra class path: the lance jars of
    * docs/packaging.md, then the class path's directories.
    */
+  /** A SPARK_HOME of {@code jars} and the daemons' log4j2 configuration; no executor path. */
+  private static String linkOnly(Path home, List<Path> jars) {
+    try {
+      Path dir = writeConf(home);
+      int i = 0;
+      for (Path p : jars) {
+        Files.createSymbolicLink(dir.resolve(String.format("%03d-%s", i++, p.getFileName())),
+            p.toAbsolutePath());
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return "";
+  }
+
+  /** Writes {@code conf/log4j2.properties} (INFO: the readiness lines); returns {@code jars/}. */
+  private static Path writeConf(Path home) throws IOException {
+    Path jars = Files.createDirectories(home.resolve("jars"));
+    Path conf = Files.createDirectories(home.resolve("conf"));
+    Files.writeString(conf.resolve("log4j2.properties"), String.join("\n",
+        "rootLogger.level = info",
+        "rootLogger.appenderRef.stdout.ref = console",
+        "appender.console.type = Console",
+        "appender.console.name = console",
+        "appender.console.target = SYSTEM_ERR",
+        "appender.console.layout.type = PatternLayout",
+        "appender.console.layout.pattern = %d{HH:mm:ss.SSS} %p %c{1}: %m%n%ex", ""));
+    return jars;
+  }
+
   private static String layOutHome(Path home) {
     List<String> cp = List.of(System.getProperty("java.class.path").split(File.pathSeparator));
     List<String> lanceCoordinates = lanceJars();
     List<String> lance = new ArrayList<>();
     List<String> dirs = new ArrayList<>();
     try {
-      Path jars = Files.createDirectories(home.resolve("jars"));
-      Path conf = Files.createDirectories(home.resolve("conf"));
-      Files.writeString(conf.resolve("log4j2.properties"), String.join("\n",
-          "rootLogger.level = info",
-          "rootLogger.appenderRef.stdout.ref = console",
-          "appender.console.type = Console",
-          "appender.console.name = console",
-          "appender.console.target = SYSTEM_ERR",
-          "appender.console.layout.type = PatternLayout",
-          "appender.console.layout.pattern = %d{HH:mm:ss.SSS} %p %c{1}: %m%n%ex", ""));
+      Path jars = writeConf(home);
       int i = 0;
       for (String entry : cp) {
         Path p = Path.of(entry).toAbsolutePath();
