@@ -29,7 +29,9 @@ import org.junit.jupiter.api.Test;
  *       jar), with its work in executor tasks ({@code localRefreshMaxRows=0}).
  * </ol>
  * The executors fetch the bundle from the driver; nothing else of this project is on the
- * cluster.
+ * cluster. The application also reports where its classes were loaded from: the catalog and the
+ * relocated OkHttp from the bundle, Arrow 18 and lance-spark from the lance jars, Spark from
+ * Spark's jars, and no unrelocated OkHttp.
  */
 @Tag("slow")
 class BundleClusterTest {
@@ -74,6 +76,19 @@ class BundleClusterTest {
         SparkSubmitLauncher.Result a = launcher.submit("cluster-app", app);
         assertEquals(0, a.exitCode(), a.tail());
         String out = a.output();
+        // Where the classes came from on the driver: the bundle, the lance jars, Spark's jars.
+        String bundleJar = launcher.bundleJar.getFileName().toString();
+        for (String origin : List.of(CATALOG + " " + bundleJar,
+            "io.lancerest.shaded.okhttp3.OkHttpClient " + bundleJar,
+            "org.apache.arrow.vector.VectorSchemaRoot arrow-vector-18.3.0.jar",
+            "org.lance.spark.LanceDataset lance-spark-3.5_2.12-0.4.0.jar",
+            "org.apache.spark.sql.SparkSession spark-sql_2.12-3.5.5.jar")) {
+          assertTrue(out.contains("ORIGIN " + origin + "\n"), origin + "; " + a.tail());
+        }
+        assertTrue(out.contains("UNRELOCATED okhttp3.OkHttpClient absent"), a.tail());
+        assertTrue(out.contains("TABLES [sales|orders|false]"), a.tail());
+        assertTrue(out.contains("FILTERED [apple, plum]"), a.tail());
+        assertTrue(out.contains("VIEW [1|apple|30, 3|plum|70, 4|fig|20]\n"), a.tail());
         assertTrue(out.contains("ROWS [1|apple|3, 2|pear|1, 3|plum|7, 4|fig|2]"), a.tail());
         assertTrue(out.contains(
             "VIEW REFRESHED [1|apple|30, 3|plum|70, 4|fig|20, 5|kiwi|90]\n"), a.tail());
@@ -93,13 +108,12 @@ class BundleClusterTest {
 
         // The work ran in executor JVMs of the cluster, which got the bundle from the driver.
         String logs = cluster.executorLogs();
-        String bundleName = launcher.bundleJar.getFileName().toString();
         List<String> executors = List.of(logs.split("(?m)^== ")).stream()
             .filter(x -> !x.isBlank()).toList();
         assertEquals(2, executors.size(), "an executor for each application:\n" + tail(logs));
         for (String e : executors) {
-          assertTrue(e.contains("Fetching spark://") && e.contains(bundleName)
-              && e.contains("Finished task"), "the executor fetched " + bundleName
+          assertTrue(e.contains("Fetching spark://") && e.contains(bundleJar)
+              && e.contains("Finished task"), "the executor fetched " + bundleJar
               + " from the driver and ran tasks:\n" + tail(e));
         }
         assertTrue(s3.keys("bundle/").stream().anyMatch(k -> k.contains("big_orders")

@@ -3,15 +3,11 @@ package io.lancerest.bundle;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -23,11 +19,10 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * The bundle works where users put it: a Spark application on a class path of only Spark's jars
- * and the documented lance jars, with the bundle passed as {@code --jars}, reads and writes
- * tables through the catalog, and (once the engine ships them) creates and refreshes a view.
- * Also checks what the jar holds: our classes, OkHttp/Okio/Kotlin only under the relocation
- * prefix, and nothing of Spark.
+ * What the bundle holds (our classes, OkHttp/Okio/Kotlin only under the relocation prefix,
+ * nothing of Spark or lance), that the lance jars of docs/packaging.md are the ones the build
+ * copies, and that the refresh job's {@code --help} runs from it under {@code spark-submit}. The
+ * applications themselves run on a cluster in {@link BundleClusterTest}.
  */
 @Tag("slow")
 class BundleOnSparkClasspathTest {
@@ -35,13 +30,9 @@ class BundleOnSparkClasspathTest {
   static final String EXTENSIONS = "io.lancerest.spark.LanceRestSparkExtensions";
   static final String REFRESH_JOB = "io.lancerest.spark.mv.RefreshJob";
   static final String SHADED = "io/lancerest/shaded/";
-  /** What the MV SQL answers while the refresh engine is not wired in (mv-refresh-job). */
-  static final String ENGINE_NOT_YET = "need the refresh engine, which is not available in this "
-      + "build yet";
 
   private static SparkSubmitLauncher launcher;
   private static Set<String> entries;
-  private static SparkSubmitLauncher.Result smoke;
 
   @BeforeAll
   static void readBundle() throws IOException {
@@ -116,102 +107,15 @@ class BundleOnSparkClasspathTest {
   }
 
   @Test
-  void sparkApplicationReadsAndWritesThroughTheBundle() {
-    SparkSubmitLauncher.Result r = smokeRun();
-    String out = r.output();
-    assertTrue(r.exitCode() == 0 || r.exitCode() == BundleSmokeApp.VIEWS_FAILED, r.tail());
-    String bundleName = launcher.bundleJar.getFileName().toString();
-    assertTrue(out.contains("ORIGIN " + CATALOG + " " + bundleName + "\n"), r.tail());
-    assertTrue(out.contains("ORIGIN io.lancerest.shaded.okhttp3.OkHttpClient " + bundleName),
-        r.tail());
-    // The lance jars' Arrow 18 wins over Spark's Arrow 12.
-    assertTrue(out.contains("ORIGIN org.apache.arrow.vector.VectorSchemaRoot "
-        + "arrow-vector-18.3.0.jar"), r.tail());
-    assertTrue(out.contains("ORIGIN org.lance.spark.LanceDataset lance-spark-3.5_2.12-0.4.0.jar"),
-        r.tail());
-    assertTrue(out.contains("ORIGIN org.apache.spark.sql.SparkSession spark-sql_2.12-3.5.5.jar"),
-        r.tail());
-    assertTrue(out.contains("UNRELOCATED okhttp3.OkHttpClient absent"), r.tail());
-
-    assertTrue(out.contains("TABLES [sales|orders|false]"), r.tail());
-    assertTrue(out.contains("ROWS [1|apple|3, 2|pear|1, 3|plum|7, 4|fig|2]"), r.tail());
-    assertTrue(out.contains("FILTERED [apple, plum]"), r.tail());
-    assertTrue(out.contains("CATALOG DONE"), r.tail());
-  }
-
-  @Test
-  void queryViewIsCreatedAndRefreshedThroughTheBundle() {
-    assumeTrue(bundled(EXTENSIONS), EXTENSIONS + " is not in the bundle yet (issue 4)");
-    SparkSubmitLauncher.Result r = smokeRun();
-    // The SQL extension ships before the refresh engine does; until then the engine says so
-    // itself, and only that exact refusal is tolerated.
-    assumeTrue(r.exitCode() != BundleSmokeApp.VIEWS_FAILED
-        || !r.output().contains(ENGINE_NOT_YET), "view engine not in this build yet: " + r.tail());
-    assertEquals(0, r.exitCode(), r.tail());
-    assertTrue(r.output().contains("VIEW [1|apple|30, 3|plum|70, 4|fig|20]\n"), r.tail());
-    assertTrue(r.output().contains(
-        "VIEW REFRESHED [1|apple|30, 3|plum|70, 4|fig|20, 5|kiwi|90]\n"), r.tail());
-    assertTrue(r.output().contains("VIEWS DONE"), r.tail());
-  }
-
-  @Test
   void refreshJobHelpRunsFromTheBundleUnderSparkSubmit() {
-    assumeTrue(bundled(REFRESH_JOB), REFRESH_JOB + " is not in the bundle yet (issue 4)");
+    assertTrue(bundled(REFRESH_JOB), REFRESH_JOB + " is missing from the bundle");
     SparkSubmitLauncher.Result r = launcher.submit("refresh-job-help", List.of(
         "--class", REFRESH_JOB, launcher.bundleJar.toString(), "--help"));
     assertEquals(0, r.exitCode(), r.tail());
     assertTrue(r.output().contains("--uri") && r.output().contains("--view"), r.tail());
   }
 
-  /** One child JVM for both Spark tests: it costs most of this class's run time. */
-  private static synchronized SparkSubmitLauncher.Result smokeRun() {
-    if (smoke == null) {
-      Path warehouse = freshDir(launcher.workDir.resolve("warehouse"));
-      int port = freePort();
-      List<String> args = new ArrayList<>(List.of(
-          "--master", "local[2]",
-          "--conf", "spark.ui.enabled=false",
-          "--conf", "spark.log.level=WARN",
-          "--conf", "spark.sql.shuffle.partitions=2",
-          "--conf", "spark.sql.catalog.lance=" + CATALOG,
-          "--conf", "spark.sql.catalog.lance.uri=http://127.0.0.1:" + port));
-      if (bundled(EXTENSIONS)) {
-        args.addAll(List.of("--conf", "spark.sql.extensions=" + EXTENSIONS));
-      }
-      args.addAll(List.of(
-          "--jars", launcher.bundleJar.toString(),
-          "--class", BundleSmokeApp.class.getName(),
-          launcher.appJar.toString(), warehouse.toString(), Integer.toString(port)));
-      if (bundled(EXTENSIONS)) {
-        args.add("--with-mv");
-      }
-      smoke = launcher.submit("smoke", args);
-      System.out.println("bundle smoke run: exit " + smoke.exitCode() + " in "
-          + smoke.took().toMillis() + " ms");
-    }
-    return smoke;
-  }
 
-  private static Path freshDir(Path dir) {
-    try {
-      if (Files.exists(dir)) {
-        try (Stream<Path> walk = Files.walk(dir)) {
-          for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
-            Files.delete(p);
-          }
-        }
-      }
-      return Files.createDirectories(dir);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
 
-  private static int freePort() {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
+
 }

@@ -10,7 +10,7 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 
 /**
- * The Spark application that {@link BundleOnSparkClasspathTest} submits in a separate JVM whose
+ * The Spark application that {@link BundleClusterTest} submits in a separate JVM whose
  * class path holds only Spark's jars, the lance jars and (through {@code --jars}) the bundle.
  *
  * <p>It starts the upstream REST server on the given folder and port, then uses the catalog

@@ -2,6 +2,7 @@ package io.lancerest.spark.mv.engine;
 
 import io.lancerest.spark.mv.GenevaLayout;
 import io.lancerest.spark.mv.InvalidViewDefinitionException;
+import io.lancerest.spark.mv.MaterializedViewException;
 import io.lancerest.spark.mv.MaterializedViewKind;
 import io.lancerest.spark.mv.RefreshListener;
 import io.lancerest.spark.mv.RefreshOptions;
@@ -92,7 +93,8 @@ final class KindDispatch {
           + "changed since the view was created; nothing was committed. Recreate the view "
           + "(DROP MATERIALIZED VIEW, then CREATE MATERIALIZED VIEW) over the new schema", e);
     }
-    return e instanceof RuntimeException re ? re : new IllegalStateException(e);
+    return e instanceof RuntimeException re ? re : new MaterializedViewException("View "
+        + viewName + ": " + e.getMessage(), e);
   }
 
   /** Geneva's view columns of the kind never come from the function (used by describe). */

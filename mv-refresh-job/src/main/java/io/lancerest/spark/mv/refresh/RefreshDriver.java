@@ -116,14 +116,20 @@ public final class RefreshDriver {
       if (t instanceof Error err) {
         throw err;
       }
-      if (t instanceof RuntimeException re) {
-        throw re;
-      }
-      throw new MaterializedViewException("Refresh of view " + ctx.viewName() + " (job "
-          + ctx.jobId() + ") failed: " + t.getMessage(), t);
+      throw RefreshDriver.<RuntimeException>unchanged(t);
     } finally {
       restoreJobProperties(ctx.spark().sparkContext(), caller);
     }
+  }
+
+  /**
+   * Throws {@code t} as it is: a checked exception that arrives undeclared (Spark's
+   * AnalysisException, lance-core's IOException) keeps its type for the callers that classify
+   * it ({@code KindDispatch}).
+   */
+  @SuppressWarnings("unchecked")
+  private static <T extends Throwable> T unchanged(Throwable t) throws T {
+    throw (T) t;
   }
 
   private static <R> R ended(JobTracker job, ViewRefresh<R> kind, R result, String note) {

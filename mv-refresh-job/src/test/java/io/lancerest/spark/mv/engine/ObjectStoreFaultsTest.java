@@ -81,63 +81,12 @@ public class ObjectStoreFaultsTest {
   /** DROP … PURGE errors met under faults, with the table they named. */
   static final List<String> DROP_ERRORS = new ArrayList<>();
 
-  /**
-   * CTAS, MERGE, time travel and DROP … PURGE; the rows seen after each, by step. A DROP that
-   * fails under faults while the table is still listed is given again (at most 3 times); one
-   * that failed after the table was deregistered is recorded: the dir server deletes the table's
-   * objects with one DeleteObjects POST, which lance-core's object_store does not retry after a
-   * connection error, and answers such a failure with HTTP 400.
-   */
-  private static Map<String, List<String>> tables(EngineFixture f) {
-    Map<String, List<String>> out = new LinkedHashMap<>();
-    String ns = f.namespace("oft");
-    String t = "lance." + ns + ".t";
-    f.sql("CREATE TABLE " + t + " AS SELECT id, CAST(id * 10 AS BIGINT) AS v FROM range(0, 300)");
-    out.put("ctas", f.rows("SELECT count(*), sum(v) FROM " + t));
-    f.sql("CREATE OR REPLACE TEMPORARY VIEW oft_changes AS SELECT id, CAST(-id AS BIGINT) AS v "
-        + "FROM range(250, 350)");
-    f.sql("MERGE INTO " + t + " x USING oft_changes c ON x.id = c.id WHEN MATCHED THEN UPDATE "
-        + "SET v = c.v WHEN NOT MATCHED THEN INSERT (id, v) VALUES (c.id, c.v)");
-    out.put("merge", f.rows("SELECT count(*), sum(v), count(DISTINCT id) FROM " + t));
-    out.put("time travel", f.rows("SELECT count(*), sum(v) FROM " + t + " VERSION AS OF 1"));
-    String location = f.root != null ? null : ObjectStoreViewsTest.loadLocation(
-        (org.apache.spark.sql.connector.catalog.TableCatalog) f.spark.sessionState()
-            .catalogManager().catalog("lance"), ns, "t");
-    for (int attempt = 1; ; attempt++) {
-      try {
-        f.sql("DROP TABLE " + t + " PURGE");
-        break;
-      } catch (RuntimeException e) {
-        if (attempt == 3) {
-          throw e;
-        }
-        boolean listed = f.rows("SHOW TABLES IN lance." + ns).stream()
-            .anyMatch(r -> r.contains("|t|"));
-        DROP_ERRORS.add(e.getMessage() + " [table still listed: " + listed + "; objects left: "
-            + (location == null ? "?" : s3.keys(ObjectStoreViewsTest.keyPrefix(location)).size())
-            + "]");
-        if (!listed) {
-          Exception again = assertThrows(Exception.class,
-              () -> f.sql("DROP TABLE " + t + " PURGE"));
-          assertTrue(String.valueOf(again.getMessage()).contains("cannot be found"),
-              "a second DROP of the deregistered table: " + again);
-          break;
-        }
-      }
-    }
-    out.put("purged", f.rows("SHOW TABLES IN lance." + ns));
-    if (location != null && DROP_ERRORS.isEmpty()) {
-      assertEquals(List.of(), s3.keys(ObjectStoreViewsTest.keyPrefix(location)),
-          "PURGE removed every object of " + t);
-    }
-    return out;
-  }
-
   @Test
   void everyStatementSucceedsThroughIntermittentFaults() {
-    Map<String, List<String>> expected = new LinkedHashMap<>(tables(local));
+    Map<String, List<String>> expected = new LinkedHashMap<>(
+        ObjectStoreViewsTest.tables(local, null, null));
     Map<String, String> localStatus = new LinkedHashMap<>();
-    expected.putAll(ObjectStoreViewsTest.localScenario(local, localStatus));
+    expected.putAll(ObjectStoreViewsTest.scenario(local, localStatus));
     expected.remove("ns");
 
     long before = faults.requests();
@@ -147,7 +96,7 @@ public class ObjectStoreFaultsTest {
     Map<String, List<String>> actual;
     Map<String, String> s3Status = new LinkedHashMap<>();
     try {
-      actual = new LinkedHashMap<>(tables(onS3));
+      actual = new LinkedHashMap<>(ObjectStoreViewsTest.tables(onS3, s3, DROP_ERRORS));
       actual.putAll(ObjectStoreViewsTest.scenario(onS3, s3Status));
     } finally {
       faults.every(0);

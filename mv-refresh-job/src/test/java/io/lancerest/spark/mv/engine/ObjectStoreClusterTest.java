@@ -1,15 +1,18 @@
-package io.lancerest.spark.mv;
+package io.lancerest.spark.mv.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.lancerest.spark.mv.engine.EngineFixture;
+import io.lancerest.client.testing.S3ProxyFixture;
 import io.lancerest.testing.ClusterSpark;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.spark.api.java.function.MapPartitionsFunction;
@@ -22,36 +25,54 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * The catalog and the three view kinds on a Spark standalone cluster (executors in JVMs of
- * their own), against lance-core's directory server on a local folder: namespaces, tables,
- * INSERT, SELECT, UPDATE, and each view kind created and refreshed incrementally, with the
- * results checked against the source and from-scratch views and every task run by an executor.
+ * Everything of {@link ObjectStoreViewsTest} on a Spark standalone cluster (executors in JVMs of
+ * their own): CTAS, MERGE, time travel, DROP … PURGE, and the three view kinds created and
+ * refreshed after INSERT, UPDATE and DELETE and with {@code force}, on S3 (s3proxy), give the
+ * rows of the same statements on a local-folder namespace of the same cluster, with every task
+ * run by an executor, and every object they write under the tables' and views' own locations. Also, on the local folder: each view kind refreshed incrementally with its
+ * writes in Spark tasks equals the source's SELECT or a from-scratch view, without duplicates.
  */
 @Tag("slow")
-class ClusterSmokeTest {
+class ObjectStoreClusterTest {
   static ClusterSpark cluster;
-  static EngineFixture f;
+  static S3ProxyFixture s3;
+  static EngineFixture onS3;
+  static EngineFixture local;
   static final Set<String> TASK_EXECUTORS = ConcurrentHashMap.newKeySet();
   static final AtomicInteger TASKS = new AtomicInteger();
 
   @BeforeAll
   static void start() {
     cluster = new ClusterSpark();
-    cluster.context.addSparkListener(new SparkListener() {
-      @Override
-      public void onTaskEnd(SparkListenerTaskEnd end) {
-        TASKS.incrementAndGet();
-        TASK_EXECUTORS.add(end.taskInfo().executorId());
-      }
-    });
-    f = new EngineFixture(Map.of("mv.mode", "client"), cluster.master());
+    try {
+      cluster.context.addSparkListener(new SparkListener() {
+        @Override
+        public void onTaskEnd(SparkListenerTaskEnd end) {
+          TASKS.incrementAndGet();
+          TASK_EXECUTORS.add(end.taskInfo().executorId());
+        }
+      });
+      s3 = S3ProxyFixture.start();
+      Map<String, String> server = new HashMap<>(s3.storageOptions("storage."));
+      server.put("root", s3.uri("cluster"));
+      onS3 = EngineFixture.onServer(server, s3.storageOptions("storage."), cluster.master());
+      local = new EngineFixture(Map.of("mv.mode", "client"), cluster.master());
+    } catch (RuntimeException | Error e) {
+      stop();
+      throw e;
+    }
   }
 
   @AfterAll
   static void stop() {
     try {
-      if (f != null) {
-        f.close();
+      for (EngineFixture f : new EngineFixture[] {onS3, local}) {
+        if (f != null) {
+          f.close();
+        }
+      }
+      if (s3 != null) {
+        s3.close();
       }
     } finally {
       cluster.close();
@@ -59,7 +80,39 @@ class ClusterSmokeTest {
   }
 
   @Test
+  void statementsOnS3OnTheClusterGiveTheLocalFolderRows() {
+    Map<String, String> localStatus = new LinkedHashMap<>();
+    Map<String, List<String>> expected = new LinkedHashMap<>(
+        ObjectStoreViewsTest.tables(local, null, null));
+    expected.putAll(ObjectStoreViewsTest.scenario(local, localStatus));
+    expected.remove("ns");
+    TASK_EXECUTORS.clear();
+
+    Map<String, String> s3Status = new LinkedHashMap<>();
+    Map<String, List<String>> actual = new LinkedHashMap<>(
+        ObjectStoreViewsTest.tables(onS3, s3, null));
+    Set<String> before = new TreeSet<>(s3.keys(""));
+    actual.putAll(ObjectStoreViewsTest.scenario(onS3, s3Status));
+    ObjectStoreViewsTest.assertWritesOnlyUnderTheirLocations(onS3, s3, "cluster",
+        actual.remove("ns").get(0), before);
+
+    assertEquals(expected.keySet(), actual.keySet());
+    for (String step : expected.keySet()) {
+      assertEquals(expected.get(step), actual.get(step), "step '" + step + "'");
+      assertFalse(actual.get(step).isEmpty() && !step.equals("purged"), "step '" + step
+          + "' has rows");
+    }
+    assertEquals(localStatus, s3Status, "refresh statuses");
+    assertTrue(s3Status.values().stream().allMatch(s -> s.equals("DONE")), s3Status.toString());
+    assertFalse(TASK_EXECUTORS.isEmpty(), "tasks ran");
+    assertFalse(TASK_EXECUTORS.contains("driver"), "a task ran in the driver: " + TASK_EXECUTORS);
+    assertTrue(s3.keys("cluster/").stream().anyMatch(k -> k.contains("/_versions/")),
+        "the tables are on S3");
+  }
+
+  @Test
   void tasksRunInExecutorJvms() {
+    EngineFixture f = local;
     long me = ProcessHandle.current().pid();
     List<Long> pids = f.spark.range(0, 8, 1, 4).mapPartitions(
         (MapPartitionsFunction<Long, Long>) it -> List.of(ProcessHandle.current().pid())
@@ -74,6 +127,7 @@ class ClusterSmokeTest {
 
   @Test
   void catalogAndEveryViewKind() {
+    EngineFixture f = local;
     String ns = f.namespace("cl");
     String src = "lance." + ns + ".src";
     f.sql("CREATE TABLE " + src + " (id BIGINT, name STRING, cat STRING, score INT)");
@@ -113,6 +167,7 @@ class ClusterSmokeTest {
   }
 
   private static void insert(String src, int from, int to) {
+    EngineFixture f = local;
     f.sql("INSERT INTO " + src + " SELECT id, concat('w', id, ' x', id % 7, ' yz'), "
         + "concat('c', id % 4), CAST((id * 37) % 1000 AS INT) FROM range(" + from + ", " + to
         + ")");
