@@ -35,7 +35,7 @@ public final class BundleSmokeApp {
     List<String> flags = List.of(args).subList(2, args.length);
     boolean withViews = flags.contains("--with-mv");
     AutoCloseable server = args[0].equals("-") ? () -> { }
-        : startServer(Map.of("root", warehouse.toString()), port);
+        : BundleServerApp.startServer(Map.of("root", warehouse.toString()), port);
 
     SparkSession spark = SparkSession.builder().getOrCreate();
     int exitCode = 0;
@@ -63,21 +63,6 @@ public final class BundleSmokeApp {
     if (exitCode != 0) {
       System.exit(exitCode);
     }
-  }
-
-  /**
-   * Starts lance-core's dir server on {@code port}. lance-core is on the application class path
-   * (the lance jars), not in the bundle; it is reached by reflection so that this test module
-   * needs no compile dependency on it, which would disturb the Spark-only class path resolved
-   * for the Spark JVMs.
-   */
-  static AutoCloseable startServer(Map<String, String> properties, int port) throws Exception {
-    Class<?> adapterClass = Class.forName("org.lance.namespace.RestAdapter");
-    AutoCloseable server = (AutoCloseable) adapterClass
-        .getConstructor(String.class, Map.class, String.class, Integer.class)
-        .newInstance("dir", properties, "127.0.0.1", port);
-    adapterClass.getMethod("start").invoke(server);
-    return server;
   }
 
   /** Where the classes that matter were loaded from: the bundle, the lance jars, or Spark's. */

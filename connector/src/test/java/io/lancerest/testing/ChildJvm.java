@@ -111,6 +111,14 @@ public final class ChildJvm implements AutoCloseable {
     long deadline = started + limit.toNanos();
     while (!output.toString().contains(marker)) {
       if (!process.isAlive()) {
+        try {
+          pump.join(5_000); // what it printed before it exited
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+        if (output.toString().contains(marker)) {
+          return;
+        }
         throw new AssertionError(what + " exited with " + process.exitValue() + " before it "
             + "printed '" + marker + "'; its output:\n" + output);
       }

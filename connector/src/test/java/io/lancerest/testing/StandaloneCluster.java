@@ -258,11 +258,6 @@ public final class StandaloneCluster implements AutoCloseable {
     }
   }
 
-  /**
-   * SPARK_HOME: {@code jars/} links every jar of the test class path, {@code conf/} has the
-   * daemons' log4j2 configuration. Returns the executors' extra class path: the lance jars of
-   * docs/packaging.md, then the class path's directories.
-   */
   /** A SPARK_HOME of {@code jars} and the daemons' log4j2 configuration; no executor path. */
   private static String linkOnly(Path home, List<Path> jars) {
     try {
@@ -293,6 +288,11 @@ public final class StandaloneCluster implements AutoCloseable {
     return jars;
   }
 
+  /**
+   * SPARK_HOME: {@code jars/} links every jar of the test class path, {@code conf/} has the
+   * daemons' log4j2 configuration. Returns the executors' extra class path: the lance jars of
+   * docs/packaging.md, then the class path's directories.
+   */
   private static String layOutHome(Path home) {
     List<String> cp = List.of(System.getProperty("java.class.path").split(File.pathSeparator));
     List<String> lanceCoordinates = lanceJars();

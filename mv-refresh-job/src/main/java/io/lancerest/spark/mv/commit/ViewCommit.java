@@ -120,7 +120,9 @@ public final class ViewCommit {
    * fail on close. The leak is bounded by the number of failed commits.
    *
    * @throws ViewCommitConflictException another writer committed after {@code readVersion}
-   * @throws ViewCommitException anything else; the view is unchanged
+   * @throws ViewCommitNotAppliedException the commit failed and did not land: the view is
+   *     unchanged
+   * @throws ViewCommitException anything else, its message says what state the view is in
    */
   public ViewCommitResult commit() {
     return commit(null);
@@ -285,6 +287,23 @@ public final class ViewCommit {
     ReadOptions ro = CredentialRefresh.readOptions(storageOptions)
         .setVersion(committed - 1)
         .build();
+    long head;
+    try (Dataset latest = Dataset.open(allocator, location,
+        CredentialRefresh.readOptions(storageOptions).build())) {
+      head = latest.latestVersion();
+    } catch (Exception e) { // lance-core's IOException arrives undeclared
+      head = -1;
+    }
+    if (head != committed) {
+      // Restoring would also discard what was committed after this change (its answer was
+      // lost and found later): leave the view to its owner.
+      throw new ViewCommitException("View table '" + location + "': this commit (version "
+          + committed + ") landed over concurrent commits " + (readVersion + 1) + ".."
+          + (committed - 1) + ", and " + (head < 0 ? "the latest version cannot be read"
+          : "versions up to " + head + " followed it") + ", so it was not rolled back "
+          + "automatically. Compare the view with its SELECT; RESTORE TABLE … TO VERSION AS OF "
+          + (committed - 1) + " undoes this change (and what followed it).");
+    }
     try (Dataset previous = Dataset.open(allocator, location, ro)) {
       previous.restore();
     } catch (Exception e) { // lance-core's IOException arrives undeclared

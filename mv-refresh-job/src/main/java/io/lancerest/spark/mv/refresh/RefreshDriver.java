@@ -5,6 +5,7 @@ import io.lancerest.spark.mv.RefreshCancelledException;
 import io.lancerest.spark.mv.RefreshPlan;
 import io.lancerest.spark.mv.RefreshResult;
 import io.lancerest.spark.mv.commit.ViewCommitConflictException;
+import io.lancerest.spark.mv.commit.ViewCommitException;
 import io.lancerest.spark.mv.commit.ViewCommitNotAppliedException;
 import io.lancerest.spark.mv.commit.ViewCommitResult;
 import io.lancerest.spark.mv.maintenance.ViewMaintenance;
@@ -88,11 +89,13 @@ public final class RefreshDriver {
               + "again (attempt {} of {})", ctx.viewName(), ctx.jobId(), n + 1,
               COMMIT_ATTEMPTS);
           continue;
-        } catch (ViewCommitNotAppliedException e) {
+        } catch (ViewCommitException e) {
           staged.errors().abandon(e.toString());
+          // Only a commit known not to have landed is safe to run again as it is.
           throw new MaterializedViewException("Refresh of view " + ctx.viewName() + " (job "
               + ctx.jobId() + ") could not commit: " + e.getMessage().replaceAll("\\.$", "")
-              + ". Run the refresh again", e);
+              + (e instanceof ViewCommitNotAppliedException ? ". Run the refresh again" : ""),
+              e);
         } catch (Exception | Error e) { // lance-core's IOException arrives undeclared
           staged.errors().abandon(e.toString());
           throw e;
@@ -103,7 +106,7 @@ public final class RefreshDriver {
         staged.errors().commit();
         try {
           staged.afterCommit().run();
-        } catch (RuntimeException e) {
+        } catch (Exception e) { // lance-core's IOException arrives undeclared
           LOG.warn("View {} (job {}): committed view version {}; clean-up after the commit "
               + "failed (the refresh stands): {}", ctx.viewName(), ctx.jobId(),
               committed.version(), e.toString());
@@ -157,7 +160,7 @@ public final class RefreshDriver {
         return "maintenance: " + summary;
       }
       return null;
-    } catch (RuntimeException e) {
+    } catch (Exception e) { // lance-core's IOException arrives undeclared
       String why = JobTracker.redact(e.getClass().getSimpleName() + ": " + e.getMessage());
       LOG.warn("View {} (job {}): maintenance after the commit failed (the refresh stands): {}",
           ctx.viewName(), ctx.jobId(), why);

@@ -103,10 +103,10 @@ class ExpiringCredentialsClusterTest {
     }
   }
 
-  /** The row count of each partition, 15 s a partition. */
+  /** The row count of each partition, 10 s a partition. */
   public static final class SlowCount extends ExpiringCredentialsTest.SlowCount {
     public SlowCount() {
-      super(15_000);
+      super(10_000);
     }
   }
 
@@ -131,7 +131,8 @@ class ExpiringCredentialsClusterTest {
     assertTrue(chunkerMs > 4 * LIFETIME.toMillis(), "the chunker refresh took " + chunkerMs
         + " ms");
 
-    // A UDTF refresh of 6 partitions, 15 s each, 45 s on 2 cores, checkpointed as they end.
+    // A UDTF refresh of 6 partitions, 10 s each, 30 s on 2 cores (one and a half key
+    // lifetimes), checkpointed as they end.
     String u = "lance." + ns + ".counts";
     f.sql("CREATE MATERIALIZED VIEW " + u + " USING UDTF '" + SlowCount.class.getName()
         + "' PARTITION BY grp AS SELECT grp, id FROM " + t);

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Tables and the three kinds of views on S3 behind a {@link FaultyS3Proxy}: with connection
  * resets, {@code 503 SlowDown}, truncated and slow GET bodies and lost write answers on every
- * 7th request, every statement of {@link ObjectStoreViewsTest}'s scenario (and CTAS, MERGE, time
+ * 7th request, every statement of {@link ObjectStoreScenarios}'s scenario (and CTAS, MERGE, time
  * travel and DROP … PURGE) succeeds through lance-core's retries and gives the local-folder rows;
  * with every write refused, a statement fails with the store's error, leaves the table or view
  * as it was, and the next one after the store recovers converges.
@@ -84,9 +84,9 @@ public class ObjectStoreFaultsTest {
   @Test
   void everyStatementSucceedsThroughIntermittentFaults() {
     Map<String, List<String>> expected = new LinkedHashMap<>(
-        ObjectStoreViewsTest.tables(local, null, null));
+        ObjectStoreScenarios.tables(local, null, null));
     Map<String, String> localStatus = new LinkedHashMap<>();
-    expected.putAll(ObjectStoreViewsTest.scenario(local, localStatus));
+    expected.putAll(ObjectStoreScenarios.scenario(local, localStatus));
     expected.remove("ns");
 
     long before = faults.requests();
@@ -96,8 +96,8 @@ public class ObjectStoreFaultsTest {
     Map<String, List<String>> actual;
     Map<String, String> s3Status = new LinkedHashMap<>();
     try {
-      actual = new LinkedHashMap<>(ObjectStoreViewsTest.tables(onS3, s3, DROP_ERRORS));
-      actual.putAll(ObjectStoreViewsTest.scenario(onS3, s3Status));
+      actual = new LinkedHashMap<>(ObjectStoreScenarios.tables(onS3, s3, DROP_ERRORS));
+      actual.putAll(ObjectStoreScenarios.scenario(onS3, s3Status));
     } finally {
       faults.every(0);
     }
@@ -212,7 +212,7 @@ public class ObjectStoreFaultsTest {
     // lance-spark's INSERT whose commit answer is lost: it fails with the store's error
     // although the row landed (once), so re-running it blindly would add the row again
     // (docs/robustness.md). This pins today's behaviour; a fix there must update the docs.
-    String docsCommits = commits(ObjectStoreViewsTest.loadLocation(
+    String docsCommits = commits(ObjectStoreScenarios.loadLocation(
         (org.apache.spark.sql.connector.catalog.TableCatalog) f.spark.sessionState()
             .catalogManager().catalog("lance"), ns, "docs"));
     faults.failNextCommit(Fault.LOST_RESPONSE, docsCommits);

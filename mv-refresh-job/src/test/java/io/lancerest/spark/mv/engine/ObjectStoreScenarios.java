@@ -15,58 +15,26 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.spark.sql.Row;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
- * The {@code <view>__errors} table and the UDTF resume checkpoints on S3 (s3proxy,
- * {@link S3ProxyFixture}), and the S3 scenario the other object-store tests share: {@link
- * #tables} (CTAS, MERGE, time travel, DROP … PURGE) and {@link #scenario} (the three view kinds
- * created and refreshed after INSERT / UPDATE / DELETE and with {@code force = true}), compared
- * with a local-folder namespace by {@link ObjectStoreClusterTest} on a cluster and by {@link
- * ObjectStoreFaultsTest} through faults; {@link #assertWritesOnlyUnderTheirLocations}.
+ * What the object-store tests run on S3 (s3proxy, {@link S3ProxyFixture}) and on a local folder
+ * alike: {@link #tables} (CTAS, MERGE, time travel, DROP … PURGE) and {@link #scenario} (the
+ * three view kinds created and refreshed after INSERT / UPDATE / DELETE and with {@code force =
+ * true}), compared by {@link ObjectStoreClusterTest} on a cluster and by {@link
+ * ObjectStoreFaultsTest} through faults; {@link #assertWritesOnlyUnderTheirLocations}; and
+ * {@link #errorsTablesAndUdtfCheckpointsLiveOnS3}.
  *
  * <p>lance-core 4.0.0's dir server does not hand its {@code storage.*} options to clients, so the
  * catalog gets the same ones as {@code storage.*} catalog options.
  */
-@Tag("slow")
-public class ObjectStoreViewsTest {
-  private static final String ROOT = "warehouse";
+final class ObjectStoreScenarios {
+  private ObjectStoreScenarios() {}
+
   private static final String SKIP_ILLEGAL_STATE = "'{\"format\":\"lancerest.error_handling.v1\","
       + "\"rules\":[{\"match\":\"IllegalStateException\",\"action\":\"skip\"}]}'";
 
-  static S3ProxyFixture s3;
-  static EngineFixture onS3;
-
-  @BeforeAll
-  static void start() {
-    s3 = S3ProxyFixture.start();
-    try {
-      Map<String, String> server = new HashMap<>(s3.storageOptions("storage."));
-      server.put("root", s3.uri(ROOT));
-      onS3 = EngineFixture.onServer(server, s3.storageOptions("storage."));
-    } catch (RuntimeException | AssertionError e) {
-      stop();
-      throw e;
-    }
-  }
-
-  @AfterAll
-  static void stop() {
-    try {
-      if (onS3 != null) {
-        onS3.close();
-      }
-    } finally {
-      if (s3 != null) {
-        s3.close();
-      }
-    }
-  }
-
-  private static String location(EngineFixture f, String ns, String view) {
+  static String location(EngineFixture f, String ns, String view) {
     return CatalogBinding.of(f.spark, EngineFixture.CATALOG).locate(List.of(ns, view), "view")
         .location();
   }
@@ -221,9 +189,11 @@ public class ObjectStoreViewsTest {
     }
   }
 
-  @Test
-  void errorsTablesAndUdtfCheckpointsLiveOnS3() {
-    EngineFixture f = onS3;
+  /**
+   * A chunker view's {@code <view>__errors} table and a failed UDTF refresh's resume checkpoints
+   * are on S3 next to the view, and DROP removes both.
+   */
+  static void errorsTablesAndUdtfCheckpointsLiveOnS3(EngineFixture f, S3ProxyFixture s3) {
     String ns = f.namespace("ose");
     String docs = "lance." + ns + ".docs";
     f.sql("CREATE TABLE " + docs + " (id BIGINT, body STRING, grp STRING)");
