@@ -30,6 +30,14 @@ public final class ClusterSpark implements AutoCloseable {
 
   /** With {@code extraConf} in the application's SparkConf (event log, broadcast settings ...). */
   public ClusterSpark(Map<String, String> extraConf) {
+    this(extraConf, 2);
+  }
+
+  /**
+   * {@link #ClusterSpark(Map)} with one Worker and one executor of {@code cores} cores (more
+   * than the machine has is fine for tasks that mostly sleep).
+   */
+  public ClusterSpark(Map<String, String> extraConf, int cores) {
     if (SparkContext$.MODULE$.getActive().isDefined()) {
       throw new IllegalStateException("This JVM already runs a SparkContext ("
           + SparkContext$.MODULE$.getActive().get().master() + "): cluster test classes run in"
@@ -40,11 +48,11 @@ public final class ClusterSpark implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
-    cluster = StandaloneCluster.start(1, 2, "1g");
+    cluster = StandaloneCluster.start(1, cores, "1g");
     try {
       SparkSession.Builder b = SparkSession.builder().appName("mv-refresh-job-cluster-tests")
           .config("spark.sql.shuffle.partitions", "2");
-      Map<String, String> conf = cluster.appConf(2, "1g", 2, "-Dlancerest.test.signals="
+      Map<String, String> conf = cluster.appConf(cores, "1g", cores, "-Dlancerest.test.signals="
           + signals);
       conf.forEach(b::config);
       extraConf.forEach(b::config);

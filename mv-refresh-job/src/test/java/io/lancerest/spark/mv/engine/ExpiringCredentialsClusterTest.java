@@ -16,6 +16,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.apache.spark.SparkEnv;
 import org.apache.spark.api.java.function.MapPartitionsFunction;
@@ -59,7 +63,7 @@ class ExpiringCredentialsClusterTest {
         "spark.broadcast.compress", "false",
         "spark.cleaner.referenceTracking", "false",
         // a SparkConf entry, to show what Spark itself hands every executor
-        "spark.lancerest.test.marker", "in-spark-conf"));
+        "spark.lancerest.test.marker", "in-spark-conf"), 4);
     try {
       // Spark hands every spark.* setting of the session to every task (local properties, task
       // binaries): the token is given by reference, read from a file of the driver.
@@ -115,45 +119,65 @@ class ExpiringCredentialsClusterTest {
     String ns = f.namespace("xc");
     String t = "lance." + ns + ".docs";
     f.sql("CREATE TABLE " + t + " (id BIGINT, body STRING, grp STRING)");
+    String c = "lance." + ns + ".words";
+    f.sql("CREATE MATERIALIZED VIEW " + c + " USING CHUNKER '" + SlowWords.class.getName()
+        + "' OPTIONS (input_columns = 'body') AS SELECT id, body FROM " + t);
     for (int part = 0; part < 4; part++) {
       f.sql("INSERT INTO " + t + " SELECT id, concat('w', id, ' x', id % 7), concat('g', id % 6)"
           + " FROM range(" + (part * 300) + ", " + ((part + 1) * 300) + ", 1, 1)");
     }
-    long expiredBefore = keys.expired();
-
-    // A chunker refresh of about 2 minutes (1,200 documents, 200 ms each, 2 cores).
-    String c = "lance." + ns + ".words";
-    long t0 = System.nanoTime();
-    f.sql("CREATE MATERIALIZED VIEW " + c + " USING CHUNKER '" + SlowWords.class.getName()
-        + "' OPTIONS (input_columns = 'body') AS SELECT id, body FROM " + t);
-    long chunkerMs = (System.nanoTime() - t0) / 1_000_000;
-    assertEquals(2400L, f.spark.sql("SELECT count(*) FROM " + c).first().getLong(0));
-    assertTrue(chunkerMs > 4 * LIFETIME.toMillis(), "the chunker refresh took " + chunkerMs
-        + " ms");
-
-    // A UDTF refresh of 6 partitions, 10 s each, 30 s on 2 cores (one and a half key
-    // lifetimes), checkpointed as they end.
-    String u = "lance." + ns + ".counts";
-    f.sql("CREATE MATERIALIZED VIEW " + u + " USING UDTF '" + SlowCount.class.getName()
-        + "' PARTITION BY grp AS SELECT grp, id FROM " + t);
-    assertEquals(List.of("g0|200", "g1|200", "g2|200", "g3|200", "g4|200", "g5|200"),
-        f.rows("SELECT grp, n FROM " + u + " ORDER BY grp"));
-
-    // A SELECT of about 45 s in one task.
     f.spark.udf().register("slow_len", (org.apache.spark.sql.api.java.UDF1<String, Integer>)
         s -> {
           ExpiringCredentialsTest.sleep(150);
           return s.length();
         }, DataTypes.IntegerType);
-    t0 = System.nanoTime();
-    org.apache.spark.sql.Dataset<Row> slow = f.spark.sql("SELECT count(*), sum(slow_len(body)) "
-        + "FROM (SELECT /*+ COALESCE(1) */ body FROM " + t + " WHERE id < 300)");
-    Row r = slow.first();
-    long selectMs = (System.nanoTime() - t0) / 1_000_000;
+    long expiredBefore = keys.expired();
+
+    // Three long statements at once on the executor's 4 cores (the functions sleep):
+    // - a chunker refresh of about 2 minutes (1,200 new documents, 200 ms each, 2 tasks);
+    // - a UDTF refresh of 6 partitions, 10 s each, checkpointed as they end, on the 2 other
+    //   cores (30 s, one and a half key lifetimes);
+    // - then a SELECT of about 45 s in one task.
+    ExecutorService statements = Executors.newFixedThreadPool(3);
+    String u = "lance." + ns + ".counts";
+    long chunkerMs;
+    long selectMs;
+    Row r;
+    try {
+      Future<Long> chunker = statements.submit(() -> {
+        long t0 = System.nanoTime();
+        f.sql("REFRESH MATERIALIZED VIEW " + c + " WITH (concurrency = 2)");
+        return (System.nanoTime() - t0) / 1_000_000;
+      });
+      Thread.sleep(3_000); // the chunker's tasks take their 2 cores first
+      Future<?> udtf = statements.submit(() -> f.sql("CREATE MATERIALIZED VIEW " + u
+          + " USING UDTF '" + SlowCount.class.getName() + "' PARTITION BY grp AS SELECT grp, id"
+          + " FROM " + t));
+      Future<Object[]> select = statements.submit(() -> {
+        long t0 = System.nanoTime();
+        Row row = f.spark.sql("SELECT count(*), sum(slow_len(body)) FROM (SELECT /*+ "
+            + "COALESCE(1) */ body FROM " + t + " WHERE id < 300)").first();
+        return new Object[] {row, (System.nanoTime() - t0) / 1_000_000};
+      });
+      chunkerMs = chunker.get(6, TimeUnit.MINUTES);
+      udtf.get(1, TimeUnit.MINUTES);
+      Object[] s = select.get(1, TimeUnit.MINUTES);
+      r = (Row) s[0];
+      selectMs = (Long) s[1];
+    } finally {
+      statements.shutdownNow();
+    }
+    assertEquals(2400L, f.spark.sql("SELECT count(*) FROM " + c).first().getLong(0));
+    assertTrue(chunkerMs > 4 * LIFETIME.toMillis(), "the chunker refresh took " + chunkerMs
+        + " ms");
+    assertEquals(List.of("g0|200", "g1|200", "g2|200", "g3|200", "g4|200", "g5|200"),
+        f.rows("SELECT grp, n FROM " + u + " ORDER BY grp"));
     assertEquals(300L, r.getLong(0));
     assertEquals(f.spark.sql("SELECT sum(length(body)) FROM " + t + " WHERE id < 300").first()
         .getLong(0), r.getLong(1));
     assertTrue(selectMs > 2 * LIFETIME.toMillis(), "the SELECT took " + selectMs + " ms");
+    System.out.println("cluster, expiring credentials: chunker " + chunkerMs + " ms, SELECT "
+        + selectMs + " ms");
 
     assertEquals(expiredBefore, keys.expired(), "no request went out with an expired key: "
         + keys);
