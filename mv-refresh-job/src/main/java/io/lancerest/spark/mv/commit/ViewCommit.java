@@ -146,13 +146,19 @@ public final class ViewCommit {
     }
   }
 
+  /** The view table at {@code version}, or its latest version when null. */
+  private Dataset open(BufferAllocator allocator, Long version) {
+    ReadOptions.Builder ro = CredentialRefresh.readOptions(storageOptions);
+    if (version != null) {
+      ro.setVersion(version);
+    }
+    return Dataset.open(allocator, location, ro.build());
+  }
+
   private ViewCommitResult commit(BufferAllocator allocator, Runnable lastStep) {
-    ReadOptions ro = CredentialRefresh.readOptions(storageOptions)
-        .setVersion(readVersion)
-        .build();
     Dataset ds;
     try {
-      ds = Dataset.open(allocator, location, ro);
+      ds = open(allocator, readVersion);
     } catch (Exception e) { // lance-core's IOException arrives undeclared
       throw new ViewCommitException("Cannot open view table at '" + location + "' version "
           + readVersion + ": " + e.getMessage(), e);
@@ -284,12 +290,8 @@ public final class ViewCommit {
   }
 
   private void undoOverwrite(BufferAllocator allocator, long committed) {
-    ReadOptions ro = CredentialRefresh.readOptions(storageOptions)
-        .setVersion(committed - 1)
-        .build();
     long head;
-    try (Dataset latest = Dataset.open(allocator, location,
-        CredentialRefresh.readOptions(storageOptions).build())) {
+    try (Dataset latest = open(allocator, null)) {
       head = latest.latestVersion();
     } catch (Exception e) { // lance-core's IOException arrives undeclared
       head = -1;
@@ -304,7 +306,7 @@ public final class ViewCommit {
           + "automatically. Compare the view with its SELECT; RESTORE TABLE … TO VERSION AS OF "
           + (committed - 1) + " undoes this change (and what followed it).");
     }
-    try (Dataset previous = Dataset.open(allocator, location, ro)) {
+    try (Dataset previous = open(allocator, committed - 1)) {
       previous.restore();
     } catch (Exception e) { // lance-core's IOException arrives undeclared
       throw new ViewCommitException("View table '" + location + "': this commit (version "
@@ -333,12 +335,10 @@ public final class ViewCommit {
   private long landedAnyway(BufferAllocator allocator, String uuid, Exception failure) {
     long latest;
     Long found = null;
-    try (Dataset head = Dataset.open(allocator, location,
-        CredentialRefresh.readOptions(storageOptions).build())) {
+    try (Dataset head = open(allocator, null)) {
       latest = head.latestVersion();
       for (long v = readVersion + 1; v <= latest && found == null; v++) {
-        try (Dataset at = Dataset.open(allocator, location,
-            CredentialRefresh.readOptions(storageOptions).setVersion(v).build())) {
+        try (Dataset at = head.checkoutVersion(v)) {
           Optional<Transaction> txn = at.readTransaction();
           try {
             if (txn.map(x -> uuid.equals(x.uuid())).orElse(false)) {

@@ -128,9 +128,7 @@ public class ObjectStoreFaultsTest {
     String ns = f.namespace("ofr");
     String docs = "lance." + ns + ".docs";
     String v = "lance." + ns + ".v";
-    f.sql("CREATE TABLE " + docs + " (id BIGINT, body STRING)");
-    f.sql("INSERT INTO " + docs + " VALUES (1, 'a'), (2, 'b'), (3, 'c')");
-    f.sql("CREATE MATERIALIZED VIEW " + v + " AS SELECT id, body FROM " + docs + " WHERE id > 1");
+    docsAndView(f, docs, v);
     f.sql("INSERT INTO " + docs + " VALUES (4, 'd')");
     List<String> tableBefore = f.rows("SELECT id, body FROM " + docs);
     List<String> viewBefore = f.rows("SELECT id, body FROM " + v);
@@ -180,9 +178,7 @@ public class ObjectStoreFaultsTest {
     String ns = f.namespace("ofc");
     String docs = "lance." + ns + ".docs";
     String v = "lance." + ns + ".v";
-    f.sql("CREATE TABLE " + docs + " (id BIGINT, body STRING)");
-    f.sql("INSERT INTO " + docs + " VALUES (1, 'a'), (2, 'b'), (3, 'c')");
-    f.sql("CREATE MATERIALIZED VIEW " + v + " AS SELECT id, body FROM " + docs + " WHERE id > 1");
+    docsAndView(f, docs, v);
     String viewCommits = commits(CatalogBinding.of(f.spark, EngineFixture.CATALOG)
         .locate(List.of(ns, "v"), "view").location());
     String expected = "SELECT id, body FROM " + docs + " WHERE id > 1";
@@ -229,6 +225,13 @@ public class ObjectStoreFaultsTest {
     assertEquals(List.of("1"), f.rows("SELECT count(*) FROM " + docs + " WHERE id = 6"),
         "INSERT " + outcome);
     System.out.println("ObjectStoreFaultsTest: INSERT with a lost commit answer " + outcome);
+  }
+
+  /** Table {@code docs} of rows 1..3 and query view {@code v} of its rows with id > 1. */
+  private static void docsAndView(EngineFixture f, String docs, String v) {
+    f.sql("CREATE TABLE " + docs + " (id BIGINT, body STRING)");
+    f.sql("INSERT INTO " + docs + " VALUES (1, 'a'), (2, 'b'), (3, 'c')");
+    f.sql("CREATE MATERIALIZED VIEW " + v + " AS SELECT id, body FROM " + docs + " WHERE id > 1");
   }
 
   private static String chain(Throwable t) {
