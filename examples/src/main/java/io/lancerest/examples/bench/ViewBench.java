@@ -72,6 +72,17 @@ final class ViewBench implements AutoCloseable {
     return new ViewBench(spark, server, dir, own);
   }
 
+  /** The number of versions table {@code ns.table} keeps (lists them: not for a timed part). */
+  long versions(String ns, String table) {
+    try (io.lancerest.client.LanceRestClient client = io.lancerest.client.LanceRestClient.create(
+        Map.of("uri", "http://127.0.0.1:" + server.getPort()));
+        org.apache.arrow.memory.BufferAllocator a = new org.apache.arrow.memory.RootAllocator();
+        org.lance.Dataset ds = org.lance.Dataset.open(client.describeTable(
+            io.lancerest.client.model.DescribeTableRequest.of(List.of(ns, table))).location(), a)) {
+      return ds.listVersions().size();
+    }
+  }
+
   @Override
   public void close() throws Exception {
     try {

@@ -296,6 +296,45 @@ class JobLogTest {
     assertTrue(ms < 20_000, "two SHOW JOBS over 2,400 log rows took " + ms + " ms");
   }
 
+  /**
+   * Every commit to the log lists its versions, so the log drops the ones replaced longer ago
+   * than its retention at each of its maintenance runs, also when there is nothing to compact:
+   * the newest version created before the cutoff stays, and every job stays listed.
+   */
+  @Test
+  void theLogDropsReplacedVersionsWithoutACompaction() throws Exception {
+    JobsTable log = JobService.of(f.spark, CatalogBinding.of(f.spark, "lance")).table();
+    List<String> view = List.of("versions", "v");
+    long t = System.currentTimeMillis();
+    for (int i = 0; i < 3; i++) {
+      log.append(List.of(new JobRecord("versions-" + i, view, "query", JobStatus.DONE, (long) i,
+          t, t + 1, t + 1, 1, 1, 1, i, 0, 0, null, "app-v", "u", 1)));
+    }
+    CatalogBinding.TableLocation loc = log.location(false);
+    long latest;
+    try (org.apache.arrow.memory.BufferAllocator a = new org.apache.arrow.memory.RootAllocator();
+        org.lance.Dataset ds = org.lance.Dataset.open(loc.location(), a)) {
+      assertTrue(ds.listVersions().size() >= 3, ds.listVersions().size() + " versions");
+      assertTrue(ds.getFragments().size() <= JobsTable.COMPACT_ABOVE_FRAGMENTS);
+      latest = ds.version();
+    }
+    // A long retention keeps them (everything was replaced just now).
+    log.compactIfFragmented(java.time.Duration.ofHours(1));
+    try (org.apache.arrow.memory.BufferAllocator a = new org.apache.arrow.memory.RootAllocator();
+        org.lance.Dataset ds = org.lance.Dataset.open(loc.location(), a)) {
+      assertTrue(ds.listVersions().size() >= 3, ds.listVersions().size() + " versions kept");
+    }
+    Thread.sleep(20);
+    log.compactIfFragmented(java.time.Duration.ofMillis(10));
+    try (org.apache.arrow.memory.BufferAllocator a = new org.apache.arrow.memory.RootAllocator();
+        org.lance.Dataset ds = org.lance.Dataset.open(loc.location(), a)) {
+      List<Long> ids = ds.listVersions().stream().map(org.lance.Version::getId).toList();
+      assertEquals(latest, ids.get(0), "versions before the latest are gone: " + ids);
+    }
+    List<Row> jobs = f.sql("SHOW JOBS IN lance FOR lance.versions.v");
+    assertEquals(3, jobs.size());
+  }
+
   @Test
   void theLogCompactsItselfAndDropsItsOldVersionsKeepingEveryJob() throws Exception {
     JobsTable log = JobService.of(f.spark, CatalogBinding.of(f.spark, "lance")).table();
