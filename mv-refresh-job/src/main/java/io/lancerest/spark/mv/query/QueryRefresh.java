@@ -241,6 +241,20 @@ public final class QueryRefresh {
           + "rebuilt from source version " + p.srcVersion;
     }
 
+    /** Why a refresh rebuilds the view, in the words of its log line. */
+    private String rebuildReason(Prepared p) {
+      if (o.force()) {
+        return "force";
+      }
+      if (p.watermarkRemoved != null) {
+        return "source version " + p.watermark + ", its watermark, was removed by a cleanup";
+      }
+      if (p.viewRows == 0) {
+        return p.watermark == 0 ? "first refresh" : "the view is empty";
+      }
+      return "the source's history cannot tell which rows changed in place";
+    }
+
     /**
      * The source's history since the watermark, for the row scan ({@link #sourceState}): the
      * rows changed in place that their update versions may not show ({@link SourceHistory});
@@ -335,11 +349,20 @@ public final class QueryRefresh {
       }
       Roaring64NavigableMap toWrite = RowIdSet.difference(fresh, changed);
       toWrite.or(changed);
-      LOG.info("View {} (job {}): source version {} (watermark {}): {} source rows, {} in the "
-          + "view; writing {} ({} changed in place), deleting {}", t.viewName(), jobId,
-          srcVersion, watermark, inSource.getLongCardinality(), inView.getLongCardinality(),
-          toWrite.getLongCardinality(), changed.getLongCardinality(),
-          replaceAll ? viewRows : deletes.size());
+      if (replaceAll) {
+        // A rebuild does not look at which rows are in the view (all go), and without LIMIT it
+        // does not collect the source's row ids either: what it writes is counted by the write.
+        LOG.info("View {} (job {}): source version {} (watermark {}): rebuilding the view ({}): "
+            + "{} of the {} source rows, replacing the {} rows in the view", t.viewName(), jobId,
+            srcVersion, watermark, rebuildReason(p), everything
+            ? "writing every row the definition selects" : "writing " + toWrite
+            .getLongCardinality() + " (LIMIT " + q.limit() + ")", p.sourceRows, viewRows);
+      } else {
+        LOG.info("View {} (job {}): source version {} (watermark {}): {} source rows, {} in the "
+            + "view; writing {} ({} changed in place), deleting {}", t.viewName(), jobId,
+            srcVersion, watermark, inSource.getLongCardinality(), inView.getLongCardinality(),
+            toWrite.getLongCardinality(), changed.getLongCardinality(), deletes.size());
+      }
 
       // 4. new rows, written by Spark tasks as uncommitted fragments
       Written w = everything

@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.lancerest.client.testing.LogCapture;
 import io.lancerest.spark.mv.InvalidOptionException;
 import io.lancerest.spark.mv.InvalidViewDefinitionException;
 import io.lancerest.spark.mv.Probes;
@@ -122,6 +123,52 @@ class QueryFragmentDiffTest {
       ds.compact(CompactionOptions.builder().withMaterializeDeletions(true).build());
     }
     f.spark.catalog().refreshTable("lance." + ns + ".src");
+  }
+
+  /**
+   * The refresh's decision line (docs/operations.md quotes it) is true on every path: a first
+   * refresh and a forced one say they rebuild, from how many source rows, replacing how many
+   * view rows; an incremental one says what the fragment diff found.
+   */
+  @Test
+  void theDecisionLineSaysWhatEachRefreshDoes() {
+    String ns = f.namespace("logline");
+    String src = "lance." + ns + ".src";
+    String v = "lance." + ns + ".v";
+    f.sql("CREATE TABLE " + src + " (id BIGINT, w BIGINT)");
+    f.sql("INSERT INTO " + src + " SELECT id, id * 10 FROM range(0, 5)");
+    String first;
+    try (LogCapture log = new LogCapture("io.lancerest.spark.mv")) {
+      f.sql("CREATE MATERIALIZED VIEW " + v + " AS SELECT id, w FROM " + src
+          + " WHERE id % 2 = 0");
+      first = log.text();
+    }
+    assertTrue(first.contains("(watermark 0): rebuilding the view (first refresh): writing every "
+        + "row the definition selects of the 5 source rows, replacing the 0 rows in the view"),
+        first);
+    assertTrue(first.contains("wrote 3 rows"), first);
+    assertFalse(first.contains("0 source rows, 0 in the view"), first);
+
+    f.sql("INSERT INTO " + src + " SELECT id, id * 10 FROM range(5, 7)");
+    String incremental;
+    try (LogCapture log = new LogCapture("io.lancerest.spark.mv")) {
+      refresh(ns);
+      incremental = log.text();
+    }
+    assertTrue(incremental.contains("0 source rows left changed fragments, 0 of them in the view"),
+        incremental);
+    assertFalse(incremental.contains("rebuilding"), incremental);
+
+    String forced;
+    try (LogCapture log = new LogCapture("io.lancerest.spark.mv")) {
+      RefreshResult r = refresh(ns, RefreshOptions.builder().force(true).build());
+      forced = log.text();
+      assertEquals(4, r.rowsInserted(), r.toString());
+      assertEquals(4, r.rowsDeleted(), r.toString());
+    }
+    assertTrue(forced.contains("rebuilding the view (force): writing every row the definition "
+        + "selects of the 7 source rows, replacing the 4 rows in the view"), forced);
+    assertTrue(forced.contains("wrote 4 rows"), forced);
   }
 
   @Test
