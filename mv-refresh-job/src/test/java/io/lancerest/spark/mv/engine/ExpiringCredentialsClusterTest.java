@@ -33,9 +33,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Expiring vended credentials on a Spark standalone cluster (executors in JVMs of their own):
- * 20-second S3 keys from a token-protected namespace ({@link VendingNamespace} in front of
+ * 10-second S3 keys from a token-protected namespace ({@link VendingNamespace} in front of
  * lance-core's dir server on S3, keys refused after expiry by an {@link ExpiringKeyS3Proxy}). A
- * 2-minute chunker refresh, a UDTF refresh with resume checkpoints and a long SELECT outlive
+ * 1-minute chunker refresh, a UDTF refresh with resume checkpoints and a long SELECT outlive
  * several keys and give the right rows; no request goes out with an expired key; and the
  * catalog's token never reaches an executor's JVM arguments or environment, a task closure, or
  * the Spark event log.
@@ -43,7 +43,7 @@ import org.junit.jupiter.api.Test;
 @Tag("slow")
 class ExpiringCredentialsClusterTest {
   static final String TOKEN = "long-lived-cluster-token-7d2a41";
-  static final Duration LIFETIME = Duration.ofSeconds(20);
+  static final Duration LIFETIME = Duration.ofSeconds(10);
 
   static Path eventLog;
   static Path tokenFile;
@@ -100,17 +100,17 @@ class ExpiringCredentialsClusterTest {
     }
   }
 
-  /** The words of each document, 200 ms a document. */
+  /** The words of each document, 100 ms a document. */
   public static final class SlowWords extends ExpiringCredentialsTest.SlowWords {
     public SlowWords() {
-      super(200);
+      super(100);
     }
   }
 
-  /** The row count of each partition, 10 s a partition. */
+  /** The row count of each partition, 6 s a partition. */
   public static final class SlowCount extends ExpiringCredentialsTest.SlowCount {
     public SlowCount() {
-      super(10_000);
+      super(6_000);
     }
   }
 
@@ -128,16 +128,16 @@ class ExpiringCredentialsClusterTest {
     }
     f.spark.udf().register("slow_len", (org.apache.spark.sql.api.java.UDF1<String, Integer>)
         s -> {
-          ExpiringCredentialsTest.sleep(150);
+          ExpiringCredentialsTest.sleep(100);
           return s.length();
         }, DataTypes.IntegerType);
     long expiredBefore = keys.expired();
 
     // Three long statements at once on the executor's 4 cores (the functions sleep):
-    // - a chunker refresh of about 2 minutes (1,200 new documents, 200 ms each, 2 tasks);
-    // - a UDTF refresh of 6 partitions, 10 s each, checkpointed as they end, on the 2 other
-    //   cores (30 s, one and a half key lifetimes);
-    // - then a SELECT of about 45 s in one task.
+    // - a chunker refresh of about 1 minute (1,200 new documents, 100 ms each, 2 tasks);
+    // - a UDTF refresh of 6 partitions, 6 s each, checkpointed as they end, on the 2 other
+    //   cores (18 s, almost two key lifetimes);
+    // - then a SELECT of about 30 s in one task.
     ExecutorService statements = Executors.newFixedThreadPool(3);
     String u = "lance." + ns + ".counts";
     long chunkerMs;
