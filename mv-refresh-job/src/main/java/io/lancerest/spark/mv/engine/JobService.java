@@ -59,6 +59,10 @@ public final class JobService implements AutoCloseable {
   private final ExecutorService async;
   private final SparkListener progress;
   private volatile boolean compactPending;
+  /** Heartbeats with running jobs since the log was last maintained (the heartbeat thread's). */
+  private int beatsSinceMaintenance;
+  /** Heartbeats of running jobs between two maintenance runs of the log. */
+  static final int MAINTAIN_EVERY_BEATS = 6;
 
   private JobService(SparkSession spark, CatalogBinding cat) {
     this.sc = spark.sparkContext();
@@ -161,11 +165,16 @@ public final class JobService implements AutoCloseable {
         }
       }
       table.append(states);
-      if (compactPending) {
+      // After jobs end, and every MAINTAIN_EVERY_BEATS beats while a long one runs (its
+      // heartbeats are appends too).
+      if (compactPending || (!states.isEmpty() && ++beatsSinceMaintenance >= MAINTAIN_EVERY_BEATS)) {
         compactPending = false;
+        beatsSinceMaintenance = 0;
         table.compactIfFragmented();
       }
-    } catch (RuntimeException e) {
+    } catch (Exception e) {
+      // lance-core throws the store's IOException undeclared; anything escaping here would
+      // cancel every later heartbeat of this catalog.
       LOG.warn("Job log {}: recording the heartbeat of {} running job(s) failed (the refreshes "
           + "go on): {}", table.display(), running.size(), JobTracker.message(e));
     }

@@ -58,12 +58,14 @@ final class JobsTable implements JobLog {
   /** Fragments past which the table is compacted (each append adds one). */
   static final int COMPACT_ABOVE_FRAGMENTS = 64;
   /**
-   * How long a version of the log is kept after a later one replaced it. Every commit to a Lance
-   * table lists its versions (an append took 1.6 ms at 16 versions and 40 ms at 2,000 here), and
-   * a refresh appends two or more: the log keeps only what a reader that opened it recently may
+   * How long a version of the log is kept after a later one replaced it. A commit to a Lance
+   * table takes longer the more versions it keeps (VersionCostBenchmark: 1-2 ms at 20, 15-40 ms
+   * at 2,000 here), and a refresh appends two or more: the log keeps only what a reader that opened it recently may
    * still be scanning. Nobody time-travels the log; its rows all stay in the latest version.
    */
   static final java.time.Duration VERSION_RETENTION = java.time.Duration.ofMinutes(1);
+  /** The newest versions of the log, kept at every cleanup however old they are. */
+  static final int KEEP_LATEST = 8;
 
   /**
    * The columns. Names follow Geneva's {@code geneva_jobs} where the meaning is the same
@@ -186,12 +188,16 @@ final class JobsTable implements JobLog {
         ds.compact();
       }
       // Every append is a version (two or more per refresh), and finding the latest one, or
-      // committing the next, lists them all. The newest version created before the cutoff was
+      // committing the next, takes longer with each one kept. The newest version created before the cutoff was
       // the log until a later one replaced it, so it stays (ViewMaintenance.oldestKept).
       try (Dataset latest = open(a, loc)) {
         Long keepFrom = ViewMaintenance.oldestKept(latest.listVersions(),
             System.currentTimeMillis() - retention.toMillis());
         if (keepFrom != null) {
+          // and the newest few whatever their age: another driver's clock may run behind
+          keepFrom = Math.min(keepFrom, Math.max(1, latest.version() - KEEP_LATEST + 1));
+        }
+        if (keepFrom != null && keepFrom > 1) {
           latest.cleanupWithPolicy(CleanupPolicy.builder().withBeforeVersion(keepFrom).build());
         }
       }

@@ -132,6 +132,7 @@ class ExpiringCredentialsClusterTest {
           return s.length();
         }, DataTypes.IntegerType);
     long expiredBefore = keys.expired();
+    long mintedBefore = keys.minted();
 
     // Three long statements at once on the executor's 4 cores (the functions sleep):
     // - a chunker refresh of about 1 minute (1,200 new documents, 100 ms each, 2 tasks);
@@ -181,6 +182,9 @@ class ExpiringCredentialsClusterTest {
 
     assertEquals(expiredBefore, keys.expired(), "no request went out with an expired key: "
         + keys);
+    // and keys were renewed while the statements ran: "none expired" is not for lack of use
+    assertTrue(keys.minted() - mintedBefore >= chunkerMs / LIFETIME.toMillis(), (keys.minted()
+        - mintedBefore) + " keys minted during a " + chunkerMs + " ms refresh: " + keys);
     assertEquals(0, vending.unauthorized(), "nothing asked the server without the token: "
         + vending);
     System.out.println("cluster, expiring credentials: " + keys + "; " + vending);

@@ -299,40 +299,51 @@ class JobLogTest {
   /**
    * Every commit to the log lists its versions, so the log drops the ones replaced longer ago
    * than its retention at each of its maintenance runs, also when there is nothing to compact:
-   * the newest version created before the cutoff stays, and every job stays listed.
+   * the newest {@value JobsTable#KEEP_LATEST} stay whatever their age, and every job stays listed.
    */
   @Test
   void theLogDropsReplacedVersionsWithoutACompaction() throws Exception {
     JobsTable log = JobService.of(f.spark, CatalogBinding.of(f.spark, "lance")).table();
     List<String> view = List.of("versions", "v");
     long t = System.currentTimeMillis();
-    for (int i = 0; i < 3; i++) {
+    int appends = JobsTable.KEEP_LATEST + 4;
+    for (int i = 0; i < appends; i++) {
       log.append(List.of(new JobRecord("versions-" + i, view, "query", JobStatus.DONE, (long) i,
           t, t + 1, t + 1, 1, 1, 1, i, 0, 0, null, "app-v", "u", 1)));
     }
     CatalogBinding.TableLocation loc = log.location(false);
     long latest;
+    List<Long> before;
     try (org.apache.arrow.memory.BufferAllocator a = new org.apache.arrow.memory.RootAllocator();
         org.lance.Dataset ds = org.lance.Dataset.open(loc.location(), a)) {
-      assertTrue(ds.listVersions().size() >= 3, ds.listVersions().size() + " versions");
       assertTrue(ds.getFragments().size() <= JobsTable.COMPACT_ABOVE_FRAGMENTS);
       latest = ds.version();
+      before = versionIds(ds);
     }
-    // A long retention keeps them (everything was replaced just now).
+    List<Long> appended = java.util.stream.LongStream.rangeClosed(latest - appends + 1, latest)
+        .boxed().toList();
+    assertTrue(before.containsAll(appended), before + " holds the appends' " + appended);
+    // A long retention keeps them (they were all replaced just now).
     log.compactIfFragmented(java.time.Duration.ofHours(1));
     try (org.apache.arrow.memory.BufferAllocator a = new org.apache.arrow.memory.RootAllocator();
         org.lance.Dataset ds = org.lance.Dataset.open(loc.location(), a)) {
-      assertTrue(ds.listVersions().size() >= 3, ds.listVersions().size() + " versions kept");
+      List<Long> kept = versionIds(ds);
+      assertTrue(kept.containsAll(appended), kept + " kept every append's version");
     }
     Thread.sleep(20);
     log.compactIfFragmented(java.time.Duration.ofMillis(10));
     try (org.apache.arrow.memory.BufferAllocator a = new org.apache.arrow.memory.RootAllocator();
         org.lance.Dataset ds = org.lance.Dataset.open(loc.location(), a)) {
-      List<Long> ids = ds.listVersions().stream().map(org.lance.Version::getId).toList();
-      assertEquals(latest, ids.get(0), "versions before the latest are gone: " + ids);
+      List<Long> ids = versionIds(ds);
+      assertEquals(latest - JobsTable.KEEP_LATEST + 1, ids.get(0),
+          "only the newest " + JobsTable.KEEP_LATEST + " versions stay: " + ids);
     }
     List<Row> jobs = f.sql("SHOW JOBS IN lance FOR lance.versions.v");
-    assertEquals(3, jobs.size());
+    assertEquals(appends, jobs.size());
+  }
+
+  private static List<Long> versionIds(org.lance.Dataset ds) {
+    return ds.listVersions().stream().map(org.lance.Version::getId).sorted().toList();
   }
 
   @Test
