@@ -49,6 +49,15 @@ public final class ExampleSpark {
 
   /** A local[2] session with spark-defaults.conf applied and the catalog pointed at {@code uri}. */
   public static SparkSession session(String appName, String uri) throws IOException {
+    return session(appName, uri, Map.of());
+  }
+
+  /**
+   * {@link #session(String, String)} with {@code settings} applied last, so that they override
+   * the file and the uri.
+   */
+  public static SparkSession session(String appName, String uri, Map<String, String> settings)
+      throws IOException {
     SparkSession.Builder b = SparkSession.builder()
         .appName(appName)
         .master("local[2]")
@@ -60,6 +69,7 @@ public final class ExampleSpark {
       }
     });
     b.config("spark.sql.catalog.lance.uri", uri);
+    settings.forEach(b::config);
     SparkSession spark = b.getOrCreate();
     spark.sparkContext().setLogLevel("WARN");
     return spark;
