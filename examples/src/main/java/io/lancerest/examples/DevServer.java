@@ -135,16 +135,16 @@ public final class DevServer {
    * the server on it.
    */
   static Running start(Options options, Path callerDir) throws StartException {
+    // lance-core reports a taken port with a native log line and an exception; check first so
+    // that the usual case gets only the one line below (and no folder is left behind).
+    if (options.port() != 0 && portTaken(options.host(), options.port())) {
+      throw portInUse(options);
+    }
     Path root = CallerPaths.resolve(options.root(), callerDir);
     try {
       Files.createDirectories(root);
     } catch (IOException e) {
       throw new StartException("cannot create the folder " + root + " (--root): " + e);
-    }
-    // lance-core reports a taken port with a native log line and an exception; check first so
-    // that the usual case gets only the one line below.
-    if (options.port() != 0 && portTaken(options.host(), options.port())) {
-      throw portInUse(options);
     }
     RestAdapter server = new RestAdapter("dir", Map.of("root", root.toString()), options.host(),
         options.port());
