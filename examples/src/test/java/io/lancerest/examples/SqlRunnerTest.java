@@ -60,13 +60,17 @@ class SqlRunnerTest {
   private record Run(int exit, String out, String err) {}
 
   private static Run run(String[] args, InputStream stdin) throws IOException {
+    return run(args, stdin, dir);
+  }
+
+  private static Run run(String[] args, InputStream stdin, Path callerDir) throws IOException {
     ByteArrayOutputStream out = new ByteArrayOutputStream();
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     SqlRunner.Options options = SqlRunner.Options.parse(args);
     int exit;
     try (PrintStream o = new PrintStream(out, true, StandardCharsets.UTF_8);
         PrintStream e = new PrintStream(err, true, StandardCharsets.UTF_8);
-        SqlRunner.Script script = SqlRunner.Script.open(options, dir, stdin)) {
+        SqlRunner.Script script = SqlRunner.Script.open(options, callerDir, stdin)) {
       exit = new SqlRunner(spark, o, e, options.maxRows()).run(script, false);
     }
     return new Run(exit, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
@@ -78,29 +82,29 @@ class SqlRunnerTest {
 
   @Test
   void fileRunsStatementByStatementAndStopsAtTheFirstError() throws IOException {
-    Files.writeString(dir.resolve("shop.sql"), """
+    Files.writeString(dir.resolve("store.sql"), """
         -- a namespace, a table, rows; names resolve in the default catalog lance
-        CREATE NAMESPACE shop;
-        CREATE TABLE shop.items (id BIGINT, category STRING, price DOUBLE);
-        INSERT INTO shop.items VALUES
+        CREATE NAMESPACE store;
+        CREATE TABLE store.items (id BIGINT, category STRING, price DOUBLE);
+        INSERT INTO store.items VALUES
           (1, 'tea', 3.5),
           (2, 'tea; green', 4.0),  -- a ';' inside a string is no end
           (3, 'cake', NULL);
-        SELECT id, category, price FROM shop.items ORDER BY id;
-        SELECT * FROM shop.nope;
+        SELECT id, category, price FROM store.items ORDER BY id;
+        SELECT * FROM store.nope;
         SELECT 'never run';
         """);
-    Run r = run(new String[] {"--file", "shop.sql"}, noInput());
+    Run r = run(new String[] {"--file", "store.sql"}, noInput());
 
     assertEquals(1, r.exit(), r.err());
     assertTrue(r.out().contains("""
-        sql> INSERT INTO shop.items VALUES
+        sql> INSERT INTO store.items VALUES
            >   (1, 'tea', 3.5),
            >   (2, 'tea; green', 4.0),
            >   (3, 'cake', NULL)
         OK ("""), r.out());
     assertTrue(r.out().contains("""
-        sql> SELECT id, category, price FROM shop.items ORDER BY id
+        sql> SELECT id, category, price FROM store.items ORDER BY id
         +---+----------+-----+
         |id |category  |price|
         +---+----------+-----+
@@ -110,15 +114,46 @@ class SqlRunnerTest {
         +---+----------+-----+
         (3 rows, """), r.out());
     assertEquals(List.of(
-        "ERROR at shop.sql:9 in \"SELECT * FROM shop.nope\": [TABLE_OR_VIEW_NOT_FOUND] The table "
-            + "or view `shop`.`nope` cannot be found. Verify the spelling and correctness of the "
+        "ERROR at store.sql:9 in \"SELECT * FROM store.nope\": [TABLE_OR_VIEW_NOT_FOUND] The table "
+            + "or view `store`.`nope` cannot be found. Verify the spelling and correctness of the "
             + "schema and catalog. If you did not qualify the name with a schema, verify the "
             + "current_schema() output, or qualify the name with the correct schema and catalog. "
             + "To tolerate the error on drop use DROP VIEW IF EXISTS or DROP TABLE IF EXISTS.; "
             + "line 1 pos 14",
-        "SqlRunner: stopped at the first error; the statements after shop.sql:9 were not run"),
+        "SqlRunner: stopped at the first error; the statements after store.sql:9 were not run"),
         r.err().lines().toList());
     assertFalse(r.out().contains("never run"), r.out());
+  }
+
+  @Test
+  void theShippedTryItScriptRuns() throws IOException {
+    // examples/sql/try.sql, the file the docs point newcomers to (tests run in examples/).
+    Run r = run(new String[] {"--file", "sql/try.sql"}, noInput(), Path.of("").toAbsolutePath());
+    assertEquals(0, r.exit(), r.err());
+    assertEquals("", r.err());
+    assertTrue(r.out().contains("""
+        sql> SELECT * FROM lance.shop.items VERSION AS OF 2
+        +---+--------+-----+
+        |id |category|price|
+        +---+--------+-----+
+        |1  |tea     |3.5  |
+        +---+--------+-----+
+        """), r.out());
+    assertTrue(r.out().contains("""
+        sql> SELECT category, rank, id, price FROM lance.shop.top3 ORDER BY category, rank
+        +--------+----+---+-----+
+        |category|rank|id |price|
+        +--------+----+---+-----+
+        |cake    |1   |3  |4.25 |
+        |tea     |1   |2  |5.0  |
+        |tea     |2   |1  |3.5  |
+        |tea     |3   |5  |2.0  |
+        +--------+----+---+-----+
+        """), r.out());
+    assertEquals(List.of("|DONE  |udtf|2", "|SKIPPED|udtf|2", "|DONE  |udtf|3"),
+        r.out().lines().filter(l -> l.contains("|udtf|"))
+            .map(l -> l.substring(l.indexOf('|', 1), l.indexOf("|udtf|") + 7)).toList(),
+        r.out());
   }
 
   @Test
