@@ -27,14 +27,16 @@ import org.lance.namespace.RestAdapter;
  * The quickstart: runs end to end on the embedded default, the upstream REST namespace server
  * ({@code RestAdapter("dir")}) over a local warehouse folder, which it resets on every run.
  *
- * <p>Usage: {@code Quickstart [--warehouse DIR]} (default {@code ./target/quickstart-warehouse}).
+ * <p>Usage: {@code Quickstart [--warehouse DIR]} (default {@code examples/target/quickstart-warehouse};
+ * a DIR given is taken from the directory the command was run in, {@link CallerPaths}).
  */
 public final class Quickstart {
   private Quickstart() {}
 
   public static void main(String[] args) throws Exception {
-    Path warehouse = Path.of(args.length >= 2 && args[0].equals("--warehouse")
-        ? args[1] : "target/quickstart-warehouse").toAbsolutePath();
+    Path warehouse = args.length >= 2 && args[0].equals("--warehouse")
+        ? CallerPaths.resolve(args[1])
+        : Path.of("target/quickstart-warehouse").toAbsolutePath();
     resetWarehouse(warehouse);
     long start = System.nanoTime();
     RestAdapter server = new RestAdapter("dir", Map.of("root", warehouse.toString()),
