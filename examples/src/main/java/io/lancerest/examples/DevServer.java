@@ -90,16 +90,9 @@ public final class DevServer {
   }
 
   public static void main(String[] args) throws InterruptedException {
-    Options options;
-    try {
-      options = Options.parse(args);
-    } catch (IllegalArgumentException e) {
-      System.err.println("DevServer: " + e.getMessage() + "\n" + USAGE);
-      System.exit(2);
-      return;
-    }
-    if (options.help()) {
-      System.out.println(USAGE);
+    Options options = CommandLines.parseOrExit("DevServer", USAGE, () -> Options.parse(args),
+        Options::help);
+    if (options == null) {
       return;
     }
     Running running;

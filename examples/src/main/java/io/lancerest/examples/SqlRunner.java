@@ -174,16 +174,9 @@ public final class SqlRunner {
   }
 
   public static void main(String[] args) throws Exception {
-    Options options;
-    try {
-      options = Options.parse(args);
-    } catch (IllegalArgumentException e) {
-      System.err.println("SqlRunner: " + e.getMessage() + "\n" + USAGE);
-      System.exit(2);
-      return;
-    }
-    if (options.help()) {
-      System.out.println(USAGE);
+    Options options = CommandLines.parseOrExit("SqlRunner", USAGE, () -> Options.parse(args),
+        Options::help);
+    if (options == null) {
       return;
     }
     Path callerDir = CallerPaths.callerDir();
