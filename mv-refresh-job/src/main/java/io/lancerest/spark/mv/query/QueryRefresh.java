@@ -628,9 +628,10 @@ public final class QueryRefresh {
       ViewRows inView = ch.old.isEmpty() ? new ViewRows() : viewRowsOf(readVersion, ch.old);
       long t2 = System.currentTimeMillis();
       LOG.info("View {} (job {}): source version {} (watermark {}): {}; {} source rows left "
-          + "changed fragments, {} of them in the view ({} of {} view fragments read)",
-          t.viewName(), jobId, srcVersion, watermark, diff, ch.old.getLongCardinality(),
-          inView.size, inView.fragmentsRead, inView.fragments);
+          + "changed fragments, {} of them in the view ({})", t.viewName(), jobId, srcVersion,
+          watermark, diff, ch.old.getLongCardinality(), inView.size, ch.old.isEmpty()
+              ? "no view fragment read" : inView.fragmentsRead + " of " + inView.fragments
+              + " view fragments read");
       Written w = new Written(List.of(), 0, Roaring64NavigableMap.bitmapOf(), List.of());
       String localPhases = "";
       if (!rescan.isEmpty()) {

@@ -155,8 +155,8 @@ class QueryFragmentDiffTest {
       refresh(ns);
       incremental = log.text();
     }
-    assertTrue(incremental.contains("0 source rows left changed fragments, 0 of them in the view"),
-        incremental);
+    assertTrue(incremental.contains("0 source rows left changed fragments, 0 of them in the view "
+        + "(no view fragment read)"), incremental);
     assertFalse(incremental.contains("rebuilding"), incremental);
 
     String forced;
