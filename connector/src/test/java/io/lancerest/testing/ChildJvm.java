@@ -3,6 +3,7 @@ package io.lancerest.testing;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
@@ -76,6 +77,24 @@ public final class ChildJvm implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot start a JVM for " + what, e);
     }
+  }
+
+  /**
+   * Writes {@code text} to the child's standard input and closes it, so that the child reads
+   * the end of its input after the text (a REPL then exits).
+   */
+  public void input(String text) {
+    try (OutputStream in = process.getOutputStream()) {
+      in.write(text.getBytes(StandardCharsets.UTF_8));
+    } catch (IOException e) {
+      throw new UncheckedIOException("Cannot write to the standard input of " + what
+          + "; its output:\n" + output, e);
+    }
+  }
+
+  /** What the child has printed so far (standard output and error). */
+  public String output() {
+    return output.toString();
   }
 
   /**
