@@ -69,7 +69,7 @@ final class ConnectClient {
     }
   }
 
-  /** Copies the classes of {@code jars} into {@code out}, {@code com.google} moved under the client's prefix. */
+  /** Copies the classes of {@code jars} into {@code out}, com.google moved under the prefix. */
   private static void relocate(List<String> jars, Path out) throws IOException {
     Remapper remapper = new Remapper() {
       @Override

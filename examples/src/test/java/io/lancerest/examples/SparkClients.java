@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.lance.namespace.RestAdapter;
 
 /**
  * How the client tests start Spark the way a user does: {@code SparkSubmit} in client mode, as
@@ -28,15 +29,26 @@ import java.util.regex.Pattern;
  * throughout, as a distribution has it, on none of 40.
  */
 final class SparkClients {
-  private static final Pattern NETTY = Pattern.compile("(netty-(?:buffer|common))-[0-9][^/]*\\.jar");
+  private static final Pattern NETTY =
+      Pattern.compile("(netty-(?:buffer|common))-[0-9][^/]*\\.jar");
 
   private SparkClients() {}
 
+  /** lance-core's upstream REST server on 127.0.0.1, a free port, serving {@code dir/warehouse}. */
+  static RestAdapter restServer(Path dir) throws IOException {
+    Path warehouse = Files.createDirectories(dir.resolve("warehouse"));
+    RestAdapter server = new RestAdapter("dir", Map.of("root", warehouse.toString()), "127.0.0.1",
+        0);
+    server.start();
+    return server;
+  }
+
   /**
    * Writes {@code examples/conf/spark-defaults.conf} into {@code dir} with the catalog's uri
-   * set to {@code uri} and the jar lines left out; every other line is the file's.
+   * pointed at {@code server} and the jar lines left out; every other line is the file's.
    */
-  static Path confFile(Path dir, String uri) throws IOException {
+  static Path confFile(Path dir, RestAdapter server) throws IOException {
+    String uri = "http://127.0.0.1:" + server.getPort();
     StringBuilder out = new StringBuilder();
     for (Map.Entry<String, String> e : ExampleSpark.defaults(ExampleSpark.confFile()).entrySet()) {
       if (!ExampleSpark.CLASSPATH_KEYS.contains(e.getKey())) {
@@ -92,6 +104,12 @@ final class SparkClients {
     args.add(resource);
     return ChildJvm.start(what, "org.apache.spark.deploy.SparkSubmit", sparkClassPath(),
         jvmArgs, args.toArray(String[]::new));
+  }
+
+  /** status, kind, rows_inserted and rows_deleted of a CREATE or REFRESH row, joined by |. */
+  static String outcome(Map<String, String> row) {
+    return String.join("|", row.get("status"), row.get("kind"), row.get("rows_inserted"),
+        row.get("rows_deleted"));
   }
 
   static String required(String property) {

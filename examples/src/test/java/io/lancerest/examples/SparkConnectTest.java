@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lancerest.testing.ChildJvm;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -17,6 +16,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.api.io.TempDir;
 import org.lance.namespace.RestAdapter;
 
@@ -32,6 +33,7 @@ import org.lance.namespace.RestAdapter;
  * that fail. The test checks what the client received.
  */
 @Tag("slow")
+@Execution(ExecutionMode.CONCURRENT) // its work runs in child JVMs: next to the other classes
 class SparkConnectTest {
   private static final Duration SERVER_START = Duration.ofSeconds(120);
   private static final Duration CLIENT_RUN = Duration.ofSeconds(240);
@@ -40,7 +42,10 @@ class SparkConnectTest {
   private static final Pattern STEP = Pattern.compile("@@ (\\S+) (row|ok|error) ?(.*)");
   private static final String TEXT_SPLITTER = "'io.lancerest.spark.mv.chunker.TextSplitter'";
 
-  /** The client's steps: {@code <label> <verb> <argument>} (see ConnectScript). */
+  /**
+   * The client's steps, {@code <label> <verb> <argument>} (see ConnectScript); {@code %1$s} is
+   * the TextSplitter class, {@code %2$s} the REST server's uri.
+   */
   static final String SCRIPT = """
       client-version     version -
       server-version     sql SELECT version() AS v
@@ -48,21 +53,28 @@ class SparkConnectTest {
       create-table       sql CREATE TABLE cx.docs (id BIGINT, topic STRING, body STRING, score INT)
       insert             sql INSERT INTO cx.docs VALUES (1, 'tea', 'Green tea. Black tea.', 5), \
       (2, 'tea', 'Oolong.', 9), (3, 'coffee', 'Espresso. Latte.', 7)
-      df-append          append cx.docs <- SELECT 4L AS id, 'coffee' AS topic, 'Mocha.' AS body, 8 AS score
+      df-append          append cx.docs <- SELECT 4L AS id, 'coffee' AS topic, 'Mocha.' AS body, \
+      8 AS score
       df-read            table cx.docs
       sql-at             sql SELECT id FROM cx.docs VERSION AS OF 2 ORDER BY id
       df-at              table-at cx.docs 2
       df-create          create cx.tea <- SELECT id, score FROM cx.docs WHERE topic = 'tea'
       df-read-created    table cx.tea
+      own-catalog        conf spark.sql.catalog.mine=io.lancerest.spark.catalog.LanceRestCatalog
+      own-catalog-uri    conf spark.sql.catalog.mine.uri=%2$s
+      own-catalog-read   sql SHOW TABLES IN mine.cx
       query-view         sql CREATE MATERIALIZED VIEW cx.good AS SELECT id, score * 10 AS points \
       FROM cx.docs WHERE score >= 7
       chunker-view       sql CREATE MATERIALIZED VIEW cx.sentences USING CHUNKER %1$s \
       OPTIONS (input_columns = 'body', separator = '. ') AS SELECT id, body FROM cx.docs
       udtf-view          sql CREATE MATERIALIZED VIEW cx.best USING UDTF \
-      'io.lancerest.spark.mv.udtf.TopKUdtf' PARTITION BY topic OPTIONS (k = '1', order_by = 'score') \
+      'io.lancerest.spark.mv.udtf.TopKUdtf' PARTITION BY topic \
+      OPTIONS (k = '1', order_by = 'score') \
       AS SELECT topic, id, score FROM cx.docs
-      empty-view         sql CREATE MATERIALIZED VIEW cx.later AS SELECT id FROM cx.docs WITH NO DATA
-      change             append cx.docs <- SELECT 5L AS id, 'tea' AS topic, 'Matcha. Sencha.' AS body, 10 AS score
+      empty-view         sql CREATE MATERIALIZED VIEW cx.later AS SELECT id FROM cx.docs \
+      WITH NO DATA
+      change             append cx.docs <- SELECT 5L AS id, 'tea' AS topic, \
+      'Matcha. Sencha.' AS body, 10 AS score
       explain            sql EXPLAIN REFRESH MATERIALIZED VIEW cx.good
       refresh-good       sql REFRESH MATERIALIZED VIEW cx.good
       refresh-sentences  sql REFRESH MATERIALIZED VIEW cx.sentences
@@ -82,6 +94,7 @@ class SparkConnectTest {
       drop               sql DROP MATERIALIZED VIEW cx.later
       show-after-drop    sql SHOW MATERIALIZED VIEWS IN cx
       missing            sql REFRESH MATERIALIZED VIEW cx.missing
+      missing-table      sql SELECT * FROM cx.nope
       bad-option         sql CREATE MATERIALIZED VIEW cx.bad USING CHUNKER %1$s \
       OPTIONS (input_columns = 'body', chunk_size = -3) AS SELECT id, body FROM cx.docs
       join               sql CREATE MATERIALIZED VIEW cx.joined AS SELECT a.id FROM cx.docs a \
@@ -90,8 +103,9 @@ class SparkConnectTest {
       unknown-job        sql DESCRIBE JOB 'no-such-job'
       drop-missing       sql DROP MATERIALIZED VIEW cx.missing
       write-to-view      append cx.good <- SELECT 1L AS id, 10 AS points
-      syntax             sql CREATE MATERIALIZED VIEW cx.x USING PYTHON 'f' AS SELECT id FROM cx.docs
-      """.formatted(TEXT_SPLITTER);
+      syntax             sql CREATE MATERIALIZED VIEW cx.x USING PYTHON 'f' AS SELECT id \
+      FROM cx.docs
+      """;
 
   @TempDir
   static Path dir;
@@ -103,10 +117,8 @@ class SparkConnectTest {
 
   @BeforeAll
   static void runTheScript() throws Exception {
-    Path warehouse = Files.createDirectories(dir.resolve("warehouse"));
-    rest = new RestAdapter("dir", Map.of("root", warehouse.toString()), "127.0.0.1", 0);
-    rest.start();
-    Path conf = SparkClients.confFile(dir, "http://127.0.0.1:" + rest.getPort());
+    rest = SparkClients.restServer(dir);
+    Path conf = SparkClients.confFile(dir, rest);
     // sbin/start-connect-server.sh: spark-submit --class ...SparkConnectServer --name "Spark
     // Connect server"; port 0 picks a free one, which the server logs
     server = SparkClients.submit("Spark Connect server", conf,
@@ -121,7 +133,7 @@ class SparkConnectTest {
     assertTrue(m.find(), server.output());
     try (ChildJvm client = ChildJvm.start("Spark Connect client", ConnectClient.MAIN,
         clientClassPath, List.of("-Xmx512m"), "sc://127.0.0.1:" + m.group(1))) {
-      client.input(SCRIPT);
+      client.input(SCRIPT.formatted(TEXT_SPLITTER, "http://127.0.0.1:" + rest.getPort()));
       transcript = client.awaitSuccess(CLIENT_RUN);
     }
     // into the surefire report's -output.txt
@@ -175,6 +187,8 @@ class SparkConnectTest {
     assertEquals(List.of("1", "2", "3"), rows("sql-at"));
     assertEquals(rows("sql-at"), rows("df-at").stream().map(r -> r.split("\\|")[0]).toList());
     assertEquals(List.of("1|5", "2|9"), rows("df-read-created"));
+    // a client may add a catalog of its own to its session, as a notebook would
+    assertEquals(List.of("cx|docs|false", "cx|tea|false"), sorted("own-catalog-read"));
   }
 
   @Test
@@ -235,6 +249,9 @@ class SparkConnectTest {
         + "chunker io.lancerest.spark.mv.chunker.TextSplitter)", ERRORS.get("bad-option"));
     assertTrue(ERRORS.get("join").startsWith(grpc + "The SELECT of query view lance.cx.joined "
         + "uses a join. A materialized view reads ONE source table"), ERRORS.get("join"));
+    assertTrue(ERRORS.get("missing-table").startsWith("org.apache.spark.sql.AnalysisException: "
+        + "[TABLE_OR_VIEW_NOT_FOUND] The table or view `cx`.`nope` cannot be found."),
+        ERRORS.get("missing-table"));
     String job = cell("async", "job_id");
     assertEquals(grpc + "Job '" + job + "' of view cx.later has already ended (DONE); CANCEL JOB "
         + "stops RUNNING jobs only", ERRORS.get("cancel-ended"));
@@ -255,7 +272,8 @@ class SparkConnectTest {
         + "found 'PYTHON' at position 36: // CREATE MATERIALIZED VIEW cx.x USING PYTHON"),
         ERRORS.get("syntax"));
     // and nothing else failed
-    assertEquals(List.of("missing", "bad-option", "join", "cancel-ended", "bad-refresh-option",
+    assertEquals(List.of("missing", "missing-table", "bad-option", "join", "cancel-ended",
+        "bad-refresh-option",
         "unknown-job", "drop-missing", "write-to-view", "syntax").stream().sorted().toList(),
         ERRORS.keySet().stream().sorted().toList(), ERRORS.toString());
   }
@@ -272,8 +290,8 @@ class SparkConnectTest {
 
   /** status, kind, rows_inserted, rows_deleted of a CREATE or REFRESH. */
   private static String result(String step) {
-    return String.join("|", cell(step, "status"), cell(step, "kind"),
-        cell(step, "rows_inserted"), cell(step, "rows_deleted"));
+    cell(step, "status"); // fails if there is no row
+    return SparkClients.outcome(ROWS.get(step).get(0));
   }
 
   private static Map<String, String> info(String step) {

@@ -18,9 +18,11 @@ import org.apache.spark.sql.SparkSession;
  * <ul>
  *   <li>{@code sql <statement>}: {@code spark.sql(statement)}, its rows collected;
  *   <li>{@code table <name>}: {@code spark.table(name)}, ordered by its first column;
- *   <li>{@code table-at <name> <version>}: {@code spark.read().option("versionAsOf", v).table(name)};
+ *   <li>{@code table-at <name> <version>}:
+ *       {@code spark.read().option("versionAsOf", v).table(name)};
  *   <li>{@code append <name> <- <select>}: {@code spark.sql(select).writeTo(name).append()};
  *   <li>{@code create <name> <- <select>}: {@code spark.sql(select).writeTo(name).create()};
+ *   <li>{@code conf <key>=<value>}: {@code spark.conf().set(key, value)} (a session conf);
  *   <li>{@code await-job <view>}: {@code SHOW JOBS FOR view LIMIT 1} until its status is not
  *       RUNNING (at most 90 s);
  *   <li>{@code version -}: the client library's Spark version and {@code spark.version()}.
@@ -88,6 +90,11 @@ public final class ConnectScript {
         } else {
           spark.sql(a[1]).writeTo(a[0]).create();
         }
+        return List.of();
+      }
+      case "conf": {
+        String[] kv = arg.split("=", 2);
+        spark.conf().set(kv[0], kv[1]);
         return List.of();
       }
       case "await-job":
