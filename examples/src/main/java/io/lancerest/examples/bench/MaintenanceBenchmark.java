@@ -22,7 +22,7 @@ import org.apache.spark.sql.SparkSession;
  * 1.2× of that at 10, and at most 20 fragments.
  *
  * <pre>
- *   mvn -B -ntp -q -Pquickstart -DskipTests -pl examples -am verify \
+ *   mvn -B -ntp -Pquickstart -DskipTests -pl examples -am verify \
  *       -Dquickstart.main=io.lancerest.examples.bench.MaintenanceBenchmark \
  *       -Dquickstart.args="refreshes=1000"
  * </pre>
