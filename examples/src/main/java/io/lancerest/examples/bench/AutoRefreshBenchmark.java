@@ -26,6 +26,9 @@ import org.apache.spark.sql.SparkSession;
  *       -Dquickstart.main=io.lancerest.examples.bench.AutoRefreshBenchmark \
  *       -Dquickstart.args="duration=60 interval=2000 rows=1000 poll=1s"
  * </pre>
+ *
+ * <p>The lags' distribution goes to the chart {@code auto-refresh-lag.png} ({@code
+ * charts=DIR|none}, see {@link Charts}).
  */
 public final class AutoRefreshBenchmark {
   private AutoRefreshBenchmark() {}
@@ -36,6 +39,7 @@ public final class AutoRefreshBenchmark {
     int interval = Integer.parseInt(args.getOrDefault("interval", "2000"));
     int rows = Integer.parseInt(args.getOrDefault("rows", "1000"));
     String poll = args.getOrDefault("poll", "1s");
+    Charts charts = Charts.of(args);
     try (ViewBench b = ViewBench.start("auto-refresh-bench", args)) {
       SparkSession spark = b.spark;
       spark.sql("CREATE NAMESPACE lance.ar");
@@ -126,7 +130,48 @@ public final class AutoRefreshBenchmark {
           p95 <= 6 ? "met" : "MISSED");
       System.out.printf("  view equals its SELECT at the end: %s (%d rows differ)%n",
           diff == 0 ? "yes" : "NO", diff);
+      chart(charts, lags, syncP50, String.format("AutoRefreshBenchmark duration=%d "
+          + "interval=%d rows=%d poll=%s: %d INSERTs", duration, interval, rows, poll,
+          lags.size()));
     }
+  }
+
+  /** The lags' cumulative distribution, p50 and p95 and the peer's p50 marked. */
+  private static void chart(Charts charts, List<Double> lags, double peer, String run) {
+    if (!charts.on()) {
+      return;
+    }
+    List<Double> sorted = new ArrayList<>(lags);
+    sorted.sort(null);
+    int n = sorted.size();
+    // a step from 0 % to each lag's share: the share of INSERTs seen within that lag
+    double[] x = new double[n + 1];
+    double[] y = new double[n + 1];
+    for (int i = 0; i < n; i++) {
+      x[i + 1] = sorted.get(i);
+      y[i + 1] = 100.0 * (i + 1) / n;
+    }
+    x[0] = Math.min(0, sorted.get(0));
+    var c = Charts.xy("lag: INSERT commit to the view reflecting it (s)",
+        "INSERTs reflected within the lag (%)");
+    var s = c.addSeries("lag, cumulative", x, y);
+    s.setXYSeriesRenderStyle(org.knowm.xchart.XYSeries.XYSeriesRenderStyle.Step);
+    s.setMarker(org.knowm.xchart.style.markers.SeriesMarkers.NONE);
+    s.setLineColor(Charts.OURS);
+    s.setLineWidth(2.5f);
+    double p50 = percentile(lags, 50);
+    double p95 = percentile(lags, 95);
+    Charts.vertical(c, String.format("p50 %.2f s", p50), p50, 0, 100, Charts.OURS,
+        org.knowm.xchart.style.lines.SeriesLines.DASH_DASH);
+    Charts.vertical(c, String.format("p95 %.2f s", p95), p95, 0, 100, Charts.THIRD,
+        org.knowm.xchart.style.lines.SeriesLines.DASH_DASH);
+    Charts.vertical(c, String.format("peer: synchronous REFRESH after an INSERT, p50 %.2f s",
+        peer), peer, 0, 100, Charts.PEER, org.knowm.xchart.style.lines.SeriesLines.DOT_DOT);
+    c.getStyler().setYAxisMin(0.0);
+    c.getStyler().setYAxisMax(105.0);
+    c.getStyler().setXAxisMin(0.0);
+    c.getStyler().setLegendPosition(org.knowm.xchart.style.Styler.LegendPosition.InsideSE);
+    charts.tryWrite("auto-refresh-lag", c, "View service: auto refresh lag distribution", run);
   }
 
   private static long reflected(MaterializedViews views, List<String> view) {

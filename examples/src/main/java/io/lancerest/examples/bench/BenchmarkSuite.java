@@ -17,8 +17,9 @@ import java.util.Map;
  * the benchmarks print, the ratio against its target. Not a test.
  *
  * <p>Arguments, all optional: {@code only=catalog,query,scattered,scale,chunker} (which to run,
- * default all) and {@code scale-sizes=5000000,50000000}. Each benchmark's own output goes to
- * standard output as it runs.
+ * default all), {@code scale-sizes=5000000,50000000} and {@code charts=DIR} (the benchmarks'
+ * charts; by default none, so the suite's shorter runs do not replace docs/img). Each benchmark's
+ * own output goes to standard output as it runs.
  */
 public final class BenchmarkSuite {
   private BenchmarkSuite() {}
@@ -41,6 +42,7 @@ public final class BenchmarkSuite {
         new Bench("chunker", ChunkerViewBenchmark.class, List.of()));
     List<String> only = List.of(args.getOrDefault("only",
         "catalog,query,scattered,scale,chunker").split(","));
+    String charts = "charts=" + args.getOrDefault("charts", "none");
     List<String> results = new ArrayList<>();
     for (Bench b : all) {
       if (!only.contains(b.name())) {
@@ -48,7 +50,7 @@ public final class BenchmarkSuite {
       }
       System.out.printf("%n######## %s (%s)%n", b.name(), b.main().getSimpleName());
       long t0 = System.nanoTime();
-      for (String r : run(b)) {
+      for (String r : run(b, charts)) {
         results.add(b.name() + ": " + r);
       }
       System.out.printf("######## %s done in %s%n", b.name(),
@@ -76,7 +78,7 @@ public final class BenchmarkSuite {
     return "";
   }
 
-  private static List<String> run(Bench b) throws Exception {
+  private static List<String> run(Bench b, String charts) throws Exception {
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("-Xmx4g");
@@ -90,6 +92,7 @@ public final class BenchmarkSuite {
     cmd.add(System.getProperty("java.class.path"));
     cmd.add(b.main().getName());
     cmd.addAll(b.args());
+    cmd.add(charts);
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
     List<String> results = new ArrayList<>();
     try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(),

@@ -32,7 +32,8 @@ import org.lance.namespace.RestAdapter;
  *       the peer with {@code pushDownFilters = false} (what a user of the peer can do).
  * </ul>
  * Arguments, all optional: {@code queries=200 tables=20 rows=5000000 rounds=5 scan-rounds=9
- * parts=abcd warehouse=DIR}.
+ * parts=abcd warehouse=DIR charts=docs/img}. The medians of (a), (c) and (d1) go to the bar
+ * chart {@code catalog-latency.png} ({@code charts=DIR|none}, see {@link Charts}).
  */
 public final class CatalogBenchmark {
   private static final String OURS = "ours";
@@ -53,6 +54,8 @@ public final class CatalogBenchmark {
   private final int rounds;
   private final int scanRounds;
   private final String parts;
+  /** Statement label to {ours, peer} median milliseconds, for the chart. */
+  private final Map<String, double[]> medians = new LinkedHashMap<>();
 
   private CatalogBenchmark(SparkSession spark, CountingProxy proxy, Map<String, String> args) {
     this.spark = spark;
@@ -68,6 +71,7 @@ public final class CatalogBenchmark {
 
   public static void main(String[] argv) throws Exception {
     Map<String, String> args = ViewBench.args(argv);
+    Charts charts = Charts.of(args);
     Path warehouse = Path.of(args.getOrDefault("warehouse", "target/bench-warehouse"))
         .toAbsolutePath();
     reset(warehouse);
@@ -120,6 +124,7 @@ public final class CatalogBenchmark {
       }
       System.out.printf("%n== Done in %.0f s; load average at end: %s%n",
           (System.nanoTime() - start) / 1e9, loadAverage());
+      bench.chart(charts);
     } finally {
       if (spark != null) {
         spark.stop();
@@ -195,6 +200,7 @@ public final class CatalogBenchmark {
     }
     System.out.printf("   per-statement median ratio ours/peer: %.3f%n",
         median(single.get(OURS)) / median(single.get(PEER)));
+    keep("(a) count(*), 100 rows", single);
     System.out.printf("   ('%s' is this catalog with cache.ttl-ms=0: every statement describes "
         + "the table again)%n", OURS_NO_CACHE);
   }
@@ -255,7 +261,9 @@ public final class CatalogBenchmark {
     for (String c : List.of(OURS, PEER)) {
       queries.put(c, String.format(AGGREGATE, c + "." + NS + ".big", ""));
     }
-    printTimes(interleaved(queries), "(c)", 1.0);
+    Map<String, List<Long>> times = interleaved(queries);
+    printTimes(times, "(c)", 1.0);
+    keep("(c) GROUP BY, " + millions(rows) + " rows", times);
   }
 
   /**
@@ -343,6 +351,7 @@ public final class CatalogBenchmark {
     clean.put(noPush, String.format(AGGREGATE, noPush + "_big", where));
     Map<String, List<Long>> t1 = interleaved(clean);
     printTimes(t1, "(d1)", 1.0);
+    keep("(d1) (c) filtered", t1);
     for (String state : List.of("deleted", "rewritten")) {
       System.out.printf("   (d-%s) after the UPDATE%s (the peer's filtered scan of this table "
           + "never ends; compared with it unfiltered)%n", state,
@@ -374,6 +383,46 @@ public final class CatalogBenchmark {
   }
 
   // ---------------------------------------------------------------- output
+
+  /** Keeps the medians of ours and the peer (nanoseconds) under {@code label} for the chart. */
+  private void keep(String label, Map<String, List<Long>> times) {
+    medians.put(label, new double[] {median(times.get(OURS)) / 1e6,
+        median(times.get(PEER)) / 1e6});
+  }
+
+  private static String millions(long n) {
+    return n % 1_000_000 == 0 ? n / 1_000_000 + "M" : String.format("%,d", n);
+  }
+
+  /** A bar per catalog and statement: median latency, log scale (30 ms next to 3 s). */
+  private void chart(Charts charts) {
+    if (medians.isEmpty() || !charts.on()) {
+      return;
+    }
+    List<String> labels = new ArrayList<>();
+    List<Double> ours = new ArrayList<>();
+    List<Double> peer = new ArrayList<>();
+    double min = Double.MAX_VALUE;
+    double max = 0;
+    for (var e : medians.entrySet()) {
+      labels.add(String.format("%s: %.2f×", e.getKey(), e.getValue()[0] / e.getValue()[1]));
+      ours.add(e.getValue()[0]);
+      peer.add(e.getValue()[1]);
+      min = Math.min(min, Math.min(e.getValue()[0], e.getValue()[1]));
+      max = Math.max(max, Math.max(e.getValue()[0], e.getValue()[1]));
+    }
+    var c = Charts.bars("statement: ours / peer", "median latency (ms), log scale");
+    c.getStyler().setYAxisLogarithmic(true);
+    c.getStyler().setYAxisDecimalPattern("#,##0");
+    c.getStyler().setYAxisMin(Math.pow(10, Math.floor(Math.log10(min)) - 0.3));
+    c.getStyler().setYAxisMax(max * 2);
+    c.getStyler().setLegendPosition(org.knowm.xchart.style.Styler.LegendPosition.OutsideS);
+    c.addSeries("ours: LanceRestCatalog", labels, ours);
+    c.addSeries("peer: lance-spark LanceNamespaceSparkCatalog (impl=rest)", labels, peer);
+    charts.tryWrite("catalog-latency", c, "Catalog statement latency: ours against lance-spark's "
+        + "catalog", String.format("CatalogBenchmark parts=%s rows=%d; (a) median of %d x %d "
+        + "statements, (c), (d1) median of %d rounds", parts, rows, rounds, queries, scanRounds));
+  }
 
   private static void printTimes(Map<String, List<Long>> times, String label, double target) {
     for (var e : times.entrySet()) {

@@ -26,6 +26,13 @@ import org.apache.spark.sql.types.StructType;
  *       refresh (target &le; 5 %).
  * </ul>
  * Arguments, all optional: {@code documents=200000 rounds=3 warehouse=DIR log=WARN}.
+ *
+ * <p>{@code sweep=0.001,0.01,0.1} adds, after the check, refresh time against the size of the
+ * change: for each fraction f, {@code sweep-rounds} times (3 by default), f &times; documents
+ * appended and f / 10 &times; documents edited ({@code id % m = r}, spread over every fragment), a
+ * timed REFRESH, then a timed {@code REFRESH … WITH (force = true)} (every parent expanded again)
+ * of the same source version; and writes the chart {@code refresh-chunker.png} ({@code
+ * charts=DIR|none}, see {@link Charts}).
  */
 public final class ChunkerViewBenchmark {
   private static final String NS = "lance.cbench";
@@ -41,12 +48,40 @@ public final class ChunkerViewBenchmark {
     Map<String, String> args = ViewBench.args(argv);
     long docs = Long.parseLong(args.getOrDefault("documents", "200000"));
     int rounds = Integer.parseInt(args.getOrDefault("rounds", "3"));
+    Charts charts = Charts.of(args);
+    List<Double> sweep = ViewBench.sizes(args, "sweep");
+    int sweepRounds = Integer.parseInt(args.getOrDefault("sweep-rounds", "3"));
     try (ViewBench b = ViewBench.start("chunker-bench", args)) {
-      run(b.spark, docs, rounds);
+      String view = run(b.spark, docs, rounds);
+      if (!sweep.isEmpty()) {
+        List<ViewBench.SweepPoint> points = sweep(b.spark, view, docs, rounds, sweep,
+            sweepRounds);
+        charts.refreshBySize("refresh-chunker", "Chunker view: refresh time against the size of "
+            + "the change", "documents changed (appended + edited), log scale", true, points,
+            String.format("ChunkerViewBenchmark documents=%d (~5 chunks each), edits scattered, "
+            + "median of %d per size", docs, sweepRounds));
+      }
     }
   }
 
-  private static void run(SparkSession spark, long docs, int rounds) {
+  /** The sweep on {@code view}: per fraction f, f &times; docs appended, f / 10 &times; edited. */
+  private static List<ViewBench.SweepPoint> sweep(SparkSession spark, String view, long docs,
+      int rounds, List<Double> fractions, int sweepRounds) {
+    String src = NS + ".docs";
+    long[] next = {docs + (rounds + 1) * (docs / 100)};
+    return ViewBench.sweep(spark, view, fractions, sweepRounds, (f, step) -> {
+      long appended = Math.round(docs * f);
+      long m = Math.max(1, Math.round(10 / f));
+      insert(spark, src, next[0], appended);
+      next[0] += appended;
+      spark.sql("UPDATE " + src + " SET doc = concat(doc, ' edited in sweep step " + step
+          + "') WHERE id % " + m + " = " + (step * 7 + 5) % m);
+      return appended + Math.max(1, docs / m);
+    });
+  }
+
+  /** Runs (a) and (b); returns the view (b) refreshed. */
+  private static String run(SparkSession spark, long docs, int rounds) {
     spark.sql("CREATE NAMESPACE " + NS);
     String src = NS + ".docs";
     spark.sql("CREATE TABLE " + src + " (id BIGINT, doc STRING) TBLPROPERTIES "
@@ -120,6 +155,7 @@ public final class ChunkerViewBenchmark {
     long diff = spark.sql(cols + view).exceptAll(spark.sql(cols + fresh)).count()
         + spark.sql(cols + fresh).exceptAll(spark.sql(cols + view)).count();
     System.out.printf("check: rows differing between the view and a rebuild: %,d%n", diff);
+    return view;
   }
 
   private static void insert(SparkSession spark, String table, long from, long n) {

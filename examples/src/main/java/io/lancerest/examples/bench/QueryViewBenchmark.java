@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Map;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.functions;
 
 /**
  * Query materialized views against their baselines, in one JVM and one SparkSession over an
@@ -23,6 +24,12 @@ import org.apache.spark.sql.SparkSession;
  * then compares the view with the SELECT row by row.
  * Arguments, all optional: {@code rows=5000000 rounds=5 pattern=contiguous|scattered
  * warehouse=DIR} (without {@code warehouse}, a temporary directory, removed at the end).
+ *
+ * <p>{@code sweep=0.0001,0.001,0.01,0.1} adds, after the check, refresh time against the size of
+ * the change: for each fraction f, {@code sweep-rounds} times (3 by default), f &times; rows new
+ * rows and f / 10 &times; rows updated in the same pattern, a timed REFRESH, then a timed
+ * {@code REFRESH … WITH (force = true)} (the full rebuild) of the same source version; and writes
+ * the chart {@code refresh-query-<pattern>.png} ({@code charts=DIR|none}, see {@link Charts}).
  */
 public final class QueryViewBenchmark {
   private static final String NS = "lance.bench";
@@ -42,9 +49,51 @@ public final class QueryViewBenchmark {
     if (!pattern.equals("contiguous") && !pattern.equals("scattered")) {
       throw new IllegalArgumentException("pattern is contiguous or scattered, got " + pattern);
     }
+    Charts charts = Charts.of(args);
+    List<Double> sweep = ViewBench.sizes(args, "sweep");
+    int sweepRounds = Integer.parseInt(args.getOrDefault("sweep-rounds", "3"));
+    boolean scattered = pattern.equals("scattered");
     try (ViewBench b = ViewBench.start("qv-bench", args)) {
-      run(b.spark, rows, rounds, pattern.equals("scattered"));
+      run(b.spark, rows, rounds, scattered);
+      if (!sweep.isEmpty()) {
+        List<ViewBench.SweepPoint> points = sweep(b.spark, rows, rounds, scattered, sweep,
+            sweepRounds);
+        charts.refreshBySize("refresh-query-" + pattern, "Query view: refresh time against the "
+            + "size of the change", "rows changed (appended + updated), log scale", true, points,
+            String.format("QueryViewBenchmark rows=%d, %s updates, median of %d per size",
+            rows, pattern, sweepRounds));
+      }
     }
+  }
+
+  /**
+   * The sweep on the view (b) left: per fraction f, f &times; rows appended and f / 10 &times;
+   * rows updated (an id range after those (b) used, or {@code id % m = r} spread over every
+   * fragment).
+   */
+  private static List<ViewBench.SweepPoint> sweep(SparkSession spark, long rows, int rounds,
+      boolean scattered, List<Double> fractions, int sweepRounds) {
+    String src = NS + ".src";
+    long[] next = {spark.table(src).agg(functions.max("id")).first().getLong(0) + 1};
+    long[] updatedTo = {(rounds + 1L) * (rows / 1000)};
+    return ViewBench.sweep(spark, NS + ".v" + (rounds - 1), fractions, sweepRounds,
+        (f, step) -> {
+          long appended = Math.round(rows * f);
+          long updated = Math.max(1, Math.round(rows * f / 10));
+          insert(spark, src, next[0], appended);
+          next[0] += appended;
+          String where;
+          if (scattered) {
+            long m = Math.max(1, rows / updated);
+            where = "id % " + m + " = " + (step * 7 + 1) % m;
+          } else {
+            where = "id >= " + updatedTo[0] + " AND id < " + (updatedTo[0] + updated);
+            updatedTo[0] += updated;
+          }
+          spark.sql("UPDATE " + src + " SET payload = payload + 1, score = score + 1 WHERE "
+              + where);
+          return appended + updated;
+        });
   }
 
   private static void run(SparkSession spark, long rows, int rounds, boolean scattered) {

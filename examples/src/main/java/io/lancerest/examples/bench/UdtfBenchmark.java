@@ -49,6 +49,12 @@ import org.apache.spark.sql.types.StructType;
  *
  * <p>{@code rows} per partition key, {@code sin} calls per row (the CPU cost), {@code rounds}
  * measured rounds per JVM.
+ *
+ * <p>{@code sweep=1,2,4,8,16} adds to the local[2] JVM, after its rounds, refresh time against
+ * the size of the change: for each count k, {@code sweep-rounds} times (3 by default), one row
+ * inserted into each of k partitions, a timed REFRESH, then a timed {@code REFRESH … WITH (force
+ * = true)} of the same source version; and writes the chart {@code refresh-udtf.png} ({@code
+ * charts=DIR|none}, see {@link Charts}).
  */
 public final class UdtfBenchmark {
   static final int KEYS = 16;
@@ -86,28 +92,29 @@ public final class UdtfBenchmark {
   public static void main(String[] args) throws Exception {
     if (args.length > 0 && args[0].equals("child")) {
       child(args[1], Path.of(args[2]), Integer.parseInt(args[3]), Integer.parseInt(args[4]),
-          Integer.parseInt(args[5]));
+          Integer.parseInt(args[5]), args.length > 6 ? args[6] : "", args.length > 7
+              ? Integer.parseInt(args[7]) : 0);
       return;
     }
-    Map<String, String> opts = new java.util.HashMap<>();
-    for (String a : args) {
-      int eq = a.indexOf('=');
-      if (eq < 0) {
-        throw new IllegalArgumentException("arguments are key=value (rows, sin, rounds): " + a);
-      }
-      opts.put(a.substring(0, eq), a.substring(eq + 1));
-    }
+    Map<String, String> opts = ViewBench.args(args);
     int rowsPerKey = Integer.parseInt(opts.getOrDefault("rows", "500"));
     int iterations = Integer.parseInt(opts.getOrDefault("sin", "50000"));
     int rounds = Integer.parseInt(opts.getOrDefault("rounds", "3"));
+    Charts charts = Charts.of(opts);
+    String sweep = opts.getOrDefault("sweep", "");
+    int sweepRounds = Integer.parseInt(opts.getOrDefault("sweep-rounds", "3"));
     Path dir = Files.createTempDirectory("udtf-bench");
     System.out.printf("UDTF benchmark: %d partitions x %d rows, %d sin() per row, %d rounds "
         + "(medians), data in %s%n", KEYS, rowsPerKey, iterations, rounds, dir);
     Map<String, Long> one;
     Map<String, Long> two;
+    List<ViewBench.SweepPoint> points = new ArrayList<>();
     try {
-      one = spawn("local[1]", dir.resolve("one"), rowsPerKey, iterations, rounds);
-      two = spawn("local[2]", dir.resolve("two"), rowsPerKey, iterations, rounds);
+      one = spawn(List.of("local[1]", dir.resolve("one").toString()), rowsPerKey, iterations,
+          rounds, new ArrayList<>());
+      two = spawn(sweep.isEmpty() ? List.of("local[2]", dir.resolve("two").toString())
+          : List.of("local[2]", dir.resolve("two").toString(), sweep,
+              Integer.toString(sweepRounds)), rowsPerKey, iterations, rounds, points);
     } finally {
       io.lancerest.examples.Warehouses.delete(dir);
     }
@@ -131,10 +138,19 @@ public final class UdtfBenchmark {
     System.out.printf("load average at the end: %.1f on %d cores%n",
         java.lang.management.ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(),
         Runtime.getRuntime().availableProcessors());
+    charts.refreshBySize("refresh-udtf", "UDTF view: refresh time against the size of the change",
+        "partitions with a new row (of " + KEYS + "), log scale", true, points, String.format(
+        "UdtfBenchmark rows=%d sin=%d, local[2], median of %d per size; any row change "
+        + "recomputes every partition", rowsPerKey, iterations, sweepRounds));
   }
 
-  private static Map<String, Long> spawn(String master, Path dir, int rowsPerKey,
-      int iterations, int rounds) throws Exception {
+  /**
+   * Runs the child JVM for {@code child} = (master, folder[, sweep, sweep rounds]); returns its
+   * RESULT figures and adds its SWEEP points to {@code points}.
+   */
+  private static Map<String, Long> spawn(List<String> child, int rowsPerKey, int iterations,
+      int rounds, List<ViewBench.SweepPoint> points) throws Exception {
+    String master = child.get(0);
     List<String> cmd = new ArrayList<>();
     cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     cmd.add("-Xmx2g");
@@ -148,8 +164,9 @@ public final class UdtfBenchmark {
     cmd.add("-cp");
     cmd.add(classpath());
     cmd.add(UdtfBenchmark.class.getName());
-    cmd.addAll(List.of("child", master, dir.toString(), Integer.toString(rowsPerKey),
+    cmd.addAll(List.of("child", master, child.get(1), Integer.toString(rowsPerKey),
         Integer.toString(iterations), Integer.toString(rounds)));
+    cmd.addAll(child.subList(2, child.size()));
     Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
     Map<String, Long> result = new LinkedHashMap<>();
     java.util.ArrayDeque<String> tail = new java.util.ArrayDeque<>();
@@ -160,8 +177,13 @@ public final class UdtfBenchmark {
         if (tail.size() > 40) {
           tail.removeFirst();
         }
-        if (line.startsWith("round ")) {
-          System.out.println("  " + master + " " + line);
+        if (line.startsWith("round ") || line.startsWith("  sweep round ")) {
+          System.out.println("  " + master + " " + line.trim());
+        }
+        if (line.startsWith("SWEEP ")) {
+          String[] w = line.split(" ");
+          points.add(new ViewBench.SweepPoint(Double.parseDouble(w[1]),
+              Double.parseDouble(w[2]), Double.parseDouble(w[3])));
         }
         if (line.startsWith("RESULT ")) {
           for (String kv : line.substring(7).trim().split(" ")) {
@@ -193,7 +215,7 @@ public final class UdtfBenchmark {
   }
 
   private static void child(String master, Path dir, int rowsPerKey, int iterations,
-      int rounds) throws Exception {
+      int rounds, String sweep, int sweepRounds) throws Exception {
     Files.createDirectories(dir);
     try (RestAdapter server = new RestAdapter("dir", Map.of("root", dir.toString()),
         "127.0.0.1", 0)) {
@@ -213,6 +235,18 @@ public final class UdtfBenchmark {
       org.apache.logging.log4j.core.config.Configurator.setLevel("io.lancerest.spark.mv.udtf",
           org.apache.logging.log4j.Level.INFO);
       measure(spark, rowsPerKey, iterations, rounds);
+      List<Double> sizes = ViewBench.sizes(Map.of("sweep", sweep), "sweep");
+      if (!sizes.isEmpty()) {
+        // one new row in each of the first k partitions, a value inside each key's range
+        for (ViewBench.SweepPoint p : ViewBench.sweep(spark, NS + ".summary", sizes, sweepRounds,
+            (k, step) -> {
+              spark.sql("INSERT INTO " + NS + ".source SELECT CAST(id AS INT), id + 0.5 FROM "
+                  + "range(0, " + Math.round(k) + ")");
+              return k;
+            })) {
+          System.out.println("SWEEP " + p.size() + " " + p.incremental() + " " + p.full());
+        }
+      }
       spark.stop();
     }
   }

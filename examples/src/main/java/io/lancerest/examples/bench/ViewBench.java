@@ -95,6 +95,72 @@ final class ViewBench implements AutoCloseable {
     }
   }
 
+  /** One change size of a refresh sweep: its size, and the median refresh times (s). */
+  record SweepPoint(double size, double incremental, double full) {}
+
+  /** A change a sweep makes to the source before it refreshes. */
+  interface Change {
+    /**
+     * Changes the source by {@code size} (each benchmark says in what unit) in its {@code
+     * step}-th call; returns the size to plot (for example the rows changed).
+     */
+    double apply(double size, int step);
+  }
+
+  /** The sizes of {@code sweep=0.001,0.01,0.1} ({@code key}); empty when not given. */
+  static List<Double> sizes(Map<String, String> args, String key) {
+    List<Double> sizes = new ArrayList<>();
+    for (String s : args.getOrDefault(key, "").split(",")) {
+      if (!s.isBlank()) {
+        sizes.add(Double.parseDouble(s.trim()));
+      }
+    }
+    return sizes;
+  }
+
+  /**
+   * Refresh time against the size of the change. {@code rounds} times, for each size in turn:
+   * {@code change}, then a timed {@code REFRESH} of {@code view} (incremental where the view's
+   * kind refreshes so), then a timed {@code REFRESH … WITH (force = true)}, a rebuild of the same
+   * source version (the peer). Per size, the median of each.
+   */
+  static List<SweepPoint> sweep(SparkSession spark, String view, List<Double> sizes, int rounds,
+      Change change) {
+    List<List<Double>> inc = new ArrayList<>();
+    List<List<Double>> full = new ArrayList<>();
+    double[] plotted = new double[sizes.size()];
+    for (int i = 0; i < sizes.size(); i++) {
+      inc.add(new ArrayList<>());
+      full.add(new ArrayList<>());
+    }
+    int step = 0;
+    for (int r = 0; r < rounds; r++) {
+      for (int i = 0; i < sizes.size(); i++) {
+        plotted[i] = change.apply(sizes.get(i), step++);
+        long t = System.nanoTime();
+        spark.sql("REFRESH MATERIALIZED VIEW " + view).collectAsList();
+        inc.get(i).add(secs(t));
+        t = System.nanoTime();
+        spark.sql("REFRESH MATERIALIZED VIEW " + view + " WITH (force = true)").collectAsList();
+        full.get(i).add(secs(t));
+        System.out.printf("  sweep round %d, size %s (%,.0f): refresh %.2f s, forced full "
+            + "refresh %.2f s%n", r, sizes.get(i), plotted[i], last(inc.get(i)),
+            last(full.get(i)));
+      }
+    }
+    List<SweepPoint> points = new ArrayList<>();
+    for (int i = 0; i < sizes.size(); i++) {
+      points.add(new SweepPoint(plotted[i], median(inc.get(i)), median(full.get(i))));
+      System.out.printf("sweep: size %,.0f: refresh %.3f s, full %.3f s (medians of %d)%n",
+          plotted[i], median(inc.get(i)), median(full.get(i)), rounds);
+    }
+    return points;
+  }
+
+  private static double last(List<Double> xs) {
+    return xs.get(xs.size() - 1);
+  }
+
   static double secs(long startNanos) {
     return (System.nanoTime() - startNanos) / 1e9;
   }
@@ -103,6 +169,15 @@ final class ViewBench implements AutoCloseable {
     List<Double> s = new ArrayList<>(xs);
     s.sort(null);
     return s.get(s.size() / 2);
+  }
+
+  /** The 1-minute load average, NaN when unknown. */
+  static double load1() {
+    try {
+      return Double.parseDouble(Files.readString(Path.of("/proc/loadavg")).trim().split(" ")[0]);
+    } catch (Exception e) {
+      return Double.NaN;
+    }
   }
 
   static String loadAverage() {
