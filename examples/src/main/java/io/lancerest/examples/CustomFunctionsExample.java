@@ -18,7 +18,7 @@ public final class CustomFunctionsExample {
 
   public static void main(String[] args) throws Exception {
     Path root = Path.of("target/examples-warehouse/custom").toAbsolutePath();
-    Quickstart.resetWarehouse(root);
+    Quickstart.resetWarehouse(root, false);
     RestAdapter server = new RestAdapter("dir", Map.of("root", root.toString()), "127.0.0.1", 0);
     server.start();
     SparkSession spark = ExampleSpark.session("custom-functions-example",

@@ -34,10 +34,10 @@ public final class Quickstart {
   private Quickstart() {}
 
   public static void main(String[] args) throws Exception {
-    Path warehouse = args.length >= 2 && args[0].equals("--warehouse")
-        ? CallerPaths.resolve(args[1])
+    boolean given = args.length >= 2 && args[0].equals("--warehouse");
+    Path warehouse = given ? CallerPaths.resolve(args[1])
         : Path.of("target/quickstart-warehouse").toAbsolutePath();
-    resetWarehouse(warehouse);
+    resetWarehouse(warehouse, given);
     long start = System.nanoTime();
     RestAdapter server = new RestAdapter("dir", Map.of("root", warehouse.toString()),
         "127.0.0.1", 0);
@@ -228,7 +228,26 @@ public final class Quickstart {
     return root;
   }
 
-  static void resetWarehouse(Path dir) throws Exception {
+  /** Marks a folder the quickstart made, which a later run may empty. */
+  static final String MARKER = ".quickstart-warehouse";
+
+  /**
+   * Empties {@code dir} for a new run. A folder given with {@code --warehouse} is emptied only
+   * when it is new, empty, or one a quickstart made: {@code --warehouse .} must not delete a
+   * checkout.
+   */
+  static void resetWarehouse(Path dir, boolean given) throws Exception {
+    if (given && java.nio.file.Files.isDirectory(dir)
+        && !java.nio.file.Files.exists(dir.resolve(MARKER))) {
+      try (java.util.stream.Stream<Path> entries = java.nio.file.Files.list(dir)) {
+        if (entries.findAny().isPresent()) {
+          throw new IllegalArgumentException("Quickstart: --warehouse " + dir + " is not empty "
+              + "and was not made by the quickstart (no " + MARKER + " in it), so it is not "
+              + "deleted; give a new or empty folder");
+        }
+      }
+    }
     Warehouses.reset(dir);
+    java.nio.file.Files.createFile(dir.resolve(MARKER));
   }
 }

@@ -39,7 +39,7 @@ public final class RestClientExample {
     RestAdapter server = null;
     if (uri == null) {
       Path root = Path.of("target/examples-warehouse/rest-client").toAbsolutePath();
-      Quickstart.resetWarehouse(root);
+      Quickstart.resetWarehouse(root, false);
       server = new RestAdapter("dir", Map.of("root", root.toString()), "127.0.0.1", 0);
       server.start();
       uri = "http://127.0.0.1:" + server.getPort();

@@ -95,8 +95,8 @@ public final class SqlRunner {
         switch (a) {
           case "--uri" -> uri = v;
           case "--warehouse" -> warehouse = v;
-          case "--token" -> settings.put(catalog + "token", v);
-          case "--api-key" -> settings.put(catalog + "api_key", v);
+          case "--token" -> settings.put(catalog + "token", secretReference(a, v));
+          case "--api-key" -> settings.put(catalog + "api_key", secretReference(a, v));
           case "--header" -> {
             String[] kv = keyValue(a, v);
             settings.put(catalog + "header." + kv[0], kv[1]);
@@ -122,7 +122,23 @@ public final class SqlRunner {
           Map.copyOf(settings), maxRows, false);
     }
 
-    private static String[] keyValue(String option, String v) {
+    /**
+   * A secret given by reference: {@code env:VAR} or {@code file:PATH} (a relative path taken from
+   * the caller's directory). The secret itself is refused: on a command line it would show in
+   * {@code ps} and the shell's history.
+   */
+  static String secretReference(String flag, String v) {
+    if (v.startsWith("env:")) {
+      return v;
+    }
+    if (v.startsWith("file:")) {
+      return "file:" + CallerPaths.resolve(v.substring("file:".length()));
+    }
+    throw new IllegalArgumentException(flag + " takes env:VAR or file:PATH, not the secret "
+        + "itself (a command line shows in ps and the shell history)");
+  }
+
+  private static String[] keyValue(String option, String v) {
       int eq = v.indexOf('=');
       if (eq <= 0) {
         throw new IllegalArgumentException(option + " takes KEY=VALUE, got '" + v + "'");

@@ -30,7 +30,7 @@ public final class TimeTravelExample {
 
   public static void main(String[] args) throws Exception {
     Path root = Path.of("target/examples-warehouse/time-travel").toAbsolutePath();
-    Quickstart.resetWarehouse(root);
+    Quickstart.resetWarehouse(root, false);
     RestAdapter server = new RestAdapter("dir", Map.of("root", root.toString()), "127.0.0.1", 0);
     server.start();
     String uri = "http://127.0.0.1:" + server.getPort();

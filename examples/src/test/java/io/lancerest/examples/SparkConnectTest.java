@@ -35,8 +35,8 @@ import org.lance.namespace.RestAdapter;
 @Tag("slow")
 @Execution(ExecutionMode.CONCURRENT) // its work runs in child JVMs: next to the other classes
 class SparkConnectTest {
-  private static final Duration SERVER_START = Duration.ofSeconds(120);
-  private static final Duration CLIENT_RUN = Duration.ofSeconds(240);
+  private static final Duration SERVER_START = Duration.ofSeconds(240);
+  private static final Duration CLIENT_RUN = Duration.ofSeconds(420);
   private static final Pattern STARTED = Pattern.compile(
       "Spark Connect server started at: \\S+:(\\d+)");
   private static final Pattern STEP = Pattern.compile("@@ (\\S+) (row|ok|error) ?(.*)");

@@ -34,7 +34,7 @@ import org.lance.namespace.RestAdapter;
 @Execution(ExecutionMode.CONCURRENT) // its work runs in child JVMs: next to the other classes
 class SparkShellTest {
   /** The REPL's start, about 40 statements and three first refreshes, on a busy machine. */
-  private static final Duration LIMIT = Duration.ofSeconds(240);
+  private static final Duration LIMIT = Duration.ofSeconds(420);
 
   @TempDir
   static Path dir;

@@ -265,6 +265,13 @@ class SqlRunnerTest {
         new String[] {"--token", "env:LANCE_TOKEN", "--header", "X-Tenant=acme", "-f", "no.sql"});
     assertEquals(Map.of("spark.sql.catalog.lance.token", "env:LANCE_TOKEN",
         "spark.sql.catalog.lance.header.X-Tenant", "acme"), options.settings());
+    IllegalArgumentException literal = assertThrows(IllegalArgumentException.class,
+        () -> SqlRunner.Options.parse(new String[] {"--token", "s3cr3t-value", "-e", "SELECT 1"}));
+    assertEquals("--token takes env:VAR or file:PATH, not the secret itself (a command line "
+        + "shows in ps and the shell history)", literal.getMessage());
+    assertTrue(SqlRunner.Options.parse(new String[] {"--api-key", "file:key.txt", "-e", "SELECT 1"})
+        .settings().get("spark.sql.catalog.lance.api_key").matches("file:/.*key\\.txt"),
+        "a relative file: is taken from the caller's directory");
     IOException e = assertThrows(IOException.class,
         () -> SqlRunner.Script.open(options, dir, noInput()));
     assertEquals("cannot read the file " + dir.resolve("no.sql") + " (--file no.sql)",

@@ -199,9 +199,9 @@ final class Charts {
       boolean close = Math.abs(inc[i] - full[i]) < 2 * gap;
       double incAt = inc[i] + (close && inc[i] <= full[i] ? -gap : gap);
       double fullAt = full[i] + (close && full[i] < inc[i] ? -gap : gap);
-      c.addAnnotation(new AnnotationText(String.format("%.2f s, %.0f %%", inc[i],
+      c.addAnnotation(new AnnotationText(String.format(java.util.Locale.ROOT, "%.2f s, %.0f %%", inc[i],
           100 * inc[i] / full[i]), x[i], incAt, false));
-      c.addAnnotation(new AnnotationText(String.format("%.2f s", full[i]), x[i], fullAt,
+      c.addAnnotation(new AnnotationText(String.format(java.util.Locale.ROOT, "%.2f s", full[i]), x[i], fullAt,
           false));
     }
     tryWrite(name, c, title, run);
@@ -235,7 +235,7 @@ final class Charts {
   /** The machine line of the subtitle. */
   String machine() {
     int cores = Runtime.getRuntime().availableProcessors();
-    return String.format("%d cores%s, 1-min load %.1f at start, %.1f now; %s", cores,
+    return String.format(java.util.Locale.ROOT, "%d cores%s, 1-min load %.1f at start, %.1f now; %s", cores,
         loadAtStart > cores ? " shared with other work" : "", loadAtStart, ViewBench.load1(),
         ZonedDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern(
             "yyyy-MM-dd HH:mm 'UTC'")));
