@@ -171,6 +171,32 @@ class QueryFragmentDiffTest {
     assertTrue(forced.contains("wrote 4 rows"), forced);
   }
 
+  /** With a LIMIT the refresh compares row ids: its rebuild and incremental lines say so. */
+  @Test
+  void theDecisionLinesOfAViewWithALimit() {
+    String ns = f.namespace("loglimit");
+    String src = "lance." + ns + ".src";
+    f.sql("CREATE TABLE " + src + " (id BIGINT, w BIGINT)");
+    f.sql("INSERT INTO " + src + " SELECT id, id * 10 FROM range(0, 5)");
+    String first;
+    try (LogCapture log = new LogCapture("io.lancerest.spark.mv")) {
+      f.sql("CREATE MATERIALIZED VIEW lance." + ns + ".v AS SELECT id, w FROM " + src
+          + " LIMIT 2");
+      first = log.text();
+    }
+    assertTrue(first.contains("rebuilding the view (first refresh): writing 2 (LIMIT 2) of the "
+        + "5 source rows, replacing the 0 rows in the view"), first);
+    f.sql("INSERT INTO " + src + " SELECT id, id * 10 FROM range(5, 7)");
+    String next;
+    try (LogCapture log = new LogCapture("io.lancerest.spark.mv")) {
+      refresh(ns);
+      next = log.text();
+    }
+    assertTrue(next.contains("7 source rows, 2 in the view; writing 0 (0 changed in place), "
+        + "deleting 0"), next);
+    assertEquals(2, f.sql("SELECT * FROM lance." + ns + ".v").size());
+  }
+
   @Test
   void anAppendReadsOnlyTheNewFragment() {
     String ns = f.namespace("app");
