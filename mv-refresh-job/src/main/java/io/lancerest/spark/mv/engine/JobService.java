@@ -58,7 +58,7 @@ public final class JobService implements AutoCloseable {
   private final ScheduledExecutorService heartbeat;
   private final ExecutorService async;
   private final SparkListener progress;
-  private volatile boolean compactPending;
+  private volatile boolean maintenancePending;
   /** Heartbeats with running jobs since the log was last maintained (the heartbeat thread's). */
   private int beatsSinceMaintenance;
   /** Heartbeats of running jobs between two maintenance runs of the log. */
@@ -127,7 +127,7 @@ public final class JobService implements AutoCloseable {
   void close(JobTracker t) {
     running.remove(t.jobId(), t);
     stages.values().removeIf(s -> s == t);
-    compactPending = true;
+    maintenancePending = true;
   }
 
   /** A job running in this catalog instance now, or {@code null}. */
@@ -167,10 +167,11 @@ public final class JobService implements AutoCloseable {
       table.append(states);
       // After jobs end, and every MAINTAIN_EVERY_BEATS beats while a long one runs (its
       // heartbeats are appends too).
-      if (compactPending || (!states.isEmpty() && ++beatsSinceMaintenance >= MAINTAIN_EVERY_BEATS)) {
-        compactPending = false;
+      if (maintenancePending
+          || (!states.isEmpty() && ++beatsSinceMaintenance >= MAINTAIN_EVERY_BEATS)) {
+        maintenancePending = false;
         beatsSinceMaintenance = 0;
-        table.compactIfFragmented();
+        table.maintain();
       }
     } catch (Exception e) {
       // lance-core throws the store's IOException undeclared; anything escaping here would

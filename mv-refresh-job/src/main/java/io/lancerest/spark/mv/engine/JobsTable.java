@@ -47,7 +47,7 @@ import org.lance.operation.Append;
  * new row, and a job's row with the highest {@code seq} is its state. Appends never conflict with
  * each other in Lance (two drivers recording at once both land), an update would (and would
  * leave deletion files, which make lance-core 4.0.0 scans slow), and the history of a job stays
- * readable. Each append is one small fragment; {@link #compactIfFragmented} merges them.
+ * readable. Each append is one small fragment; {@link #maintain} merges them.
  */
 final class JobsTable implements JobLog {
   static final String NAMESPACE_CONF = "spark.lancerest.mv.jobs.namespace";
@@ -60,8 +60,9 @@ final class JobsTable implements JobLog {
   /**
    * How long a version of the log is kept after a later one replaced it. A commit to a Lance
    * table takes longer the more versions it keeps (VersionCostBenchmark: 1-2 ms at 20, 15-40 ms
-   * at 2,000 here), and a refresh appends two or more: the log keeps only what a reader that opened it recently may
-   * still be scanning. Nobody time-travels the log; its rows all stay in the latest version.
+   * at 2,000 here), and a refresh appends two or more: the log keeps only what a reader that
+   * opened it recently may still be scanning. Nobody time-travels the log; its rows all stay in
+   * the latest version.
    */
   static final java.time.Duration VERSION_RETENTION = java.time.Duration.ofMinutes(1);
   /** The newest versions of the log, kept at every cleanup however old they are. */
@@ -173,36 +174,39 @@ final class JobsTable implements JobLog {
    * concurrent appends still land. Runs on the heartbeat thread after jobs end, never inside a
    * refresh.
    */
-  void compactIfFragmented() {
-    compactIfFragmented(VERSION_RETENTION);
+  void maintain() {
+    maintain(VERSION_RETENTION);
   }
 
-  /** {@link #compactIfFragmented()}, removing the versions replaced more than {@code retention} ago. */
-  void compactIfFragmented(java.time.Duration retention) {
+  /** {@link #maintain()}, removing the versions replaced more than {@code retention} ago. */
+  void maintain(java.time.Duration retention) {
     TableLocation loc = location(false);
     if (loc == null) {
       return;
     }
     try (BufferAllocator a = new RootAllocator(); Dataset ds = open(a, loc)) {
-      if (ds.getFragments().size() > COMPACT_ABOVE_FRAGMENTS) {
+      boolean compacted = ds.getFragments().size() > COMPACT_ABOVE_FRAGMENTS;
+      if (compacted) {
         ds.compact();
       }
-      // Every append is a version (two or more per refresh), and finding the latest one, or
-      // committing the next, takes longer with each one kept. The newest version created before the cutoff was
-      // the log until a later one replaced it, so it stays (ViewMaintenance.oldestKept).
-      try (Dataset latest = open(a, loc)) {
-        Long keepFrom = ViewMaintenance.oldestKept(latest.listVersions(),
+      // Every append is a version (two or more per refresh), and committing the next one takes
+      // longer with each one kept. The newest version created before the cutoff was the log
+      // until a later one replaced it, so it stays (ViewMaintenance.oldestKept).
+      try (Dataset latest = compacted ? open(a, loc) : null) {
+        Dataset now = compacted ? latest : ds;
+        Long keepFrom = ViewMaintenance.oldestKept(now.listVersions(),
             System.currentTimeMillis() - retention.toMillis());
         if (keepFrom != null) {
           // and the newest few whatever their age: another driver's clock may run behind
-          keepFrom = Math.min(keepFrom, Math.max(1, latest.version() - KEEP_LATEST + 1));
+          keepFrom = Math.min(keepFrom, Math.max(1, now.version() - KEEP_LATEST + 1));
         }
         if (keepFrom != null && keepFrom > 1) {
-          latest.cleanupWithPolicy(CleanupPolicy.builder().withBeforeVersion(keepFrom).build());
+          now.cleanupWithPolicy(CleanupPolicy.builder().withBeforeVersion(keepFrom).build());
         }
       }
     }
   }
+
 
   private static Dataset open(BufferAllocator a, TableLocation loc) {
     return Dataset.open(a, loc.location(), CredentialRefresh.readOptions(loc.storageOptions()).build());

@@ -259,8 +259,9 @@ public final class ViewMaintenance {
             : versions.stream().filter(v -> v.getId() >= keepFrom).count();
         if (kept > MANY_VERSIONS) {
           LOG.warn("View table {} keeps {} versions within its retention of {}: every commit to "
-              + "it takes longer with them (about 15 ms a commit at 1,000 versions on a local disk, against "
-              + "1-2 ms at 20), so its refreshes slow down as they pile up. A shorter retention "
+              + "it takes longer with them (about 15 ms a commit at 1,000 versions on a local "
+              + "disk, against 1-2 ms at 20), so its refreshes slow down as they pile up. A "
+              + "shorter retention "
               + "(view property lancerest.mv.maintenance.retention) keeps them fast; if the "
               + "retention is meant for time travel, this is its cost.", uri, kept,
               p.retention());

@@ -324,14 +324,14 @@ class JobLogTest {
         .boxed().toList();
     assertTrue(before.containsAll(appended), before + " holds the appends' " + appended);
     // A long retention keeps them (they were all replaced just now).
-    log.compactIfFragmented(java.time.Duration.ofHours(1));
+    log.maintain(java.time.Duration.ofHours(1));
     try (org.apache.arrow.memory.BufferAllocator a = new org.apache.arrow.memory.RootAllocator();
         org.lance.Dataset ds = org.lance.Dataset.open(loc.location(), a)) {
       List<Long> kept = versionIds(ds);
       assertTrue(kept.containsAll(appended), kept + " kept every append's version");
     }
     Thread.sleep(20);
-    log.compactIfFragmented(java.time.Duration.ofMillis(10));
+    log.maintain(java.time.Duration.ofMillis(10));
     try (org.apache.arrow.memory.BufferAllocator a = new org.apache.arrow.memory.RootAllocator();
         org.lance.Dataset ds = org.lance.Dataset.open(loc.location(), a)) {
       List<Long> ids = versionIds(ds);
@@ -363,7 +363,7 @@ class JobLogTest {
     assertTrue(f.spark.sql("SELECT count(*) FROM " + table + " VERSION AS OF 2").first()
         .getLong(0) > 0);
 
-    log.compactIfFragmented(java.time.Duration.ZERO);
+    log.maintain(java.time.Duration.ZERO);
 
     long fragmentsAfter = f.spark.sql("SELECT count(DISTINCT _fragid) FROM " + table).first()
         .getLong(0);

@@ -125,6 +125,22 @@ class QueryFragmentDiffTest {
     f.spark.catalog().refreshTable("lance." + ns + ".src");
   }
 
+  /** What the engine logged while {@code r} ran. */
+  private static String logOf(Runnable r) {
+    try (LogCapture log = new LogCapture("io.lancerest.spark.mv")) {
+      r.run();
+      return log.text();
+    }
+  }
+
+  /** A source {@code ns.src (id, w)} with rows 0 to 4. */
+  private static String source(String ns) {
+    String src = "lance." + ns + ".src";
+    f.sql("CREATE TABLE " + src + " (id BIGINT, w BIGINT)");
+    f.sql("INSERT INTO " + src + " SELECT id, id * 10 FROM range(0, 5)");
+    return src;
+  }
+
   /**
    * The refresh's decision line (docs/operations.md quotes it) is true on every path: a first
    * refresh and a forced one say they rebuild, from how many source rows, replacing how many
@@ -133,16 +149,9 @@ class QueryFragmentDiffTest {
   @Test
   void theDecisionLineSaysWhatEachRefreshDoes() {
     String ns = f.namespace("logline");
-    String src = "lance." + ns + ".src";
-    String v = "lance." + ns + ".v";
-    f.sql("CREATE TABLE " + src + " (id BIGINT, w BIGINT)");
-    f.sql("INSERT INTO " + src + " SELECT id, id * 10 FROM range(0, 5)");
-    String first;
-    try (LogCapture log = new LogCapture("io.lancerest.spark.mv")) {
-      f.sql("CREATE MATERIALIZED VIEW " + v + " AS SELECT id, w FROM " + src
-          + " WHERE id % 2 = 0");
-      first = log.text();
-    }
+    String src = source(ns);
+    String first = logOf(() -> f.sql("CREATE MATERIALIZED VIEW lance." + ns + ".v AS SELECT id, "
+        + "w FROM " + src + " WHERE id % 2 = 0"));
     assertTrue(first.contains("(watermark 0): rebuilding the view (first refresh): writing every "
         + "row the definition selects of the 5 source rows, replacing the 0 rows in the view"),
         first);
@@ -150,22 +159,15 @@ class QueryFragmentDiffTest {
     assertFalse(first.contains("0 source rows, 0 in the view"), first);
 
     f.sql("INSERT INTO " + src + " SELECT id, id * 10 FROM range(5, 7)");
-    String incremental;
-    try (LogCapture log = new LogCapture("io.lancerest.spark.mv")) {
-      refresh(ns);
-      incremental = log.text();
-    }
+    String incremental = logOf(() -> refresh(ns));
     assertTrue(incremental.contains("0 source rows left changed fragments, 0 of them in the view "
         + "(no view fragment read)"), incremental);
     assertFalse(incremental.contains("rebuilding"), incremental);
 
-    String forced;
-    try (LogCapture log = new LogCapture("io.lancerest.spark.mv")) {
-      RefreshResult r = refresh(ns, RefreshOptions.builder().force(true).build());
-      forced = log.text();
-      assertEquals(4, r.rowsInserted(), r.toString());
-      assertEquals(4, r.rowsDeleted(), r.toString());
-    }
+    RefreshResult[] r = new RefreshResult[1];
+    String forced = logOf(() -> r[0] = refresh(ns, RefreshOptions.builder().force(true).build()));
+    assertEquals(4, r[0].rowsInserted(), r[0].toString());
+    assertEquals(4, r[0].rowsDeleted(), r[0].toString());
     assertTrue(forced.contains("rebuilding the view (force): writing every row the definition "
         + "selects of the 7 source rows, replacing the 4 rows in the view"), forced);
     assertTrue(forced.contains("wrote 4 rows"), forced);
@@ -175,23 +177,13 @@ class QueryFragmentDiffTest {
   @Test
   void theDecisionLinesOfAViewWithALimit() {
     String ns = f.namespace("loglimit");
-    String src = "lance." + ns + ".src";
-    f.sql("CREATE TABLE " + src + " (id BIGINT, w BIGINT)");
-    f.sql("INSERT INTO " + src + " SELECT id, id * 10 FROM range(0, 5)");
-    String first;
-    try (LogCapture log = new LogCapture("io.lancerest.spark.mv")) {
-      f.sql("CREATE MATERIALIZED VIEW lance." + ns + ".v AS SELECT id, w FROM " + src
-          + " LIMIT 2");
-      first = log.text();
-    }
+    String src = source(ns);
+    String first = logOf(() -> f.sql("CREATE MATERIALIZED VIEW lance." + ns + ".v AS SELECT id, "
+        + "w FROM " + src + " LIMIT 2"));
     assertTrue(first.contains("rebuilding the view (first refresh): writing 2 (LIMIT 2) of the "
         + "5 source rows, replacing the 0 rows in the view"), first);
     f.sql("INSERT INTO " + src + " SELECT id, id * 10 FROM range(5, 7)");
-    String next;
-    try (LogCapture log = new LogCapture("io.lancerest.spark.mv")) {
-      refresh(ns);
-      next = log.text();
-    }
+    String next = logOf(() -> refresh(ns));
     assertTrue(next.contains("7 source rows, 2 in the view; writing 0 (0 changed in place), "
         + "deleting 0"), next);
     assertEquals(2, f.sql("SELECT * FROM lance." + ns + ".v").size());
