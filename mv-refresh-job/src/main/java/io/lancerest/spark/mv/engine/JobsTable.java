@@ -55,16 +55,22 @@ final class JobsTable implements JobLog {
   static final String DEFAULT_NAMESPACE = "__system";
   static final String DEFAULT_TABLE = "mv_jobs";
   private static final int APPEND_ATTEMPTS = 3;
-  /** Fragments past which the table is compacted (each append adds one). */
-  static final int COMPACT_ABOVE_FRAGMENTS = 64;
+  /**
+   * Fragments past which the table is compacted (each append adds one). Every append opens the
+   * log and commits to it, and both read every fragment's metadata: a small bound keeps the
+   * two appends of a refresh as fast at its thousandth refresh as at its first.
+   */
+  static final int COMPACT_ABOVE_FRAGMENTS = 16;
   /**
    * How long a version of the log is kept after a later one replaced it. A commit to a Lance
    * table takes longer the more versions it keeps (VersionCostBenchmark: 1-2 ms at 20, 15-40 ms
    * at 2,000 here), and a refresh appends two or more: the log keeps only what a reader that
-   * opened it recently may still be scanning. Nobody time-travels the log; its rows all stay in
-   * the latest version.
+   * opened it recently may still be scanning (a scan of the log takes milliseconds). Nobody
+   * time-travels the log; its rows all stay in the latest version. At a refresh a second, a
+   * minute kept over a hundred versions, and the log's appends were a fifth of the refresh
+   * time in MaintenanceBenchmark's later refreshes (a JFR profile).
    */
-  static final java.time.Duration VERSION_RETENTION = java.time.Duration.ofMinutes(1);
+  static final java.time.Duration VERSION_RETENTION = java.time.Duration.ofSeconds(10);
   /** The newest versions of the log, kept at every cleanup however old they are. */
   static final int KEEP_LATEST = 8;
 
