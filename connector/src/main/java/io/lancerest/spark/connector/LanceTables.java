@@ -458,13 +458,23 @@ public final class LanceTables {
       return latest;
     }
     try {
-      // Opened directly: that reads one manifest. Listing the versions reads all of them (34 ms
-      // at 200 versions, 119 ms at 400 on a local disk), so it is left to a failed open, to
-      // tell a version that is not there (UnknownTableVersionException) from another failure.
+      if (version < 0) {
+        throw new UnknownTableVersionException(handle.displayName(), "version " + version,
+            "Versions are numbered from 1; its latest version is " + latest.version() + ".");
+      }
+      // Opened directly, by its own manifest. Listing the versions reads every manifest (34 ms
+      // at 200 versions, 119 ms at 400 on a local disk; docs/benchmarks.md), so it is left to a
+      // failed open, to tell a version that is not there (UnknownTableVersionException) from
+      // another failure.
       return open(handle.location(), handle.storageOptions(), handle.displayName(), version,
           refresh);
     } catch (LanceTableException e) {
-      requireVersion(handle, latest, version);
+      try {
+        requireVersion(handle, latest, version);
+      } catch (RuntimeException listing) {
+        listing.addSuppressed(e);
+        throw listing;
+      }
       throw e;
     } finally {
       latest.close();

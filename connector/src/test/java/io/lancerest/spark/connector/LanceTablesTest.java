@@ -135,6 +135,37 @@ class LanceTablesTest {
         () -> LanceTables.resolveTimestamp(handle("travel"), Instant.EPOCH));
   }
 
+  /**
+   * A version opens without listing the others, which are listed only to explain a failed open:
+   * a version a cleanup removed is unknown, with the versions that are left.
+   */
+  @Test
+  void aCleanedUpVersionIsUnknownAndTheOthersStillOpen() throws Exception {
+    spark.sql("CREATE TABLE lt.db.cleaned (id BIGINT)");
+    spark.sql("INSERT INTO lt.db.cleaned VALUES (1)");
+    spark.sql("INSERT INTO lt.db.cleaned VALUES (2)");
+    spark.sql("INSERT INTO lt.db.cleaned VALUES (3)");
+    try (Dataset ds = Dataset.open(handle("cleaned").location())) {
+      ds.cleanupWithPolicy(
+          org.lance.cleanup.CleanupPolicy.builder().withBeforeVersion(3L).build());
+    }
+    assertEquals(List.of("2"), rows("SELECT count(*) FROM lt.db.cleaned VERSION AS OF 3"));
+    UnknownTableVersionException gone =
+        assertThrows(
+            UnknownTableVersionException.class,
+            () -> LanceTables.loadTableAtVersion(handle("cleaned"), 2, "lt"));
+    assertTrue(gone.getMessage().contains("db.cleaned"), gone.getMessage());
+    assertTrue(gone.getMessage().contains("version 2"), gone.getMessage());
+    assertTrue(gone.getMessage().contains("3..4"), gone.getMessage());
+    assertTrue(gone.getMessage().contains("cleaned up"), gone.getMessage());
+    UnknownTableVersionException negative =
+        assertThrows(
+            UnknownTableVersionException.class,
+            () -> LanceTables.loadTableAtVersion(handle("cleaned"), -1, "lt"));
+    assertTrue(negative.getMessage().contains("version -1"), negative.getMessage());
+    assertTrue(negative.getMessage().contains("numbered from 1"), negative.getMessage());
+  }
+
   @Test
   void deleteAndUpdateGoThroughTheRowLevelPath() {
     spark.sql("CREATE TABLE lt.db.dml (id BIGINT, name STRING)");

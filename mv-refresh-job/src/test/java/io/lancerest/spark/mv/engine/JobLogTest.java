@@ -309,7 +309,7 @@ class JobLogTest {
     int appends = JobsTable.KEEP_LATEST + 4;
     // the earlier tests' appends merged first, so that these few stay below the compaction bound
     try (org.apache.arrow.memory.BufferAllocator a = new org.apache.arrow.memory.RootAllocator();
-        org.lance.Dataset ds = org.lance.Dataset.open(log.location(false).location(), a)) {
+        org.lance.Dataset ds = org.lance.Dataset.open(log.location(true).location(), a)) {
       ds.compact();
     }
     for (int i = 0; i < appends; i++) {
