@@ -184,8 +184,12 @@ final class JobsTable implements JobLog {
     maintain(VERSION_RETENTION);
   }
 
-  /** {@link #maintain()}, removing the versions replaced more than {@code retention} ago. */
-  void maintain(java.time.Duration retention) {
+  /**
+   * {@link #maintain()}, removing the versions replaced more than {@code retention} ago. One
+   * run at a time in a driver: two cleanups of the log at once fail each other (a manifest one
+   * of them lists is gone when it reads it).
+   */
+  synchronized void maintain(java.time.Duration retention) {
     TableLocation loc = location(false);
     if (loc == null) {
       return;

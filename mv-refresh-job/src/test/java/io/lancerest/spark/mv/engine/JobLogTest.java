@@ -347,8 +347,22 @@ class JobLogTest {
     assertEquals(appends, jobs.size());
   }
 
-  private static List<Long> versionIds(org.lance.Dataset ds) {
-    return ds.listVersions().stream().map(org.lance.Version::getId).sorted().toList();
+  /**
+   * The log's version ids. The session's job service also maintains the log, on its heartbeat
+   * thread after jobs end, and a cleanup there can remove a manifest while this lists them
+   * (lance-core then fails the listing with an IOException): such a listing is tried again, at most 5 times.
+   */
+  private static List<Long> versionIds(org.lance.Dataset ds) throws InterruptedException {
+    Exception last = null;
+    for (int attempt = 0; attempt < 5; attempt++) {
+      try {
+        return ds.listVersions().stream().map(org.lance.Version::getId).sorted().toList();
+      } catch (Exception e) { // lance-core's IOException is thrown undeclared
+        last = e;
+        Thread.sleep(50);
+      }
+    }
+    throw new AssertionError("listing the job log's versions failed 5 times", last);
   }
 
   @Test
