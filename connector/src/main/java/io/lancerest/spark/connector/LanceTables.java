@@ -113,14 +113,16 @@ public final class LanceTables {
     return loadTableAtVersion(handle, resolveTimestamp(handle, at), catalogName);
   }
 
-  /** See {@link #loadTableAtVersionOrTag}. */
+  /**
+   * See {@link #loadTableAtVersionOrTag}. A number is returned as given, without opening the
+   * table: every use opens that version next, which fails with {@link
+   * UnknownTableVersionException} when it is not there.
+   */
   public static long resolveVersionOrTag(TableHandle handle, String versionOrTag) {
     Objects.requireNonNull(versionOrTag, "versionOrTag");
     String trimmed = versionOrTag.trim();
     if (VERSION_NUMBER.matcher(trimmed).matches()) {
-      long version = Long.parseLong(trimmed);
-      requireVersion(handle, version);
-      return version;
+      return Long.parseLong(trimmed);
     }
     return resolveTag(handle, trimmed);
   }
@@ -479,10 +481,6 @@ public final class LanceTables {
     } finally {
       latest.close();
     }
-  }
-
-  private static void requireVersion(TableHandle handle, long version) {
-    openAt(handle.withVersion(null), version).close();
   }
 
   private static void requireVersion(TableHandle handle, Dataset latest, long version) {

@@ -58,7 +58,7 @@ final class JobsTable implements JobLog {
   /**
    * Fragments past which the table is compacted (each append adds one). Every append opens the
    * log and commits to it, and both read every fragment's metadata: a small bound keeps the
-   * two appends of a refresh as fast at its thousandth refresh as at its first.
+   * cost of a refresh's two appends from growing with the refreshes before it.
    */
   static final int COMPACT_ABOVE_FRAGMENTS = 16;
   /**

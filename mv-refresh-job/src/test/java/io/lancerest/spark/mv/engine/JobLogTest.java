@@ -350,7 +350,8 @@ class JobLogTest {
   /**
    * The log's version ids. The session's job service also maintains the log, on its heartbeat
    * thread after jobs end, and a cleanup there can remove a manifest while this lists them
-   * (lance-core then fails the listing with an IOException): such a listing is tried again, at most 5 times.
+   * (lance-core then fails the listing with an IOException): such a listing is tried again, at
+   * most 5 times.
    */
   private static List<Long> versionIds(org.lance.Dataset ds) throws InterruptedException {
     Exception last = null;
