@@ -138,48 +138,68 @@ public final class FragmentDiff {
    *     of an older deletion file): read them again like rewritten ones
    * @param rescanAgainRows the physical rows of {@code rescanAgain}, to add to {@link
    *     #rescanRows}
+   * @param cachedSets live-id sets taken from {@link LiveRowIds} instead of a scan
+   * @param fragmentsScanned fragments whose row ids had to be scanned (their deletion files
+   *     could not be read directly)
    */
   public record Departed(Roaring64NavigableMap ids, List<Integer> rescanAgain,
-      long rescanAgainRows, int cachedSets) {}
+      long rescanAgainRows, int cachedSets, int fragmentsScanned) {}
 
   /** Threads scanning row ids at once in {@link #departed}. */
   private static final int SCAN_THREADS = 2;
 
   /**
    * What {@link Departed} says, from {@code then} (the older version this diff was made from)
-   * and {@code now}. Each fragment that only gained deletions needs its live row ids at both
-   * versions: up to a million ids each for a large fragment that lost a few rows to an UPDATE.
-   * A fragment that had no deletions at {@code then} needs no scan there: its ids are its whole
-   * row-id sequence, read from the fragment metadata ({@link #allRowIds}); the same holds for
-   * replaced fragments. A fragment's live ids scanned by an earlier refresh of the catalog (the
-   * newer side then is the older side now) come from {@link LiveRowIds}. The remaining scans are
-   * independent and run on {@value #SCAN_THREADS} threads; lance-core's {@code Dataset} takes
-   * only a read lock to start a scan.
+   * and {@code now}. The rows that left a fragment which only gained deletions are the offsets
+   * its deletion file has now and had not then, mapped to row ids through its row-id sequence;
+   * the rows of a replaced fragment are its sequence less its deleted offsets
+   * ({@link FragmentRowIds}): no scan at all, where the deletion files can be read directly
+   * ({@link DeletionVectors}). Otherwise a fragment's live row ids are scanned at both versions
+   * (up to a million ids each for a large fragment that lost a few rows to an UPDATE); a
+   * fragment's live ids scanned by an earlier refresh of the catalog (the newer side then is
+   * the older side now) come from {@link LiveRowIds}. The remaining scans are independent and
+   * run on {@value #SCAN_THREADS} threads; lance-core's {@code Dataset} takes only a read lock
+   * to start a scan.
    */
-  public Departed departed(org.lance.Dataset then, org.lance.Dataset now, LiveRowIds cache)
-      throws Exception {
-    List<Callable<Roaring64NavigableMap>> scans = new ArrayList<>();
-    // A fragment without deletions at the older version had every row of its row-id sequence
-    // live: when the sequence is plain ranges (the usual case), that is the set, no scan.
-    Roaring64NavigableMap known = new Roaring64NavigableMap();
+  public Departed departed(org.lance.Dataset then, org.lance.Dataset now, LiveRowIds cache,
+      DeletionVectors.Reader deletions) throws Exception {
+    Roaring64NavigableMap old = new Roaring64NavigableMap();
     List<Integer> scanReplaced = new ArrayList<>();
     for (int f : replaced) {
-      Roaring64NavigableMap ids = allRowIds(this.then.get(f));
+      Roaring64NavigableMap ids = FragmentRowIds.live(then.uri(), this.then.get(f), deletions);
       if (ids == null) {
         scanReplaced.add(f);
       } else {
-        known.or(ids);
+        old.or(ids);
       }
     }
+    List<Callable<Roaring64NavigableMap>> scans = new ArrayList<>();
     scans.add(() -> rowIds(then, scanReplaced));
     int scanning = scanReplaced.isEmpty() ? 0 : 1;
     int cached = 0;
+    List<Integer> again = new ArrayList<>();
+    long againRows = 0;
+    List<Integer> scanned = new ArrayList<>();
     for (int f : deletionsChanged) {
+      FragmentRowIds.Deletions d = FragmentRowIds.between(now.uri(), this.then.get(f),
+          this.now.get(f), deletions);
+      if (d != null) {
+        if (d.restored()) {
+          again.add(f);
+          againRows += this.now.get(f).getPhysicalRows();
+          old.or(FragmentRowIds.live(then.uri(), this.then.get(f), deletions));
+        } else {
+          old.or(d.deleted());
+        }
+        continue;
+      }
+      scanned.add(f);
       FragmentMetadata[] sides = {this.then.get(f), this.now.get(f)};
       org.lance.Dataset[] at = {then, now};
       for (int side = 0; side < 2; side++) {
         FragmentMetadata m = sides[side];
-        Roaring64NavigableMap have = side == 0 ? allRowIds(m) : null;
+        Roaring64NavigableMap have = side == 0 && m.getDeletionFile() == null
+            ? FragmentRowIds.all(m) : null;
         if (have == null) {
           have = cache.cached(at[side].uri(), m);
           cached += have == null ? 0 : 1;
@@ -195,11 +215,8 @@ public final class FragmentDiff {
       }
     }
     List<Roaring64NavigableMap> sets = run(scans, scanning);
-    Roaring64NavigableMap old = sets.get(0);
-    old.or(known);
-    List<Integer> again = new ArrayList<>();
-    long againRows = 0;
-    for (int i = 0; i < deletionsChanged.size(); i++) {
+    old.or(sets.get(0));
+    for (int i = 0; i < scanned.size(); i++) {
       Roaring64NavigableMap before = sets.get(1 + 2 * i);
       Roaring64NavigableMap after = sets.get(2 + 2 * i);
       Roaring64NavigableMap gone = new Roaring64NavigableMap();
@@ -208,14 +225,15 @@ public final class FragmentDiff {
       // |after| > |before ∩ after|: some id of after is not in before
       if (after.getLongCardinality() > before.getLongCardinality() - gone.getLongCardinality()) {
         // Rows came back (a restore): read the fragment again like a rewritten one.
-        again.add(deletionsChanged.get(i));
-        againRows += this.now.get(deletionsChanged.get(i)).getPhysicalRows();
+        again.add(scanned.get(i));
+        againRows += this.now.get(scanned.get(i)).getPhysicalRows();
         old.or(before);
       } else {
         old.or(gone);
       }
     }
-    return new Departed(old, Collections.unmodifiableList(again), againRows, cached);
+    return new Departed(old, Collections.unmodifiableList(again), againRows, cached,
+        scanReplaced.size() + scanned.size());
   }
 
   /**
@@ -224,25 +242,7 @@ public final class FragmentDiff {
    * external or unreadable sequence).
    */
   static Roaring64NavigableMap allRowIds(FragmentMetadata f) {
-    if (f == null || f.getDeletionFile() != null || f.getRowIdMeta() == null) {
-      return null;
-    }
-    RowIdSequence seq = RowIdSequence.parse(f.getRowIdMeta().getMetadata());
-    if (seq == null) {
-      return null;
-    }
-    List<long[]> ranges = seq.runs();
-    Roaring64NavigableMap ids = new Roaring64NavigableMap();
-    long n = 0;
-    for (long[] r : ranges) {
-      if (Long.compareUnsigned(r[0], r[1]) > 0 || r[1] < 0) {
-        return null; // not a sane range of ids below 2^63: let the scan tell
-      }
-      ids.addRange(r[0], r[1]);
-      n += r[1] - r[0];
-    }
-    // a sequence has one id per physical row; anything else is not what we think it is
-    return n == f.getPhysicalRows() && ids.getLongCardinality() == n ? ids : null;
+    return f == null || f.getDeletionFile() != null ? null : FragmentRowIds.all(f);
   }
 
   /** Calls {@code scans}, on threads when {@code scanning} of them read a dataset. */

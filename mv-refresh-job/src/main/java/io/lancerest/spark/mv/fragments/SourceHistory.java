@@ -313,11 +313,12 @@ public final class SourceHistory {
 
   /**
    * The row ids of the live rows of {@code f} in {@code ds}: from the fragment's row-id sequence
-   * when it has no deletions, otherwise from a row-id scan (no data file is read).
+   * and deletion file ({@link FragmentRowIds}), otherwise from a row-id scan (no data file is
+   * read).
    */
   static Roaring64NavigableMap liveRowIds(org.lance.Dataset ds, FragmentMetadata f)
       throws Exception {
-    Roaring64NavigableMap ids = FragmentDiff.allRowIds(f);
+    Roaring64NavigableMap ids = FragmentRowIds.live(ds.uri(), f, DeletionVectors.DIRECT);
     return ids != null ? ids : FragmentDiff.rowIds(ds, List.of(f.getId()));
   }
 }

@@ -15,6 +15,7 @@ import io.lancerest.spark.mv.SourceQuery;
 import io.lancerest.spark.mv.commit.FragmentShipping;
 import io.lancerest.spark.mv.commit.FragmentSourceRanges;
 import io.lancerest.spark.mv.commit.ViewCommit;
+import io.lancerest.spark.mv.fragments.DeletionVectors;
 import io.lancerest.spark.mv.fragments.FragmentDiff;
 import io.lancerest.spark.mv.fragments.FragmentScopedRead;
 import io.lancerest.spark.mv.fragments.LiveRowIds;
@@ -557,7 +558,7 @@ public final class QueryRefresh {
           ch.rescan = new ArrayList<>(diff.rescan);
           ch.rescanRows = diff.rescanRows;
           FragmentDiff.Departed departed = diff.departed(then, now,
-              ctx.caches().get(LiveRowIds.class, LiveRowIds::new));
+              ctx.caches().get(LiveRowIds.class, LiveRowIds::new), DeletionVectors.DIRECT);
           ch.old = departed.ids();
           ctx.observe(RefreshListener.Probe.ROW_ID_SETS_CACHED, (long) departed.cachedSets());
           ch.rescan.addAll(departed.rescanAgain());

@@ -30,8 +30,9 @@ import org.roaringbitmap.longlong.Roaring64NavigableMap;
 
 /**
  * {@link FragmentDiff#departed} gives the row ids that left changed fragments, the same as
- * scanning both versions of every such fragment, also when it reads them from the row-id
- * sequence instead of scanning.
+ * scanning both versions of every such fragment: when it reads the deletion files directly (no
+ * scan at all on a local dataset), and when it cannot and scans instead (as on an object store),
+ * also then reading what it can from the row-id sequence.
  */
 class FragmentDiffDepartedTest {
   private static final Schema SCHEMA = new Schema(List.of(
@@ -39,6 +40,9 @@ class FragmentDiffDepartedTest {
   private static BufferAllocator a;
   /** One cache across the diffs of a test, as across the refreshes of one catalog. */
   private final LiveRowIds cache = new LiveRowIds();
+  /** What a store whose deletion files cannot be read directly gives: nothing, so scans. */
+  private static final DeletionVectors.Reader SCANS = (uri, f) -> f.getDeletionFile() == null
+      ? new org.roaringbitmap.RoaringBitmap() : null;
   @TempDir Path dir;
 
   @BeforeAll
@@ -88,8 +92,22 @@ class FragmentDiffDepartedTest {
     return Dataset.open(a, uri, new org.lance.ReadOptions.Builder().setVersion(version).build());
   }
 
-  /** departed() against the plain two-scan computation between two versions. */
+  /**
+   * departed() against the plain two-scan computation between two versions, reading the
+   * deletion files (and then scanning nothing); returns what it gives when it has to scan.
+   */
   private FragmentDiff.Departed check(String uri, long from, long to) throws Exception {
+    FragmentDiff.Departed direct = check(uri, from, to, DeletionVectors.DIRECT);
+    assertEquals(0, direct.fragmentsScanned(), "a local dataset's deletion files are read");
+    assertEquals(0, direct.cachedSets());
+    FragmentDiff.Departed scanned = check(uri, from, to, SCANS);
+    assertEquals(scanned.rescanAgain(), direct.rescanAgain());
+    assertEquals(scanned.rescanAgainRows(), direct.rescanAgainRows());
+    return scanned;
+  }
+
+  private FragmentDiff.Departed check(String uri, long from, long to,
+      DeletionVectors.Reader deletions) throws Exception {
     try (Dataset then = at(uri, from); Dataset now = at(uri, to)) {
       FragmentDiff d = FragmentDiff.between(FragmentDiff.metadata(then.getFragments()),
           FragmentDiff.metadata(now.getFragments()));
@@ -105,7 +123,7 @@ class FragmentDiffDepartedTest {
         }
         expected.or(before);
       }
-      FragmentDiff.Departed got = d.departed(then, now, cache);
+      FragmentDiff.Departed got = d.departed(then, now, cache, deletions);
       assertEquals(expected, got.ids());
       return got;
     }

@@ -147,7 +147,7 @@ public final class FragmentDiffMeasure {
           }
           long s = System.nanoTime();
           Roaring64NavigableMap got = w == 0 ? sequential(t, n, f, 8192)
-              : w == 1 ? sequential(t, n, f, 1 << 20) : diff.departed(t, n, cache).ids();
+              : w == 1 ? sequential(t, n, f, 1 << 20) : diff.departed(t, n, cache, DeletionVectors.DIRECT).ids();
           long e = System.nanoTime() - s;
           if (!got.equals(expect)) {
             throw new IllegalStateException(names[w] + " gave another result");
