@@ -27,8 +27,16 @@ public interface RefreshListener extends Serializable {
   enum Probe {
     /** Source fragment ids an incremental refresh read ({@code List<Integer>}). */
     SOURCE_FRAGMENTS_READ,
-    /** View fragment ids read to find the view rows of changed source rows. */
+    /**
+     * View fragment ids looked at to find the view rows of changed source rows: those whose
+     * source row id range holds one of them ({@code List<Integer>}).
+     */
     VIEW_FRAGMENTS_READ,
+    /**
+     * Of those, the fragments whose {@code __source_row_id} column was read, because they have
+     * no source id index ({@code List<Integer>}).
+     */
+    VIEW_FRAGMENTS_SCANNED,
     /** Spark tasks of the refresh's write job ({@code Integer}). */
     WRITE_TASKS,
     /** The fragment diff an incremental refresh planned from ({@code fragments.FragmentDiff}). */

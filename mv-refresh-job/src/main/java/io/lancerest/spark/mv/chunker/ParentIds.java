@@ -90,30 +90,6 @@ final class ParentIds {
    * {@code maxRanges} of them.
    */
   static List<long[]> ranges(Roaring64NavigableMap ids, int maxRanges) {
-    List<long[]> out = new ArrayList<>();
-    LongIterator it = ids.getLongIterator();
-    long from = 0;
-    long to = 0;
-    boolean open = false;
-    while (it.hasNext()) {
-      long v = it.next();
-      if (open && v == to + 1) {
-        to = v;
-        continue;
-      }
-      if (open) {
-        out.add(new long[] {from, to});
-        if (out.size() > maxRanges) {
-          return null;
-        }
-      }
-      from = v;
-      to = v;
-      open = true;
-    }
-    if (open) {
-      out.add(new long[] {from, to});
-    }
-    return out.size() > maxRanges ? null : out;
+    return io.lancerest.spark.mv.rowindex.IdRuns.of(ids, maxRanges);
   }
 }

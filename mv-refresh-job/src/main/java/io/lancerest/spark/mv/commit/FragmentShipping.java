@@ -1,6 +1,9 @@
 package io.lancerest.spark.mv.commit;
 
 import io.lancerest.spark.connector.CredentialRefresh;
+import io.lancerest.spark.mv.rowindex.FragmentSourceRanges;
+import io.lancerest.spark.mv.rowindex.SourceIdIndex;
+import io.lancerest.spark.mv.rowindex.SourceIdIndexFiles;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -64,11 +67,13 @@ public final class FragmentShipping {
    *
    * @param fragments new, uncommitted fragments
    * @param rows rows in them
-   * @param ranges when a range column was given: for each fragment (same order), {@code {min,
-   *     max}} of that column over the fragment's rows, or a wider range holding them; an entry
-   *     is {@code null} when unknown (the list itself is {@code null} without a range column)
+   * @param ranges when a source id column was given: for each fragment (same order), the range
+   *     of that column over the fragment's rows and whether its {@link SourceIdIndex} was
+   *     written; an entry is {@code null} when unknown (the list itself is {@code null} without
+   *     such a column)
    */
-  public record Written(List<FragmentMetadata> fragments, long rows, List<long[]> ranges) {
+  public record Written(List<FragmentMetadata> fragments, long rows,
+      List<FragmentSourceRanges.Range> ranges) {
     public Written(List<FragmentMetadata> fragments, long rows) {
       this(fragments, rows, null);
     }
@@ -93,7 +98,9 @@ public final class FragmentShipping {
   /**
    * {@link #writeRows(String, Map, BufferAllocator, Schema, Iterator, int, Runnable)}, also
    * giving, for each fragment written, the range of the 64-bit integer column {@code
-   * rangeColumn} of its rows ({@link Written#ranges}; a query view's {@code __source_row_id}).
+   * rangeColumn} of its rows ({@link Written#ranges}; a query view's {@code __source_row_id}),
+   * and writing each fragment's {@link SourceIdIndex} ({@link SourceIdIndexFiles}) when the
+   * column never decreases in it.
    *
    * <p>The rows are pulled and encoded into Arrow batches on the calling thread (a Spark task's,
    * with its {@code TaskContext}), while lance-core writes the batches already encoded on a
@@ -102,11 +109,11 @@ public final class FragmentShipping {
    * (Pulled by lance-core through the stream instead, the two run one after the other, and a
    * full refresh is clearly slower than a CTAS of the same rows; docs/benchmarks.md.)
    *
-   * <p>The range is tracked per batch of {@value #BATCH_ROWS} rows: lance-core fills the
-   * fragments in stream order (it starts the next file when one is full), so fragment {@code k}
-   * holds the rows after those of fragments {@code 0..k-1}, and the union of the batches those
-   * rows came from bounds its values. When the fragments' row counts do not add up to the rows
-   * streamed, every fragment gets the range of all rows, which holds whatever they contain.
+   * <p>The column's values are kept in stream order (8 bytes a row) until lance-core is done:
+   * lance-core fills the fragments in stream order (it starts the next file when one is full),
+   * so fragment {@code k} holds the rows after those of fragments {@code 0..k-1}. When the
+   * fragments' row counts do not add up to the rows streamed, every fragment gets the range of
+   * all rows, which holds whatever they contain, and no index.
    *
    * @param rangeColumn index of a {@code BIGINT} column, or -1 for none
    */
@@ -140,27 +147,18 @@ public final class FragmentShipping {
       }
     });
     long count = 0;
-    List<long[]> batchRanges = new ArrayList<>();
-    boolean rangeUnknown = false;
+    SourceIds ids = rangeColumn >= 0 ? new SourceIds() : null;
     Throwable failure = null;
     try {
       while (rows.hasNext()) {
         VectorSchemaRoot root = VectorSchemaRoot.create(schema, allocator);
         int n = 0;
-        long min = Long.MAX_VALUE;
-        long max = Long.MIN_VALUE;
         try {
           LanceArrowWriter w = LanceArrowWriter.create(root, sparkSchema);
           while (n < BATCH_ROWS && rows.hasNext()) {
             InternalRow row = rows.next();
-            if (rangeColumn >= 0) {
-              if (row.isNullAt(rangeColumn)) {
-                rangeUnknown = true;
-              } else {
-                long v = row.getLong(rangeColumn);
-                min = Math.min(min, v);
-                max = Math.max(max, v);
-              }
+            if (ids != null) {
+              ids.add(row, rangeColumn);
             }
             w.write(row);
             n++;
@@ -177,9 +175,6 @@ public final class FragmentShipping {
           }
         }
         count += n;
-        if (rangeColumn >= 0 && n > 0) {
-          batchRanges.add(new long[] {n, min, max});
-        }
         hook.run();
       }
     } catch (Throwable t) { // whatever the rows throw (a task kill, an Error) ends the stream
@@ -231,8 +226,8 @@ public final class FragmentShipping {
           : new IllegalStateException("lance-core could not write fragments of " + uri + ": "
               + writeFailure, writeFailure);
     }
-    return new Written(out, count, rangeColumn < 0 ? null
-        : ranges(out, count, batchRanges, rangeUnknown));
+    return new Written(out, count, ids == null ? null
+        : ids.ranges(uri, storageOptions, allocator, out, count));
   }
 
   /**
@@ -241,43 +236,78 @@ public final class FragmentShipping {
    */
   static final int QUEUED_BATCHES = 1;
 
-  /** The range of each fragment of {@code out}, which hold the {@code count} rows streamed. */
-  private static List<long[]> ranges(List<FragmentMetadata> out, long count,
-      List<long[]> batchRanges, boolean rangeUnknown) {
-    List<long[]> ranges = new ArrayList<>(out.size());
-    long physical = 0;
-    for (FragmentMetadata f : out) {
-      physical += f.getPhysicalRows();
-    }
-    long[] all = union(batchRanges, 0, Long.MAX_VALUE);
-    long start = 0;
-    for (FragmentMetadata f : out) {
-      long rows = f.getPhysicalRows();
-      if (rangeUnknown || rows == 0) {
-        ranges.add(null);
-      } else if (physical != count) {
-        ranges.add(all);
-      } else {
-        ranges.add(union(batchRanges, start, start + rows));
-      }
-      start += rows;
-    }
-    return ranges;
-  }
+  /** The source ids of the rows streamed, in order, while lance-core writes them. */
+  private static final class SourceIds {
+    private long[] values = new long[BATCH_ROWS];
+    private int size;
+    private boolean nulls;
 
-  /** {@code {min, max}} over the batches holding rows {@code [from, to)}, or {@code null}. */
-  private static long[] union(List<long[]> batchRanges, long from, long to) {
-    long[] r = null;
-    long batchStart = 0;
-    for (long[] b : batchRanges) {
-      long batchEnd = batchStart + b[0];
-      if (batchEnd > from && batchStart < to) {
-        r = r == null ? new long[] {b[1], b[2]}
-            : new long[] {Math.min(r[0], b[1]), Math.max(r[1], b[2])};
+    void add(InternalRow row, int column) {
+      if (row.isNullAt(column)) {
+        nulls = true;
+        return;
       }
-      batchStart = batchEnd;
+      if (size == values.length) {
+        values = java.util.Arrays.copyOf(values, Math.max(size * 2, BATCH_ROWS));
+      }
+      values[size++] = row.getLong(column);
     }
-    return r;
+
+    /**
+     * The range of each fragment of {@code out}, which hold the {@code count} rows streamed,
+     * with its index written when its ids never decrease.
+     */
+    List<FragmentSourceRanges.Range> ranges(String uri, Map<String, String> storage,
+        BufferAllocator allocator, List<FragmentMetadata> out, long count) {
+      List<FragmentSourceRanges.Range> ranges = new ArrayList<>(out.size());
+      long physical = 0;
+      for (FragmentMetadata f : out) {
+        physical += f.getPhysicalRows();
+      }
+      if (nulls || size != count) {
+        out.forEach(f -> ranges.add(null));
+        return ranges;
+      }
+      if (physical != count) {
+        FragmentSourceRanges.Range all = range(0, size, false);
+        out.forEach(f -> ranges.add(all));
+        return ranges;
+      }
+      int start = 0;
+      for (FragmentMetadata f : out) {
+        int end = start + (int) f.getPhysicalRows();
+        if (end == start) {
+          ranges.add(null);
+          continue;
+        }
+        SourceIdIndex index = SourceIdIndex.of(values, start, end);
+        boolean indexed = false;
+        if (index != null) {
+          try {
+            SourceIdIndexFiles.write(uri, storage, allocator, f, index);
+            indexed = true;
+          } catch (IOException e) {
+            // without its index the fragment is read when a refresh looks rows up in it
+            org.slf4j.LoggerFactory.getLogger(FragmentShipping.class).warn(
+                "Fragment {} of {} is written without its source id index: {}",
+                f.getFiles().get(0).getPath(), uri, e.getMessage());
+          }
+        }
+        ranges.add(range(start, end, indexed));
+        start = end;
+      }
+      return ranges;
+    }
+
+    private FragmentSourceRanges.Range range(int from, int to, boolean indexed) {
+      long min = Long.MAX_VALUE;
+      long max = Long.MIN_VALUE;
+      for (int i = from; i < to; i++) {
+        min = Math.min(min, values[i]);
+        max = Math.max(max, values[i]);
+      }
+      return new FragmentSourceRanges.Range(min, max, indexed);
+    }
   }
 
   /**

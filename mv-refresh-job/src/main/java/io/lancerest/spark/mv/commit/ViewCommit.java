@@ -5,6 +5,8 @@ import io.lancerest.spark.connector.read.SafeLanceScan;
 import io.lancerest.spark.mv.GenevaLayout;
 import io.lancerest.spark.mv.MaterializedViewKind;
 import io.lancerest.spark.mv.RefreshResult;
+import io.lancerest.spark.mv.rowindex.FragmentSourceRanges;
+import io.lancerest.spark.mv.rowindex.SourceIdIndexFiles;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -67,8 +69,8 @@ public final class ViewCommit {
   /** Fragments dropped whole (a compaction replaces them with new ones). */
   private final TreeSet<Integer> removeFragments;
   private final List<FragmentMetadata> newFragments;
-  /** {@code {min, max}} source row id of each new fragment, or {@code null} when not known. */
-  private final List<long[]> newRanges;
+  /** The source row id range of each new fragment, or {@code null} when not known. */
+  private final List<FragmentSourceRanges.Range> newRanges;
   private final Map<String, String> schemaMetadata;
   /** The caller set {@link FragmentSourceRanges#KEY} itself: then it is not merged. */
   private final boolean rangesGiven;
@@ -168,10 +170,13 @@ public final class ViewCommit {
       TreeMap<Integer, List<Integer>> offsets = offsetsByFragment(ds, allocator);
       List<FragmentMetadata> fragments = new ArrayList<>();
       long deleted = 0;
+      // the fragments this commit drops, whose source id indexes go once it has landed
+      List<FragmentMetadata> dropped = new ArrayList<>();
       if (!replaceAllRows) {
         TreeSet<Integer> toRemove = new TreeSet<>(removeFragments);
         for (Fragment f : ds.getFragments()) {
           if (toRemove.remove(f.getId())) {
+            dropped.add(f.metadata());
             if (offsets.remove(f.getId()) != null) {
               throw new ViewCommitException("Fragment " + f.getId() + " of view table '"
                   + location + "' is both removed and has rows deleted in one commit");
@@ -191,6 +196,8 @@ public final class ViewCommit {
           deleted += before - after;
           if (updated != null) {
             fragments.add(updated);
+          } else {
+            dropped.add(f.metadata());
           }
         }
         if (!offsets.isEmpty()) {
@@ -203,22 +210,27 @@ public final class ViewCommit {
         }
       } else {
         deleted = ds.countRows();
+        ds.getFragments().forEach(f -> dropped.add(f.metadata()));
       }
       long added = 0;
       // Ranges of the kept fragments stay (their files are the same); those of fragments no
       // longer in the view drop out with them.
+      Map<Integer, FragmentSourceRanges.Entry> recorded = FragmentSourceRanges.parse(
+          ds.getSchema().getCustomMetadata() == null ? null
+              : ds.getSchema().getCustomMetadata().get(FragmentSourceRanges.KEY));
       Map<Integer, FragmentSourceRanges.Entry> ranges = new TreeMap<>();
       if (!replaceAllRows) {
-        Map<Integer, FragmentSourceRanges.Entry> recorded = FragmentSourceRanges.parse(
-            ds.getSchema().getCustomMetadata() == null ? null
-                : ds.getSchema().getCustomMetadata().get(FragmentSourceRanges.KEY));
         for (FragmentMetadata f : fragments) {
-          FragmentSourceRanges.Entry e = recorded.get(f.getId());
-          if (e != null && e.fileTag().equals(FragmentSourceRanges.fileTag(f))) {
+          FragmentSourceRanges.Entry e = FragmentSourceRanges.valid(recorded, f);
+          if (e != null) {
             ranges.put(f.getId(), e);
           }
         }
       }
+      dropped.removeIf(f -> {
+        FragmentSourceRanges.Entry e = FragmentSourceRanges.valid(recorded, f);
+        return e == null || !e.indexed();
+      });
       // Fragment.write() numbers every new fragment from 0. Overwrite keeps the given ids, and
       // duplicate ids corrupt the table (rows vanish from scans), so give them fresh ones.
       int nextId = ds.getFragments().stream().mapToInt(Fragment::getId).max().orElse(-1) + 1;
@@ -227,10 +239,10 @@ public final class ViewCommit {
         FragmentMetadata placed = new FragmentMetadata(nextId++, f.getFiles(),
             f.getPhysicalRows(), f.getDeletionFile(), f.getRowIdMeta());
         fragments.add(placed);
-        long[] r = newRanges.get(i);
+        FragmentSourceRanges.Range r = newRanges.get(i);
         if (r != null) {
-          ranges.put(placed.getId(), new FragmentSourceRanges.Entry(r[0], r[1],
-              FragmentSourceRanges.fileTag(placed)));
+          ranges.put(placed.getId(), new FragmentSourceRanges.Entry(r.min(), r.max(),
+              FragmentSourceRanges.fileTag(placed), r.indexed()));
         }
         added += f.getNumRows();
       }
@@ -284,6 +296,7 @@ public final class ViewCommit {
             + " were committed concurrently; this change (version " + version
             + ") was rolled back by restoring version " + (version - 1), null);
       }
+      SourceIdIndexFiles.drop(location, storageOptions, dropped);
       return new ViewCommitResult(readVersion, version, deleted, added, newFragments.size(),
           droppedIndexes);
     }
@@ -486,7 +499,7 @@ public final class ViewCommit {
     private boolean replaceAllRows;
     private final TreeSet<Integer> removeFragments = new TreeSet<>();
     private final List<FragmentMetadata> newFragments = new ArrayList<>();
-    private final List<long[]> newRanges = new ArrayList<>();
+    private final List<FragmentSourceRanges.Range> newRanges = new ArrayList<>();
     private final Map<String, String> schemaMetadata = new LinkedHashMap<>();
     private final Map<String, Map<String, String>> fieldMetadata = new LinkedHashMap<>();
     private final Map<String, String> config = new LinkedHashMap<>();
@@ -541,23 +554,19 @@ public final class ViewCommit {
     }
 
     /**
-     * Adds fragments with the range of source row ids each holds ({@code {min, max}}, same order
-     * as {@code fragments}; {@code null}, or a {@code null} entry, when unknown): recorded as
-     * {@link FragmentSourceRanges} under the fragments' final ids.
+     * Adds fragments with the range of source row ids each holds and whether its index was
+     * written (same order as {@code fragments}; {@code null}, or a {@code null} entry, when
+     * unknown): recorded as {@link FragmentSourceRanges} under the fragments' final ids.
      */
-    public Builder addFragments(Collection<FragmentMetadata> fragments, List<long[]> ranges) {
+    public Builder addFragments(Collection<FragmentMetadata> fragments,
+        List<FragmentSourceRanges.Range> ranges) {
       if (ranges != null && ranges.size() != fragments.size()) {
         throw new IllegalArgumentException(ranges.size() + " source ranges for "
             + fragments.size() + " fragments");
       }
       newFragments.addAll(fragments);
       for (int i = 0; i < fragments.size(); i++) {
-        long[] r = ranges == null ? null : ranges.get(i);
-        if (r != null && (r.length != 2 || r[0] > r[1])) {
-          throw new IllegalArgumentException("source range must be {min, max}, got "
-              + java.util.Arrays.toString(r));
-        }
-        newRanges.add(r == null ? null : r.clone());
+        newRanges.add(ranges == null ? null : ranges.get(i));
       }
       return this;
     }

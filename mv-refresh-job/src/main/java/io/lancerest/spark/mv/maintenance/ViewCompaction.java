@@ -2,7 +2,7 @@ package io.lancerest.spark.mv.maintenance;
 
 import io.lancerest.spark.connector.CredentialRefresh;
 import io.lancerest.spark.mv.GenevaLayout;
-import io.lancerest.spark.mv.commit.FragmentSourceRanges;
+import io.lancerest.spark.mv.rowindex.FragmentSourceRanges;
 import io.lancerest.spark.mv.commit.ViewCommit;
 import io.lancerest.spark.mv.commit.ViewCommitConflictException;
 import io.lancerest.spark.mv.commit.ViewCommitResult;
@@ -144,7 +144,7 @@ final class ViewCompaction {
         && (meta.containsKey(FragmentSourceRanges.KEY)
             || !meta.containsKey(GenevaLayout.CHUNKER) && !meta.containsKey(GenevaLayout.UDTF));
     List<FragmentMetadata> written = new ArrayList<>();
-    List<long[]> writtenRanges = new ArrayList<>();
+    List<FragmentSourceRanges.Range> writtenRanges = new ArrayList<>();
     List<Integer> removed = new ArrayList<>();
     Map<Integer, Long> live = new TreeMap<>();
     ds.getFragments().forEach(f -> live.put(f.getId(), f.metadata().getNumRows()));
@@ -169,7 +169,7 @@ final class ViewCompaction {
         for (int i = 0; i < out.size(); i++) {
           // one fragment holds the group's whole range; several would each need their own
           writtenRanges.add(ranges && out.size() == 1 && in.min <= in.max
-              ? new long[] {in.min, in.max} : null);
+              ? new FragmentSourceRanges.Range(in.min, in.max, false) : null);
         }
         removed.addAll(group);
       } catch (RuntimeException e) {

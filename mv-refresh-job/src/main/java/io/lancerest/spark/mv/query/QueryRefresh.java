@@ -2,7 +2,6 @@ package io.lancerest.spark.mv.query;
 
 import io.lancerest.spark.connector.CredentialRefresh;
 import io.lancerest.spark.connector.Memoized;
-import io.lancerest.spark.connector.read.SafeLanceScan;
 import io.lancerest.spark.mv.GenevaLayout;
 import io.lancerest.spark.mv.MaterializedViewException;
 import io.lancerest.spark.mv.MaterializedViewKind;
@@ -13,7 +12,10 @@ import io.lancerest.spark.mv.RefreshResult;
 import io.lancerest.spark.mv.SourceIdentity;
 import io.lancerest.spark.mv.SourceQuery;
 import io.lancerest.spark.mv.commit.FragmentShipping;
-import io.lancerest.spark.mv.commit.FragmentSourceRanges;
+import io.lancerest.spark.mv.rowindex.FragmentSourceRanges;
+import io.lancerest.spark.mv.rowindex.SourceIdIndexCache;
+import io.lancerest.spark.mv.rowindex.ViewRowLookup;
+import io.lancerest.spark.mv.rowindex.ViewRows;
 import io.lancerest.spark.mv.commit.ViewCommit;
 import io.lancerest.spark.mv.fragments.DeletionVectors;
 import io.lancerest.spark.mv.fragments.FragmentDiff;
@@ -36,7 +38,6 @@ import java.util.Map;
 import java.util.function.Supplier;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
-import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
@@ -93,8 +94,6 @@ public final class QueryRefresh {
   public static final String SOURCE_VERSION_TIME = SourceIdentity.KEY;
   /** Rows of changed source fragments one incremental write task takes on. */
   static final long ROWS_PER_TASK = 1L << 20;
-  /** Most row ids put into one {@code IN} filter of a Lance scan. */
-  private static final int MAX_ID_LITERALS = 1 << 16;
 
   private QueryRefresh() {}
 
@@ -439,7 +438,7 @@ public final class QueryRefresh {
           }
           return new RefreshPlan(t.viewName(), MaterializedViewKind.QUERY,
               RefreshPlan.Mode.INCREMENTAL, reason, from, p.srcVersion, p.sourceFragments,
-              ch.rescan, ch.rescanRows, p.viewRows, (long) inView.size, write, where, tasks,
+              ch.rescan, ch.rescanRows, p.viewRows, (long) inView.size(), write, where, tasks,
               String.join("; ", notes));
         }
         fallback = ch.why;
@@ -630,9 +629,7 @@ public final class QueryRefresh {
       long t2 = System.currentTimeMillis();
       LOG.info("View {} (job {}): source version {} (watermark {}): {}; {} source rows left "
           + "changed fragments, {} of them in the view ({})", t.viewName(), jobId, srcVersion,
-          watermark, diff, ch.old.getLongCardinality(), inView.size, ch.old.isEmpty()
-              ? "no view fragment read" : inView.fragmentsRead + " of " + inView.fragments
-              + " view fragments read");
+          watermark, diff, ch.old.getLongCardinality(), inView.size(), inView.describe());
       Written w = new Written(List.of(), 0, Roaring64NavigableMap.bitmapOf(), List.of());
       String localPhases = "";
       if (!rescan.isEmpty()) {
@@ -670,9 +667,9 @@ public final class QueryRefresh {
       }
       long t3 = System.currentTimeMillis();
       List<Long> deletes = new ArrayList<>();
-      for (int i = 0; i < inView.size; i++) {
-        if (!w.kept.contains(inView.sids[i])) {
-          deletes.add(inView.addrs[i]);
+      for (int i = 0; i < inView.size(); i++) {
+        if (!w.kept.contains(inView.sourceRowId(i))) {
+          deletes.add(inView.address(i));
         }
       }
       return commit(readVersion, srcVersion, w.fragments, w.ranges, deletes, false,
@@ -681,52 +678,27 @@ public final class QueryRefresh {
     }
 
     /**
-     * {@code __source_row_id → _rowaddr} of the view rows whose source row is in {@code ids}.
-     * Reads only the view fragments that can hold them: those whose recorded source row id
-     * range ({@link FragmentSourceRanges}) holds one of {@code ids}, and every fragment without
-     * a range.
+     * {@code __source_row_id → _rowaddr} of the view rows whose source row is in {@code ids}
+     * ({@link ViewRowLookup}: by the fragments' ranges and source id indexes, reading only the
+     * fragments that have none).
      */
     private ViewRows viewRowsOf(long version, Roaring64NavigableMap ids) {
       describe("find " + ids.getLongCardinality() + " source rows in the view");
-      ViewRows out = new ViewRows();
-      // the filter only narrows the scan: every row read is checked against ids
-      String filter = idFilter(GenevaLayout.SOURCE_ROW_ID, ids);
       try (BufferAllocator a = new RootAllocator();
           org.lance.Dataset view = open(a, t.viewUri(), t.viewStorageOptions(), version,
               "view")) {
-        List<FragmentMetadata> all = FragmentDiff.metadata(view.getFragments());
-        Map<String, String> md = view.getSchema().getCustomMetadata();
-        List<Integer> read = FragmentSourceRanges.fragmentsHolding(all,
-            md == null ? null : md.get(FragmentSourceRanges.KEY), ids);
-        ctx.observe(RefreshListener.Probe.VIEW_FRAGMENTS_READ, List.copyOf(read));
-        out.fragments = all.size();
-        out.fragmentsRead = read.size();
-        if (read.isEmpty()) {
-          return out;
-        }
-        scanViewRows(view, SafeLanceScan.Request.of(read.size() < all.size() ? read : null,
-            List.of(GenevaLayout.SOURCE_ROW_ID)).withFilter(filter).withRowAddresses(), ids,
-            out);
+        ViewRows out = new ViewRowLookup(t.viewUri(), t.viewStorageOptions(),
+            ctx.caches().get(SourceIdIndexCache.class, SourceIdIndexCache::new),
+            DeletionVectors.DIRECT).find(view, a, ids);
+        ctx.observe(RefreshListener.Probe.VIEW_FRAGMENTS_READ, out.lookedAt());
+        ctx.observe(RefreshListener.Probe.VIEW_FRAGMENTS_SCANNED, out.scanned());
+        return out;
       } catch (QueryRefreshException e) {
         throw e;
       } catch (Exception e) {
         throw new QueryRefreshException("Cannot scan view " + t.viewName() + " at version "
             + version + ": " + e.getMessage(), e);
       }
-      return out;
-    }
-
-    private static void scanViewRows(org.lance.Dataset view, SafeLanceScan.Request r,
-        Roaring64NavigableMap ids, ViewRows out) throws Exception {
-      SafeLanceScan.scan(view, r, b -> {
-        BigIntVector sid = (BigIntVector) b.column(GenevaLayout.SOURCE_ROW_ID);
-        for (int i = 0; i < b.rowCount(); i++) {
-          long id = sid.get(i);
-          if (ids.contains(id)) {
-            out.add(id, b.rowAddress(i));
-          }
-        }
-      });
     }
 
     /**
@@ -734,7 +706,7 @@ public final class QueryRefresh {
      *     {@link #viewRowsOf}), or {@code null} / {@code null} entries when unknown
      */
     private StagedRefresh<RefreshResult> commit(long readVersion, long srcVersion,
-        List<FragmentMetadata> fragments, List<long[]> ranges, List<Long> deletes,
+        List<FragmentMetadata> fragments, List<FragmentSourceRanges.Range> ranges, List<Long> deletes,
         boolean replaceAll, String phases) {
       long t3 = System.currentTimeMillis();
       ViewCommit.Builder commit = ViewCommit.builder(t.viewUri(), readVersion)
@@ -922,7 +894,7 @@ public final class QueryRefresh {
         broadcasts.forEach(Broadcast::destroy);
       }
       List<FragmentMetadata> out = new ArrayList<>();
-      List<long[]> ranges = new ArrayList<>();
+      List<FragmentSourceRanges.Range> ranges = new ArrayList<>();
       Roaring64NavigableMap kept = Roaring64NavigableMap.bitmapOf();
       long rows = 0;
       for (TaskOutput o : outs) {
@@ -951,39 +923,6 @@ public final class QueryRefresh {
           + ") failed in a Spark task; nothing was committed, the view is unchanged: "
           + e.getMessage(), e);
     }
-  }
-
-  /**
-   * A Lance SQL filter keeping the rows whose {@code column} is in {@code ids} (ranges when the
-   * set has few runs, else an IN list), or {@code null} when the set is too large to be worth
-   * it: the caller then checks every row.
-   */
-  static String idFilter(String column, Roaring64NavigableMap ids) {
-    List<long[]> runs = RowIdSet.runs(ids, MAX_PUSHED_RUNS);
-    StringBuilder b = new StringBuilder();
-    if (runs != null) {
-      for (long[] r : runs) {
-        if (b.length() > 0) {
-          b.append(" OR ");
-        }
-        b.append(r[0] == r[1] ? "(" + column + " = " + r[0] + ")"
-            : "(" + column + " >= " + r[0] + " AND " + column + " <= " + r[1] + ")");
-      }
-      return b.toString();
-    }
-    if (ids.getLongCardinality() > MAX_ID_LITERALS) {
-      return null;
-    }
-    b.append(column).append(" IN (");
-    boolean first = true;
-    for (var it = ids.getLongIterator(); it.hasNext(); ) {
-      if (!first) {
-        b.append(", ");
-      }
-      b.append(it.next());
-      first = false;
-    }
-    return b.append(')').toString();
   }
 
   private static Column runPredicate(List<long[]> runs, int from, int to) {
@@ -1032,7 +971,8 @@ public final class QueryRefresh {
    * found already in the view and unchanged (serialised set; {@code null} when not asked), and
    * each fragment's source row id range ({@link FragmentShipping.Written#ranges}).
    */
-  record TaskOutput(byte[] fragments, long rows, byte[] kept, List<long[]> ranges)
+  record TaskOutput(byte[] fragments, long rows, byte[] kept,
+      List<FragmentSourceRanges.Range> ranges)
       implements Serializable {}
 
   /**
@@ -1040,29 +980,7 @@ public final class QueryRefresh {
    * range of each fragment ({@code null} entries when unknown).
    */
   record Written(List<FragmentMetadata> fragments, long rows, Roaring64NavigableMap kept,
-      List<long[]> ranges) {}
-
-  /** The view rows of some source rows, as parallel arrays. */
-  static final class ViewRows {
-    final Roaring64NavigableMap ids = Roaring64NavigableMap.bitmapOf();
-    /** View fragments, and how many of them were read to find these rows (for the log). */
-    int fragments;
-    int fragmentsRead;
-    long[] sids = new long[16];
-    long[] addrs = new long[16];
-    int size;
-
-    void add(long sid, long addr) {
-      if (size == sids.length) {
-        sids = java.util.Arrays.copyOf(sids, size * 2);
-        addrs = java.util.Arrays.copyOf(addrs, size * 2);
-      }
-      sids[size] = sid;
-      addrs[size] = addr;
-      size++;
-      ids.addLong(sid);
-    }
-  }
+      List<FragmentSourceRanges.Range> ranges) {}
 
   /**
    * Executor side: streams a partition's projected rows into new view fragments. Rows are

@@ -67,21 +67,6 @@ final class RowIdSet {
 
   /** Inclusive runs {@code [from, to]}; {@code null} when there are more than {@code max}. */
   static List<long[]> runs(Roaring64NavigableMap ids, int max) {
-    List<long[]> out = new ArrayList<>();
-    LongIterator it = ids.getLongIterator();
-    long[] run = null;
-    while (it.hasNext()) {
-      long v = it.next();
-      if (run != null && v == run[1] + 1) {
-        run[1] = v;
-        continue;
-      }
-      if (out.size() == max) {
-        return null;
-      }
-      run = new long[] {v, v};
-      out.add(run);
-    }
-    return out;
+    return io.lancerest.spark.mv.rowindex.IdRuns.of(ids, max);
   }
 }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.lancerest.spark.mv.rowindex.FragmentSourceRanges;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -96,7 +97,7 @@ class FragmentSourceRangesTest {
     // fragments 0 and 1 were written without ranges: no entry
     ViewCommit.builder(uri, 3)
         .addFragments(LanceFixtures.fragments(allocator, uri, 100, 103),
-            List.of(new long[] {100, 102}))
+            List.of(range(100, 102)))
         .build().commit();
     Map<Integer, FragmentMetadata> f = fragments();
     assertEquals(List.of(0, 1, 2), new ArrayList<>(f.keySet()));
@@ -105,7 +106,7 @@ class FragmentSourceRangesTest {
     // a deletion in fragment 2 keeps its entry; the new fragment gets id 3
     ViewCommit.builder(uri, 4).deleteWhere("__source_row_id = 101")
         .addFragments(LanceFixtures.fragments(allocator, uri, 200, 205),
-            List.of(new long[] {200, 204}))
+            List.of(range(200, 204)))
         .build().commit();
     f = fragments();
     assertEquals(Map.of(2, entry(100, 102, f.get(2)), 3, entry(200, 204, f.get(3))),
@@ -118,7 +119,7 @@ class FragmentSourceRangesTest {
   void theEntryOfAFragmentThatLeavesTheViewDropsAndAReusedIdGetsOnlyItsOwn() {
     ViewCommit.builder(uri, 3)
         .addFragments(LanceFixtures.fragments(allocator, uri, 100, 103),
-            List.of(new long[] {100, 102}))
+            List.of(range(100, 102)))
         .build().commit();
     // every row of fragment 2 deleted: it leaves the view, and so does its entry
     ViewCommit.builder(uri, 4).deleteWhere("__source_row_id >= 100").build().commit();
@@ -136,11 +137,11 @@ class FragmentSourceRangesTest {
   void replaceAllRowsKeepsOnlyTheNewEntries() {
     ViewCommit.builder(uri, 3)
         .addFragments(LanceFixtures.fragments(allocator, uri, 100, 103),
-            List.of(new long[] {100, 102}))
+            List.of(range(100, 102)))
         .build().commit();
     ViewCommit.builder(uri, 4).replaceAllRows()
         .addFragments(LanceFixtures.fragments(allocator, uri, 50, 60),
-            List.of(new long[] {50, 59}))
+            List.of(range(50, 59)))
         .build().commit();
     Map<Integer, FragmentMetadata> f = fragments();
     assertEquals(1, f.size());
@@ -157,14 +158,14 @@ class FragmentSourceRangesTest {
       assertEquals(Map.of("geneva::view::version", "2"), ds.getSchema().getCustomMetadata());
     }
     ViewCommit.builder(uri, 4).addFragments(LanceFixtures.fragments(allocator, uri, 200, 201),
-        List.of(new long[] {200, 200})).build().commit();
+        List.of(range(200, 200))).build().commit();
     assertEquals(1, recorded().size());
     // a caller that sets the key itself gets exactly that: here, removed
     java.util.HashMap<String, String> strip = new java.util.HashMap<>();
     strip.put(KEY, null);
     ViewCommit.builder(uri, 5).schemaMetadata(strip)
         .addFragments(LanceFixtures.fragments(allocator, uri, 300, 301),
-            List.of(new long[] {300, 300}))
+            List.of(range(300, 300)))
         .build().commit();
     assertNull(rawValue());
   }
@@ -173,23 +174,22 @@ class FragmentSourceRangesTest {
   void rangesMustMatchTheFragments() {
     List<FragmentMetadata> two = LanceFixtures.fragments(allocator, uri, 100, 103);
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> ViewCommit.builder(uri, 3).addFragments(two, List.of(new long[] {1, 2},
-            new long[] {3, 4})));
+        () -> ViewCommit.builder(uri, 3).addFragments(two, List.of(range(1, 2),
+            range(3, 4))));
     assertEquals("2 source ranges for 1 fragments", e.getMessage());
-    e = assertThrows(IllegalArgumentException.class,
-        () -> ViewCommit.builder(uri, 3).addFragments(two, List.of(new long[] {5, 2})));
-    assertEquals("source range must be {min, max}, got [5, 2]", e.getMessage());
+    e = assertThrows(IllegalArgumentException.class, () -> range(5, 2));
+    assertEquals("source range must be min <= max, got 5-2", e.getMessage());
   }
 
   @Test
   void aLookupReadsFragmentsWithoutAValidEntryAndThoseWhoseRangeHoldsAWantedId() {
     ViewCommit.builder(uri, 3)
         .addFragments(LanceFixtures.fragments(allocator, uri, 100, 110),
-            List.of(new long[] {100, 109}))
+            List.of(range(100, 109)))
         .build().commit();
     ViewCommit.builder(uri, 4)
         .addFragments(LanceFixtures.fragments(allocator, uri, 200, 210),
-            List.of(new long[] {200, 209}))
+            List.of(range(200, 209)))
         .build().commit();
     Map<Integer, FragmentMetadata> f = fragments(); // 0, 1: no entry; 2: 100..109; 3: 200..209
     List<FragmentMetadata> all = new ArrayList<>(f.values());
@@ -245,6 +245,10 @@ class FragmentSourceRangesTest {
     assertNull(FragmentSourceRanges.format(Map.of(), rows));
   }
 
+  private static FragmentSourceRanges.Range range(long min, long max) {
+    return new FragmentSourceRanges.Range(min, max, false);
+  }
+
   /** Rows {@code [__source_row_id, v]} for {@code ids}, in order. */
   private static Iterator<InternalRow> rows(long[] ids) {
     List<InternalRow> out = new ArrayList<>();
@@ -278,7 +282,7 @@ class FragmentSourceRangesTest {
   }
 
   @Test
-  void writeRowsRecordsARangeHoldingEachFragmentsRows() {
+  void writeRowsRecordsEachFragmentsRangeAndIndexesThoseWhoseIdsAscend() {
     // 3 batches (8192 rows each, the last one shorter) into fragments of 7,000 rows: the
     // fragment boundaries fall inside batches. Ids descend in the first part and jump around,
     // so a range that ignored the fragment boundaries would show.
@@ -301,10 +305,16 @@ class FragmentSourceRangesTest {
       assertTrue(e.getValue().min() <= a[0] && a[1] <= e.getValue().max(),
           "fragment " + e.getKey() + " holds " + a[0] + ".." + a[1] + ", recorded " + e);
     }
-    // per batch, not per task: the first fragment lies in the first batch alone
-    int first = rec.keySet().iterator().next();
+    // exactly each fragment's rows; only those whose ids never decrease are indexed
+    List<Integer> frags = new ArrayList<>(rec.keySet());
+    assertEquals(new FragmentSourceRanges.Entry(1_000_000L - 6999, 1_000_000L,
+        rec.get(frags.get(0)).fileTag(), false), rec.get(frags.get(0)));
     assertEquals(new FragmentSourceRanges.Entry(1_000_000L - FragmentShipping.BATCH_ROWS + 1,
-        1_000_000L, rec.get(first).fileTag()), rec.get(first));
+        5_000_000L + 13_999, rec.get(frags.get(1)).fileTag(), false), rec.get(frags.get(1)));
+    assertEquals(new FragmentSourceRanges.Entry(5_000_000L + 14_000, 5_000_000L + 20_999,
+        rec.get(frags.get(2)).fileTag(), true), rec.get(frags.get(2)));
+    assertTrue(rec.get(frags.get(3)).indexed());
+    assertTrue(rawValue().contains(":i"), rawValue());
     // without a range column nothing is tracked
     assertNull(FragmentShipping.writeRows(uri, Map.of(), allocator, LanceFixtures.VIEW_SCHEMA,
         rows(new long[] {1, 2}), 0, null).ranges());

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lancerest.spark.connector.read.FragmentHazard;
 import io.lancerest.spark.mv.InvalidOptionException;
-import io.lancerest.spark.mv.commit.FragmentSourceRanges;
+import io.lancerest.spark.mv.rowindex.FragmentSourceRanges;
 import java.util.List;
 import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;

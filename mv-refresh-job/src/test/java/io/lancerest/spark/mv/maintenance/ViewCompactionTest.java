@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lancerest.spark.mv.GenevaLayout;
-import io.lancerest.spark.mv.commit.FragmentSourceRanges;
+import io.lancerest.spark.mv.rowindex.FragmentSourceRanges;
 import io.lancerest.spark.mv.commit.ViewCommitConflictException;
 import java.nio.file.Files;
 import java.nio.file.Path;

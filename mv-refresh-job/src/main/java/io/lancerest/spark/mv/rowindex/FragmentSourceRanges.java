@@ -1,4 +1,4 @@
-package io.lancerest.spark.mv.commit;
+package io.lancerest.spark.mv.rowindex;
 
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -10,16 +10,18 @@ import org.roaringbitmap.longlong.Roaring64NavigableMap;
 
 /**
  * Which source rows each fragment of a query view can hold: for every view fragment a refresh
- * wrote, the smallest and largest {@code __source_row_id} in it, stored as view schema metadata
- * ({@value #KEY}) by {@link ViewCommit}. An incremental refresh looking up the view rows of some
- * source rows then reads only the fragments whose range holds one of them.
+ * wrote, the smallest and largest {@code __source_row_id} in it, and whether its {@link
+ * SourceIdIndex} was written, stored as view schema metadata ({@value #KEY}) by the view's
+ * commit. An incremental refresh looking up the view rows of some source rows then looks only at
+ * the fragments whose range holds one of them, and finds the rows of an indexed one without
+ * reading it.
  *
- * <p>Format: entries {@code <fragment id>:<min>-<max>:<file tag>} joined by {@code ,}, in
+ * <p>Format: entries {@code <fragment id>:<min>-<max>:<file tag>[:i]} joined by {@code ,}, in
  * fragment id order, numbers in decimal; the file tag is the base-36 hash of the path of the
- * fragment's first data file. Example: {@code 0:0-1048575:1ksv2z,7:5000000-5054999:9qd3w}.
- * About 35 bytes a fragment for row ids below 10^10; at most {@value #MAX_ENTRIES} entries (about
- * 36 KB) are kept, those of the fragments with the most rows: a fragment without an entry is
- * simply read.
+ * fragment's first data file, and {@code :i} marks an indexed fragment. Example: {@code
+ * 0:0-1048575:1ksv2z:i,7:5000000-5054999:9qd3w}. About 37 bytes a fragment for row ids below
+ * 10^10; at most {@value #MAX_ENTRIES} entries (about 38 KB) are kept, those of the fragments
+ * with the most rows: a fragment without an entry is simply read.
  *
  * <p>Safety: a range is only used for a fragment that has an entry AND whose first data file
  * still has the recorded tag. Fragments written by anything else (a view from before ranges
@@ -37,7 +39,24 @@ public final class FragmentSourceRanges {
   private FragmentSourceRanges() {}
 
   /** One fragment's entry. */
-  public record Entry(long min, long max, String fileTag) {}
+  public record Entry(long min, long max, String fileTag, boolean indexed) {
+    public Entry(long min, long max, String fileTag) {
+      this(min, max, fileTag, false);
+    }
+  }
+
+  /**
+   * What a writer knows of a new fragment: the range of its source row ids ({@code min <= max})
+   * and whether its index was written. Tasks ship it to the driver.
+   */
+  public record Range(long min, long max, boolean indexed) implements java.io.Serializable {
+    public Range {
+      if (min > max) {
+        throw new IllegalArgumentException("source range must be min <= max, got " + min + "-"
+            + max);
+      }
+    }
+  }
 
   /** A fragment's file tag: identifies its data, which no other fragment shares. */
   public static String fileTag(FragmentMetadata f) {
@@ -58,7 +77,7 @@ public final class FragmentSourceRanges {
     }
     for (String e : value.split(",")) {
       String[] p = e.strip().split(":");
-      if (p.length != 3) {
+      if (p.length != 3 && !(p.length == 4 && p[3].equals("i"))) {
         continue;
       }
       int dash = p[1].indexOf('-', 1); // a minimum may be negative
@@ -70,7 +89,7 @@ public final class FragmentSourceRanges {
         long min = Long.parseLong(p[1].substring(0, dash));
         long max = Long.parseLong(p[1].substring(dash + 1));
         if (min <= max && !p[2].isEmpty()) {
-          out.put(id, new Entry(min, max, p[2]));
+          out.put(id, new Entry(min, max, p[2], p.length == 4));
         }
       } catch (NumberFormatException ignored) {
         // left out: the fragment is read
@@ -102,8 +121,17 @@ public final class FragmentSourceRanges {
       }
       b.append(id).append(':').append(e.min()).append('-').append(e.max()).append(':')
           .append(e.fileTag());
+      if (e.indexed()) {
+        b.append(":i");
+      }
     }
     return b.toString();
+  }
+
+  /** The entry of {@code f} in {@code entries} when it still describes {@code f}'s data. */
+  public static Entry valid(Map<Integer, Entry> entries, FragmentMetadata f) {
+    Entry e = entries.get(f.getId());
+    return e != null && e.fileTag().equals(fileTag(f)) ? e : null;
   }
 
   /**
@@ -124,7 +152,7 @@ public final class FragmentSourceRanges {
   }
 
   /** Whether {@code ids} has a value in {@code [min, max]}. */
-  static boolean holdsAny(Roaring64NavigableMap ids, long min, long max) {
+  public static boolean holdsAny(Roaring64NavigableMap ids, long min, long max) {
     if (min < 0 || max < 0) {
       return true; // ids at or above 2^63 order differently signed and unsigned: just read
     }

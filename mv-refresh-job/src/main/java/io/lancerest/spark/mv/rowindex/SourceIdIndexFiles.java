@@ -1,0 +1,143 @@
+package io.lancerest.spark.mv.rowindex;
+
+import io.lancerest.spark.connector.CredentialRefresh;
+import java.io.IOException;
+import java.util.List;
+import java.util.Map;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.VarBinaryVector;
+import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.ipc.ArrowReader;
+import org.apache.arrow.vector.types.pojo.ArrowType;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.FieldType;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.lance.FragmentMetadata;
+import org.lance.file.LanceFileReader;
+import org.lance.file.LanceFileWriter;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Where a view fragment's {@link SourceIdIndex} is kept: a one-row Lance file {@code
+ * _mv/source_ids/<data file>/index.lance} under the view's root, named after the fragment's
+ * first data file, which lance-core names uniquely and never rewrites, so the name alone ties
+ * the index to exactly those rows. Written and read through lance-core's file writer and
+ * reader, with the view's storage options, on any store lance-core reaches.
+ *
+ * <p>lance-core's own cleanup never touches this folder (it only lists the folders it manages):
+ * the view's commit removes the folder of each fragment it drops ({@link #drop}), through
+ * lance-core's {@code Dataset.drop}, which removes a folder and everything in it. An index that
+ * is missing or unreadable is not an error: the fragment is then read instead.
+ */
+public final class SourceIdIndexFiles {
+  private static final Logger LOG = LoggerFactory.getLogger(SourceIdIndexFiles.class);
+  static final String DIR = "_mv/source_ids";
+  private static final String FILE = "index.lance";
+  private static final String COLUMN = "index";
+  /** File metadata: the data file the index describes, checked when read. */
+  private static final String DATA_FILE = "lancerest.data_file";
+  private static final Schema SCHEMA = new Schema(List.of(
+      new Field(COLUMN, FieldType.notNullable(new ArrowType.Binary()), null)));
+
+  private SourceIdIndexFiles() {}
+
+  /** The folder of the index of {@code f}, or {@code null} for a fragment without data files. */
+  static String folder(String viewUri, FragmentMetadata f) {
+    String file = dataFile(f);
+    if (file == null) {
+      return null;
+    }
+    String stem = file.endsWith(".lance") ? file.substring(0, file.length() - 6) : file;
+    return (viewUri.endsWith("/") ? viewUri : viewUri + "/") + DIR + "/" + stem.replace('/', '_');
+  }
+
+  private static String dataFile(FragmentMetadata f) {
+    return f.getFiles() == null || f.getFiles().isEmpty() ? null : f.getFiles().get(0).getPath();
+  }
+
+  /** Writes the index of the new (uncommitted) fragment {@code f} of the view at {@code viewUri}. */
+  public static void write(String viewUri, Map<String, String> storage, BufferAllocator a,
+      FragmentMetadata f, SourceIdIndex index) throws IOException {
+    String folder = folder(viewUri, f);
+    if (folder == null) {
+      return;
+    }
+    byte[] bytes = index.toBytes();
+    try (LanceFileWriter w = LanceFileWriter.open(folder + "/" + FILE, a, null,
+        CredentialRefresh.current(storage));
+        VectorSchemaRoot root = VectorSchemaRoot.create(SCHEMA, a)) {
+      VarBinaryVector v = (VarBinaryVector) root.getVector(0);
+      v.allocateNew(bytes.length, 1);
+      v.setSafe(0, bytes);
+      root.setRowCount(1);
+      w.write(root);
+      w.addSchemaMetadata(Map.of(DATA_FILE, dataFile(f)));
+    } catch (IOException e) {
+      throw e;
+    } catch (Exception e) { // lance-core's close() is declared to throw anything
+      throw new IOException("Cannot write the source id index of fragment " + dataFile(f)
+          + " at " + folder + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * The index of fragment {@code f} of the view at {@code viewUri}, or {@code null} when there
+   * is none or it cannot be read (logged; the caller reads the fragment instead).
+   */
+  public static SourceIdIndex read(String viewUri, Map<String, String> storage,
+      BufferAllocator a, FragmentMetadata f) {
+    String folder = folder(viewUri, f);
+    if (folder == null) {
+      return null;
+    }
+    try (LanceFileReader r = LanceFileReader.open(folder + "/" + FILE,
+        CredentialRefresh.current(storage), a)) {
+      Map<String, String> meta = r.schema().getCustomMetadata();
+      String describes = meta == null ? null : meta.get(DATA_FILE);
+      if (!dataFile(f).equals(describes)) {
+        LOG.warn("Source id index at {} describes data file {}, not {}: not used", folder,
+            describes, dataFile(f));
+        return null;
+      }
+      try (ArrowReader batches = r.readAll(List.of(COLUMN), null, 1)) {
+        if (!batches.loadNextBatch() || batches.getVectorSchemaRoot().getRowCount() != 1) {
+          throw new IOException("no index row");
+        }
+        byte[] bytes = ((VarBinaryVector) batches.getVectorSchemaRoot().getVector(0)).get(0);
+        SourceIdIndex index = SourceIdIndex.parse(bytes);
+        if (index.rows() != f.getPhysicalRows()) {
+          throw new IOException("an index of " + index.rows() + " rows for a fragment of "
+              + f.getPhysicalRows());
+        }
+        return index;
+      }
+    } catch (Exception e) { // a missing file is an IOException of lance-core's
+      LOG.debug("No usable source id index at {}: {}", folder, e.getMessage());
+      return null;
+    }
+  }
+
+  /**
+   * Removes the indexes of {@code fragments}, which the view no longer holds; failures are
+   * logged, and leave a small folder behind.
+   */
+  public static void drop(String viewUri, Map<String, String> storage,
+      List<FragmentMetadata> fragments) {
+    Map<String, String> options = null;
+    for (FragmentMetadata f : fragments) {
+      String folder = folder(viewUri, f);
+      if (folder == null) {
+        continue;
+      }
+      try {
+        if (options == null) {
+          options = CredentialRefresh.current(storage);
+        }
+        org.lance.Dataset.drop(folder, options);
+      } catch (Exception e) {
+        LOG.debug("Source id index at {} not removed: {}", folder, e.getMessage());
+      }
+    }
+  }
+}
