@@ -2,8 +2,7 @@ package io.lancerest.spark.mv.commit;
 
 import io.lancerest.spark.connector.CredentialRefresh;
 import io.lancerest.spark.mv.rowindex.FragmentSourceRanges;
-import io.lancerest.spark.mv.rowindex.SourceIdIndex;
-import io.lancerest.spark.mv.rowindex.SourceIdIndexFiles;
+import io.lancerest.spark.mv.rowindex.SourceIdCollector;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -147,7 +146,7 @@ public final class FragmentShipping {
       }
     });
     long count = 0;
-    SourceIds ids = rangeColumn >= 0 ? new SourceIds() : null;
+    SourceIdCollector ids = rangeColumn >= 0 ? new SourceIdCollector() : null;
     Throwable failure = null;
     try {
       while (rows.hasNext()) {
@@ -158,7 +157,11 @@ public final class FragmentShipping {
           while (n < BATCH_ROWS && rows.hasNext()) {
             InternalRow row = rows.next();
             if (ids != null) {
-              ids.add(row, rangeColumn);
+              if (row.isNullAt(rangeColumn)) {
+                ids.addNull();
+              } else {
+                ids.add(row.getLong(rangeColumn));
+              }
             }
             w.write(row);
             n++;
@@ -235,80 +238,6 @@ public final class FragmentShipping {
    * one lance-core holds, three batches of a task are in memory at once.
    */
   static final int QUEUED_BATCHES = 1;
-
-  /** The source ids of the rows streamed, in order, while lance-core writes them. */
-  private static final class SourceIds {
-    private long[] values = new long[BATCH_ROWS];
-    private int size;
-    private boolean nulls;
-
-    void add(InternalRow row, int column) {
-      if (row.isNullAt(column)) {
-        nulls = true;
-        return;
-      }
-      if (size == values.length) {
-        values = java.util.Arrays.copyOf(values, Math.max(size * 2, BATCH_ROWS));
-      }
-      values[size++] = row.getLong(column);
-    }
-
-    /**
-     * The range of each fragment of {@code out}, which hold the {@code count} rows streamed,
-     * with its index written when its ids never decrease.
-     */
-    List<FragmentSourceRanges.Range> ranges(String uri, Map<String, String> storage,
-        BufferAllocator allocator, List<FragmentMetadata> out, long count) {
-      List<FragmentSourceRanges.Range> ranges = new ArrayList<>(out.size());
-      long physical = 0;
-      for (FragmentMetadata f : out) {
-        physical += f.getPhysicalRows();
-      }
-      if (nulls || size != count) {
-        out.forEach(f -> ranges.add(null));
-        return ranges;
-      }
-      if (physical != count) {
-        FragmentSourceRanges.Range all = range(0, size, false);
-        out.forEach(f -> ranges.add(all));
-        return ranges;
-      }
-      int start = 0;
-      for (FragmentMetadata f : out) {
-        int end = start + (int) f.getPhysicalRows();
-        if (end == start) {
-          ranges.add(null);
-          continue;
-        }
-        SourceIdIndex index = SourceIdIndex.of(values, start, end);
-        boolean indexed = false;
-        if (index != null) {
-          try {
-            SourceIdIndexFiles.write(uri, storage, allocator, f, index);
-            indexed = true;
-          } catch (IOException e) {
-            // without its index the fragment is read when a refresh looks rows up in it
-            org.slf4j.LoggerFactory.getLogger(FragmentShipping.class).warn(
-                "Fragment {} of {} is written without its source id index: {}",
-                f.getFiles().get(0).getPath(), uri, e.getMessage());
-          }
-        }
-        ranges.add(range(start, end, indexed));
-        start = end;
-      }
-      return ranges;
-    }
-
-    private FragmentSourceRanges.Range range(int from, int to, boolean indexed) {
-      long min = Long.MAX_VALUE;
-      long max = Long.MIN_VALUE;
-      for (int i = from; i < to; i++) {
-        min = Math.min(min, values[i]);
-        max = Math.max(max, values[i]);
-      }
-      return new FragmentSourceRanges.Range(min, max, indexed);
-    }
-  }
 
   /**
    * The stream lance-core reads: batches encoded by the producing thread, handed over as

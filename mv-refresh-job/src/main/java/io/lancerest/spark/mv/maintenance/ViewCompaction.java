@@ -3,6 +3,7 @@ package io.lancerest.spark.mv.maintenance;
 import io.lancerest.spark.connector.CredentialRefresh;
 import io.lancerest.spark.mv.GenevaLayout;
 import io.lancerest.spark.mv.rowindex.FragmentSourceRanges;
+import io.lancerest.spark.mv.rowindex.SourceIdCollector;
 import io.lancerest.spark.mv.commit.ViewCommit;
 import io.lancerest.spark.mv.commit.ViewCommitConflictException;
 import io.lancerest.spark.mv.commit.ViewCommitResult;
@@ -166,10 +167,8 @@ final class ViewCompaction {
               + " live rows but their scan gave " + in.rows + ": this view is not compacted");
         }
         written.addAll(out);
-        for (int i = 0; i < out.size(); i++) {
-          // one fragment holds the group's whole range; several would each need their own
-          writtenRanges.add(ranges && out.size() == 1 && in.min <= in.max
-              ? new FragmentSourceRanges.Range(in.min, in.max, false) : null);
+        if (ranges) {
+          writtenRanges.addAll(in.ids.ranges(uri, storageOptions, allocator, out, in.rows));
         }
         removed.addAll(group);
       } catch (RuntimeException e) {
@@ -221,14 +220,14 @@ final class ViewCompaction {
   }
 
   /**
-   * Hands a scan's batches on unchanged, counting its rows and the range of one BIGINT column.
+   * Hands a scan's batches on unchanged, counting its rows and collecting the values of one
+   * BIGINT column (for the new fragments' ranges and indexes).
    */
   private static final class RangeTracking extends ArrowReader {
     private final ArrowReader in;
     private final String column;
     long rows;
-    long min = Long.MAX_VALUE;
-    long max = Long.MIN_VALUE;
+    final SourceIdCollector ids = new SourceIdCollector();
     private boolean closed;
 
     RangeTracking(BufferAllocator allocator, ArrowReader in, String column) {
@@ -246,9 +245,10 @@ final class ViewCompaction {
       rows += src.getRowCount();
       if (column != null && src.getVector(column) instanceof BigIntVector v) {
         for (int i = 0; i < v.getValueCount(); i++) {
-          if (!v.isNull(i)) {
-            min = Math.min(min, v.get(i));
-            max = Math.max(max, v.get(i));
+          if (v.isNull(i)) {
+            ids.addNull();
+          } else {
+            ids.add(v.get(i));
           }
         }
       }

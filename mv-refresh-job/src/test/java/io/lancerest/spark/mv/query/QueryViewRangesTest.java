@@ -11,6 +11,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lancerest.spark.mv.Probes;
 import io.lancerest.spark.mv.RefreshListener;
+import io.lancerest.spark.mv.RefreshResult;
 import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.rowindex.FragmentSourceRanges;
 import io.lancerest.spark.mv.commit.ViewCommit;
@@ -233,6 +234,136 @@ class QueryViewRangesTest {
     assertRangesHoldRows(ns);
   }
 
+  private static List<Integer> scanned() {
+    assertNotNull(probes.get(RefreshListener.Probe.VIEW_FRAGMENTS_SCANNED), "the view lookup ran");
+    return probes.get(RefreshListener.Probe.VIEW_FRAGMENTS_SCANNED);
+  }
+
+  @Test
+  void changesSpreadOverEveryFragmentAreFoundThroughTheIndexesWithoutReadingTheView() {
+    String ns = f.namespace("idx");
+    String[] t = viewOver(f, ns, 4, 100);
+    Map<Integer, FragmentSourceRanges.Entry> rec = recorded(ns);
+    assertTrue(rec.size() >= 3 && rec.values().stream().allMatch(
+        FragmentSourceRanges.Entry::indexed), "every fragment the rebuild wrote is indexed: "
+        + rec);
+    // rows leave every fragment: lance-spark UPDATE (new row ids) and DELETE
+    List<Long> old = sourceRowIds(t[0], "id % 7 = 1 OR id % 11 = 2");
+    f.sql("UPDATE " + t[0] + " SET name = concat(name, 'y') WHERE id % 7 = 1");
+    f.sql("DELETE FROM " + t[0] + " WHERE id % 11 = 2");
+    refresh(ns);
+    assertEquals(holding(ns, old).size(), 0, "their view rows are gone");
+    assertEquals(new ArrayList<>(rec.keySet()), read(), "every fragment held some");
+    assertEquals(List.of(), scanned(), "none was read");
+    assertSameAsSelect(f, t[0], t[1]);
+    // again: the rows the last refresh wrote are found through that fragment's own index
+    f.sql("UPDATE " + t[0] + " SET name = concat(name, 'z') WHERE id % 7 = 1");
+    refresh(ns);
+    assertEquals(List.of(), scanned());
+    assertSameAsSelect(f, t[0], t[1]);
+    assertEquals(List.of("8|N8YZ"), f.rows("SELECT id, n FROM " + t[1] + " WHERE id = 8"));
+  }
+
+  @Test
+  void aRowChangedInPlaceTwiceIsDeletedWhereItIsLiveAndNotAgainWhereItWasReplaced()
+      throws Exception {
+    String ns = f.namespace("twice");
+    String[] t = viewOver(f, ns, 3, 100);
+    // merge_insert keeps the row id: the view row is replaced in a new fragment, the old one
+    // is deleted but stays in its fragment's index
+    QueryRefreshAtomicityTest.mergeUpdate(location(f, ns, "src"), new long[] {3, 150},
+        new int[] {2, 4});
+    f.spark.catalog().refreshTable(t[0]);
+    RefreshResult first = f.views().refresh(List.of(ns, "v"), RefreshOptions.DEFAULTS, probes);
+    assertEquals(2, first.rowsDeleted());
+    QueryRefreshAtomicityTest.mergeUpdate(location(f, ns, "src"), new long[] {3, 150},
+        new int[] {6, 8});
+    f.spark.catalog().refreshTable(t[0]);
+    assertEquals(2L, f.views().explainRefresh(List.of(ns, "v"), RefreshOptions.DEFAULTS)
+        .viewRowsToDelete(), "the replaced rows of 3 and 150 are not counted again");
+    probes = new Probes();
+    RefreshResult second = f.views().refresh(List.of(ns, "v"), RefreshOptions.DEFAULTS, probes);
+    assertEquals(List.of(), scanned());
+    assertEquals(2, second.rowsDeleted(), "the live rows only");
+    assertEquals(2, second.rowsInserted());
+    assertSameAsSelect(f, t[0], t[1]);
+    assertEquals(List.of("150|UPD150|16", "3|UPD3|12"), f.rows("SELECT id, n, s2 FROM "
+        + t[1] + " WHERE id IN (3, 150) ORDER BY id"));
+  }
+
+  /** The index folders under the view's root, by name. */
+  private static List<String> indexFolders(String ns) throws Exception {
+    String loc = location(f, ns, "v");
+    java.nio.file.Path dir = java.nio.file.Path.of(loc.startsWith("file:")
+        ? java.net.URI.create(loc) : java.net.URI.create("file://" + loc)).resolve(
+        "_mv/source_ids");
+    if (!java.nio.file.Files.isDirectory(dir)) {
+      return List.of();
+    }
+    try (var list = java.nio.file.Files.list(dir)) {
+      return list.map(p -> p.getFileName().toString()).sorted().toList();
+    }
+  }
+
+  /** The names the index folders of the view's current fragments have. */
+  private static List<String> expectedIndexFolders(String ns) {
+    List<String> out = new ArrayList<>();
+    try (BufferAllocator a = new RootAllocator();
+        Dataset ds = Dataset.open(location(f, ns, "v"), a)) {
+      Map<Integer, FragmentSourceRanges.Entry> rec = recorded(ns);
+      for (Fragment fr : ds.getFragments()) {
+        FragmentSourceRanges.Entry e = rec.get(fr.getId());
+        if (e != null && e.indexed()) {
+          out.add(fr.metadata().getFiles().get(0).getPath().replace(".lance", ""));
+        }
+      }
+    }
+    return out.stream().sorted().toList();
+  }
+
+  @Test
+  void aCompactionIndexesWhatItWritesAndRemovesTheIndexesOfWhatItReplaced() throws Exception {
+    String ns = f.namespace("cidx");
+    String[] t = viewOver(f, ns, 2, 100);
+    for (int i = 0; i < 4; i++) {
+      insert(f, t[0], 300 + 10 * i, 10);
+      refresh(ns);
+    }
+    assertTrue(viewFragments(ns).size() >= 5, viewFragments(ns).toString());
+    assertEquals(expectedIndexFolders(ns), indexFolders(ns));
+    f.views().optimize(List.of(ns, "v"));
+    f.spark.catalog().refreshTable(t[1]);
+    assertTrue(recorded(ns).values().stream().allMatch(FragmentSourceRanges.Entry::indexed),
+        "the compacted fragments are indexed: " + recorded(ns));
+    assertEquals(expectedIndexFolders(ns), indexFolders(ns),
+        "only the current fragments' indexes are left");
+    f.sql("UPDATE " + t[0] + " SET score = 11 WHERE id % 10 = 3");
+    refresh(ns);
+    assertEquals(List.of(), scanned());
+    assertSameAsSelect(f, t[0], t[1]);
+    // a rebuild drops every index of the fragments it replaces
+    f.views().refresh(List.of(ns, "v"), new RefreshOptions(null, null, null, null, null, null,
+        null, null, null, true));
+    assertEquals(expectedIndexFolders(ns), indexFolders(ns));
+  }
+
+  @Test
+  void fragmentsWhoseIndexIsMissingAreRead() throws Exception {
+    String ns = f.namespace("noidx");
+    String[] t = viewOver(f, ns, 3, 100);
+    Map<Integer, String> frags = viewFragments(ns);
+    // the indexes are lost (a copy of the table without its _mv folder, say)
+    try (var files = java.nio.file.Files.walk(java.nio.file.Path.of(java.net.URI.create(
+        location(f, ns, "v").startsWith("file:") ? location(f, ns, "v")
+            : "file://" + location(f, ns, "v"))).resolve("_mv"))) {
+      files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    }
+    f.sql("UPDATE " + t[0] + " SET score = 11 WHERE id % 9 = 4");
+    refresh(ns);
+    assertEquals(new ArrayList<>(frags.keySet()), scanned(), "every fragment is read");
+    assertSameAsSelect(f, t[0], t[1]);
+  }
+
   @Test
   void aViewWithoutRangesIsReadWholeAndGainsThemForWhatItWrites() {
     String ns = f.namespace("old");
@@ -253,6 +384,7 @@ class QueryViewRangesTest {
     f.sql("UPDATE " + t[0] + " SET score = 11 WHERE id = 5");
     refresh(ns);
     assertEquals(new ArrayList<>(old.keySet()), read(), "every fragment is read");
+    assertEquals(read(), scanned(), "without entries no index is known");
     assertSameAsSelect(f, t[0], t[1]);
     // the refresh recorded its own fragment, and none of the old ones
     Map<Integer, FragmentSourceRanges.Entry> rec = recorded(ns);

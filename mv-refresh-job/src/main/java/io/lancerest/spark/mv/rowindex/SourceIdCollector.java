@@ -1,0 +1,94 @@
+package io.lancerest.spark.mv.rowindex;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import org.apache.arrow.memory.BufferAllocator;
+import org.lance.FragmentMetadata;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The {@code __source_row_id}s of the rows a writer streams to lance-core, in stream order (8
+ * bytes a row), and, once lance-core has cut them into fragments, each fragment's range and
+ * index. lance-core fills the fragments in stream order (it starts the next file when one is
+ * full), so fragment {@code k} holds the rows after those of fragments {@code 0..k-1}.
+ */
+public final class SourceIdCollector {
+  private static final Logger LOG = LoggerFactory.getLogger(SourceIdCollector.class);
+  private long[] values = new long[8192];
+  private int size;
+  private boolean nulls;
+
+  public void add(long id) {
+    if (size == values.length) {
+      values = Arrays.copyOf(values, size * 2);
+    }
+    values[size++] = id;
+  }
+
+  /** A row without a source row id: no fragment then gets a range or an index. */
+  public void addNull() {
+    nulls = true;
+  }
+
+  /**
+   * The range of each fragment of {@code written}, which hold the {@code count} rows streamed,
+   * with its {@link SourceIdIndex} written ({@link SourceIdIndexFiles}) when its ids never
+   * decrease. When the fragments' row counts do not add up to the rows streamed, every fragment
+   * gets the range of all rows, which holds whatever they contain, and no index; after a row
+   * without an id, no fragment gets either.
+   */
+  public List<FragmentSourceRanges.Range> ranges(String viewUri, Map<String, String> storage,
+      BufferAllocator allocator, List<FragmentMetadata> written, long count) {
+    List<FragmentSourceRanges.Range> ranges = new ArrayList<>(written.size());
+    long physical = 0;
+    for (FragmentMetadata f : written) {
+      physical += f.getPhysicalRows();
+    }
+    if (nulls || size != count) {
+      written.forEach(f -> ranges.add(null));
+      return ranges;
+    }
+    if (physical != count) {
+      FragmentSourceRanges.Range all = size == 0 ? null : range(0, size, false);
+      written.forEach(f -> ranges.add(all));
+      return ranges;
+    }
+    int start = 0;
+    for (FragmentMetadata f : written) {
+      int end = start + (int) f.getPhysicalRows();
+      if (end == start) {
+        ranges.add(null);
+        continue;
+      }
+      SourceIdIndex index = SourceIdIndex.of(values, start, end);
+      boolean indexed = false;
+      if (index != null) {
+        try {
+          SourceIdIndexFiles.write(viewUri, storage, allocator, f, index);
+          indexed = true;
+        } catch (IOException e) {
+          // without its index the fragment is read when a refresh looks rows up in it
+          LOG.warn("Fragment {} of {} is written without its source id index: {}",
+              f.getFiles().get(0).getPath(), viewUri, e.getMessage());
+        }
+      }
+      ranges.add(range(start, end, indexed));
+      start = end;
+    }
+    return ranges;
+  }
+
+  private FragmentSourceRanges.Range range(int from, int to, boolean indexed) {
+    long min = Long.MAX_VALUE;
+    long max = Long.MIN_VALUE;
+    for (int i = from; i < to; i++) {
+      min = Math.min(min, values[i]);
+      max = Math.max(max, values[i]);
+    }
+    return new FragmentSourceRanges.Range(min, max, indexed);
+  }
+}
