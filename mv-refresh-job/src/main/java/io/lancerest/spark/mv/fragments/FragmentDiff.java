@@ -100,6 +100,62 @@ public final class FragmentDiff {
     return new FragmentDiff(rescan, replaced, deletions, rows, now.size(), thenMeta, nowMeta);
   }
 
+  /**
+   * The difference from {@code then} to {@code now} when the commits between them are known
+   * ({@link SourceHistory.Touched}): only the fragments they touched are compared, each read by
+   * id from {@code then}, so the older version's fragments are not all listed. {@code null} when
+   * what the commits say does not add up to {@code now} (the caller then compares every
+   * fragment): a fragment neither touched nor written that is new, or a count of fragments that
+   * does not match the older version's manifest.
+   */
+  public static FragmentDiff touched(org.lance.Dataset then, List<FragmentMetadata> now,
+      SourceHistory.Touched touched) {
+    Map<Integer, FragmentMetadata> before = new HashMap<>();
+    for (int id : touched.ids()) {
+      FragmentMetadata f = fragment(then, id);
+      if (f != null) {
+        before.put(id, f);
+      }
+    }
+    List<FragmentMetadata> thenSide = new ArrayList<>(before.values());
+    List<FragmentMetadata> nowSide = new ArrayList<>();
+    int existedThen = 0;
+    for (FragmentMetadata f : now) {
+      boolean written = !f.getFiles().isEmpty()
+          && touched.written().contains(f.getFiles().get(0).getPath());
+      if (touched.ids().contains(f.getId())) {
+        if (!before.containsKey(f.getId()) && !written) {
+          return null; // made and changed in between, but its files were not written then
+        }
+        nowSide.add(f);
+      } else if (written) {
+        nowSide.add(f);
+      }
+      if (before.containsKey(f.getId()) || !written && !touched.ids().contains(f.getId())) {
+        existedThen++;
+      }
+    }
+    java.util.Set<Integer> nowIds = new java.util.HashSet<>();
+    now.forEach(f -> nowIds.add(f.getId()));
+    long removed = before.keySet().stream().filter(id -> !nowIds.contains(id)).count();
+    if (then.getVersion().getManifestSummary().getTotalFragments() != existedThen + removed) {
+      return null;
+    }
+    FragmentDiff d = between(thenSide, nowSide);
+    return new FragmentDiff(new ArrayList<>(d.rescan), new ArrayList<>(d.replaced),
+        new ArrayList<>(d.deletionsChanged), d.rescanRows, now.size(), d.then, d.now);
+  }
+
+  /** Fragment {@code id} of {@code ds}, or {@code null} when it has none of that id. */
+  private static FragmentMetadata fragment(org.lance.Dataset ds, int id) {
+    try {
+      Fragment f = ds.getFragment(id);
+      return f == null ? null : f.metadata();
+    } catch (RuntimeException e) {
+      return null;
+    }
+  }
+
   /** The metadata of {@code fragments}. */
   public static List<FragmentMetadata> metadata(List<Fragment> fragments) {
     List<FragmentMetadata> out = new ArrayList<>(fragments.size());

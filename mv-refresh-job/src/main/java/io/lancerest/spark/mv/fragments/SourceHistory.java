@@ -57,15 +57,58 @@ public final class SourceHistory {
   private final boolean rowsChanged;
   private final int compactions;
   private final String unknown;
+  private final Touched touched;
 
   private SourceHistory(long from, long to, Roaring64NavigableMap changedInPlace,
-      boolean rowsChanged, int compactions, String unknown) {
+      boolean rowsChanged, int compactions, String unknown, Touched touched) {
     this.from = from;
     this.to = to;
     this.changedInPlace = unknown == null ? changedInPlace : null;
     this.rowsChanged = rowsChanged || unknown != null;
     this.compactions = compactions;
     this.unknown = unknown;
+    this.touched = unknown == null && touched != null && touched.complete ? touched : null;
+  }
+
+  private SourceHistory(long from, long to, int compactions, String unknown) {
+    this(from, to, null, true, compactions, unknown, null);
+  }
+
+  /**
+   * The fragments the commits changed: the ids of fragments they updated, rewrote or removed
+   * (fragments of the older version, or made in between), and the first data files of the
+   * fragments they wrote. Every other fragment of the newer version is as it was at the older
+   * one. Complete only when every commit's operation says so ({@code Overwrite}, {@code
+   * Project} and the operations the history cannot tell do not).
+   */
+  public static final class Touched {
+    final java.util.Set<Integer> ids = new java.util.TreeSet<>();
+    final java.util.Set<String> written = new java.util.HashSet<>();
+    boolean complete = true;
+
+    void write(List<FragmentMetadata> fragments) {
+      for (FragmentMetadata f : fragments) {
+        if (f.getFiles() == null || f.getFiles().isEmpty()) {
+          complete = false;
+        } else {
+          written.add(f.getFiles().get(0).getPath());
+        }
+      }
+    }
+
+    void change(List<FragmentMetadata> fragments) {
+      fragments.forEach(f -> ids.add(f.getId()));
+    }
+
+    /** Fragment ids the commits updated, rewrote or removed. */
+    public java.util.Set<Integer> ids() {
+      return java.util.Collections.unmodifiableSet(ids);
+    }
+
+    /** First data files of the fragments the commits wrote. */
+    public java.util.Set<String> written() {
+      return java.util.Collections.unmodifiableSet(written);
+    }
   }
 
   /**
@@ -73,12 +116,24 @@ public final class SourceHistory {
    * now} (any version of the table; the others are checked out from it).
    */
   public static SourceHistory after(org.lance.Dataset now, long from) {
+    return after(now, from, null);
+  }
+
+  /**
+   * {@link #after(org.lance.Dataset, long)} with {@code now}'s fragments already listed: a
+   * fragment a commit wrote is looked up there by its data file, and only when it is not (a
+   * later commit replaced it) among the fragments of that commit's version.
+   */
+  public static SourceHistory after(org.lance.Dataset now, long from,
+      List<FragmentMetadata> nowFragments) {
     long to = now.version();
     if (to - from > MAX_VERSIONS) {
-      return new SourceHistory(from, to, null, true, 0, (to - from) + " versions since "
+      return new SourceHistory(from, to, 0, (to - from) + " versions since "
           + "version " + from + " (more than " + MAX_VERSIONS + " are not read)");
     }
+    Map<String, FragmentMetadata> nowByFile = nowFragments == null ? null : byFile(nowFragments);
     Roaring64NavigableMap changed = new Roaring64NavigableMap();
+    Touched touched = new Touched();
     boolean rowsChanged = false;
     int compactions = 0;
     for (long v = from + 1; v <= to; v++) {
@@ -86,21 +141,37 @@ public final class SourceHistory {
         org.lance.Dataset at = opened == null ? now : opened;
         Optional<Transaction> txn = at.readTransaction();
         if (txn.isEmpty()) {
-          return new SourceHistory(from, to, null, true, compactions, "version " + v
+          return new SourceHistory(from, to, compactions, "version " + v
               + " has no transaction file");
         }
         try (Transaction t = txn.get()) {
           Operation op = t.operation();
-          if (op instanceof Rewrite) {
+          if (op instanceof Rewrite r) {
             compactions++;
+            for (org.lance.operation.RewriteGroup g : r.groups()) {
+              touched.change(g.oldFragments());
+              touched.write(g.newFragments());
+            }
           } else if (op instanceof ReserveFragments || op instanceof UpdateConfig
               || op instanceof CreateIndex) {
             // fragment ids reserved for a compaction, config or metadata, an index: no row
-          } else if (op instanceof Append || op instanceof Delete || op instanceof Project) {
-            rowsChanged = true; // new row ids, rows removed, columns dropped: no value changed
+          } else if (op instanceof Append a) {
+            rowsChanged = true; // new row ids: no value changed
+            touched.write(a.fragments());
+          } else if (op instanceof Delete d) {
+            rowsChanged = true; // rows removed: no value changed
+            touched.change(d.updatedFragments());
+            d.deletedFragmentIds().forEach(id -> touched.ids.add(id.intValue()));
+          } else if (op instanceof Project) {
+            rowsChanged = true; // columns dropped: no value changed; the fragments' files
+            touched.complete = false; // now describe other columns
           } else if (op instanceof Update u) {
             rowsChanged = true;
-            List<FragmentMetadata> written = new ArrayList<>(byFiles(at, u.newFragments()));
+            touched.change(u.updatedFragments());
+            u.removedFragmentIds().forEach(id -> touched.ids.add(id.intValue()));
+            touched.write(u.newFragments());
+            List<FragmentMetadata> written = new ArrayList<>(byFiles(at, nowByFile,
+                u.newFragments()));
             if (u.updateMode().orElse(null) != Update.UpdateMode.RewriteRows) {
               // columns rewritten in the updated fragments (or a mode not told): every row
               written.addAll(byIds(at, u.updatedFragments().stream()
@@ -113,9 +184,11 @@ public final class SourceHistory {
             rowsChanged = true;
             for (FragmentMetadata f : byIds(at, d.replacements().stream()
                 .map(DataReplacement.DataReplacementGroup::fragmentId).toList())) {
+              touched.ids.add(f.getId());
               changed.or(liveRowIds(at, f));
             }
           } else if (op instanceof Overwrite) {
+            touched.complete = false;
             // Every commit to a materialized view is one (a view can be a source). The
             // fragments it kept hold the rows they held, with their values; any other
             // fragment's rows count as changed in place (a plain INSERT OVERWRITE may give its
@@ -146,23 +219,31 @@ public final class SourceHistory {
               throw new Unknown("an Overwrite that kept none of the fragments");
             }
           } else {
-            return new SourceHistory(from, to, null, true, compactions, "version " + v
+            return new SourceHistory(from, to, compactions, "version " + v
                 + " is " + article(op.name()) + " " + op.name());
           }
         }
       } catch (Unknown e) {
-        return new SourceHistory(from, to, null, true, compactions, "version " + v + ": "
+        return new SourceHistory(from, to, compactions, "version " + v + ": "
             + e.getMessage());
       } catch (RuntimeException e) {
         // checked out from a dataset that is open: a version that is gone was cleaned up
-        return new SourceHistory(from, to, null, true, compactions, "version " + v
+        return new SourceHistory(from, to, compactions, "version " + v
             + " cannot be read (" + e.getMessage() + ")");
       } catch (Exception e) {
-        return new SourceHistory(from, to, null, true, compactions, "the row ids of version "
+        return new SourceHistory(from, to, compactions, "the row ids of version "
             + v + " cannot be read (" + e + ")");
       }
     }
-    return new SourceHistory(from, to, changed, rowsChanged, compactions, null);
+    return new SourceHistory(from, to, changed, rowsChanged, compactions, null, touched);
+  }
+
+  /**
+   * What the commits changed ({@link Touched}), or {@code null} when the history cannot tell or
+   * a commit's operation does not say ({@code Overwrite}, {@code Project}).
+   */
+  public Touched touched() {
+    return touched;
   }
 
   /**
@@ -192,13 +273,19 @@ public final class SourceHistory {
    */
   public Moved moved(org.lance.Dataset now, List<Integer> fragments,
       Roaring64NavigableMap before) throws Exception {
+    return moved(now, FragmentDiff.metadata(now.getFragments()), fragments, before);
+  }
+
+  /** {@link #moved(org.lance.Dataset, List, Roaring64NavigableMap)}, {@code now} listed. */
+  public Moved moved(org.lance.Dataset now, List<FragmentMetadata> nowFragments,
+      List<Integer> fragments, Roaring64NavigableMap before) throws Exception {
     Moved out = new Moved(new ArrayList<>(), new Roaring64NavigableMap(), 0);
     if (changedInPlace == null || fragments.isEmpty() || before.isEmpty()) {
       return out;
     }
     Map<Integer, FragmentMetadata> byId = new HashMap<>();
-    for (Fragment f : now.getFragments()) {
-      byId.put(f.getId(), f.metadata());
+    for (FragmentMetadata f : nowFragments) {
+      byId.put(f.getId(), f);
     }
     long rows = 0;
     for (int id : fragments) {
@@ -259,22 +346,38 @@ public final class SourceHistory {
         ? "an" : "a";
   }
 
-  /**
-   * The fragments of {@code at} that hold the data files of {@code written}: a transaction
-   * names new fragments by their files (their ids and row ids are given at commit).
-   */
-  private static List<FragmentMetadata> byFiles(org.lance.Dataset at,
-      List<FragmentMetadata> written) throws Unknown {
+  private static Map<String, FragmentMetadata> byFile(List<FragmentMetadata> fragments) {
     Map<String, FragmentMetadata> byFile = new HashMap<>();
-    for (Fragment f : at.getFragments()) {
-      for (DataFile d : f.metadata().getFiles()) {
-        byFile.put(d.getPath(), f.metadata());
+    for (FragmentMetadata f : fragments) {
+      for (DataFile d : f.getFiles()) {
+        byFile.put(d.getPath(), f);
       }
     }
+    return byFile;
+  }
+
+  /**
+   * The fragments of {@code at} that hold the data files of {@code written}: a transaction
+   * names new fragments by their files (their ids and row ids are given at commit). Found in
+   * {@code nowByFile} (the newest version's fragments) when they are still there, unchanged;
+   * otherwise among {@code at}'s fragments, listed then.
+   */
+  private static List<FragmentMetadata> byFiles(org.lance.Dataset at,
+      Map<String, FragmentMetadata> nowByFile, List<FragmentMetadata> written) throws Unknown {
+    Map<String, FragmentMetadata> atByFile = null;
     List<FragmentMetadata> out = new ArrayList<>();
     for (FragmentMetadata w : written) {
-      FragmentMetadata f = w.getFiles().isEmpty() ? null
-          : byFile.get(w.getFiles().get(0).getPath());
+      String file = w.getFiles().isEmpty() ? null : w.getFiles().get(0).getPath();
+      FragmentMetadata f = file == null || nowByFile == null ? null : nowByFile.get(file);
+      if (f != null && f.getDeletionFile() != null) {
+        f = null; // deleted from since: its rows at that version are what counts
+      }
+      if (f == null && file != null) {
+        if (atByFile == null) {
+          atByFile = byFile(FragmentDiff.metadata(at.getFragments()));
+        }
+        f = atByFile.get(file);
+      }
       if (f == null) {
         throw new Unknown("a fragment it wrote is not in its manifest");
       }

@@ -21,6 +21,7 @@ import io.lancerest.spark.mv.fragments.DeletionVectors;
 import io.lancerest.spark.mv.fragments.FragmentDiff;
 import io.lancerest.spark.mv.fragments.FragmentScopedRead;
 import io.lancerest.spark.mv.fragments.LiveRowIds;
+import io.lancerest.spark.mv.fragments.SourceChanges;
 import io.lancerest.spark.mv.fragments.SourceHistory;
 import io.lancerest.spark.mv.refresh.RefreshContext;
 import io.lancerest.spark.mv.refresh.RefreshDriver;
@@ -124,12 +125,11 @@ public final class QueryRefresh {
   }
 
   /** Source versions must have stable row ids, or {@code __source_row_id} means nothing. */
-  static void requireStableRowIds(org.lance.Dataset source, String viewName, long version) {
-    for (Fragment f : source.getFragments()) {
-      if (f.metadata().getRowIdMeta() == null) {
-        throw new QueryRefreshException(StableRowIds.missingMessage(viewName, version));
-      }
-      return; // every fragment of a dataset shares the setting: one is enough
+  static void requireStableRowIds(List<FragmentMetadata> fragments, String viewName,
+      long version) {
+    // every fragment of a dataset shares the setting: one is enough
+    if (!fragments.isEmpty() && fragments.get(0).getRowIdMeta() == null) {
+      throw new QueryRefreshException(StableRowIds.missingMessage(viewName, version));
     }
   }
 
@@ -161,6 +161,8 @@ public final class QueryRefresh {
       long watermark;
       long srcVersion;
       int sourceFragments;
+      /** The source's fragments at {@link #srcVersion}, listed once for the whole refresh. */
+      List<FragmentMetadata> sourceAt;
       long sourceRows;
       Schema plain;
       StructType target;
@@ -223,9 +225,10 @@ public final class QueryRefresh {
         try (org.lance.Dataset at = p.srcVersion == src.version() ? null
             : open(a, t.sourceUri(), t.sourceStorageOptions(), p.srcVersion, "source table")) {
           org.lance.Dataset ds = at == null ? src : at;
-          requireStableRowIds(ds, t.viewName(), p.srcVersion);
+          p.sourceAt = FragmentDiff.metadata(ds.getFragments());
+          requireStableRowIds(p.sourceAt, t.viewName(), p.srcVersion);
           srcVersionTime = versionTime(ds);
-          p.sourceFragments = ds.getFragments().size();
+          p.sourceFragments = p.sourceAt.size();
           p.sourceRows = ds.countRows();
         }
       }
@@ -302,7 +305,7 @@ public final class QueryRefresh {
         LOG.warn("View {} (job {}): {}", t.viewName(), jobId, watermarkRemovedReason(p));
       }
       if (byFragmentsPossible(p)) {
-        Changes ch = changes(readVersion, watermark, srcVersion);
+        SourceChanges ch = changes(p);
         if (ch.diff != null) {
           return byFragments(readVersion, watermark, srcVersion, plain, target, ch);
         }
@@ -395,10 +398,10 @@ public final class QueryRefresh {
       Long from = p.watermark == 0 ? null : p.watermark;
       String fallback = null;
       if (byFragmentsPossible(p)) {
-        Changes ch = changes(p.readVersion, p.watermark, p.srcVersion);
+        SourceChanges ch = changes(p);
         if (ch.diff != null) {
-          ViewRows inView = ch.old.isEmpty() ? new ViewRows()
-              : viewRowsOf(p.readVersion, ch.old);
+          ViewRows inView = ch.departed.isEmpty() ? new ViewRows()
+              : viewRowsOf(p.readVersion, ch.departed);
           long write = 0;
           RefreshPlan.Write where = RefreshPlan.Write.NONE;
           Integer tasks = null;
@@ -421,18 +424,19 @@ public final class QueryRefresh {
             }
           }
           String reason = "source changed since version " + p.watermark + ": " + ch.diff
-              + "; " + ch.old.getLongCardinality() + " source rows left changed fragments"
+              + "; " + ch.departed.getLongCardinality() + " source rows left changed fragments"
               + (ch.moved == 0 ? "" : ", " + ch.moved + " more were only moved by a compaction "
               + "and are kept without reading them");
           List<String> notes = new ArrayList<>();
           if (!note.isEmpty()) {
             notes.add(note);
           }
-          if (ch.history != null && ch.history.changedInPlace() == null) {
+          boolean both = !ch.rescan.isEmpty() && !ch.departed.isEmpty();
+          if (both && ch.history.changedInPlace() == null) {
             notes.add("the source's history since version " + p.watermark + " cannot tell "
                 + "which rows a compaction moved unchanged (" + ch.history.unknown() + "): "
                 + "the rows of changed fragments that were in the view are written again");
-          } else if (!ch.rescan.isEmpty() && !ch.old.isEmpty()) {
+          } else if (both) {
             notes.add("rows in the view that a compaction only moved are kept, not rewritten, "
                 + "and count on both sides");
           }
@@ -484,52 +488,15 @@ public final class QueryRefresh {
     }
 
     /**
-     * How the source changed between the watermark and the target version, fragment by
-     * fragment; {@code diff == null} (with {@code why}) when the two versions cannot be compared
-     * (then every row id is compared instead).
-     *
-     * <p>With {@code O} the row ids the watermark version had in fragments that changed since
-     * (rewritten or removed fragments, and the rows deleted from fragments that only gained
-     * deletions): the view rows whose source row is in {@code O} are the candidates for
-     * deletion, and the filtered rows of the new and rewritten fragments the candidates for
-     * writing ({@link #byFragments}).
+     * How the source changed between the watermark and the target version ({@link
+     * SourceChanges}); {@code diff == null} (with {@code why}) when the two versions cannot be
+     * compared (then every row id is compared instead).
      */
-    private final class Changes {
-      FragmentDiff diff;
-      String why;
-      Roaring64NavigableMap old;
-      List<Integer> rescan;
-      long rescanRows;
-      List<Field> sourceFields;
-      long millis;
-      /**
-       * The source's commits since the watermark, read when rows that left changed fragments
-       * may be in rewritten ones (moved by a compaction, or changed in place); else {@code
-       * null}.
-       */
-      SourceHistory history;
-      /** Source rows a compaction only moved, in fragments taken out of {@link #rescan}. */
-      long moved;
-
-      /**
-       * The view rows of {@code inView} that a write may keep when their source row turns up
-       * unchanged in a rewritten fragment: none when the history cannot tell which rows
-       * changed in place, and never those it says did (their update version may be lost).
-       */
-      Roaring64NavigableMap keepable(Roaring64NavigableMap inView) {
-        if (history == null) {
-          return inView;
-        }
-        Roaring64NavigableMap changed = history.changedInPlace();
-        return changed == null ? Roaring64NavigableMap.bitmapOf()
-            : RowIdSet.difference(inView, changed);
-      }
-    }
-
-    private Changes changes(long readVersion, long watermark, long srcVersion) {
-      long t0 = System.currentTimeMillis();
+    private SourceChanges changes(Prepared p) {
+      long watermark = p.watermark;
+      long srcVersion = p.srcVersion;
       describe("compare source fragments of versions " + watermark + " and " + srcVersion);
-      Changes ch = new Changes();
+      long t0 = System.currentTimeMillis();
       try (BufferAllocator a = new RootAllocator();
           org.lance.Dataset now = open(a, t.sourceUri(), t.sourceStorageOptions(), srcVersion,
               "source table")) {
@@ -539,34 +506,15 @@ public final class QueryRefresh {
         } catch (QueryRefreshException e) {
           LOG.info("View {} (job {}): source version {} cannot be opened ({}); scanning every "
               + "row", t.viewName(), jobId, watermark, e.getMessage());
-          ch.why = "source version " + watermark + " can no longer be opened (cleaned up?)";
-          return ch;
+          return SourceChanges.notComparable("source version " + watermark + " can no longer "
+              + "be opened (cleaned up?)", t0);
         }
         try (then) {
-          // Columns without their metadata: a source that is itself a view keeps its
-          // watermark in field metadata, which changes at every one of its refreshes.
-          ch.sourceFields = SourceIdentity.columnsOnly(now.getSchema().getFields());
-          if (!SourceIdentity.columnsOnly(then.getSchema().getFields()).equals(ch.sourceFields)) {
-            LOG.info("View {} (job {}): the source schema changed since version {}; scanning "
-                + "every row", t.viewName(), jobId, watermark);
-            ch.why = "the source schema changed since version " + watermark;
-            return ch;
-          }
-          FragmentDiff diff = FragmentDiff.between(FragmentDiff.metadata(then.getFragments()),
-              FragmentDiff.metadata(now.getFragments()));
-          ch.rescan = new ArrayList<>(diff.rescan);
-          ch.rescanRows = diff.rescanRows;
-          FragmentDiff.Departed departed = diff.departed(then, now,
-              ctx.caches().get(LiveRowIds.class, LiveRowIds::new), DeletionVectors.DIRECT);
-          ch.old = departed.ids();
-          ctx.observe(RefreshListener.Probe.ROW_ID_SETS_CACHED, (long) departed.cachedSets());
-          ch.rescan.addAll(departed.rescanAgain());
-          // Fragments read again whole (rows came back) count towards the rows to read too.
-          ch.rescanRows += departed.rescanAgainRows();
-          if (!ch.old.isEmpty() && !ch.rescan.isEmpty()) {
-            movedRows(ch, now, watermark);
-          }
-          ch.diff = diff;
+          SourceChanges ch = SourceChanges.between(then, now, p.sourceAt,
+              ctx.caches().get(LiveRowIds.class, LiveRowIds::new), DeletionVectors.DIRECT,
+              "View " + t.viewName() + " (job " + jobId + ")");
+          ctx.observe(RefreshListener.Probe.ROW_ID_SETS_CACHED, (long) ch.cachedSets);
+          return ch;
         }
       } catch (QueryRefreshException e) {
         throw e;
@@ -575,35 +523,6 @@ public final class QueryRefresh {
             + t.viewName() + " at versions " + watermark + " and " + srcVersion + ": "
             + e.getMessage(), e);
       }
-      ch.millis = System.currentTimeMillis() - t0;
-      return ch;
-    }
-
-    /**
-     * Reads the source's history since the watermark ({@link SourceHistory}) and takes the
-     * fragments that only hold rows a compaction moved unchanged out of the change: their rows
-     * left the view's fragments of the watermark and came back with the same row ids and
-     * values, so their view rows stay, and nothing of them is read.
-     */
-    private void movedRows(Changes ch, org.lance.Dataset now, long watermark) throws Exception {
-      ch.history = SourceHistory.after(now, watermark);
-      if (ch.history.changedInPlace() == null) {
-        LOG.info("View {} (job {}): the source's history since version {} cannot tell which "
-            + "rows a compaction moved unchanged ({}); the view rows of changed fragments are "
-            + "written again", t.viewName(), jobId, watermark, ch.history.unknown());
-        return;
-      }
-      SourceHistory.Moved m = ch.history.moved(now, ch.rescan, ch.old);
-      if (m.fragments().isEmpty()) {
-        return;
-      }
-      ch.rescan.removeAll(m.fragments());
-      ch.rescanRows -= m.physicalRows();
-      ch.old.andNot(m.ids());
-      ch.moved = m.ids().getLongCardinality();
-      LOG.info("View {} (job {}): {}; {} source rows in fragments {} were only moved by a "
-          + "compaction: kept, not read", t.viewName(), jobId, ch.history, ch.moved,
-          m.fragments());
     }
 
     /**
@@ -617,7 +536,7 @@ public final class QueryRefresh {
      * values as at the watermark, and the view is exact for that version, so they need nothing.
      */
     private StagedRefresh<RefreshResult> byFragments(long readVersion, long watermark, long srcVersion,
-        Schema plain, StructType target, Changes ch) {
+        Schema plain, StructType target, SourceChanges ch) {
       FragmentDiff diff = ch.diff;
       List<Integer> rescan = ch.rescan;
       long rescanRows = ch.rescanRows;
@@ -625,11 +544,14 @@ public final class QueryRefresh {
       ctx.observe(RefreshListener.Probe.FRAGMENT_DIFF, diff);
       long t1 = System.currentTimeMillis();
       // the view rows of the source rows that left changed fragments
-      ViewRows inView = ch.old.isEmpty() ? new ViewRows() : viewRowsOf(readVersion, ch.old);
+      ViewRows inView = ch.departed.isEmpty() ? new ViewRows()
+          : viewRowsOf(readVersion, ch.departed);
       long t2 = System.currentTimeMillis();
       LOG.info("View {} (job {}): source version {} (watermark {}): {}; {} source rows left "
           + "changed fragments, {} of them in the view ({})", t.viewName(), jobId, srcVersion,
-          watermark, diff, ch.old.getLongCardinality(), inView.size(), inView.describe());
+          watermark, diff + (ch.byCommits ? " (only those the commits since touched were "
+              + "compared)" : " (every fragment of both versions compared)"),
+          ch.departed.getLongCardinality(), inView.size(), inView.describe());
       Written w = new Written(List.of(), 0, Roaring64NavigableMap.bitmapOf(), List.of());
       String localPhases = "";
       if (!rescan.isEmpty()) {

@@ -162,6 +162,8 @@ class QueryFragmentDiffTest {
     String incremental = logOf(() -> refresh(ns));
     assertTrue(incremental.contains("0 source rows left changed fragments, 0 of them in the view "
         + "(no view fragment read)"), incremental);
+    assertTrue(incremental.contains(" fragments (only those the commits since touched were "
+        + "compared)"), incremental);
     assertFalse(incremental.contains("rebuilding"), incremental);
 
     RefreshResult[] r = new RefreshResult[1];
