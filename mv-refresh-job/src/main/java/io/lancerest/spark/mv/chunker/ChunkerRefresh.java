@@ -13,6 +13,11 @@ import io.lancerest.spark.mv.SourceIdentity;
 import io.lancerest.spark.mv.SourceQuery;
 import io.lancerest.spark.mv.commit.FragmentShipping;
 import io.lancerest.spark.mv.commit.ViewCommit;
+import io.lancerest.spark.mv.fragments.DeletionVectors;
+import io.lancerest.spark.mv.fragments.FragmentScopedRead;
+import io.lancerest.spark.mv.rowindex.FragmentSourceRanges;
+import io.lancerest.spark.mv.rowindex.SourceIdIndexCache;
+import io.lancerest.spark.mv.rowindex.ViewRowLookup;
 import io.lancerest.spark.mv.refresh.RefreshContext;
 import io.lancerest.spark.mv.refresh.RefreshDriver;
 import io.lancerest.spark.mv.refresh.SourceVersions;
@@ -391,8 +396,11 @@ public final class ChunkerRefresh {
 
       // 3. expansion on executors
       boolean everyParent = state.wholeSource && state.present.equals(toExpand);
+      // Only the fragments the change set names hold parents to expand: read just those.
+      Dataset<Row> expandFrom = state.fragments == null ? source
+          : FragmentScopedRead.restrict(source, new java.util.HashSet<>(state.fragments));
       Expansion ex = toExpand.isEmpty() ? new Expansion()
-          : expand(source, layout, viewTable, toExpand, everyParent, null);
+          : expand(expandFrom, layout, viewTable, toExpand, everyParent, null);
       def.errorHandling().checkSkips(ex.skipped.size(), toExpand.getLongCardinality(),
           "parents");
       long expanded = System.nanoTime();
@@ -419,7 +427,8 @@ public final class ChunkerRefresh {
       ViewCommit.Builder commitBuilder = ViewCommit.builder(t.viewUri(), readVersion)
           .storageOptions(t.viewStorageOptions())
           .deleteRowAddresses(existing.deleteAddresses)
-          .addFragments(ex.fragments)
+          .addFragments(ex.fragments, ex.ranges.size() == ex.fragments.size() ? ex.ranges
+              : null)
           .fieldMetadata(ChunkerLayout.SOURCE_ROW_ID,
               Map.of(WATERMARK_KEY, String.valueOf(srcVersion)))
           .schemaMetadata(Map.of(BASE_TABLE_VERSION_KEY, String.valueOf(srcVersion),
@@ -445,8 +454,9 @@ public final class ChunkerRefresh {
             gone.getLongCardinality(), r.rowsAdded(), r.rowsDeleted(), r.fragmentsAdded(),
             done.skipped, ctx.elapsedMillis());
         LOG.info("Chunker view {} (job {}): {}; source scan {} ms, expansion {} ms, view scan "
-            + "{} ms, commit {} ms", t.viewName(), jobId, result, ms(t0, scanned),
-            ms(scanned, expanded), ms(expanded, viewScanned), ms(viewScanned, System.nanoTime()));
+            + "{} ms ({}), commit {} ms", t.viewName(), jobId, result, ms(t0, scanned),
+            ms(scanned, expanded), ms(expanded, viewScanned), existing.found,
+            ms(viewScanned, System.nanoTime()));
         return result;
       }, legacyKeysIn(p.config).isEmpty() ? null : () -> dropLegacyKeys(p.config));
     }
@@ -563,6 +573,7 @@ public final class ChunkerRefresh {
         for (byte[] f : out.fragments) {
           ex.fragments.addAll(FragmentShipping.fromBytes(f));
         }
+        ex.ranges.addAll(out.ranges);
         for (int i = 0; i < out.parentCount; i++) {
           ex.counts.put(out.parents[i], out.childCounts[i]);
         }
@@ -637,17 +648,43 @@ public final class ChunkerRefresh {
           : expand(source, layout, viewTable, again, false, Map.of(b, k));
       Expansion out = new Expansion();
       out.fragments.addAll(capped.fragments);
+      out.ranges.addAll(capped.ranges);
       out.counts.putAll(ex.counts);
       out.skipped.addAll(ex.skipped);
       return out;
     }
 
-    /** Addresses of rows to delete; with a limit, also the kept rows (sid, child, address). */
+    /**
+     * Addresses of rows to delete; with a limit, also the kept rows (sid, child, address). The
+     * rows of {@code deleteParents} alone are found by the fragments' ranges and indexes
+     * ({@link ViewRowLookup}); the kept rows of a view with an {@code output_limit} are all
+     * read.
+     */
     private ViewRows scanView(long version, Roaring64NavigableMap deleteParents,
         boolean keepRest) {
       ViewRows out = new ViewRows();
       if (deleteParents.isEmpty() && !keepRest) {
         return out;
+      }
+      if (!keepRest) {
+        try (BufferAllocator a = new RootAllocator();
+            org.lance.Dataset view = openView(a, version)) {
+          io.lancerest.spark.mv.rowindex.ViewRows found = new ViewRowLookup(t.viewUri(),
+              t.viewStorageOptions(), ctx.caches().get(SourceIdIndexCache.class,
+              SourceIdIndexCache::new), DeletionVectors.DIRECT).find(view, a, deleteParents);
+          ctx.observe(RefreshListener.Probe.VIEW_FRAGMENTS_READ, found.lookedAt());
+          ctx.observe(RefreshListener.Probe.VIEW_FRAGMENTS_SCANNED, found.scanned());
+          for (int i = 0; i < found.size(); i++) {
+            out.deleteAddresses.add(found.address(i));
+          }
+          out.found = found.describe();
+          return out;
+        } catch (ChunkerRefreshException e) {
+          throw e;
+        } catch (Exception e) {
+          throw new ChunkerRefreshException("Cannot look up the rows to delete in view '"
+              + t.viewName() + "' version " + version + ": " + e.getMessage(), e);
+        }
       }
       try (BufferAllocator a = new RootAllocator();
           org.lance.Dataset view = openView(a, version);
@@ -665,12 +702,13 @@ public final class ChunkerRefresh {
             long address = ((Number) addr.getObject(i)).longValue();
             if (deleteParents.contains(sid)) {
               out.deleteAddresses.add(address);
-            } else if (keepRest) {
+            } else {
               out.kept.add(new long[] {sid, idx.get(i), address});
               out.keptCounts.merge(sid, 1, Integer::sum);
             }
           }
         }
+        out.found = "every view row read (output_limit)";
       } catch (ChunkerRefreshException e) {
         throw e;
       } catch (Exception e) {
@@ -706,12 +744,16 @@ public final class ChunkerRefresh {
   /** Children written by the tasks, not committed yet. */
   private static final class Expansion {
     final List<FragmentMetadata> fragments = new ArrayList<>();
+    /** Each fragment's source id range and whether it is indexed ({@code null}: unknown). */
+    final List<FragmentSourceRanges.Range> ranges = new ArrayList<>();
     final Map<Long, Integer> counts = new HashMap<>();
     final List<ChunkerRefreshResult.SkippedParent> skipped = new ArrayList<>();
   }
 
   /** What the driver read from the view at the read version. */
   private static final class ViewRows {
+    /** How the rows were found, for the log. */
+    String found = "no view row needed";
     final List<Long> deleteAddresses = new ArrayList<>();
     final List<long[]> kept = new ArrayList<>();
     final TreeMap<Long, Integer> keptCounts = new TreeMap<>();

@@ -6,6 +6,8 @@ import io.lancerest.spark.mv.FunctionEnvelope;
 import io.lancerest.spark.mv.InvalidOptionException;
 import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.commit.FragmentShipping;
+import io.lancerest.spark.mv.commit.StreamingFragmentWriter;
+import io.lancerest.spark.mv.rowindex.SourceIdCollector;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -31,6 +33,8 @@ import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.IntVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.VectorUnloader;
+import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
 import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
@@ -65,6 +69,12 @@ import org.roaringbitmap.longlong.Roaring64NavigableMap;
 final class ChunkerTask implements FlatMapFunction<Iterator<Row>, TaskOutput> {
   private static final long serialVersionUID = 1L;
   static final int MAX_BATCH_ROWS = 4096;
+  /**
+   * Most bytes of encoded children a work item keeps before they go to the task's writer; an
+   * item with more is written as fragments of its own (at most a quarter of a task's Arrow
+   * memory cap, when one is set).
+   */
+  static final long ITEM_BUFFER_BYTES = 64L << 20;
   static final long MAX_BATCH_BYTES = 16L << 20;
   private static final int QUEUE_ROWS = 256;
 
@@ -147,20 +157,23 @@ final class ChunkerTask implements FlatMapFunction<Iterator<Row>, TaskOutput> {
     TaskOutput out = new TaskOutput();
     Roaring64NavigableMap wanted = expand == null ? null : ParentIds.fromBytes(expand.value());
     try (Runner runner = new Runner()) {
-      List<Row> item = new ArrayList<>();
-      while (rows.hasNext()) {
-        Row r = rows.next();
-        if (wanted != null && !wanted.contains(r.getLong(0))) {
-          continue;
+      try (Runner.TaskWriter writer = runner.new TaskWriter()) {
+        List<Row> item = new ArrayList<>();
+        while (rows.hasNext()) {
+          Row r = rows.next();
+          if (wanted != null && !wanted.contains(r.getLong(0))) {
+            continue;
+          }
+          item.add(r);
+          if (item.size() == sourceTaskSize) {
+            runner.runItem(item, out, writer);
+            item = new ArrayList<>();
+          }
         }
-        item.add(r);
-        if (item.size() == sourceTaskSize) {
-          runner.runItem(item, out);
-          item = new ArrayList<>();
+        if (!item.isEmpty()) {
+          runner.runItem(item, out, writer);
         }
-      }
-      if (!item.isEmpty()) {
-        runner.runItem(item, out);
+        writer.finish(out);
       }
       out.maxBufferedRows = runner.maxBuffered.get();
     }
@@ -205,11 +218,132 @@ final class ChunkerTask implements FlatMapFunction<Iterator<Row>, TaskOutput> {
     final Map<String, Integer> failures = new HashMap<>();
     final Set<String> split = new HashSet<>();
     final LinkedHashMap<Long, ChunkerRefreshResult.SkippedParent> skipped = new LinkedHashMap<>();
+    /** The item's children outgrew the buffer: it is written as fragments of its own. */
+    boolean ownFragments;
 
     void skip(long sid, int attempts, Throwable t) {
       skipped.putIfAbsent(sid, new ChunkerRefreshResult.SkippedParent(sid, attempts,
           t.getClass().getName(), String.valueOf(t.getMessage())));
     }
+  }
+
+  /**
+   * Encoded child batches the task's writer may hold: the next work item is chunked while
+   * lance-core writes the last one.
+   */
+  private static final int TASK_QUEUED_BATCHES = 8;
+
+  /** Children of one work item, encoded, not yet handed to a writer. */
+  private static final class Buffered implements AutoCloseable {
+    final List<ArrowRecordBatch> batches = new ArrayList<>();
+    final LongList sids = new LongList();
+    long bytes;
+    boolean complete;
+
+    @Override
+    public void close() {
+      batches.forEach(ArrowRecordBatch::close);
+      batches.clear();
+    }
+  }
+
+  /**
+   * What lance-core reads when a work item is written on its own: the batches already buffered,
+   * then the rest of the item's stream, with their source ids collected for the fragments'
+   * ranges and indexes.
+   */
+  private static final class OwnStream extends ArrowReader {
+    private final java.util.ArrayDeque<ArrowRecordBatch> first = new java.util.ArrayDeque<>();
+    private final ArrowReader rest;
+    private final SourceIdCollector ids;
+    long rows;
+
+    OwnStream(BufferAllocator a, Buffered first, ArrowReader rest, SourceIdCollector ids) {
+      super(a);
+      if (first != null) {
+        this.first.addAll(first.batches);
+        first.batches.clear();
+      }
+      this.rest = rest;
+      this.ids = ids;
+    }
+
+    @Override
+    public boolean loadNextBatch() throws java.io.IOException {
+      ArrowRecordBatch next = first.poll();
+      if (next == null) {
+        if (!rest.loadNextBatch()) {
+          return false;
+        }
+        next = new VectorUnloader(rest.getVectorSchemaRoot()).getRecordBatch();
+      }
+      try (ArrowRecordBatch b = next) {
+        VectorSchemaRoot root = getVectorSchemaRoot();
+        new org.apache.arrow.vector.VectorLoader(root).load(b);
+        BigIntVector sids = (BigIntVector) root.getVector(0);
+        for (int i = 0; i < root.getRowCount(); i++) {
+          ids.add(sids.get(i));
+        }
+        rows += root.getRowCount();
+      }
+      return true;
+    }
+
+    @Override
+    public long bytesRead() {
+      return 0;
+    }
+
+    @Override
+    protected void closeReadSource() throws java.io.IOException {
+      first.forEach(ArrowRecordBatch::close);
+      first.clear();
+      rest.close();
+    }
+
+    @Override
+    protected Schema readSchema() throws java.io.IOException {
+      return rest.getVectorSchemaRoot().getSchema();
+    }
+  }
+
+  /** A growable list of longs. */
+  private static final class LongList {
+    private long[] values = new long[1024];
+    private int size;
+
+    void add(long v) {
+      if (size == values.length) {
+        values = java.util.Arrays.copyOf(values, size * 2);
+      }
+      values[size++] = v;
+    }
+
+    long get(int i) {
+      return values[i];
+    }
+
+    int size() {
+      return size;
+    }
+  }
+
+  private static void closeQuietly(ArrowReader r) {
+    try {
+      r.close();
+    } catch (Exception ignored) {
+      // its vectors only
+    }
+  }
+
+  private static List<FragmentMetadata> nonEmpty(List<FragmentMetadata> written) {
+    List<FragmentMetadata> out = new ArrayList<>();
+    for (FragmentMetadata f : written) {
+      if (f.getPhysicalRows() > 0) {
+        out.add(f);
+      }
+    }
+    return out;
   }
 
   private static final Object END = new Object();
@@ -233,6 +367,7 @@ final class ChunkerTask implements FlatMapFunction<Iterator<Row>, TaskOutput> {
     final List<ArrowSetters.Setter> setters = new ArrayList<>();
     final int outputs;
     final int batchRows = Math.max(1, Math.min(maxRowsPerFragment, MAX_BATCH_ROWS));
+    final long itemBufferBytes = Math.min(ITEM_BUFFER_BYTES, arrowMemoryLimit / 4);
 
     Runner() throws java.io.IOException {
       StructType b = new StructType().add(ChunkerLayout.SOURCE_ROW_ID,
@@ -352,7 +487,15 @@ final class ChunkerTask implements FlatMapFunction<Iterator<Row>, TaskOutput> {
       return out;
     }
 
-    void runItem(List<Row> parents, TaskOutput out) {
+    /**
+     * Runs one work item. Its children are kept as encoded batches until the item is done (a
+     * failed parent's output can then still be dropped), and handed to the task's writer; an
+     * item whose children outgrow {@link #ITEM_BUFFER_BYTES} is written as fragments of its own,
+     * streamed as the chunker emits them.
+     */
+    void runItem(List<Row> parents, TaskOutput out, TaskWriter writer) {
+      // ascending parents write ascending source ids: the fragments can then be indexed
+      parents.sort(java.util.Comparator.comparingLong(r -> r.getLong(0)));
       ItemState st = new ItemState();
       while (true) {
         List<Row> live = new ArrayList<>();
@@ -366,44 +509,155 @@ final class ChunkerTask implements FlatMapFunction<Iterator<Row>, TaskOutput> {
           return;
         }
         ItemStream s = new ItemStream(allocator, parents, units(live, st), st);
-        List<FragmentMetadata> written;
-        try (ArrowArrayStream stream = ArrowArrayStream.allocateNew(allocator)) {
-          Data.exportArrayStream(allocator, s, stream);
-          written = CredentialRefresh.fragments(storageOptions).datasetUri(viewUri).allocator(allocator).data(stream)
-              .maxRowsPerFile(maxRowsPerFragment).execute();
-        } catch (RuntimeException e) {
-          Throwable f = s.failure;
-          if (f instanceof RestartItem) {
+        if (!st.ownFragments) {
+          Buffered b = buffer(s);
+          if (b == null) {
+            continue; // restart the work item
+          }
+          if (b.complete) {
+            writer.add(b);
+            finishItem(live, s, st, out);
+            return;
+          }
+          // too large to hold: written on its own, starting with what was buffered
+          st.ownFragments = true;
+          if (!writeOwn(b, s, out)) {
             continue;
           }
-          if (f instanceof RuntimeException re) {
-            throw re;
-          }
-          if (f instanceof Error err) {
-            throw err;
-          }
-          throw new ChunkerRefreshException("Writing children of view '" + viewName
-              + "' failed: " + e.getMessage(), f == null ? e : f);
-        } finally {
-          s.cancelPrefetch();
+          finishItem(live, s, st, out);
+          return;
         }
-        List<FragmentMetadata> nonEmpty = new ArrayList<>();
-        for (FragmentMetadata f : written) {
-          if (f.getPhysicalRows() > 0) {
-            nonEmpty.add(f);
-          }
+        if (!writeOwn(null, s, out)) {
+          continue;
         }
-        if (!nonEmpty.isEmpty()) {
-          out.fragments.add(FragmentShipping.toBytes(nonEmpty));
-        }
-        for (Row p : live) {
-          long sid = p.getLong(0);
-          if (!st.skipped.containsKey(sid)) {
-            out.addParent(sid, s.counts.getOrDefault(sid, 0));
-          }
-        }
-        out.skipped.addAll(st.skipped.values());
+        finishItem(live, s, st, out);
         return;
+      }
+    }
+
+    private void finishItem(List<Row> live, ItemStream s, ItemState st, TaskOutput out) {
+      for (Row p : live) {
+        long sid = p.getLong(0);
+        if (!st.skipped.containsKey(sid)) {
+          out.addParent(sid, s.counts.getOrDefault(sid, 0));
+        }
+      }
+      out.skipped.addAll(st.skipped.values());
+    }
+
+    /**
+     * The item's children as encoded batches, or {@code null} when the item must run again (a
+     * failed parent's output was in an earlier batch); incomplete when they outgrew the buffer.
+     */
+    private Buffered buffer(ItemStream s) {
+      Buffered b = new Buffered();
+      try {
+        while (s.loadNextBatch()) {
+          VectorSchemaRoot root = s.getVectorSchemaRoot();
+          BigIntVector sids = (BigIntVector) root.getVector(0);
+          for (int i = 0; i < root.getRowCount(); i++) {
+            b.sids.add(sids.get(i));
+          }
+          ArrowRecordBatch batch = new VectorUnloader(root).getRecordBatch();
+          b.batches.add(batch);
+          b.bytes += batch.computeBodyLength();
+          if (b.bytes > itemBufferBytes) {
+            return b; // the stream goes on, written on its own (writeOwn)
+          }
+        }
+        b.complete = true;
+        s.cancelPrefetch();
+        s.close();
+        return b;
+      } catch (RestartItem e) {
+        abandon(b, s);
+        return null;
+      } catch (RuntimeException | Error e) {
+        abandon(b, s);
+        throw e;
+      } catch (java.io.IOException e) {
+        abandon(b, s);
+        throw new java.io.UncheckedIOException(e);
+      }
+    }
+
+    private void abandon(Buffered b, ItemStream s) {
+      b.close();
+      s.cancelPrefetch();
+      closeQuietly(s);
+    }
+
+    /**
+     * Writes the item's children, those {@code first} buffered then the rest of {@code s}, as
+     * fragments of their own; {@code false} when the item must run again.
+     */
+    private boolean writeOwn(Buffered first, ItemStream s, TaskOutput out) {
+      SourceIdCollector ids = new SourceIdCollector();
+      OwnStream collecting = new OwnStream(allocator, first, s, ids);
+      List<FragmentMetadata> written;
+      try (ArrowArrayStream stream = ArrowArrayStream.allocateNew(allocator)) {
+        Data.exportArrayStream(allocator, collecting, stream);
+        written = CredentialRefresh.fragments(storageOptions).datasetUri(viewUri)
+            .allocator(allocator).data(stream).maxRowsPerFile(maxRowsPerFragment).execute();
+      } catch (RuntimeException e) {
+        Throwable f = s.failure;
+        if (f instanceof RestartItem) {
+          return false;
+        }
+        if (f instanceof RuntimeException re) {
+          throw re;
+        }
+        if (f instanceof Error err) {
+          throw err;
+        }
+        throw new ChunkerRefreshException("Writing children of view '" + viewName
+            + "' failed: " + e.getMessage(), f == null ? e : f);
+      } finally {
+        s.cancelPrefetch();
+        if (first != null) {
+          first.close();
+        }
+      }
+      out.addFragments(nonEmpty(written), ids.ranges(viewUri, storageOptions, allocator,
+          nonEmpty(written), collecting.rows));
+      return true;
+    }
+
+    /** One writer for the task's buffered work items, with their source ids. */
+    final class TaskWriter implements AutoCloseable {
+      private final StreamingFragmentWriter writer = new StreamingFragmentWriter(viewUri,
+          storageOptions, allocator, viewSchema, maxRowsPerFragment, TASK_QUEUED_BATCHES);
+      private final SourceIdCollector ids = new SourceIdCollector();
+      private long rows;
+      private boolean finished;
+
+      void add(Buffered b) {
+        for (int i = 0; i < b.sids.size(); i++) {
+          ids.add(b.sids.get(i));
+        }
+        for (ArrowRecordBatch batch : b.batches) {
+          rows += batch.getLength();
+          if (!writer.put(batch)) {
+            b.batches.forEach(ArrowRecordBatch::close); // the rest; its failure comes below
+            break;
+          }
+        }
+        b.batches.clear();
+      }
+
+      void finish(TaskOutput out) {
+        finished = true;
+        List<FragmentMetadata> written = nonEmpty(writer.finish(null));
+        out.addFragments(written, ids.ranges(viewUri, storageOptions, allocator, written,
+            rows));
+      }
+
+      @Override
+      public void close() {
+        if (!finished) {
+          writer.finish(new IllegalStateException("the chunker task failed"));
+        }
+        writer.close();
       }
     }
 

@@ -3,6 +3,10 @@ package io.lancerest.spark.mv.chunker;
 import io.lancerest.spark.connector.CredentialRefresh;
 import io.lancerest.spark.connector.read.SafeLanceScan;
 import io.lancerest.spark.mv.RefreshListener;
+import io.lancerest.spark.mv.fragments.DeletionVectors;
+import io.lancerest.spark.mv.fragments.FragmentScopedRead;
+import io.lancerest.spark.mv.fragments.LiveRowIds;
+import io.lancerest.spark.mv.fragments.SourceChanges;
 import io.lancerest.spark.mv.fragments.SourceHistory;
 import io.lancerest.spark.mv.refresh.RefreshContext;
 import io.lancerest.spark.mv.refresh.ViewTables;
@@ -32,33 +36,26 @@ import org.slf4j.LoggerFactory;
  * What a refresh must do to the view, learned from the source: the parents to expand and the
  * processed parents whose children must go.
  *
- * <p><b>Scope.</b> Lance data and deletion files are immutable and a fragment id is never given
- * to another fragment, so a fragment whose metadata (data files, deletion file, physical rows,
- * row-id sequence) is equal at the watermark and at the target version holds exactly the same
- * rows with the same values and row ids. Such fragments are skipped when the view's previous
- * refresh left every filtered row of its source version processed ({@link
- * ChunkerRefresh#UNPROCESSED_KEY} = 0): their filtered rows were all expanded then and are
- * unchanged. Only the fragments that differ are scanned: at the target version for present,
- * new and updated rows, at the watermark for the row ids that were there (a processed id among
- * those that is not present now is gone). Any doubt (watermark version cleaned up, schema
- * changed, unprocessed parents, {@code output_limit}) scans every fragment instead.
+ * <p><b>Scope.</b> When the view's previous refresh left every filtered row of its source
+ * version processed ({@link ChunkerRefresh#UNPROCESSED_KEY} = 0), only the change set since the
+ * watermark is read ({@link SourceChanges}): the new and rewritten fragments are scanned for
+ * present, new and updated rows, and a processed parent among the rows that left changed
+ * fragments (the deletion files' new offsets) that is not present again is gone. Every other
+ * row is the same row, with the same values, as at the watermark, and was expanded then. Any
+ * doubt (watermark version cleaned up, schema changed, unprocessed parents, {@code
+ * output_limit}) scans every fragment instead.
  *
- * <p><b>Compactions.</b> A compaction moves rows to new fragments with their row ids, so a
- * compacted fragment is a changed one, and its processed rows are found unchanged by their
- * update version. lance-spark's {@code OPTIMIZE} loses that version (every moved row reports
- * version 1), so the source's commits since the watermark ({@link SourceHistory}) say which
- * rows were changed in place: those are expanded again, and when the history cannot tell,
- * every processed parent scanned is. A changed fragment whose every live row the watermark
- * version had in a changed fragment, and that the history says no commit changed in place,
- * holds only rows that are as they were (moved by a compaction, or left where they were by
- * deletes): it is not scanned at all, and its processed parents stay present.
+ * <p><b>Compactions.</b> A compaction moves rows to new fragments with their row ids; the change
+ * set takes the fragments that hold only such rows out of both sides. lance-spark's {@code
+ * OPTIMIZE} loses the rows' update version (every moved row reports version 1), so the source's
+ * commits since the watermark ({@link SourceHistory}) say which rows were changed in place:
+ * those are expanded again, and when the history cannot tell, every processed parent scanned
+ * is.
  *
- * <p><b>Readers.</b> The scan reads only Lance's metadata columns ({@code _rowid}, {@code
- * _row_last_updated_at_version}; neither touches a data file) on the driver through
- * lance-core. A filter is evaluated by Spark through lance-spark: over the changed
- * fragments' rows only ({@code _rowid IN (...)}, answered from Lance's row-id index), or over
- * every fragment in a Spark job. (lance-spark prunes fragments by {@code _rowaddr IN (...)}, but
- * lance-core 4.0.0 matches no row for {@code _rowaddr =} or {@code IN}; ranges work.)
+ * <p><b>Readers.</b> Without a filter the scan reads only Lance's metadata columns ({@code
+ * _rowid}, {@code _row_last_updated_at_version}; neither touches a data file) on the driver
+ * through lance-core. A filter is evaluated by Spark through lance-spark: over the changed
+ * fragments only ({@link FragmentScopedRead}), or over every fragment.
  */
 final class SourceState {
   private static final Logger LOG = LoggerFactory.getLogger(SourceState.class);
@@ -163,63 +160,79 @@ final class SourceState {
     try (BufferAllocator a = new RootAllocator();
         org.lance.Dataset target = open(a, src, version)) {
       List<FragmentMetadata> now = metadata(target.getFragments());
-      Scope scope = mayScope && watermark > 0
-          ? Scope.between(a, src, watermark, target, now) : null;
-      SourceHistory history = null;
-      Roaring64NavigableMap idsBefore = null;
-      SourceHistory.Moved moved = null;
-      if (scope != null) {
-        idsBefore = scope.rowIdsBefore(a, src, watermark);
-        if (!scope.before.isEmpty() && !scope.now.isEmpty()) {
-          history = history(src, target, watermark);
-          moved = moved(src, history, target, scope, idsBefore, watermark);
-        }
-      }
-      if (scope != null && src.filter() != null && scope.physicalRows > MAX_ID_LITERALS) {
-        LOG.info("Chunker view {}: {} rows in changed fragments, more than one row id filter "
-            + "holds; scanning every fragment", src.viewName(), scope.physicalRows);
-        scope = null;
-        moved = null;
-      }
-      if (scope == null && history == null && watermark > 0 && !processed.isEmpty()) {
+      SourceChanges changes = mayScope && watermark > 0
+          ? changes(a, src, watermark, target, now) : null;
+      SourceHistory history = changes == null ? null : changes.history;
+      if (changes == null && watermark > 0 && !processed.isEmpty()) {
         history = history(src, target, watermark);
+      } else if (history != null && history.changedInPlace() == null) {
+        logUnknown(src, history, watermark);
       }
+      List<Integer> scope = changes == null ? null : changes.rescan;
       if (scope != null) {
-        src.ctx().observe(RefreshListener.Probe.SOURCE_FRAGMENTS_READ, List.copyOf(scope.now));
+        src.ctx().observe(RefreshListener.Probe.SOURCE_FRAGMENTS_READ, List.copyOf(scope));
       }
       Found found;
       if (src.filter() == null) {
-        found = scanDriver(target, scope == null ? null : scope.now, watermark, processed, null);
+        found = scanDriver(target, scope, watermark, processed, null);
       } else if (scope != null) {
-        found = scanFiltered(src, target, scope.now, watermark, processed);
+        found = scanFiltered(src, target, scope, watermark, processed);
       } else {
         found = scanSpark(src, watermark, processed);
       }
       if (history != null) {
         changedInPlace(src, found, processed, history, watermark);
       }
-      if (moved != null) {
-        // processed rows of fragments not scanned: present, and still passing the filter
-        found.present.or(ParentIds.and(moved.ids(), processed));
-      }
       Roaring64NavigableMap gone;
-      if (scope == null) {
+      if (changes == null) {
         gone = ParentIds.minus(processed, found.present);
       } else {
-        gone = ParentIds.and(processed, idsBefore);
+        // a processed parent that left a changed fragment and is not among the present rows
+        // of the new and rewritten ones is gone; every other row is as it was
+        gone = ParentIds.and(processed, changes.departed);
         gone.andNot(found.present);
       }
-      String described = scope == null ? "all " + now.size() + " fragments"
-          : scope.now.size() + " changed of " + now.size() + " fragments (" + scope.before.size()
-              + " changed or removed since version " + watermark + ")" + (moved == null
-              || moved.fragments().isEmpty() ? "" : "; " + moved.fragments().size()
-              + " more changed ones hold only " + moved.ids().getLongCardinality() + " rows "
-              + "unchanged since then (moved by a compaction, or left by deletes), not "
-              + "scanned");
-      long rows = scope != null ? scope.physicalRows
+      String described = changes == null ? "all " + now.size() + " fragments"
+          : scope.size() + " of " + now.size() + " fragments read (" + changes.diff + "; "
+              + changes.departed.getLongCardinality() + " rows left changed fragments"
+              + (changes.moved == 0 ? "" : ", " + changes.moved + " more were only moved by a "
+              + "compaction, not read") + ")";
+      long rows = changes != null ? changes.rescanRows
           : now.stream().mapToLong(FragmentMetadata::getPhysicalRows).sum();
-      return new SourceState(found.present, gone, found.changed, found.expand, scope == null,
-          described, scope == null ? null : scope.now, now.size(), rows);
+      return new SourceState(found.present, gone, found.changed, found.expand, changes == null,
+          described, scope, now.size(), rows);
+    }
+  }
+
+  /**
+   * The change set since the watermark ({@link SourceChanges}), or {@code null} when the two
+   * versions cannot be compared (then every fragment is scanned).
+   */
+  private static SourceChanges changes(BufferAllocator a, Source src, long watermark,
+      org.lance.Dataset target, List<FragmentMetadata> now) {
+    org.lance.Dataset then;
+    try {
+      then = open(a, src, watermark);
+    } catch (ChunkerRefreshException e) {
+      LOG.info("Chunker view {}: source version {} cannot be opened ({}); scanning every "
+          + "fragment", src.viewName(), watermark, e.getMessage());
+      return null;
+    }
+    try (then) {
+      SourceChanges ch = SourceChanges.between(then, target, now,
+          src.ctx().caches().get(LiveRowIds.class, LiveRowIds::new), DeletionVectors.DIRECT,
+          "Chunker view " + src.viewName());
+      if (ch.diff == null) {
+        return null;
+      }
+      src.ctx().observe(RefreshListener.Probe.FRAGMENT_DIFF, ch.diff);
+      return ch;
+    } catch (ChunkerRefreshException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new ChunkerRefreshException("Cannot compare the fragments of the source of view '"
+          + src.viewName() + "' at versions " + watermark + " and " + target.version() + ": "
+          + e.getMessage(), e);
     }
   }
 
@@ -227,39 +240,15 @@ final class SourceState {
   private static SourceHistory history(Source src, org.lance.Dataset target, long watermark) {
     SourceHistory h = SourceHistory.after(target, watermark);
     if (h.changedInPlace() == null) {
-      LOG.info("Chunker view {}: the source's history since version {} cannot tell which "
-          + "parents changed in place ({}); every processed parent scanned is expanded again",
-          src.viewName(), watermark, h.unknown());
+      logUnknown(src, h, watermark);
     }
     return h;
   }
 
-  /**
-   * Takes the changed fragments that hold only rows unchanged since the watermark (moved by a
-   * compaction, or left by deletes) out of {@code scope} ({@link SourceHistory#moved}); what was
-   * taken, or {@code null} when nothing was.
-   */
-  private static SourceHistory.Moved moved(Source src, SourceHistory history,
-      org.lance.Dataset target, Scope scope, Roaring64NavigableMap idsBefore, long watermark) {
-    SourceHistory.Moved m;
-    try {
-      m = history.moved(target, scope.now, idsBefore);
-    } catch (Exception e) {
-      throw new ChunkerRefreshException("Cannot read the row ids of the changed fragments of "
-          + "the source of view '" + src.viewName() + "' at version " + target.version() + ": "
-          + e.getMessage(), e);
-    }
-    if (m.fragments().isEmpty()) {
-      return null;
-    }
-    scope.now.removeAll(m.fragments());
-    for (int f : m.fragments()) {
-      scope.physicalRows -= scope.physical.remove(f);
-    }
-    LOG.info("Chunker view {}: {}; the {} rows of changed fragments {} are unchanged since "
-        + "version {} (moved by a compaction, or left by deletes): not scanned", src.viewName(),
-        history, m.ids().getLongCardinality(), m.fragments(), watermark);
-    return m;
+  private static void logUnknown(Source src, SourceHistory h, long watermark) {
+    LOG.info("Chunker view {}: the source's history since version {} cannot tell which "
+        + "parents changed in place ({}); every processed parent scanned is expanded again",
+        src.viewName(), watermark, h.unknown());
   }
 
   /**
@@ -300,79 +289,6 @@ final class SourceState {
     return out;
   }
 
-  /** The fragments that differ between the watermark and the target version. */
-  private static final class Scope {
-    /** Fragment ids at the target version not identical at the watermark (new or changed). */
-    final List<Integer> now = new ArrayList<>();
-    /** Fragment ids at the watermark not identical at the target (changed or removed). */
-    final List<Integer> before = new ArrayList<>();
-    final Map<Integer, Long> physical = new HashMap<>();
-    long physicalRows;
-
-    /** {@code null} when the watermark version cannot be compared to the target. */
-    static Scope between(BufferAllocator a, Source src, long watermark,
-        org.lance.Dataset target, List<FragmentMetadata> now) {
-      List<FragmentMetadata> then;
-      try (org.lance.Dataset old = open(a, src, watermark)) {
-        // columns, not their metadata (a source that is a view changes that at every refresh)
-        if (!io.lancerest.spark.mv.SourceIdentity.columnsOnly(old.getSchema().getFields())
-            .equals(io.lancerest.spark.mv.SourceIdentity.columnsOnly(
-                target.getSchema().getFields()))) {
-          LOG.info("Chunker view {}: the source schema changed since version {}; scanning "
-              + "every fragment", src.viewName(), watermark);
-          return null;
-        }
-        then = metadata(old.getFragments());
-      } catch (ChunkerRefreshException e) {
-        LOG.info("Chunker view {}: source version {} cannot be opened ({}); scanning every "
-            + "fragment", src.viewName(), watermark, e.getMessage());
-        return null;
-      }
-      Map<Integer, FragmentMetadata> byId = new HashMap<>();
-      for (FragmentMetadata f : then) {
-        byId.put(f.getId(), f);
-      }
-      Scope s = new Scope();
-      TreeSet<Integer> same = new TreeSet<>();
-      for (FragmentMetadata f : now) {
-        if (f.equals(byId.get(f.getId()))) {
-          same.add(f.getId());
-        } else {
-          s.now.add(f.getId());
-          s.physical.put(f.getId(), f.getPhysicalRows());
-          s.physicalRows += f.getPhysicalRows();
-        }
-      }
-      for (FragmentMetadata f : then) {
-        if (!same.contains(f.getId())) {
-          s.before.add(f.getId());
-        }
-      }
-      return s;
-    }
-
-    /** Row ids in the changed or removed fragments at the watermark. */
-    Roaring64NavigableMap rowIdsBefore(BufferAllocator a, Source src, long watermark) {
-      Roaring64NavigableMap ids = new Roaring64NavigableMap();
-      if (before.isEmpty()) {
-        return ids;
-      }
-      try (org.lance.Dataset old = open(a, src, watermark)) {
-        SafeLanceScan.scan(old, SafeLanceScan.Request.of(before, List.of()).withRowIds(), b -> {
-          for (int i = 0; i < b.rowCount(); i++) {
-            ids.addLong(b.rowId(i));
-          }
-        });
-      } catch (ChunkerRefreshException e) {
-        throw e;
-      } catch (Exception e) {
-        throw new ChunkerRefreshException("Cannot read the row ids of source version "
-            + watermark + " of view '" + src.viewName() + "': " + e.getMessage(), e);
-      }
-      return ids;
-    }
-  }
-
   /** No filter: Lance's metadata columns of the (scoped) fragments, read on the driver. */
   private static Found scanDriver(org.lance.Dataset target, List<Integer> fragments,
       long watermark, Roaring64NavigableMap processed, Roaring64NavigableMap only) {
@@ -401,33 +317,27 @@ final class SourceState {
   }
 
   /**
-   * A filter over the changed fragments: their row ids come from the driver's metadata scan,
-   * Spark evaluates the filter on just those rows ({@code _rowid IN (...)}, which Lance answers
-   * from its row-id index), and the driver keeps the rows that pass.
+   * A filter over the changed fragments: Spark evaluates it through lance-spark over just those
+   * fragments ({@link FragmentScopedRead}), and the driver keeps the rows that pass.
    */
   private static Found scanFiltered(Source src, org.lance.Dataset target,
       List<Integer> fragments, long watermark, Roaring64NavigableMap processed) {
     if (fragments.isEmpty()) {
       return new Found();
     }
-    Found all = scanDriver(target, fragments, watermark, ParentIds.empty(), null);
-    if (all.present.isEmpty()) {
-      return all;
-    }
-    Roaring64NavigableMap passing = new Roaring64NavigableMap();
-    SparkSession spark = src.spark();
-    src.ctx().describe("filter " + all.present.getLongCardinality()
-        + " rows of changed source fragments");
+    Found found = new Found();
+    src.ctx().describe("filter the rows of " + fragments.size() + " changed source fragments");
     try {
-      Dataset<Row> in = src.frame().where(idsIn("_rowid", all.present)).where(src.filter())
-          .select(functions.col("_rowid"));
+      Dataset<Row> in = FragmentScopedRead.restrict(src.frame(), new java.util.HashSet<>(
+          fragments)).where(src.filter()).select(functions.col("_rowid"),
+          functions.col("_row_last_updated_at_version"));
       for (Row r : in.collectAsList()) {
-        passing.addLong(r.getLong(0));
+        found.add(r.getLong(0), r.isNullAt(1) ? 0 : r.getLong(1), watermark, processed);
       }
     } finally {
       src.ctx().describe(null);
     }
-    return scanDriver(target, fragments, watermark, processed, passing);
+    return found;
   }
 
   /** {@code column IN (ids)}. */

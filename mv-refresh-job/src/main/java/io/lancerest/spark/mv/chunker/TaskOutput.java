@@ -13,6 +13,12 @@ final class TaskOutput implements Serializable {
   private static final long serialVersionUID = 1L;
 
   final List<byte[]> fragments = new ArrayList<>();
+  /**
+   * The source id range (and whether its index was written) of each fragment, in the order of
+   * {@link #fragments} unpacked; {@code null} entries when unknown.
+   */
+  final List<io.lancerest.spark.mv.rowindex.FragmentSourceRanges.Range> ranges =
+      new ArrayList<>();
   long[] parents = new long[16];
   int[] childCounts = new int[16];
   int parentCount;
@@ -20,6 +26,14 @@ final class TaskOutput implements Serializable {
   /** The most child rows one of its batches buffered before writing them. */
   long maxBufferedRows;
   final List<ChunkerRefreshResult.SkippedParent> skipped = new ArrayList<>();
+
+  void addFragments(List<org.lance.FragmentMetadata> written,
+      List<io.lancerest.spark.mv.rowindex.FragmentSourceRanges.Range> writtenRanges) {
+    if (!written.isEmpty()) {
+      fragments.add(io.lancerest.spark.mv.commit.FragmentShipping.toBytes(written));
+      ranges.addAll(writtenRanges);
+    }
+  }
 
   void addParent(long sid, int children) {
     if (parentCount == parents.length) {

@@ -12,16 +12,9 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import org.apache.arrow.c.ArrowArrayStream;
-import org.apache.arrow.c.Data;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.vector.VectorLoader;
 import org.apache.arrow.vector.VectorSchemaRoot;
 import org.apache.arrow.vector.VectorUnloader;
-import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.spark.sql.catalyst.InternalRow;
@@ -103,7 +96,7 @@ public final class FragmentShipping {
    *
    * <p>The rows are pulled and encoded into Arrow batches on the calling thread (a Spark task's,
    * with its {@code TaskContext}), while lance-core writes the batches already encoded on a
-   * thread of its own, at most {@value #QUEUED_BATCHES} batches behind: reading and projecting
+   * thread of its own, at most {@value StreamingFragmentWriter#QUEUED_BATCHES} batches behind: reading and projecting
    * the rows overlaps with lance-core's encoding and writing, as in lance-spark's own writer.
    * (Pulled by lance-core through the stream instead, the two run one after the other, and a
    * full refresh is clearly slower than a CTAS of the same rows; docs/benchmarks.md.)
@@ -124,94 +117,43 @@ public final class FragmentShipping {
     }
     Runnable hook = afterBatch == null ? () -> { } : afterBatch;
     StructType sparkSchema = LanceArrowUtils.fromArrowSchema(schema);
-    BatchQueue queue = new BatchQueue(allocator, schema);
-    ExecutorService writer = Executors.newSingleThreadExecutor(r -> {
-      Thread t = new Thread(r, "lance-fragment-writer");
-      t.setDaemon(true);
-      return t;
-    });
-    Future<List<FragmentMetadata>> written = writer.submit(() -> {
-      try (ArrowArrayStream stream = ArrowArrayStream.allocateNew(allocator)) {
-        Data.exportArrayStream(allocator, queue, stream);
-        var b = CredentialRefresh.fragments(storageOptions)
-            .datasetUri(uri)
-            .allocator(allocator)
-            .data(stream);
-        if (maxRowsPerFile > 0) {
-          b.maxRowsPerFile(maxRowsPerFile);
-        }
-        return b.execute();
-      } finally {
-        queue.consumerDone();
-      }
-    });
     long count = 0;
     SourceIdCollector ids = rangeColumn >= 0 ? new SourceIdCollector() : null;
     Throwable failure = null;
-    try {
-      while (rows.hasNext()) {
-        VectorSchemaRoot root = VectorSchemaRoot.create(schema, allocator);
-        int n = 0;
-        try {
-          LanceArrowWriter w = LanceArrowWriter.create(root, sparkSchema);
-          while (n < BATCH_ROWS && rows.hasNext()) {
-            InternalRow row = rows.next();
-            if (ids != null) {
-              if (row.isNullAt(rangeColumn)) {
-                ids.addNull();
-              } else {
-                ids.add(row.getLong(rangeColumn));
+    List<FragmentMetadata> out;
+    try (StreamingFragmentWriter writer = new StreamingFragmentWriter(uri, storageOptions,
+        allocator, schema, maxRowsPerFile)) {
+      try {
+        while (rows.hasNext()) {
+          int n = 0;
+          ArrowRecordBatch batch;
+          try (VectorSchemaRoot root = VectorSchemaRoot.create(schema, allocator)) {
+            LanceArrowWriter w = LanceArrowWriter.create(root, sparkSchema);
+            while (n < BATCH_ROWS && rows.hasNext()) {
+              InternalRow row = rows.next();
+              if (ids != null) {
+                if (row.isNullAt(rangeColumn)) {
+                  ids.addNull();
+                } else {
+                  ids.add(row.getLong(rangeColumn));
+                }
               }
+              w.write(row);
+              n++;
             }
-            w.write(row);
-            n++;
+            w.finish();
+            batch = new VectorUnloader(root).getRecordBatch();
           }
-          w.finish();
-          boolean taken = queue.put(root, written);
-          root = null; // closed by put
-          if (!taken) {
+          if (!writer.put(batch)) {
             break; // lance-core stopped reading: its failure is reported below
           }
-        } finally {
-          if (root != null) {
-            root.close();
-          }
+          count += n;
+          hook.run();
         }
-        count += n;
-        hook.run();
+      } catch (Throwable t) { // whatever the rows throw (a task kill, an Error) ends the stream
+        failure = t;
       }
-    } catch (Throwable t) { // whatever the rows throw (a task kill, an Error) ends the stream
-      failure = t;
-    }
-    // The stream's last item, put whatever this thread's interrupt status: lance-core reads
-    // until it gets it. Then lance-core is waited for until it is done with the allocator,
-    // even when this thread is interrupted (the interrupt is kept for the caller).
-    boolean interrupted = Thread.interrupted();
-    List<FragmentMetadata> out = null;
-    Throwable writeFailure = null;
-    try {
-      queue.end(failure);
-      while (true) {
-        try {
-          out = written.get();
-          break;
-        } catch (InterruptedException e) {
-          interrupted = true;
-        } catch (java.util.concurrent.ExecutionException e) {
-          writeFailure = e.getCause();
-          break;
-        }
-      }
-    } finally {
-      writer.shutdown();
-      try {
-        queue.close();
-      } catch (IOException ignored) {
-        // the reader's own vectors only; nothing else to release
-      }
-      if (interrupted) {
-        Thread.currentThread().interrupt();
-      }
+      out = writer.finish(failure);
     }
     if (failure != null) {
       // the rows failed (lance-core only saw the stream end in error): rethrown as they were
@@ -224,136 +166,8 @@ public final class FragmentShipping {
       throw new IllegalStateException("Reading the rows to write to " + uri + " failed: "
           + failure, failure);
     }
-    if (writeFailure != null) {
-      throw writeFailure instanceof RuntimeException re ? re
-          : new IllegalStateException("lance-core could not write fragments of " + uri + ": "
-              + writeFailure, writeFailure);
-    }
     return new Written(out, count, ids == null ? null
         : ids.ranges(uri, storageOptions, allocator, out, count));
-  }
-
-  /**
-   * At most this many encoded batches wait for lance-core: with the one being encoded and the
-   * one lance-core holds, three batches of a task are in memory at once.
-   */
-  static final int QUEUED_BATCHES = 1;
-
-  /**
-   * The stream lance-core reads: batches encoded by the producing thread, handed over as
-   * {@link ArrowRecordBatch}es (the producer's vectors closed, their buffers kept by the record
-   * batch), loaded into this reader's root one at a time.
-   */
-  private static final class BatchQueue extends ArrowReader {
-    private static final Object END = new Object();
-    private final Schema schema;
-    private final java.util.concurrent.BlockingQueue<Object> queue =
-        new java.util.concurrent.ArrayBlockingQueue<>(QUEUED_BATCHES);
-    private volatile boolean consumerDone;
-
-    BatchQueue(BufferAllocator allocator, Schema schema) {
-      super(allocator);
-      this.schema = schema;
-    }
-
-    /**
-     * Hands {@code root} (then closed) to lance-core; {@code false} when lance-core stopped
-     * reading ({@code writer} done), the batch then dropped.
-     */
-    boolean put(VectorSchemaRoot root, Future<?> writer) {
-      ArrowRecordBatch batch = new VectorUnloader(root).getRecordBatch();
-      root.close();
-      try {
-        while (!queue.offer(batch, 100, java.util.concurrent.TimeUnit.MILLISECONDS)) {
-          if (consumerDone || writer.isDone()) {
-            batch.close();
-            return false;
-          }
-        }
-        return true;
-      } catch (InterruptedException e) {
-        batch.close();
-        Thread.currentThread().interrupt();
-        throw new IllegalStateException("Interrupted while handing rows to lance-core", e);
-      }
-    }
-
-    /**
-     * No more batches: the end of the stream, or its failure. Waits, not interruptibly, until
-     * lance-core takes it or has stopped reading; after a failure the batches still queued are
-     * dropped first, so that lance-core stops at once.
-     */
-    void end(Throwable failure) {
-      if (failure != null) {
-        drain();
-      }
-      Object last = failure == null ? END : failure;
-      boolean interrupted = false;
-      try {
-        while (!consumerDone) {
-          try {
-            if (queue.offer(last, 100, java.util.concurrent.TimeUnit.MILLISECONDS)) {
-              return;
-            }
-          } catch (InterruptedException e) {
-            interrupted = true;
-          }
-        }
-      } finally {
-        if (interrupted) {
-          Thread.currentThread().interrupt();
-        }
-      }
-    }
-
-    void consumerDone() {
-      consumerDone = true;
-      drain();
-    }
-
-    private void drain() {
-      for (Object o; (o = queue.poll()) != null; ) {
-        if (o instanceof ArrowRecordBatch b) {
-          b.close();
-        }
-      }
-    }
-
-    @Override
-    public boolean loadNextBatch() throws IOException {
-      Object next;
-      try {
-        next = queue.take();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new IOException("Interrupted while waiting for rows", e);
-      }
-      if (next == END) {
-        return false;
-      }
-      if (next instanceof Throwable failure) {
-        throw new IOException(failure.toString(), failure);
-      }
-      try (ArrowRecordBatch batch = (ArrowRecordBatch) next) {
-        new VectorLoader(getVectorSchemaRoot()).load(batch);
-      }
-      return true;
-    }
-
-    @Override
-    public long bytesRead() {
-      return 0;
-    }
-
-    @Override
-    protected void closeReadSource() {
-      drain();
-    }
-
-    @Override
-    protected Schema readSchema() {
-      return schema;
-    }
   }
 
   public static byte[] toBytes(List<FragmentMetadata> fragments) {
