@@ -13,7 +13,6 @@ import io.lancerest.spark.mv.SourceIdentity;
 import io.lancerest.spark.mv.SourceQuery;
 import io.lancerest.spark.mv.commit.FragmentShipping;
 import io.lancerest.spark.mv.commit.ViewCommit;
-import io.lancerest.spark.mv.fragments.DeletionVectors;
 import io.lancerest.spark.mv.fragments.FragmentScopedRead;
 import io.lancerest.spark.mv.rowindex.FragmentSourceRanges;
 import io.lancerest.spark.mv.rowindex.SourceIdIndexCache;
@@ -671,7 +670,7 @@ public final class ChunkerRefresh {
             org.lance.Dataset view = openView(a, version)) {
           io.lancerest.spark.mv.rowindex.ViewRows found = new ViewRowLookup(t.viewUri(),
               t.viewStorageOptions(), ctx.caches().get(SourceIdIndexCache.class,
-              SourceIdIndexCache::new), DeletionVectors.DIRECT).find(view, a, deleteParents);
+              SourceIdIndexCache::new), ctx.deletionVectors()).find(view, a, deleteParents);
           ctx.observe(RefreshListener.Probe.VIEW_FRAGMENTS_READ, found.lookedAt());
           ctx.observe(RefreshListener.Probe.VIEW_FRAGMENTS_SCANNED, found.scanned());
           for (int i = 0; i < found.size(); i++) {

@@ -3,7 +3,6 @@ package io.lancerest.spark.mv.chunker;
 import io.lancerest.spark.connector.CredentialRefresh;
 import io.lancerest.spark.connector.read.SafeLanceScan;
 import io.lancerest.spark.mv.RefreshListener;
-import io.lancerest.spark.mv.fragments.DeletionVectors;
 import io.lancerest.spark.mv.fragments.FragmentScopedRead;
 import io.lancerest.spark.mv.fragments.LiveRowIds;
 import io.lancerest.spark.mv.fragments.SourceChanges;
@@ -220,7 +219,7 @@ final class SourceState {
     }
     try (then) {
       SourceChanges ch = SourceChanges.between(then, target, now,
-          src.ctx().caches().get(LiveRowIds.class, LiveRowIds::new), DeletionVectors.DIRECT,
+          src.ctx().caches().get(LiveRowIds.class, LiveRowIds::new), src.ctx().deletionVectors(),
           "Chunker view " + src.viewName());
       if (ch.diff == null) {
         return null;

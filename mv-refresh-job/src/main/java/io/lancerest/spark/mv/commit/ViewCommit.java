@@ -174,7 +174,9 @@ public final class ViewCommit {
       List<FragmentMetadata> dropped = new ArrayList<>();
       if (!replaceAllRows) {
         TreeSet<Integer> toRemove = new TreeSet<>(removeFragments);
-        for (Fragment f : ds.getFragments()) {
+        List<Fragment> all = ds.getFragments();
+        Map<Integer, FragmentMetadata> afterDeletes = deleteRows(all, offsets);
+        for (Fragment f : all) {
           if (toRemove.remove(f.getId())) {
             dropped.add(f.metadata());
             if (offsets.remove(f.getId()) != null) {
@@ -184,13 +186,12 @@ public final class ViewCommit {
             deleted += f.metadata().getNumRows();
             continue;
           }
-          List<Integer> rows = offsets.remove(f.getId());
-          if (rows == null) {
+          if (offsets.remove(f.getId()) == null) {
             fragments.add(f.metadata());
             continue;
           }
           long before = f.metadata().getNumRows();
-          FragmentMetadata updated = f.deleteRows(rows);
+          FragmentMetadata updated = afterDeletes.get(f.getId());
           // lance-core returns null when every row of the fragment is deleted: drop it.
           long after = updated == null ? 0 : updated.getNumRows();
           deleted += before - after;
@@ -299,6 +300,64 @@ public final class ViewCommit {
       SourceIdIndexFiles.drop(location, storageOptions, dropped);
       return new ViewCommitResult(readVersion, version, deleted, added, newFragments.size(),
           droppedIndexes);
+    }
+  }
+
+  /** Fragments with deletions at once: each writes a deletion file, and they are independent. */
+  private static final int DELETE_THREADS = 2;
+
+  /**
+   * Each fragment of {@code all} that {@code offsets} names, with those rows deleted (new
+   * deletion files written, nothing committed; {@code null} when no row is left), by id.
+   */
+  private Map<Integer, FragmentMetadata> deleteRows(List<Fragment> all,
+      Map<Integer, List<Integer>> offsets) {
+    List<Fragment> touched = new ArrayList<>();
+    for (Fragment f : all) {
+      if (offsets.containsKey(f.getId()) && !removeFragments.contains(f.getId())) {
+        touched.add(f);
+      }
+    }
+    Map<Integer, FragmentMetadata> out = new java.util.HashMap<>();
+    if (touched.size() < 2 * DELETE_THREADS) {
+      for (Fragment f : touched) {
+        out.put(f.getId(), f.deleteRows(offsets.get(f.getId())));
+      }
+      return out;
+    }
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors
+        .newFixedThreadPool(DELETE_THREADS, r -> {
+          Thread t = new Thread(r, "view-commit-deletes");
+          t.setDaemon(true);
+          return t;
+        });
+    try {
+      List<java.util.concurrent.Future<FragmentMetadata>> done = new ArrayList<>();
+      for (Fragment f : touched) {
+        done.add(pool.submit(() -> f.deleteRows(offsets.get(f.getId()))));
+      }
+      for (int i = 0; i < touched.size(); i++) {
+        try {
+          out.put(touched.get(i).getId(), done.get(i).get());
+        } catch (java.util.concurrent.ExecutionException e) {
+          throw e.getCause() instanceof RuntimeException re ? re
+              : new ViewCommitException("Deleting rows of fragment " + touched.get(i).getId()
+                  + " of view table '" + location + "' failed: " + e.getCause(), e.getCause());
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new ViewCommitException("Interrupted while deleting rows of view table '"
+              + location + "'; nothing was committed", e);
+        }
+      }
+      return out;
+    } finally {
+      pool.shutdownNow();
+      try {
+        // deletion files being written use the dataset the caller closes next
+        pool.awaitTermination(5, java.util.concurrent.TimeUnit.MINUTES);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 

@@ -53,6 +53,54 @@ public final class DeletionVectors {
   public static final Reader DIRECT = DeletionVectors::read;
 
   /**
+   * Deletion vectors read by recent refreshes of one catalog ({@code RefreshCaches}): a
+   * fragment's deletion file at a refresh's target version is the one at the next refresh's
+   * watermark. A deletion file is immutable and named by its fragment, read version and id, so
+   * those (with the dataset's location) are the key. At most {@value #CACHE_BYTES} bytes are
+   * kept, least recently used first out.
+   */
+  public static final class Cache {
+    static final long CACHE_BYTES = 32L << 20;
+    private final java.util.LinkedHashMap<String, RoaringBitmap> held =
+        new java.util.LinkedHashMap<>(64, 0.75f, true);
+    private long bytes;
+
+    /** {@code reader}, its answers kept here. */
+    public Reader over(Reader reader) {
+      return (uri, f) -> {
+        DeletionFile d = f.getDeletionFile();
+        if (d == null) {
+          return reader.read(uri, f);
+        }
+        String key = uri + '\n' + f.getId() + '-' + d.getReadVersion() + '-' + d.getId();
+        synchronized (held) {
+          RoaringBitmap hit = held.get(key);
+          if (hit != null) {
+            return hit.clone();
+          }
+        }
+        RoaringBitmap read = reader.read(uri, f);
+        if (read != null) {
+          put(key, read.clone());
+        }
+        return read;
+      };
+    }
+
+    private void put(String key, RoaringBitmap b) {
+      long size = b.getLongSizeInBytes();
+      synchronized (held) {
+        RoaringBitmap old = held.put(key, b);
+        bytes += size - (old == null ? 0 : old.getLongSizeInBytes());
+        for (var it = held.entrySet().iterator(); bytes > CACHE_BYTES && it.hasNext(); ) {
+          bytes -= it.next().getValue().getLongSizeInBytes();
+          it.remove();
+        }
+      }
+    }
+  }
+
+  /**
    * The offsets of the rows deleted from {@code f} in the dataset at {@code datasetUri} (empty
    * without a deletion file), or {@code null} when its deletion file cannot be read directly.
    *

@@ -96,7 +96,7 @@ public final class SourceChanges {
           then.version());
       return notComparable("the source schema changed since version " + then.version(), t0);
     }
-    SourceHistory history = SourceHistory.after(now, then.version(), nowFragments);
+    SourceHistory history = SourceHistory.after(now, then.version(), nowFragments, deletions);
     FragmentDiff diff = history.touched() == null ? null
         : FragmentDiff.touched(then, nowFragments, history.touched());
     boolean byCommits = diff != null;

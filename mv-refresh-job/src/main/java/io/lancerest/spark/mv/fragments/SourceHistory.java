@@ -58,6 +58,8 @@ public final class SourceHistory {
   private final int compactions;
   private final String unknown;
   private final Touched touched;
+  /** How {@link #moved} reads deletion files: as the history itself did. */
+  private DeletionVectors.Reader deletions = DeletionVectors.DIRECT;
 
   private SourceHistory(long from, long to, Roaring64NavigableMap changedInPlace,
       boolean rowsChanged, int compactions, String unknown, Touched touched) {
@@ -116,7 +118,7 @@ public final class SourceHistory {
    * now} (any version of the table; the others are checked out from it).
    */
   public static SourceHistory after(org.lance.Dataset now, long from) {
-    return after(now, from, null);
+    return after(now, from, null, DeletionVectors.DIRECT);
   }
 
   /**
@@ -125,7 +127,7 @@ public final class SourceHistory {
    * later commit replaced it) among the fragments of that commit's version.
    */
   public static SourceHistory after(org.lance.Dataset now, long from,
-      List<FragmentMetadata> nowFragments) {
+      List<FragmentMetadata> nowFragments, DeletionVectors.Reader deletions) {
     long to = now.version();
     if (to - from > MAX_VERSIONS) {
       return new SourceHistory(from, to, 0, (to - from) + " versions since "
@@ -178,14 +180,14 @@ public final class SourceHistory {
                   .map(f -> (long) f.getId()).toList()));
             }
             for (FragmentMetadata f : written) {
-              changed.or(liveRowIds(at, f));
+              changed.or(liveRowIds(at, f, deletions));
             }
           } else if (op instanceof DataReplacement d) {
             rowsChanged = true;
             for (FragmentMetadata f : byIds(at, d.replacements().stream()
                 .map(DataReplacement.DataReplacementGroup::fragmentId).toList())) {
               touched.ids.add(f.getId());
-              changed.or(liveRowIds(at, f));
+              changed.or(liveRowIds(at, f, deletions));
             }
           } else if (op instanceof Overwrite) {
             touched.complete = false;
@@ -209,7 +211,7 @@ public final class SourceHistory {
             for (Fragment f : at.getFragments()) {
               FragmentMetadata was = previous.get(f.getId());
               if (was == null || !FragmentDiff.sameData(was, f.metadata())) {
-                changed.or(liveRowIds(at, f.metadata()));
+                changed.or(liveRowIds(at, f.metadata(), deletions));
               } else {
                 kept++;
               }
@@ -235,7 +237,10 @@ public final class SourceHistory {
             + v + " cannot be read (" + e + ")");
       }
     }
-    return new SourceHistory(from, to, changed, rowsChanged, compactions, null, touched);
+    SourceHistory h = new SourceHistory(from, to, changed, rowsChanged, compactions, null,
+        touched);
+    h.deletions = deletions;
+    return h;
   }
 
   /**
@@ -293,7 +298,7 @@ public final class SourceHistory {
       if (f == null) {
         continue;
       }
-      Roaring64NavigableMap live = liveRowIds(now, f);
+      Roaring64NavigableMap live = liveRowIds(now, f, deletions);
       Roaring64NavigableMap outside = new Roaring64NavigableMap();
       outside.or(live);
       outside.andNot(before);
@@ -419,9 +424,9 @@ public final class SourceHistory {
    * and deletion file ({@link FragmentRowIds}), otherwise from a row-id scan (no data file is
    * read).
    */
-  static Roaring64NavigableMap liveRowIds(org.lance.Dataset ds, FragmentMetadata f)
-      throws Exception {
-    Roaring64NavigableMap ids = FragmentRowIds.live(ds.uri(), f, DeletionVectors.DIRECT);
+  static Roaring64NavigableMap liveRowIds(org.lance.Dataset ds, FragmentMetadata f,
+      DeletionVectors.Reader deletions) throws Exception {
+    Roaring64NavigableMap ids = FragmentRowIds.live(ds.uri(), f, deletions);
     return ids != null ? ids : FragmentDiff.rowIds(ds, List.of(f.getId()));
   }
 }

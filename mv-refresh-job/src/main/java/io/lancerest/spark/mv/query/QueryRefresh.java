@@ -17,7 +17,6 @@ import io.lancerest.spark.mv.rowindex.SourceIdIndexCache;
 import io.lancerest.spark.mv.rowindex.ViewRowLookup;
 import io.lancerest.spark.mv.rowindex.ViewRows;
 import io.lancerest.spark.mv.commit.ViewCommit;
-import io.lancerest.spark.mv.fragments.DeletionVectors;
 import io.lancerest.spark.mv.fragments.FragmentDiff;
 import io.lancerest.spark.mv.fragments.FragmentScopedRead;
 import io.lancerest.spark.mv.fragments.LiveRowIds;
@@ -511,7 +510,7 @@ public final class QueryRefresh {
         }
         try (then) {
           SourceChanges ch = SourceChanges.between(then, now, p.sourceAt,
-              ctx.caches().get(LiveRowIds.class, LiveRowIds::new), DeletionVectors.DIRECT,
+              ctx.caches().get(LiveRowIds.class, LiveRowIds::new), ctx.deletionVectors(),
               "View " + t.viewName() + " (job " + jobId + ")");
           ctx.observe(RefreshListener.Probe.ROW_ID_SETS_CACHED, (long) ch.cachedSets);
           return ch;
@@ -611,7 +610,7 @@ public final class QueryRefresh {
               "view")) {
         ViewRows out = new ViewRowLookup(t.viewUri(), t.viewStorageOptions(),
             ctx.caches().get(SourceIdIndexCache.class, SourceIdIndexCache::new),
-            DeletionVectors.DIRECT).find(view, a, ids);
+            ctx.deletionVectors()).find(view, a, ids);
         ctx.observe(RefreshListener.Probe.VIEW_FRAGMENTS_READ, out.lookedAt());
         ctx.observe(RefreshListener.Probe.VIEW_FRAGMENTS_SCANNED, out.scanned());
         return out;

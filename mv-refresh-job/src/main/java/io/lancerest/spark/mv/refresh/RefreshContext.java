@@ -2,6 +2,7 @@ package io.lancerest.spark.mv.refresh;
 
 import io.lancerest.spark.mv.RefreshCancelledException;
 import io.lancerest.spark.mv.RefreshListener;
+import io.lancerest.spark.mv.fragments.DeletionVectors;
 import java.util.UUID;
 import org.apache.spark.sql.SparkSession;
 
@@ -68,6 +69,15 @@ public final class RefreshContext {
 
   public RefreshCaches caches() {
     return caches;
+  }
+
+  /**
+   * How this refresh reads deletion files: directly where they are local, each kept for the
+   * catalog's next refresh ({@link DeletionVectors.Cache}).
+   */
+  public DeletionVectors.Reader deletionVectors() {
+    return caches.get(DeletionVectors.Cache.class, DeletionVectors.Cache::new)
+        .over(DeletionVectors.DIRECT);
   }
 
   /** The refresh's job, as the job log records it. */

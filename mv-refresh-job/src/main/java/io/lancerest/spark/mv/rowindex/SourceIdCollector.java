@@ -2,7 +2,6 @@ package io.lancerest.spark.mv.rowindex;
 
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
@@ -18,15 +17,26 @@ import org.slf4j.LoggerFactory;
  */
 public final class SourceIdCollector {
   private static final Logger LOG = LoggerFactory.getLogger(SourceIdCollector.class);
-  private long[] values = new long[8192];
-  private int size;
+  /** Ids are kept in chunks of this many, so that growing never copies them. */
+  private static final int CHUNK = 1 << 16;
+  private final List<long[]> chunks = new ArrayList<>();
+  private long[] current;
+  private int pos = CHUNK;
+  private long size;
   private boolean nulls;
 
   public void add(long id) {
-    if (size == values.length) {
-      values = Arrays.copyOf(values, size * 2);
+    if (pos == CHUNK) {
+      current = new long[CHUNK];
+      chunks.add(current);
+      pos = 0;
     }
-    values[size++] = id;
+    current[pos++] = id;
+    size++;
+  }
+
+  private long get(long i) {
+    return chunks.get((int) (i >>> 16))[(int) (i & (CHUNK - 1))];
   }
 
   /** A row without a source row id: no fragment then gets a range or an index. */
@@ -57,14 +67,19 @@ public final class SourceIdCollector {
       written.forEach(f -> ranges.add(all));
       return ranges;
     }
-    int start = 0;
+    long start = 0;
     for (FragmentMetadata f : written) {
-      int end = start + (int) f.getPhysicalRows();
+      long end = start + f.getPhysicalRows();
       if (end == start) {
         ranges.add(null);
         continue;
       }
-      SourceIdIndex index = SourceIdIndex.of(values, start, end);
+      SourceIdIndex.Builder b = new SourceIdIndex.Builder();
+      for (long i = start; i < end && b.add(get(i)); i++) {
+        // add() answers false once the ids cannot be indexed
+      }
+      SourceIdIndex index = b.build();
+      long[] minMax = b.range();
       boolean indexed = false;
       if (index != null) {
         try {
@@ -76,18 +91,20 @@ public final class SourceIdCollector {
               f.getFiles().get(0).getPath(), viewUri, e.getMessage());
         }
       }
-      ranges.add(range(start, end, indexed));
+      ranges.add(minMax != null ? new FragmentSourceRanges.Range(minMax[0], minMax[1], indexed)
+          : range(start, end, false));
       start = end;
     }
     return ranges;
   }
 
-  private FragmentSourceRanges.Range range(int from, int to, boolean indexed) {
+  private FragmentSourceRanges.Range range(long from, long to, boolean indexed) {
     long min = Long.MAX_VALUE;
     long max = Long.MIN_VALUE;
-    for (int i = from; i < to; i++) {
-      min = Math.min(min, values[i]);
-      max = Math.max(max, values[i]);
+    for (long i = from; i < to; i++) {
+      long v = get(i);
+      min = Math.min(min, v);
+      max = Math.max(max, v);
     }
     return new FragmentSourceRanges.Range(min, max, indexed);
   }

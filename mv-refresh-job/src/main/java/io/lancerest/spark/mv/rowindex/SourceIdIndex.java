@@ -58,23 +58,49 @@ public final class SourceIdIndex {
    * null} when they decrease somewhere, or an id is negative (unsigned ids of 2^63 and more).
    */
   public static SourceIdIndex of(long[] ids, int from, int to) {
-    List<Integer> highs = new ArrayList<>();
-    List<RoaringBitmap> lows = new ArrayList<>();
-    int[] ends = new int[Math.max(0, to - from)];
-    int distinct = 0;
-    boolean oneRowEach = true;
-    RoaringBitmapWriter<RoaringBitmap> w = null;
-    int high = 0;
-    long prev = -1;
-    for (int i = from; i < to; i++) {
-      long id = ids[i];
+    Builder b = new Builder();
+    for (int i = from; i < to && b.add(ids[i]); i++) {
+      // add() answers false once the ids cannot be indexed
+    }
+    return b.build();
+  }
+
+  /**
+   * Builds an index from a fragment's source ids, one row at a time in physical order. Cheap per
+   * row (ids arrive sorted, which is roaring's fast path), and the run ends are only kept once
+   * an id has more than one row.
+   */
+  public static final class Builder {
+    private final List<Integer> highs = new ArrayList<>();
+    private final List<RoaringBitmap> lows = new ArrayList<>();
+    private RoaringBitmapWriter<RoaringBitmap> w;
+    private int high;
+    private long prev = -1;
+    private long first = -1;
+    private int rows;
+    private int distinct;
+    /** Exclusive end row of each distinct id's run, once some id had more than one row. */
+    private int[] ends;
+    private boolean failed;
+
+    /** Adds the next row's id; {@code false} once the rows cannot be indexed. */
+    public boolean add(long id) {
+      if (failed) {
+        return false;
+      }
       if (id < 0 || id < prev) {
-        return null;
+        failed = true;
+        return false;
       }
       if (id == prev) {
-        oneRowEach = false;
-        ends[distinct - 1] = i - from + 1;
-        continue;
+        if (ends == null) {
+          ends = new int[Math.max(16, distinct * 2)];
+          for (int i = 0; i < distinct; i++) {
+            ends[i] = i + 1; // one row each so far
+          }
+        }
+        ends[distinct - 1] = ++rows;
+        return true;
       }
       int h = (int) (id >>> 32);
       if (w == null || h != high) {
@@ -86,18 +112,42 @@ public final class SourceIdIndex {
         w = RoaringBitmapWriter.writer().runCompress(true).get();
       }
       w.add((int) id);
-      ends[distinct++] = i - from + 1;
+      if (first < 0) {
+        first = id;
+      }
       prev = id;
+      rows++;
+      if (ends != null) {
+        if (distinct == ends.length) {
+          ends = Arrays.copyOf(ends, distinct * 2);
+        }
+        ends[distinct] = rows;
+      }
+      distinct++;
+      return true;
     }
-    if (w != null) {
-      lows.add(w.get());
+
+    /** The smallest and the largest id added, when every add succeeded and there was one. */
+    public long[] range() {
+      return failed || first < 0 ? null : new long[] {first, prev};
     }
-    RoaringBitmap[] parts = lows.toArray(new RoaringBitmap[0]);
-    for (RoaringBitmap p : parts) {
-      p.runOptimize();
+
+    /** The index, or {@code null} when an id could not be indexed. */
+    public SourceIdIndex build() {
+      if (failed) {
+        return null;
+      }
+      List<RoaringBitmap> parts = new ArrayList<>(lows);
+      if (w != null) {
+        parts.add(w.get());
+      }
+      RoaringBitmap[] bitmaps = parts.toArray(new RoaringBitmap[0]);
+      for (RoaringBitmap p : bitmaps) {
+        p.runOptimize();
+      }
+      return new SourceIdIndex(highs.stream().mapToInt(Integer::intValue).toArray(), bitmaps,
+          ends == null ? null : Arrays.copyOf(ends, distinct), rows);
     }
-    return new SourceIdIndex(highs.stream().mapToInt(Integer::intValue).toArray(), parts,
-        oneRowEach ? null : Arrays.copyOf(ends, distinct), to - from);
   }
 
   /** About what the index takes in memory. */
