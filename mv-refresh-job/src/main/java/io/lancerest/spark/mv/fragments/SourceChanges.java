@@ -108,6 +108,14 @@ public final class SourceChanges {
       diff = FragmentDiff.between(FragmentDiff.metadata(then.getFragments()), nowFragments);
     }
     FragmentDiff.Departed d = diff.departed(then, now, cache, deletions);
+    if (byCommits && !rowsAddUp(then, now, nowFragments, diff, d)) {
+      LOG.warn("{}: the fragments the commits since version {} touched do not account for "
+          + "every row of version {}; comparing every fragment", label, then.version(),
+          now.version());
+      byCommits = false;
+      diff = FragmentDiff.between(FragmentDiff.metadata(then.getFragments()), nowFragments);
+      d = diff.departed(then, now, cache, deletions);
+    }
     Roaring64NavigableMap departed = d.ids();
     List<Integer> rescan = new ArrayList<>(diff.rescan);
     rescan.addAll(d.rescanAgain());
@@ -133,6 +141,26 @@ public final class SourceChanges {
     }
     return new SourceChanges(diff, null, departed, rescan, rescanRows, fields, history, moved,
         d.cachedSets(), d.fragmentsScanned(), byCommits, System.currentTimeMillis() - t0);
+  }
+
+  /**
+   * Whether the live rows of the two versions differ by exactly what the diff says: the rows
+   * that left changed fragments went, the live rows of the fragments to read arrived. A commit
+   * whose transaction left out a fragment it changed would show here, as rows that came or
+   * went unaccounted for.
+   */
+  private static boolean rowsAddUp(org.lance.Dataset then, org.lance.Dataset now,
+      List<FragmentMetadata> nowFragments, FragmentDiff diff, FragmentDiff.Departed d) {
+    java.util.Map<Integer, FragmentMetadata> byId = new java.util.HashMap<>();
+    nowFragments.forEach(f -> byId.put(f.getId(), f));
+    long arrived = 0;
+    for (int id : diff.rescan) {
+      arrived += byId.get(id).getNumRows();
+    }
+    for (int id : d.rescanAgain()) {
+      arrived += byId.get(id).getNumRows();
+    }
+    return then.countRows() - d.ids().getLongCardinality() + arrived == now.countRows();
   }
 
   /**

@@ -1,5 +1,6 @@
 /**
- * Which source fragments changed between two versions of a Lance table, and the live row ids
- * of those that did: what lets an incremental refresh read only the change.
+ * The change set of a source table since a view's watermark: which fragments the commits
+ * touched, and the row ids that left or arrived, from metadata and deletion files rather than
+ * scans, which lets an incremental refresh read only the change.
  */
 package io.lancerest.spark.mv.fragments;

@@ -91,6 +91,11 @@ class ChunkerChildJvmTest {
       }
       assertTrue(Files.exists(marker), "the child reached the middle of the expansion: "
           + new String(p.getInputStream().readNBytes(p.getInputStream().available())));
+      // the work items done before the blocked one are written by the task's writer thread
+      long written = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      while (dataFiles(view) <= filesBefore && p.isAlive() && System.nanoTime() < written) {
+        Thread.sleep(50);
+      }
       assertTrue(dataFiles(view) > filesBefore, "fragments were written before the kill");
     } finally {
       p.destroyForcibly().waitFor(30, TimeUnit.SECONDS);

@@ -88,7 +88,7 @@ class FragmentDiffTouchedTest {
       for (long to = from + 1; to <= last; to++) {
         try (Dataset then = at(uri, from); Dataset now = at(uri, to)) {
           List<FragmentMetadata> nowFragments = FragmentDiff.metadata(now.getFragments());
-          SourceHistory h = SourceHistory.after(now, from, nowFragments);
+          SourceHistory h = SourceHistory.after(now, from, nowFragments, DeletionVectors.DIRECT);
           assertNotNull(h.touched(), from + " -> " + to + ": " + h);
           FragmentDiff touched = FragmentDiff.touched(then, nowFragments, h.touched());
           assertNotNull(touched, from + " -> " + to);
@@ -135,7 +135,8 @@ class FragmentDiffTouchedTest {
       old.restore();
     }
     try (Dataset then = at(uri, v); Dataset now = Dataset.open(uri, a)) {
-      SourceHistory h = SourceHistory.after(now, v, FragmentDiff.metadata(now.getFragments()));
+      SourceHistory h = SourceHistory.after(now, v, FragmentDiff.metadata(now.getFragments()),
+          DeletionVectors.DIRECT);
       assertNull(h.touched(), h.toString());
     }
   }
