@@ -36,9 +36,11 @@ public final class CatalogOptions {
   public static final String RELAY_PORT = "credential-relay.port";
 
   public static final long DEFAULT_CACHE_TTL_MS = 30_000;
+  /** Rows per batch of table scans; without it, sized by each table's columns. */
+  public static final String READ_BATCH_SIZE = "read.batch-size";
 
   private static final Set<String> CATALOG_KEYS = Set.of(PARENT, CACHE_TTL_MS, MV_MODE,
-      RELAY_ENABLED, RELAY_HOST, RELAY_BIND_ADDRESS, RELAY_PORT);
+      RELAY_ENABLED, RELAY_HOST, RELAY_BIND_ADDRESS, RELAY_PORT, READ_BATCH_SIZE);
   /** Prefixes with free-form keys below them. */
   private static final List<String> OPEN_PREFIXES =
       List.of(RestClientConfig.HEADER_PREFIX, STORAGE_PREFIX, TABLE_DEFAULT_PREFIX);
@@ -53,6 +55,7 @@ public final class CatalogOptions {
   private final String relayHost;
   private final String relayBindAddress;
   private final int relayPort;
+  private final Integer readBatchSize;
 
   private CatalogOptions(String catalogName, Map<String, String> options) {
     List<String> unknown = new ArrayList<>();
@@ -88,6 +91,29 @@ public final class CatalogOptions {
     this.relayHost = blankToNull(options.get(RELAY_HOST));
     this.relayBindAddress = blankToNull(options.get(RELAY_BIND_ADDRESS));
     this.relayPort = parsePort(catalogName, options.get(RELAY_PORT));
+    this.readBatchSize = parseBatchSize(catalogName, options.get(READ_BATCH_SIZE));
+  }
+
+  private static Integer parseBatchSize(String catalogName, String raw) {
+    if (raw == null || raw.isBlank()) {
+      return null;
+    }
+    try {
+      int rows = Integer.parseInt(raw.trim());
+      if (rows > 0) {
+        return rows;
+      }
+    } catch (NumberFormatException ignored) {
+      // falls through to the error below
+    }
+    throw new ClientConfigException("Option '" + READ_BATCH_SIZE + "' of catalog '"
+        + catalogName + "' is a positive number of rows per scan batch (leave it unset to size "
+        + "batches by each table's columns), got '" + raw + "'");
+  }
+
+  /** {@value #READ_BATCH_SIZE}, or {@code null} to size scan batches by each table's columns. */
+  public Integer readBatchSize() {
+    return readBatchSize;
   }
 
   private static String blankToNull(String v) {

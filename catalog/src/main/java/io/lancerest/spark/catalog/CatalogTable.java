@@ -159,6 +159,9 @@ final class CatalogTable extends LancePositionDeltaDataset
         merged.put(k, v);
       }
     });
+    // the table's batch size (lance-spark's options default it), unless the scan sets its own
+    merged.putIfAbsent(LanceSparkReadOptions.CONFIG_BATCH_SIZE,
+        String.valueOf(base.getBatchSize()));
     LanceSparkReadOptions.Builder read = LanceSparkReadOptions.builder()
         .datasetUri(base.getDatasetUri())
         .namespace(base.getNamespace())

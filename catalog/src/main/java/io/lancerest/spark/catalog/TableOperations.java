@@ -181,6 +181,7 @@ final class TableOperations {
         // Managed-versioning tables always need their namespace (only it knows their versions).
         .namespace(ns == null && !managed ? null : EXECUTOR_NAMESPACE_IMPL,
             ns == null ? executorNamespace : ns)
+        .scanBatchRows(options.readBatchSize())
         .build();
   }
 

@@ -3,6 +3,7 @@ package io.lancerest.spark.catalog;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lancerest.client.error.ClientConfigException;
@@ -316,6 +317,38 @@ class CatalogBehaviourTest {
   }
 
   @Test
+  void scanBatchesAreSizedByTheTableUnlessTheCatalogSetsThem() throws Exception {
+    String ns = SharedSpark.unique("batch");
+    sql("CREATE NAMESPACE lance." + ns);
+    sql("CREATE TABLE lance." + ns + ".narrow (id BIGINT, name STRING, v DOUBLE)");
+    sql("CREATE TABLE lance." + ns + ".wide (id BIGINT, emb ARRAY<FLOAT>)");
+    LanceRestCatalog cat = (LanceRestCatalog) spark.sessionState().catalogManager()
+        .catalog("lance");
+    java.util.function.Function<String, Integer> batch = t -> {
+      try {
+        return ((CatalogTable) cat.loadTable(org.apache.spark.sql.connector.catalog.Identifier
+            .of(new String[] {ns}, t))).readOptions().getBatchSize();
+      } catch (Exception e) {
+        throw new IllegalStateException(e);
+      }
+    };
+    assertEquals(io.lancerest.spark.connector.read.ScanBatchRows.NARROW, batch.apply("narrow"));
+    assertEquals(io.lancerest.spark.connector.read.ScanBatchRows.DEFAULT, batch.apply("wide"));
+    sql("INSERT INTO lance." + ns + ".narrow VALUES (1, 'a', 0.5), (2, 'b', 1.5)");
+    // a scan with options (here: time travel) keeps the table's batch size
+    assertEquals(List.of("[1,a,0.5]"), spark.read().option("versionAsOf", "2")
+        .table("lance." + ns + ".narrow").where("id = 1").collectAsList().stream()
+        .map(Object::toString).toList());
+
+    ClientConfigException e = assertThrows(ClientConfigException.class,
+        () -> CatalogOptions.parse("lance", Map.of("uri", "http://x", "read.batch-size", "0")));
+    assertTrue(e.getMessage().contains("read.batch-size") && e.getMessage().contains(
+        "positive number of rows"), e.getMessage());
+    assertEquals(4096, CatalogOptions.parse("lance", Map.of("uri", "http://x",
+        "read.batch-size", "4096")).readBatchSize());
+  }
+
+  @Test
   void optionsAreReadWithTheirDefaults() {
     CatalogOptions o = CatalogOptions.parse("lance", Map.of("uri", "http://x",
         "parent", "a$b", "storage.region", "eu", "table-default.k", "v", "mv.mode", "off"));
@@ -324,6 +357,7 @@ class CatalogBehaviourTest {
     assertEquals(Map.of("region", "eu"), o.storageOptions());
     assertEquals(Map.of("k", "v"), o.tableDefaults());
     assertEquals("off", o.mvMode());
+    assertNull(o.readBatchSize(), "sized by each table's columns");
     assertFalse(o.toString().contains("eu"), "storage values are not printed");
   }
 

@@ -1,5 +1,6 @@
 package io.lancerest.spark.connector;
 
+import io.lancerest.spark.connector.read.ScanBatchRows;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -547,8 +548,14 @@ public final class LanceTables {
   }
 
   private static Table newTable(TableHandle handle, Long version, Dataset ds, String catalogName) {
+    LanceSparkReadOptions read = readOptions(handle, version, catalogName);
+    int batch = handle.scanBatchRows() != null ? handle.scanBatchRows()
+        : ScanBatchRows.forSchema(ds.getSchema());
+    if (batch != read.getBatchSize()) {
+      read = readOptions(handle, version, catalogName, batch);
+    }
     return new LancePositionDeltaDataset(
-        readOptions(handle, version, catalogName),
+        read,
         LanceArrowUtils.fromArrowSchema(ds.getSchema()),
         handle.storageOptions(),
         handle.namespaceImpl(),
@@ -558,6 +565,12 @@ public final class LanceTables {
   }
 
   static LanceSparkReadOptions readOptions(TableHandle handle, Long version, String catalogName) {
+    return readOptions(handle, version, catalogName, null);
+  }
+
+  /** @param batchRows rows per scan batch, or {@code null} for lance-spark's */
+  static LanceSparkReadOptions readOptions(TableHandle handle, Long version, String catalogName,
+      Integer batchRows) {
     // Mutable copies: lance-spark's OPTIMIZE and CREATE INDEX ship these options to their tasks
     // with Kryo, which rebuilds a collection by adding to a new instance of its class and so
     // fails on the JDK's immutable ones (UnsupportedOperationException).
@@ -567,6 +580,9 @@ public final class LanceTables {
             .storageOptions(new java.util.HashMap<>(handle.storageOptions()))
             .tableId(new java.util.ArrayList<>(handle.tableId()))
             .catalogName(catalogName);
+    if (batchRows != null) {
+      options.batchSize(batchRows);
+    }
     if (version != null) {
       // lance-spark 0.4.0 keeps read versions as Integer.
       options.version(Math.toIntExact(version));

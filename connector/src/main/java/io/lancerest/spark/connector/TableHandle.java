@@ -23,6 +23,8 @@ import java.util.Objects;
  * @param namespaceImpl how executors rebuild the namespace client to refresh credentials (for
  *     example {@code "rest"}), or {@code null} when they should not
  * @param namespaceProperties the properties for that client ({@code uri}, {@code header.*})
+ * @param scanBatchRows rows per batch of the table's scans, or {@code null} to size them by the
+ *     table's columns ({@link io.lancerest.spark.connector.read.ScanBatchRows})
  */
 public record TableHandle(
     List<String> tableId,
@@ -32,7 +34,8 @@ public record TableHandle(
     boolean managedVersioning,
     Map<String, String> properties,
     String namespaceImpl,
-    Map<String, String> namespaceProperties) {
+    Map<String, String> namespaceProperties,
+    Integer scanBatchRows) {
 
   public TableHandle {
     tableId = List.copyOf(Objects.requireNonNull(tableId, "tableId"));
@@ -64,7 +67,8 @@ public record TableHandle(
         managedVersioning,
         properties,
         namespaceImpl,
-        namespaceProperties);
+        namespaceProperties,
+        scanBatchRows);
   }
 
   public Builder toBuilder() {
@@ -73,7 +77,8 @@ public record TableHandle(
         .version(version)
         .managedVersioning(managedVersioning)
         .properties(properties)
-        .namespace(namespaceImpl, namespaceProperties);
+        .namespace(namespaceImpl, namespaceProperties)
+        .scanBatchRows(scanBatchRows);
   }
 
   @Override
@@ -95,6 +100,7 @@ public record TableHandle(
         + namespaceImpl
         + ", namespacePropertyKeys="
         + namespaceProperties.keySet()
+        + (scanBatchRows == null ? "" : ", scanBatchRows=" + scanBatchRows)
         + "}";
   }
 
@@ -114,6 +120,7 @@ public record TableHandle(
     private Map<String, String> properties = Map.of();
     private String namespaceImpl;
     private Map<String, String> namespaceProperties = Map.of();
+    private Integer scanBatchRows;
 
     private Builder(List<String> tableId, String location) {
       this.tableId = tableId;
@@ -147,6 +154,12 @@ public record TableHandle(
       return this;
     }
 
+    /** Rows per scan batch; {@code null} sizes them by the table's columns. */
+    public Builder scanBatchRows(Integer value) {
+      this.scanBatchRows = value;
+      return this;
+    }
+
     public TableHandle build() {
       return new TableHandle(
           tableId,
@@ -156,7 +169,8 @@ public record TableHandle(
           managedVersioning,
           properties,
           namespaceImpl,
-          namespaceProperties);
+          namespaceProperties,
+          scanBatchRows);
     }
   }
 }
