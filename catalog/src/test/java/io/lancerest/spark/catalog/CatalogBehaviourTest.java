@@ -332,8 +332,8 @@ class CatalogBehaviourTest {
         throw new IllegalStateException(e);
       }
     };
-    assertEquals(io.lancerest.spark.connector.read.ScanBatchRows.NARROW, batch.apply("narrow"));
-    assertEquals(io.lancerest.spark.connector.read.ScanBatchRows.DEFAULT, batch.apply("wide"));
+    assertEquals(io.lancerest.spark.connector.ScanBatchRows.NARROW, batch.apply("narrow"));
+    assertEquals(io.lancerest.spark.connector.ScanBatchRows.DEFAULT, batch.apply("wide"));
     sql("INSERT INTO lance." + ns + ".narrow VALUES (1, 'a', 0.5), (2, 'b', 1.5)");
     // a scan with options (here: time travel) keeps the table's batch size
     assertEquals(List.of("[1,a,0.5]"), spark.read().option("versionAsOf", "2")

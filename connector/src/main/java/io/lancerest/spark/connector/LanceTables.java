@@ -1,6 +1,5 @@
 package io.lancerest.spark.connector;
 
-import io.lancerest.spark.connector.read.ScanBatchRows;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;

@@ -24,7 +24,7 @@ import java.util.Objects;
  *     example {@code "rest"}), or {@code null} when they should not
  * @param namespaceProperties the properties for that client ({@code uri}, {@code header.*})
  * @param scanBatchRows rows per batch of the table's scans, or {@code null} to size them by the
- *     table's columns ({@link io.lancerest.spark.connector.read.ScanBatchRows})
+ *     table's columns ({@link io.lancerest.spark.connector.ScanBatchRows})
  */
 public record TableHandle(
     List<String> tableId,

@@ -161,6 +161,23 @@ final class ViewBench implements AutoCloseable {
     return xs.get(xs.size() - 1);
   }
 
+  /**
+   * Whether two queries hold the same rows, by their row count and the sum of a 64-bit hash of
+   * each row (order does not matter): cheap enough to run after every benchmark round. Prints
+   * the outcome; {@code true} when both agree.
+   */
+  static boolean sameRows(SparkSession spark, String label, String actual, String expected) {
+    org.apache.spark.sql.Row a = spark.sql("SELECT count(*), sum(xxhash64(*)) FROM (" + actual
+        + ")").first();
+    org.apache.spark.sql.Row e = spark.sql("SELECT count(*), sum(xxhash64(*)) FROM (" + expected
+        + ")").first();
+    boolean same = a.getLong(0) == e.getLong(0) && java.util.Objects.equals(a.get(1), e.get(1));
+    System.out.printf("    check after %s: %,d rows, hash sum %s: %s%n", label, a.getLong(0),
+        a.get(1), same ? "equal to the SELECT" : "DIFFERENT from the SELECT (" + e.getLong(0)
+        + " rows, hash sum " + e.get(1) + ")");
+    return same;
+  }
+
   static double secs(long startNanos) {
     return (System.nanoTime() - startNanos) / 1e9;
   }

@@ -5,8 +5,6 @@ import io.lancerest.spark.mv.ErrorHandling;
 import io.lancerest.spark.mv.FunctionEnvelope;
 import io.lancerest.spark.mv.InvalidOptionException;
 import io.lancerest.spark.mv.RefreshOptions;
-import io.lancerest.spark.mv.commit.FragmentShipping;
-import io.lancerest.spark.mv.commit.StreamingFragmentWriter;
 import io.lancerest.spark.mv.rowindex.SourceIdCollector;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -33,8 +31,6 @@ import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.IntVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.VectorUnloader;
-import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
 import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
@@ -157,7 +153,8 @@ final class ChunkerTask implements FlatMapFunction<Iterator<Row>, TaskOutput> {
     TaskOutput out = new TaskOutput();
     Roaring64NavigableMap wanted = expand == null ? null : ParentIds.fromBytes(expand.value());
     try (Runner runner = new Runner()) {
-      try (Runner.TaskWriter writer = runner.new TaskWriter()) {
+      try (TaskFragmentWriter writer = new TaskFragmentWriter(viewUri, storageOptions,
+          runner.allocator, runner.viewSchema, maxRowsPerFragment)) {
         List<Row> item = new ArrayList<>();
         while (rows.hasNext()) {
           Row r = rows.next();
@@ -225,125 +222,6 @@ final class ChunkerTask implements FlatMapFunction<Iterator<Row>, TaskOutput> {
       skipped.putIfAbsent(sid, new ChunkerRefreshResult.SkippedParent(sid, attempts,
           t.getClass().getName(), String.valueOf(t.getMessage())));
     }
-  }
-
-  /**
-   * Encoded child batches the task's writer may hold: the next work item is chunked while
-   * lance-core writes the last one.
-   */
-  private static final int TASK_QUEUED_BATCHES = 8;
-
-  /** Children of one work item, encoded, not yet handed to a writer. */
-  private static final class Buffered implements AutoCloseable {
-    final List<ArrowRecordBatch> batches = new ArrayList<>();
-    final LongList sids = new LongList();
-    long bytes;
-    boolean complete;
-
-    @Override
-    public void close() {
-      batches.forEach(ArrowRecordBatch::close);
-      batches.clear();
-    }
-  }
-
-  /**
-   * What lance-core reads when a work item is written on its own: the batches already buffered,
-   * then the rest of the item's stream, with their source ids collected for the fragments'
-   * ranges and indexes.
-   */
-  private static final class OwnStream extends ArrowReader {
-    private final java.util.ArrayDeque<ArrowRecordBatch> first = new java.util.ArrayDeque<>();
-    private final ArrowReader rest;
-    private final SourceIdCollector ids;
-    long rows;
-
-    OwnStream(BufferAllocator a, Buffered first, ArrowReader rest, SourceIdCollector ids) {
-      super(a);
-      if (first != null) {
-        this.first.addAll(first.batches);
-        first.batches.clear();
-      }
-      this.rest = rest;
-      this.ids = ids;
-    }
-
-    @Override
-    public boolean loadNextBatch() throws java.io.IOException {
-      ArrowRecordBatch next = first.poll();
-      if (next == null) {
-        if (!rest.loadNextBatch()) {
-          return false;
-        }
-        next = new VectorUnloader(rest.getVectorSchemaRoot()).getRecordBatch();
-      }
-      try (ArrowRecordBatch b = next) {
-        VectorSchemaRoot root = getVectorSchemaRoot();
-        new org.apache.arrow.vector.VectorLoader(root).load(b);
-        BigIntVector sids = (BigIntVector) root.getVector(0);
-        for (int i = 0; i < root.getRowCount(); i++) {
-          ids.add(sids.get(i));
-        }
-        rows += root.getRowCount();
-      }
-      return true;
-    }
-
-    @Override
-    public long bytesRead() {
-      return 0;
-    }
-
-    @Override
-    protected void closeReadSource() throws java.io.IOException {
-      first.forEach(ArrowRecordBatch::close);
-      first.clear();
-      rest.close();
-    }
-
-    @Override
-    protected Schema readSchema() throws java.io.IOException {
-      return rest.getVectorSchemaRoot().getSchema();
-    }
-  }
-
-  /** A growable list of longs. */
-  private static final class LongList {
-    private long[] values = new long[1024];
-    private int size;
-
-    void add(long v) {
-      if (size == values.length) {
-        values = java.util.Arrays.copyOf(values, size * 2);
-      }
-      values[size++] = v;
-    }
-
-    long get(int i) {
-      return values[i];
-    }
-
-    int size() {
-      return size;
-    }
-  }
-
-  private static void closeQuietly(ArrowReader r) {
-    try {
-      r.close();
-    } catch (Exception ignored) {
-      // its vectors only
-    }
-  }
-
-  private static List<FragmentMetadata> nonEmpty(List<FragmentMetadata> written) {
-    List<FragmentMetadata> out = new ArrayList<>();
-    for (FragmentMetadata f : written) {
-      if (f.getPhysicalRows() > 0) {
-        out.add(f);
-      }
-    }
-    return out;
   }
 
   private static final Object END = new Object();
@@ -493,7 +371,7 @@ final class ChunkerTask implements FlatMapFunction<Iterator<Row>, TaskOutput> {
      * item whose children outgrow {@link #ITEM_BUFFER_BYTES} is written as fragments of its own,
      * streamed as the chunker emits them.
      */
-    void runItem(List<Row> parents, TaskOutput out, TaskWriter writer) {
+    void runItem(List<Row> parents, TaskOutput out, TaskFragmentWriter writer) {
       // ascending parents write ascending source ids: the fragments can then be indexed
       parents.sort(java.util.Comparator.comparingLong(r -> r.getLong(0)));
       ItemState st = new ItemState();
@@ -510,7 +388,7 @@ final class ChunkerTask implements FlatMapFunction<Iterator<Row>, TaskOutput> {
         }
         ItemStream s = new ItemStream(allocator, parents, units(live, st), st);
         if (!st.ownFragments) {
-          Buffered b = buffer(s);
+          ItemChildren b = buffer(s);
           if (b == null) {
             continue; // restart the work item
           }
@@ -549,18 +427,11 @@ final class ChunkerTask implements FlatMapFunction<Iterator<Row>, TaskOutput> {
      * The item's children as encoded batches, or {@code null} when the item must run again (a
      * failed parent's output was in an earlier batch); incomplete when they outgrew the buffer.
      */
-    private Buffered buffer(ItemStream s) {
-      Buffered b = new Buffered();
+    private ItemChildren buffer(ItemStream s) {
+      ItemChildren b = new ItemChildren();
       try {
         while (s.loadNextBatch()) {
-          VectorSchemaRoot root = s.getVectorSchemaRoot();
-          BigIntVector sids = (BigIntVector) root.getVector(0);
-          for (int i = 0; i < root.getRowCount(); i++) {
-            b.sids.add(sids.get(i));
-          }
-          ArrowRecordBatch batch = new VectorUnloader(root).getRecordBatch();
-          b.batches.add(batch);
-          b.bytes += batch.computeBodyLength();
+          b.add(s.getVectorSchemaRoot());
           if (b.bytes > itemBufferBytes) {
             return b; // the stream goes on, written on its own (writeOwn)
           }
@@ -581,19 +452,19 @@ final class ChunkerTask implements FlatMapFunction<Iterator<Row>, TaskOutput> {
       }
     }
 
-    private void abandon(Buffered b, ItemStream s) {
+    private void abandon(ItemChildren b, ItemStream s) {
       b.close();
       s.cancelPrefetch();
-      closeQuietly(s);
+      ItemChildren.closeQuietly(s);
     }
 
     /**
      * Writes the item's children, those {@code first} buffered then the rest of {@code s}, as
      * fragments of their own; {@code false} when the item must run again.
      */
-    private boolean writeOwn(Buffered first, ItemStream s, TaskOutput out) {
+    private boolean writeOwn(ItemChildren first, ItemStream s, TaskOutput out) {
       SourceIdCollector ids = new SourceIdCollector();
-      OwnStream collecting = new OwnStream(allocator, first, s, ids);
+      ItemChildren.Stream collecting = new ItemChildren.Stream(allocator, first, s, ids);
       List<FragmentMetadata> written;
       try (ArrowArrayStream stream = ArrowArrayStream.allocateNew(allocator)) {
         Data.exportArrayStream(allocator, collecting, stream);
@@ -618,47 +489,10 @@ final class ChunkerTask implements FlatMapFunction<Iterator<Row>, TaskOutput> {
           first.close();
         }
       }
-      out.addFragments(nonEmpty(written), ids.ranges(viewUri, storageOptions, allocator,
-          nonEmpty(written), collecting.rows));
+      List<FragmentMetadata> nonEmpty = TaskFragmentWriter.nonEmpty(written);
+      out.addFragments(nonEmpty, ids.ranges(viewUri, storageOptions, allocator, nonEmpty,
+          collecting.rows));
       return true;
-    }
-
-    /** One writer for the task's buffered work items, with their source ids. */
-    final class TaskWriter implements AutoCloseable {
-      private final StreamingFragmentWriter writer = new StreamingFragmentWriter(viewUri,
-          storageOptions, allocator, viewSchema, maxRowsPerFragment, TASK_QUEUED_BATCHES);
-      private final SourceIdCollector ids = new SourceIdCollector();
-      private long rows;
-      private boolean finished;
-
-      void add(Buffered b) {
-        for (int i = 0; i < b.sids.size(); i++) {
-          ids.add(b.sids.get(i));
-        }
-        for (ArrowRecordBatch batch : b.batches) {
-          rows += batch.getLength();
-          if (!writer.put(batch)) {
-            b.batches.forEach(ArrowRecordBatch::close); // the rest; its failure comes below
-            break;
-          }
-        }
-        b.batches.clear();
-      }
-
-      void finish(TaskOutput out) {
-        finished = true;
-        List<FragmentMetadata> written = nonEmpty(writer.finish(null));
-        out.addFragments(written, ids.ranges(viewUri, storageOptions, allocator, written,
-            rows));
-      }
-
-      @Override
-      public void close() {
-        if (!finished) {
-          writer.finish(new IllegalStateException("the chunker task failed"));
-        }
-        writer.close();
-      }
     }
 
     @Override

@@ -1,4 +1,4 @@
-package io.lancerest.spark.connector.read;
+package io.lancerest.spark.connector;
 
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;

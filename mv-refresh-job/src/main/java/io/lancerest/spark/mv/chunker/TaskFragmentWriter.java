@@ -1,0 +1,82 @@
+package io.lancerest.spark.mv.chunker;
+
+import io.lancerest.spark.mv.commit.StreamingFragmentWriter;
+import io.lancerest.spark.mv.rowindex.SourceIdCollector;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.ipc.message.ArrowRecordBatch;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.lance.FragmentMetadata;
+
+/**
+ * The one fragment writer of a chunker task: the children of each work item, once the item is
+ * done ({@link ItemChildren}), go into the same few large fragments, which lance-core writes on
+ * a thread of its own while the next item is chunked; each fragment gets its source id range
+ * and index.
+ */
+final class TaskFragmentWriter implements AutoCloseable {
+  /**
+   * Encoded child batches the writer may hold: the next work item is chunked while lance-core
+   * writes the last one.
+   */
+  private static final int QUEUED_BATCHES = 8;
+
+  private final String viewUri;
+  private final Map<String, String> storage;
+  private final BufferAllocator allocator;
+  private final StreamingFragmentWriter writer;
+  private final SourceIdCollector ids = new SourceIdCollector();
+  private long rows;
+  private boolean finished;
+
+  TaskFragmentWriter(String viewUri, Map<String, String> storage, BufferAllocator allocator,
+      Schema schema, int maxRowsPerFragment) {
+    this.viewUri = viewUri;
+    this.storage = storage;
+    this.allocator = allocator;
+    this.writer = new StreamingFragmentWriter(viewUri, storage, allocator, schema,
+        maxRowsPerFragment, QUEUED_BATCHES);
+  }
+
+  /** Hands a done work item's children to lance-core (the batches are then its own). */
+  void add(ItemChildren item) {
+    item.sourceIdsTo(ids);
+    List<ArrowRecordBatch> batches = new ArrayList<>(item.batches);
+    item.batches.clear();
+    for (int i = 0; i < batches.size(); i++) {
+      rows += batches.get(i).getLength();
+      if (!writer.put(batches.get(i))) {
+        // lance-core stopped reading (its failure comes from finish): drop the rest
+        batches.subList(i + 1, batches.size()).forEach(ArrowRecordBatch::close);
+        return;
+      }
+    }
+  }
+
+  /** Ends the stream; the task's fragments, with their ranges, go to {@code out}. */
+  void finish(TaskOutput out) {
+    finished = true;
+    List<FragmentMetadata> written = nonEmpty(writer.finish(null));
+    out.addFragments(written, ids.ranges(viewUri, storage, allocator, written, rows));
+  }
+
+  @Override
+  public void close() {
+    if (!finished) {
+      writer.finish(new IllegalStateException("the chunker task failed"));
+    }
+    writer.close();
+  }
+
+  static List<FragmentMetadata> nonEmpty(List<FragmentMetadata> written) {
+    List<FragmentMetadata> out = new ArrayList<>();
+    for (FragmentMetadata f : written) {
+      if (f.getPhysicalRows() > 0) {
+        out.add(f);
+      }
+    }
+    return out;
+  }
+}
