@@ -160,8 +160,9 @@ final class CatalogTable extends LancePositionDeltaDataset
       }
     });
     // the table's batch size (lance-spark's options default it), unless the scan sets its own
-    merged.putIfAbsent(LanceSparkReadOptions.CONFIG_BATCH_SIZE,
-        String.valueOf(base.getBatchSize()));
+    if (!options.containsKey(LanceSparkReadOptions.CONFIG_BATCH_SIZE)) { // any case
+      merged.put(LanceSparkReadOptions.CONFIG_BATCH_SIZE, String.valueOf(base.getBatchSize()));
+    }
     LanceSparkReadOptions.Builder read = LanceSparkReadOptions.builder()
         .datasetUri(base.getDatasetUri())
         .namespace(base.getNamespace())

@@ -322,6 +322,19 @@ class CatalogBehaviourTest {
     sql("CREATE NAMESPACE lance." + ns);
     sql("CREATE TABLE lance." + ns + ".narrow (id BIGINT, name STRING, v DOUBLE)");
     sql("CREATE TABLE lance." + ns + ".wide (id BIGINT, emb ARRAY<FLOAT>)");
+    sql("CREATE TABLE lance." + ns + ".docs (id BIGINT, body STRING)");
+    // enough rows that the files' own overhead does not count: about 20 bytes a row
+    sql("INSERT INTO lance." + ns + ".narrow SELECT id, CAST(id AS STRING), id * 0.5 "
+        + "FROM range(1, 20001)");
+    sql("INSERT INTO lance." + ns + ".wide VALUES (1, array(0.5, 1.5))");
+    // documents of 4 KB of hex digits (about 2 KB a row in the files): a 65,536-row batch
+    // would hold 256 MB of them
+    sql("INSERT INTO lance." + ns + ".docs SELECT id, concat_ws('', transform(sequence(1, "
+        + "128), i -> md5(concat(CAST(id AS STRING), '-', CAST(i AS STRING))))) "
+        + "FROM range(0, 200)");
+    for (String t : List.of("narrow", "wide", "docs")) {
+      sql("REFRESH TABLE lance." + ns + "." + t);
+    }
     LanceRestCatalog cat = (LanceRestCatalog) spark.sessionState().catalogManager()
         .catalog("lance");
     java.util.function.Function<String, Integer> batch = t -> {
@@ -334,9 +347,10 @@ class CatalogBehaviourTest {
     };
     assertEquals(io.lancerest.spark.connector.ScanBatchRows.NARROW, batch.apply("narrow"));
     assertEquals(io.lancerest.spark.connector.ScanBatchRows.DEFAULT, batch.apply("wide"));
-    sql("INSERT INTO lance." + ns + ".narrow VALUES (1, 'a', 0.5), (2, 'b', 1.5)");
+    assertEquals(io.lancerest.spark.connector.ScanBatchRows.DEFAULT, batch.apply("docs"),
+        "sized by what a row takes in the files, not by the column types alone");
     // a scan with options (here: time travel) keeps the table's batch size
-    assertEquals(List.of("[1,a,0.5]"), spark.read().option("versionAsOf", "2")
+    assertEquals(List.of("[1,1,0.5]"), spark.read().option("versionAsOf", "2")
         .table("lance." + ns + ".narrow").where("id = 1").collectAsList().stream()
         .map(Object::toString).toList());
 

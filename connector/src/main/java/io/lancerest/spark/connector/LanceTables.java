@@ -549,7 +549,7 @@ public final class LanceTables {
   private static Table newTable(TableHandle handle, Long version, Dataset ds, String catalogName) {
     LanceSparkReadOptions read = readOptions(handle, version, catalogName);
     int batch = handle.scanBatchRows() != null ? handle.scanBatchRows()
-        : ScanBatchRows.forSchema(ds.getSchema());
+        : ScanBatchRows.forDataset(ds);
     if (batch != read.getBatchSize()) {
       read = readOptions(handle, version, catalogName, batch);
     }

@@ -16,6 +16,7 @@ import io.lancerest.spark.mv.commit.ViewCommit;
 import io.lancerest.spark.mv.fragments.FragmentScopedRead;
 import io.lancerest.spark.mv.rowindex.FragmentSourceRanges;
 import io.lancerest.spark.mv.rowindex.SourceIdIndexCache;
+import io.lancerest.spark.mv.rowindex.SourceIdIndexFiles;
 import io.lancerest.spark.mv.rowindex.ViewRowLookup;
 import io.lancerest.spark.mv.refresh.RefreshContext;
 import io.lancerest.spark.mv.refresh.RefreshDriver;
@@ -645,6 +646,8 @@ public final class ChunkerRefresh {
       }
       Expansion capped = again.isEmpty() ? new Expansion()
           : expand(source, layout, viewTable, again, false, Map.of(b, k));
+      // the first expansion's fragments are never committed: their indexes go now
+      SourceIdIndexFiles.drop(t.viewUri(), t.viewStorageOptions(), ex.fragments);
       Expansion out = new Expansion();
       out.fragments.addAll(capped.fragments);
       out.ranges.addAll(capped.ranges);

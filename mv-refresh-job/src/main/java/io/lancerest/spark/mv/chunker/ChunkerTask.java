@@ -154,7 +154,7 @@ final class ChunkerTask implements FlatMapFunction<Iterator<Row>, TaskOutput> {
     Roaring64NavigableMap wanted = expand == null ? null : ParentIds.fromBytes(expand.value());
     try (Runner runner = new Runner()) {
       try (TaskFragmentWriter writer = new TaskFragmentWriter(viewUri, storageOptions,
-          runner.allocator, runner.viewSchema, maxRowsPerFragment)) {
+          runner.allocator, runner.viewSchema, maxRowsPerFragment, arrowMemoryLimit)) {
         List<Row> item = new ArrayList<>();
         while (rows.hasNext()) {
           Row r = rows.next();
@@ -467,7 +467,12 @@ final class ChunkerTask implements FlatMapFunction<Iterator<Row>, TaskOutput> {
       ItemChildren.Stream collecting = new ItemChildren.Stream(allocator, first, s, ids);
       List<FragmentMetadata> written;
       try (ArrowArrayStream stream = ArrowArrayStream.allocateNew(allocator)) {
-        Data.exportArrayStream(allocator, collecting, stream);
+        try {
+          Data.exportArrayStream(allocator, collecting, stream);
+        } catch (RuntimeException e) {
+          ItemChildren.closeQuietly(collecting); // not handed to lance-core: freed here
+          throw e;
+        }
         written = CredentialRefresh.fragments(storageOptions).datasetUri(viewUri)
             .allocator(allocator).data(stream).maxRowsPerFile(maxRowsPerFragment).execute();
       } catch (RuntimeException e) {

@@ -19,9 +19,15 @@ import org.lance.FragmentMetadata;
 final class TaskFragmentWriter implements AutoCloseable {
   /**
    * Encoded child batches the writer may hold: the next work item is chunked while lance-core
-   * writes the last one.
+   * writes the last one. Under a task memory cap, fewer: at most an eighth of the cap.
    */
-  private static final int QUEUED_BATCHES = 8;
+  static final int QUEUED_BATCHES = 8;
+
+  /** Batches the writer may hold under a task Arrow memory cap of {@code capBytes}. */
+  static int queuedBatches(long capBytes) {
+    return (int) Math.max(1, Math.min(QUEUED_BATCHES,
+        capBytes / 8 / ChunkerTask.MAX_BATCH_BYTES));
+  }
 
   private final String viewUri;
   private final Map<String, String> storage;
@@ -31,13 +37,14 @@ final class TaskFragmentWriter implements AutoCloseable {
   private long rows;
   private boolean finished;
 
+  /** @param capBytes the task's Arrow memory cap ({@code Long.MAX_VALUE}: none) */
   TaskFragmentWriter(String viewUri, Map<String, String> storage, BufferAllocator allocator,
-      Schema schema, int maxRowsPerFragment) {
+      Schema schema, int maxRowsPerFragment, long capBytes) {
     this.viewUri = viewUri;
     this.storage = storage;
     this.allocator = allocator;
     this.writer = new StreamingFragmentWriter(viewUri, storage, allocator, schema,
-        maxRowsPerFragment, QUEUED_BATCHES);
+        maxRowsPerFragment, queuedBatches(capBytes));
   }
 
   /** Hands a done work item's children to lance-core (the batches are then its own). */
@@ -45,13 +52,18 @@ final class TaskFragmentWriter implements AutoCloseable {
     item.sourceIdsTo(ids);
     List<ArrowRecordBatch> batches = new ArrayList<>(item.batches);
     item.batches.clear();
-    for (int i = 0; i < batches.size(); i++) {
-      rows += batches.get(i).getLength();
-      if (!writer.put(batches.get(i))) {
-        // lance-core stopped reading (its failure comes from finish): drop the rest
-        batches.subList(i + 1, batches.size()).forEach(ArrowRecordBatch::close);
-        return;
+    int handed = 0;
+    try {
+      while (handed < batches.size()) {
+        ArrowRecordBatch b = batches.get(handed++);
+        rows += b.getLength();
+        if (!writer.put(b)) {
+          return; // lance-core stopped reading: its failure comes from finish
+        }
       }
+    } finally {
+      // what was not handed over (lance-core stopped, or the task was interrupted) is freed
+      batches.subList(handed, batches.size()).forEach(ArrowRecordBatch::close);
     }
   }
 

@@ -1,6 +1,7 @@
 package io.lancerest.spark.mv.commit;
 
 import io.lancerest.spark.connector.CredentialRefresh;
+import io.lancerest.spark.connector.PoolShutdown;
 import io.lancerest.spark.connector.read.SafeLanceScan;
 import io.lancerest.spark.mv.GenevaLayout;
 import io.lancerest.spark.mv.MaterializedViewKind;
@@ -228,9 +229,11 @@ public final class ViewCommit {
           }
         }
       }
+      // a fragment without an entry may have lost it (over the entry cap, or to an engine that
+      // did not know indexes): its index folder, if any, goes too
       dropped.removeIf(f -> {
         FragmentSourceRanges.Entry e = FragmentSourceRanges.valid(recorded, f);
-        return e == null || !e.indexed();
+        return e != null && !e.indexed();
       });
       // Fragment.write() numbers every new fragment from 0. Overwrite keeps the given ids, and
       // duplicate ids corrupt the table (rows vanish from scans), so give them fresh ones.
@@ -279,7 +282,12 @@ public final class ViewCommit {
       if (!transactionProperties.isEmpty()) {
         txn.transactionProperties(transactionProperties);
       }
-      lastStep.run();
+      try {
+        lastStep.run();
+      } catch (RuntimeException | Error e) { // nothing was committed, nor will these fragments be
+        abandon();
+        throw e;
+      }
       long version;
       // The Transaction holds native (Arrow C) memory: close it on every path.
       Transaction t = txn.build();
@@ -351,14 +359,17 @@ public final class ViewCommit {
       }
       return out;
     } finally {
-      pool.shutdownNow();
-      try {
-        // deletion files being written use the dataset the caller closes next
-        pool.awaitTermination(5, java.util.concurrent.TimeUnit.MINUTES);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
+      // deletion files being written use the dataset the caller closes next
+      PoolShutdown.awaitEnd(pool, 5, java.util.concurrent.TimeUnit.MINUTES);
     }
+  }
+
+  /**
+   * Removes the source id indexes of the fragments this commit would have added, once the
+   * caller knows it did not land and will not be tried again with these fragments.
+   */
+  public void abandon() {
+    SourceIdIndexFiles.drop(location, storageOptions, newFragments);
   }
 
   private void undoOverwrite(BufferAllocator allocator, long committed) {

@@ -38,6 +38,9 @@ import org.roaringbitmap.RoaringBitmap;
  * another base path, {@link #read} answers {@code null} and the caller scans as before.
  */
 public final class DeletionVectors {
+  private static final org.slf4j.Logger LOG =
+      org.slf4j.LoggerFactory.getLogger(DeletionVectors.class);
+
   private DeletionVectors() {}
 
   /**
@@ -104,7 +107,8 @@ public final class DeletionVectors {
    * The offsets of the rows deleted from {@code f} in the dataset at {@code datasetUri} (empty
    * without a deletion file), or {@code null} when its deletion file cannot be read directly.
    *
-   * @throws IOException the file is local but missing or not a deletion file lance-core writes
+   * @throws IOException the file is local but missing (lance-core could not read the fragment
+   *     either); a file of a form this reader does not know gives {@code null}, logged
    */
   public static RoaringBitmap read(String datasetUri, FragmentMetadata f) throws IOException {
     DeletionFile d = f.getDeletionFile();
@@ -125,11 +129,19 @@ public final class DeletionVectors {
       throw new IOException("Deletion file " + file + " of fragment " + f.getId() + " is "
           + "missing", e);
     }
-    RoaringBitmap out = bitmap ? fromBitmap(bytes, file) : fromArrow(bytes, file);
-    Long expected = d.getNumDeletedRows();
-    if (expected != null && out.getLongCardinality() != expected) {
-      throw new IOException("Deletion file " + file + " holds " + out.getLongCardinality()
-          + " offsets where the manifest says " + expected);
+    RoaringBitmap out;
+    try {
+      out = bitmap ? fromBitmap(bytes, file) : fromArrow(bytes, file);
+      Long expected = d.getNumDeletedRows();
+      if (expected != null && out.getLongCardinality() != expected) {
+        throw new IOException("it holds " + out.getLongCardinality() + " offsets where the "
+            + "manifest says " + expected);
+      }
+    } catch (IOException e) {
+      // a form this reader does not know (a newer lance-core's, say): lance-core can still scan
+      LOG.warn("Deletion file {} of fragment {} is not read directly ({}); its rows are "
+          + "scanned instead", file, f.getId(), e.getMessage());
+      return null;
     }
     return out;
   }
@@ -138,7 +150,7 @@ public final class DeletionVectors {
    * The local directory of a dataset at {@code uri} ({@code file:} or a plain path), or {@code
    * null} for any other scheme.
    */
-  static Path localRoot(String uri) {
+  public static Path localRoot(String uri) {
     if (uri == null || uri.isEmpty()) {
       return null;
     }
@@ -152,8 +164,13 @@ public final class DeletionVectors {
       return null;
     }
     try {
-      return Path.of(URI.create(uri));
-    } catch (IllegalArgumentException e) {
+      URI u = URI.create(uri);
+      if (u.getAuthority() != null && !u.getAuthority().isEmpty()
+          && !u.getAuthority().equalsIgnoreCase("localhost")) {
+        return null; // a file on another host
+      }
+      return Path.of(new URI("file", null, u.getPath(), null));
+    } catch (IllegalArgumentException | java.net.URISyntaxException e) {
       // file:relative or other forms URI does not take: the part after the scheme
       return Path.of(uri.substring(5));
     }

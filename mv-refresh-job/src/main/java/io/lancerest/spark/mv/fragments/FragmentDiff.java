@@ -1,5 +1,6 @@
 package io.lancerest.spark.mv.fragments;
 
+import io.lancerest.spark.connector.PoolShutdown;
 import io.lancerest.spark.connector.read.RowIdSequence;
 import io.lancerest.spark.connector.read.SafeLanceScan;
 import java.util.ArrayList;
@@ -239,11 +240,13 @@ public final class FragmentDiff {
     for (int f : deletionsChanged) {
       FragmentRowIds.Deletions d = FragmentRowIds.between(now.uri(), this.then.get(f),
           this.now.get(f), deletions);
-      if (d != null) {
+      Roaring64NavigableMap thenLive = d != null && d.restored()
+          ? FragmentRowIds.live(then.uri(), this.then.get(f), deletions) : null;
+      if (d != null && (!d.restored() || thenLive != null)) {
         if (d.restored()) {
           again.add(f);
           againRows += this.now.get(f).getPhysicalRows();
-          old.or(FragmentRowIds.live(then.uri(), this.then.get(f), deletions));
+          old.or(thenLive);
         } else {
           old.or(d.deleted());
         }
@@ -333,17 +336,11 @@ public final class FragmentDiff {
         }
       }
     } finally {
-      pool.shutdownNow();
       // A scan still running after another one failed reads datasets and an allocator that
-      // the caller closes as soon as this returns; native scans do not stop on interrupt, so
-      // wait for them to end first.
-      try {
-        if (!pool.awaitTermination(5, java.util.concurrent.TimeUnit.MINUTES)) {
-          throw new IllegalStateException("A row-id scan of the fragment diff did not end "
-              + "within 5 minutes");
-        }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
+      // the caller closes as soon as this returns: wait for it to end first.
+      if (!PoolShutdown.awaitEnd(pool, 5, java.util.concurrent.TimeUnit.MINUTES)) {
+        throw new IllegalStateException("A row-id scan of the fragment diff did not end "
+            + "within 5 minutes");
       }
     }
     return out;

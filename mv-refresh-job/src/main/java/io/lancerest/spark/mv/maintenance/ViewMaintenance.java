@@ -2,6 +2,7 @@ package io.lancerest.spark.mv.maintenance;
 
 import io.lancerest.spark.connector.CredentialRefresh;
 import io.lancerest.spark.mv.commit.ViewCommitConflictException;
+import io.lancerest.spark.mv.rowindex.SourceIdIndexFiles;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -38,6 +39,11 @@ import org.slf4j.LoggerFactory;
  */
 public final class ViewMaintenance {
   private static final Logger LOG = LoggerFactory.getLogger(ViewMaintenance.class);
+  /**
+   * How old an index folder of a fragment the view does not hold must be before maintenance
+   * removes it: a refresh still running may be about to commit that fragment.
+   */
+  static final java.time.Duration INDEX_GRACE = java.time.Duration.ofHours(1);
   static final String PREFIX = "spark.lancerest.mv.maintenance.";
   /** Per-view overrides: view table properties {@code lancerest.mv.maintenance.<key>}. */
   public static final String VIEW_PREFIX = "lancerest.mv.maintenance.";
@@ -251,6 +257,12 @@ public final class ViewMaintenance {
         // 50 ms at 1,000 on a local disk): done every few versions, not at every refresh.
         if (!force && !compacted && ds.version() % VERSION_CHECK_EVERY != 0) {
           return new Outcome(false, before, after, 0, 0, skipped);
+        }
+        int swept = SourceIdIndexFiles.sweep(uri, ds.getFragments().stream()
+            .map(org.lance.Fragment::metadata).toList(), INDEX_GRACE);
+        if (swept > 0) {
+          LOG.debug("View table {}: {} source id index folders of fragments it no longer holds "
+              + "removed", uri, swept);
         }
         List<org.lance.Version> versions = ds.listVersions();
         Long keepFrom = oldestKept(versions, System.currentTimeMillis()

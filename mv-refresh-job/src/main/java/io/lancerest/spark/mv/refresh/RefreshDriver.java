@@ -79,6 +79,7 @@ public final class RefreshDriver {
           });
         } catch (ViewCommitConflictException e) {
           staged.errors().abandon(e.toString());
+          staged.commit().abandon(); // computed again from the new version, new fragments
           if (n >= COMMIT_ATTEMPTS) {
             throw new MaterializedViewException("Refresh of view " + ctx.viewName() + " (job "
                 + ctx.jobId() + ") gave up after " + n + " attempts: other writers kept "
@@ -91,6 +92,9 @@ public final class RefreshDriver {
           continue;
         } catch (ViewCommitException e) {
           staged.errors().abandon(e.toString());
+          if (e instanceof ViewCommitNotAppliedException) {
+            staged.commit().abandon(); // known not to have landed
+          }
           // Only a commit known not to have landed is safe to run again as it is.
           throw new MaterializedViewException("Refresh of view " + ctx.viewName() + " (job "
               + ctx.jobId() + ") could not commit: " + e.getMessage().replaceAll("\\.$", "")

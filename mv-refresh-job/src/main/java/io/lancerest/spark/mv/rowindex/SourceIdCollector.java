@@ -83,8 +83,7 @@ public final class SourceIdCollector {
       boolean indexed = false;
       if (index != null) {
         try {
-          SourceIdIndexFiles.write(viewUri, storage, allocator, f, index);
-          indexed = true;
+          indexed = SourceIdIndexFiles.write(viewUri, storage, allocator, f, index);
         } catch (IOException e) {
           // without its index the fragment is read when a refresh looks rows up in it
           LOG.warn("Fragment {} of {} is written without its source id index: {}",

@@ -190,6 +190,74 @@ public final class SourceIdIndex {
     return new long[] {r == 0 ? 0 : ends[r - 1], ends[r]};
   }
 
+  /** Source row ids a lookup wants, split by their high 32 bits as an index keeps its ids. */
+  public static final class Wanted {
+    private final java.util.Map<Integer, RoaringBitmap> parts = new java.util.HashMap<>();
+
+    /** {@code ids}, split once for every fragment the lookup asks. */
+    public static Wanted of(org.roaringbitmap.longlong.Roaring64NavigableMap ids) {
+      Wanted w = new Wanted();
+      RoaringBitmapWriter<RoaringBitmap> writer = null;
+      int high = 0;
+      for (org.roaringbitmap.longlong.LongIterator it = ids.getLongIterator(); it.hasNext(); ) {
+        long id = it.next();
+        if (id < 0) {
+          continue; // an index holds no such id
+        }
+        int h = (int) (id >>> 32);
+        if (writer == null || h != high) {
+          if (writer != null) {
+            w.parts.merge(high, writer.get(), (x, y) -> RoaringBitmap.or(x, y));
+          }
+          high = h;
+          writer = RoaringBitmapWriter.writer().get();
+        }
+        writer.add((int) id);
+      }
+      if (writer != null) {
+        w.parts.merge(high, writer.get(), (x, y) -> RoaringBitmap.or(x, y));
+      }
+      return w;
+    }
+  }
+
+  /** Receives the rows {@code [first, end)} of each wanted id a fragment holds. */
+  @FunctionalInterface
+  public interface Hits {
+    void rows(long id, long first, long end) throws Exception;
+  }
+
+  /**
+   * The rows of every id of {@code wanted} this fragment holds, in id order. The wanted set and
+   * the fragment's are intersected part by part (roaring's containers), so the cost follows the
+   * ids both hold, not the ids wanted.
+   */
+  public void hits(Wanted wanted, Hits out) throws Exception {
+    for (int k = 0; k < highs.length; k++) {
+      RoaringBitmap want = wanted.parts.get(highs[k]);
+      if (want == null) {
+        continue;
+      }
+      RoaringBitmap both = RoaringBitmap.and(want, lows[k]);
+      long high = ((long) highs[k]) << 32;
+      for (org.roaringbitmap.IntIterator it = both.getIntIterator(); it.hasNext(); ) {
+        int low = it.next();
+        long rank = before[k] + lows[k].rankLong(low) - 1;
+        long first;
+        long end;
+        if (ends == null) {
+          first = rank;
+          end = rank + 1;
+        } else {
+          int r = (int) rank;
+          first = r == 0 ? 0 : ends[r - 1];
+          end = ends[r];
+        }
+        out.rows(high | Integer.toUnsignedLong(low), first, end);
+      }
+    }
+  }
+
   /** The index as bytes ({@link #parse} reads them back). */
   public byte[] toBytes() {
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();

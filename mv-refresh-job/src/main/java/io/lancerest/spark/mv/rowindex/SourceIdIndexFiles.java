@@ -44,24 +44,76 @@ public final class SourceIdIndexFiles {
 
   /** The folder of the index of {@code f}, or {@code null} for a fragment without data files. */
   static String folder(String viewUri, FragmentMetadata f) {
+    String stem = stem(f);
+    return stem == null ? null : (viewUri.endsWith("/") ? viewUri : viewUri + "/") + DIR + "/"
+        + stem;
+  }
+
+  /** The name of the index folder of {@code f}: its first data file's, without the suffix. */
+  private static String stem(FragmentMetadata f) {
     String file = dataFile(f);
     if (file == null) {
       return null;
     }
     String stem = file.endsWith(".lance") ? file.substring(0, file.length() - 6) : file;
-    return (viewUri.endsWith("/") ? viewUri : viewUri + "/") + DIR + "/" + stem.replace('/', '_');
+    return stem.replace('/', '_');
+  }
+
+  /**
+   * Removes, from a view on a local file system, the index folders of fragments that {@code
+   * current} (the view's latest fragments) does not hold and that are older than {@code grace}
+   * (a refresh in progress may still be about to commit one): what attempts that never
+   * committed, or commits of other writers, left behind. Object stores are not listed (lance-core
+   * offers no listing); there only {@link #drop} at commit removes folders. Returns how many went.
+   */
+  public static int sweep(String viewUri, List<FragmentMetadata> current,
+      java.time.Duration grace) {
+    java.nio.file.Path local = io.lancerest.spark.mv.fragments.DeletionVectors.localRoot(viewUri);
+    java.nio.file.Path dir = local == null ? null : local.resolve(DIR);
+    if (dir == null || !java.nio.file.Files.isDirectory(dir)) {
+      return 0;
+    }
+    java.util.Set<String> keep = new java.util.HashSet<>();
+    for (FragmentMetadata f : current) {
+      String stem = stem(f);
+      if (stem != null) {
+        keep.add(stem);
+      }
+    }
+    long before = System.currentTimeMillis() - grace.toMillis();
+    int removed = 0;
+    try (var folders = java.nio.file.Files.list(dir)) {
+      for (java.nio.file.Path p : folders.toList()) {
+        if (keep.contains(p.getFileName().toString())
+            || java.nio.file.Files.getLastModifiedTime(p).toMillis() > before) {
+          continue;
+        }
+        try (var files = java.nio.file.Files.walk(p)) {
+          for (java.nio.file.Path x : files.sorted(java.util.Comparator.reverseOrder()).toList()) {
+            java.nio.file.Files.deleteIfExists(x);
+          }
+        }
+        removed++;
+      }
+    } catch (IOException e) {
+      LOG.debug("Source id indexes of {} not swept: {}", viewUri, e.getMessage());
+    }
+    return removed;
   }
 
   private static String dataFile(FragmentMetadata f) {
     return f.getFiles() == null || f.getFiles().isEmpty() ? null : f.getFiles().get(0).getPath();
   }
 
-  /** Writes the index of the new (uncommitted) fragment {@code f} of the view at {@code viewUri}. */
-  public static void write(String viewUri, Map<String, String> storage, BufferAllocator a,
+  /**
+   * Writes the index of the new (uncommitted) fragment {@code f} of the view at {@code viewUri};
+   * {@code false} for a fragment without data files, which has no index.
+   */
+  public static boolean write(String viewUri, Map<String, String> storage, BufferAllocator a,
       FragmentMetadata f, SourceIdIndex index) throws IOException {
     String folder = folder(viewUri, f);
     if (folder == null) {
-      return;
+      return false;
     }
     byte[] bytes = index.toBytes();
     try (LanceFileWriter w = LanceFileWriter.open(folder + "/" + FILE, a, null,
@@ -73,6 +125,7 @@ public final class SourceIdIndexFiles {
       root.setRowCount(1);
       w.write(root);
       w.addSchemaMetadata(Map.of(DATA_FILE, dataFile(f)));
+      return true;
     } catch (IOException e) {
       throw e;
     } catch (Exception e) { // lance-core's close() is declared to throw anything
@@ -119,15 +172,17 @@ public final class SourceIdIndexFiles {
   }
 
   /**
-   * Removes the indexes of {@code fragments}, which the view no longer holds; failures are
-   * logged, and leave a small folder behind.
+   * Removes the indexes of {@code fragments}, which the view no longer holds (or never will: an
+   * attempt that did not commit); failures are logged, and leave a small folder behind.
    */
   public static void drop(String viewUri, Map<String, String> storage,
       List<FragmentMetadata> fragments) {
     Map<String, String> options = null;
+    java.nio.file.Path local = io.lancerest.spark.mv.fragments.DeletionVectors.localRoot(viewUri);
     for (FragmentMetadata f : fragments) {
       String folder = folder(viewUri, f);
-      if (folder == null) {
+      if (folder == null || local != null && !java.nio.file.Files.isDirectory(
+          local.resolve(DIR).resolve(stem(f)))) {
         continue;
       }
       try {

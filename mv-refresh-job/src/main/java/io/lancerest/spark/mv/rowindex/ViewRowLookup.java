@@ -4,7 +4,6 @@ import io.lancerest.spark.connector.read.SafeLanceScan;
 import io.lancerest.spark.mv.GenevaLayout;
 import io.lancerest.spark.mv.fragments.DeletionVectors;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
@@ -66,7 +65,7 @@ public final class ViewRowLookup {
     List<Integer> lookedAt = FragmentSourceRanges.fragmentsHolding(all, value, ids);
     Map<Integer, FragmentMetadata> byId = new java.util.HashMap<>();
     all.forEach(f -> byId.put(f.getId(), f));
-    long[] wanted = ids.toArray(); // ascending: ids below 2^63
+    SourceIdIndex.Wanted wanted = SourceIdIndex.Wanted.of(ids);
     List<Integer> indexed = new ArrayList<>();
     List<Integer> scan = new ArrayList<>();
     for (int id : lookedAt) {
@@ -79,7 +78,7 @@ public final class ViewRowLookup {
         continue;
       }
       indexed.add(id);
-      addIndexed(out, f, index, wanted, e.min(), e.max());
+      addIndexed(out, f, index, wanted);
     }
     out.lookedAt = List.copyOf(lookedAt);
     out.indexed = List.copyOf(indexed);
@@ -101,28 +100,22 @@ public final class ViewRowLookup {
     return out;
   }
 
-  /** The live rows of {@code f} holding an id of {@code wanted} in {@code [min, max]}. */
-  private void addIndexed(ViewRows out, FragmentMetadata f, SourceIdIndex index, long[] wanted,
-      long min, long max) throws Exception {
-    RoaringBitmap deleted = f.getDeletionFile() == null ? new RoaringBitmap()
-        : deletions.read(viewUri, f);
-    int from = lowerBound(wanted, min);
+  /** The live rows of {@code f} holding an id of {@code wanted}. */
+  private void addIndexed(ViewRows out, FragmentMetadata f, SourceIdIndex index,
+      SourceIdIndex.Wanted wanted) throws Exception {
     long base = (long) f.getId() << 32;
-    for (int i = from; i < wanted.length && wanted[i] <= max; i++) {
-      long[] rows = index.rowsOf(wanted[i]);
-      if (rows == null) {
-        continue;
+    RoaringBitmap[] deleted = {null};
+    boolean[] read = {f.getDeletionFile() == null};
+    index.hits(wanted, (id, first, end) -> {
+      if (!read[0]) {
+        deleted[0] = deletions.read(viewUri, f); // only for a fragment that holds some
+        read[0] = true;
       }
-      for (long r = rows[0]; r < rows[1]; r++) {
-        if (deleted == null || !deleted.contains((int) r)) {
-          out.add(wanted[i], base | r);
+      for (long r = first; r < end; r++) {
+        if (deleted[0] == null || !deleted[0].contains((int) r)) {
+          out.add(id, base | r);
         }
       }
-    }
-  }
-
-  private static int lowerBound(long[] sorted, long v) {
-    int i = Arrays.binarySearch(sorted, v);
-    return i >= 0 ? i : -i - 1;
+    });
   }
 }

@@ -142,6 +142,24 @@ class DeletionVectorsTest {
   }
 
   @Test
+  void aDeletionFileOfAnotherFormIsScannedInstead() throws Exception {
+    String uri = table(100);
+    try (Dataset ds = Dataset.open(uri, a)) {
+      ds.delete("id = 3");
+    }
+    try (Dataset ds = Dataset.open(uri, a)) {
+      FragmentMetadata f = ds.getFragments().get(0).metadata();
+      try (var files = Files.list(dir.resolve("t.lance").resolve("_deletions"))) {
+        for (Path p : files.toList()) {
+          Files.write(p, new byte[] {'n', 'o', 't', ' ', 'a', 'r', 'r', 'o', 'w'});
+        }
+      }
+      assertNull(DeletionVectors.read(uri, f), "unreadable: the caller scans");
+      assertNull(DeletionVectors.read("file://otherhost" + uri, f), "another host's file");
+    }
+  }
+
+  @Test
   void aMissingDeletionFileIsAnErrorNamingIt() throws Exception {
     String uri = table(100);
     try (Dataset ds = Dataset.open(uri, a)) {

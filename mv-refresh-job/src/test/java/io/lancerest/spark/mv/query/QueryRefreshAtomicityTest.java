@@ -159,7 +159,7 @@ class QueryRefreshAtomicityTest {
   }
 
   @Test
-  void aFailureJustBeforeTheCommitLeavesThePreviousVersion() {
+  void aFailureJustBeforeTheCommitLeavesThePreviousVersion() throws Exception {
     String ns = f.namespace("bc");
     String[] t = viewOver(ns, 1, 50);
     insert(t[0], 50, 20);
@@ -173,6 +173,8 @@ class QueryRefreshAtomicityTest {
         () -> f.views().refresh(List.of(ns, "v"), RefreshOptions.DEFAULTS, crash));
     assertEquals("crash before commit", e.getMessage());
     assertEquals(version, viewVersion(ns));
+    assertEquals(QueryViewTables.indexedFragments(f, ns), QueryViewTables.indexFolders(f, ns),
+        "the indexes of the fragments that were not committed are gone");
     assertEquals(before, f.rows("SELECT * FROM " + t[1]));
     f.sql("REFRESH MATERIALIZED VIEW " + t[1]);
     assertConverged(t[0], t[1]);
@@ -217,6 +219,8 @@ class QueryRefreshAtomicityTest {
       pool.shutdownNow();
     }
     assertConverged(t[0], t[1]);
+    // the loser's fragments were never committed: their indexes went with its attempt
+    assertEquals(QueryViewTables.indexedFragments(f, ns), QueryViewTables.indexFolders(f, ns));
   }
 
   @Test

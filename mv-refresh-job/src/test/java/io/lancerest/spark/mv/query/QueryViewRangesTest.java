@@ -291,36 +291,6 @@ class QueryViewRangesTest {
         + t[1] + " WHERE id IN (3, 150) ORDER BY id"));
   }
 
-  /** The index folders under the view's root, by name. */
-  private static List<String> indexFolders(String ns) throws Exception {
-    String loc = location(f, ns, "v");
-    java.nio.file.Path dir = java.nio.file.Path.of(loc.startsWith("file:")
-        ? java.net.URI.create(loc) : java.net.URI.create("file://" + loc)).resolve(
-        "_mv/source_ids");
-    if (!java.nio.file.Files.isDirectory(dir)) {
-      return List.of();
-    }
-    try (var list = java.nio.file.Files.list(dir)) {
-      return list.map(p -> p.getFileName().toString()).sorted().toList();
-    }
-  }
-
-  /** The names the index folders of the view's current fragments have. */
-  private static List<String> expectedIndexFolders(String ns) {
-    List<String> out = new ArrayList<>();
-    try (BufferAllocator a = new RootAllocator();
-        Dataset ds = Dataset.open(location(f, ns, "v"), a)) {
-      Map<Integer, FragmentSourceRanges.Entry> rec = recorded(ns);
-      for (Fragment fr : ds.getFragments()) {
-        FragmentSourceRanges.Entry e = rec.get(fr.getId());
-        if (e != null && e.indexed()) {
-          out.add(fr.metadata().getFiles().get(0).getPath().replace(".lance", ""));
-        }
-      }
-    }
-    return out.stream().sorted().toList();
-  }
-
   @Test
   void aCompactionIndexesWhatItWritesAndRemovesTheIndexesOfWhatItReplaced() throws Exception {
     String ns = f.namespace("cidx");
@@ -330,12 +300,12 @@ class QueryViewRangesTest {
       refresh(ns);
     }
     assertTrue(viewFragments(ns).size() >= 5, viewFragments(ns).toString());
-    assertEquals(expectedIndexFolders(ns), indexFolders(ns));
+    assertEquals(QueryViewTables.indexedFragments(f, ns), QueryViewTables.indexFolders(f, ns));
     f.views().optimize(List.of(ns, "v"));
     f.spark.catalog().refreshTable(t[1]);
     assertTrue(recorded(ns).values().stream().allMatch(FragmentSourceRanges.Entry::indexed),
         "the compacted fragments are indexed: " + recorded(ns));
-    assertEquals(expectedIndexFolders(ns), indexFolders(ns),
+    assertEquals(QueryViewTables.indexedFragments(f, ns), QueryViewTables.indexFolders(f, ns),
         "only the current fragments' indexes are left");
     f.sql("UPDATE " + t[0] + " SET score = 11 WHERE id % 10 = 3");
     refresh(ns);
@@ -344,7 +314,7 @@ class QueryViewRangesTest {
     // a rebuild drops every index of the fragments it replaces
     f.views().refresh(List.of(ns, "v"), new RefreshOptions(null, null, null, null, null, null,
         null, null, null, true));
-    assertEquals(expectedIndexFolders(ns), indexFolders(ns));
+    assertEquals(QueryViewTables.indexedFragments(f, ns), QueryViewTables.indexFolders(f, ns));
   }
 
   @Test

@@ -59,4 +59,36 @@ final class QueryViewTables {
   static String location(EngineFixture f, String ns, String table) {
     return CatalogBinding.of(f.spark, "lance").locate(List.of(ns, table), "table").location();
   }
+
+  /** The index folders under the view {@code ns.v}'s root, by name. */
+  static List<String> indexFolders(EngineFixture f, String ns) throws java.io.IOException {
+    String loc = location(f, ns, "v");
+    java.nio.file.Path dir = java.nio.file.Path.of(loc.startsWith("file:")
+        ? java.net.URI.create(loc) : java.net.URI.create("file://" + loc)).resolve(
+        "_mv/source_ids");
+    if (!java.nio.file.Files.isDirectory(dir)) {
+      return List.of();
+    }
+    try (var list = java.nio.file.Files.list(dir)) {
+      return list.map(p -> p.getFileName().toString()).sorted().toList();
+    }
+  }
+
+  /** The index folder names of the view's current fragments recorded as indexed. */
+  static List<String> indexedFragments(EngineFixture f, String ns) {
+    List<String> out = new java.util.ArrayList<>();
+    try (org.apache.arrow.memory.BufferAllocator a = new org.apache.arrow.memory.RootAllocator();
+        org.lance.Dataset ds = org.lance.Dataset.open(location(f, ns, "v"), a)) {
+      java.util.Map<String, String> md = ds.getSchema().getCustomMetadata();
+      var rec = io.lancerest.spark.mv.rowindex.FragmentSourceRanges.parse(md == null ? null
+          : md.get(io.lancerest.spark.mv.rowindex.FragmentSourceRanges.KEY));
+      for (org.lance.Fragment fr : ds.getFragments()) {
+        var e = rec.get(fr.getId());
+        if (e != null && e.indexed()) {
+          out.add(fr.metadata().getFiles().get(0).getPath().replace(".lance", ""));
+        }
+      }
+    }
+    return out.stream().sorted().toList();
+  }
 }

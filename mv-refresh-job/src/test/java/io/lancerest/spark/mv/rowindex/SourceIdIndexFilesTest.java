@@ -1,6 +1,7 @@
 package io.lancerest.spark.mv.rowindex;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -59,6 +60,29 @@ class SourceIdIndexFilesTest {
     SourceIdIndexFiles.drop(view, Map.of(), List.of(f, fragment(4, "never-indexed.lance", 1)));
     assertFalse(Files.exists(folder));
     assertNull(SourceIdIndexFiles.read(view, Map.of(), a, f));
+  }
+
+  @Test
+  void aSweepRemovesOnlyOldFoldersOfFragmentsTheViewDoesNotHold() throws Exception {
+    String view = dir.resolve("v.lance").toString();
+    FragmentMetadata current = fragment(0, "kept.lance", 2);
+    FragmentMetadata gone = fragment(1, "gone.lance", 2);
+    FragmentMetadata fresh = fragment(2, "fresh.lance", 2);
+    for (FragmentMetadata f : List.of(current, gone, fresh)) {
+      SourceIdIndexFiles.write(view, Map.of(), a, f, SourceIdIndex.of(new long[] {1, 2}, 0, 2));
+    }
+    Path root = dir.resolve("v.lance/_mv/source_ids");
+    java.nio.file.attribute.FileTime old = java.nio.file.attribute.FileTime.fromMillis(
+        System.currentTimeMillis() - 7_200_000);
+    Files.setLastModifiedTime(root.resolve("kept"), old);
+    Files.setLastModifiedTime(root.resolve("gone"), old);
+    assertEquals(1, SourceIdIndexFiles.sweep(view, List.of(current),
+        java.time.Duration.ofHours(1)));
+    assertTrue(Files.isDirectory(root.resolve("kept")), "held by the view");
+    assertFalse(Files.exists(root.resolve("gone")));
+    assertTrue(Files.isDirectory(root.resolve("fresh")), "may still be about to be committed");
+    assertEquals(0, SourceIdIndexFiles.sweep("s3://bucket/v.lance", List.of(),
+        java.time.Duration.ZERO), "object stores are not listed");
   }
 
   @Test

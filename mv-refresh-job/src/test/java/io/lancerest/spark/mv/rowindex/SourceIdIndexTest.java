@@ -73,6 +73,24 @@ class SourceIdIndexTest {
   }
 
   @Test
+  void hitsAreTheRowsOfTheWantedIdsTheFragmentHolds() throws Exception {
+    long[] ids = {3, 5, 5, 9, (1L << 32) + 1, (1L << 32) + 1, (1L << 32) + 7};
+    SourceIdIndex index = SourceIdIndex.of(ids, 0, ids.length);
+    org.roaringbitmap.longlong.Roaring64NavigableMap want =
+        org.roaringbitmap.longlong.Roaring64NavigableMap.bitmapOf(1, 5, 9, 10, (1L << 32) + 1,
+            (2L << 32) + 1, -4);
+    java.util.List<String> got = new java.util.ArrayList<>();
+    index.hits(SourceIdIndex.Wanted.of(want), (id, first, end) -> got.add(id + ":" + first
+        + "-" + end));
+    java.util.List<String> expected = new java.util.ArrayList<>();
+    for (long p : new long[] {5, 9, (1L << 32) + 1}) {
+      long[] r = scanned(ids, 0, ids.length, p);
+      expected.add(p + ":" + r[0] + "-" + r[1]);
+    }
+    assertEquals(expected, got);
+  }
+
+  @Test
   void idsThatDecreaseOrAreNegativeGetNoIndex() {
     assertNull(SourceIdIndex.of(new long[] {1, 2, 5, 4}, 0, 4));
     assertNull(SourceIdIndex.of(new long[] {-1, 2}, 0, 2));
