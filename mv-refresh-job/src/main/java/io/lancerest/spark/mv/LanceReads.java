@@ -21,6 +21,7 @@ import org.apache.spark.sql.execution.datasources.v2.DataSourceV2Relation;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 import org.lance.spark.LanceDataset;
+import org.lance.spark.LanceSparkReadOptions;
 
 /**
  * Reading a Lance dataset by path through lance-spark, whatever the user's catalogs are called.
@@ -61,6 +62,25 @@ public final class LanceReads {
    */
   public static Dataset<Row> load(SparkSession spark, String location,
       Map<String, String> storageOptions, Long version) {
+    return load(spark, location, storageOptions, version, null);
+  }
+
+  /**
+   * {@link #load(SparkSession, String, Map, Long)} reading {@code batchRows} rows a batch
+   * ({@code null}: lance-spark's 8,192), as the catalog reads its tables ({@code ScanBatchRows}).
+   */
+  public static Dataset<Row> load(SparkSession spark, String location,
+      Map<String, String> storageOptions, Long version, Integer batchRows) {
+    Map<String, String> withBatch = storageOptions == null ? Map.of() : storageOptions;
+    if (batchRows != null) {
+      withBatch = new java.util.HashMap<>(withBatch);
+      withBatch.put(LanceSparkReadOptions.CONFIG_BATCH_SIZE, String.valueOf(batchRows));
+    }
+    return loadWith(spark, location, withBatch, version);
+  }
+
+  private static Dataset<Row> loadWith(SparkSession spark, String location,
+      Map<String, String> storageOptions, Long version) {
     if (storageOptions != null && !storageOptions.isEmpty() && location.contains("://")
         && !location.startsWith("file:")) {
       // lance-spark 0.4.0's path catalog opens the dataset (for its schema, at analysis) with
@@ -69,7 +89,9 @@ public final class LanceReads {
       // catalog opens its tables, with the options in lance-spark's read options (which its
       // scan tasks use). The relation keeps the read's options, as on the path below: scan
       // options among them (a vector search's "nearest") reach the scan builder.
-      TableHandle h = CredentialRefresh.handle(location, storageOptions).version(version)
+      Map<String, String> storage = new java.util.HashMap<>(storageOptions);
+      storage.remove(LanceSparkReadOptions.CONFIG_BATCH_SIZE); // a read option, not storage
+      TableHandle h = CredentialRefresh.handle(location, storage).version(version)
           .build();
       if (!(LanceTables.loadTable(h, PATH_CATALOG) instanceof LanceDataset t)) {
         throw new IllegalStateException("lance-spark opened " + location

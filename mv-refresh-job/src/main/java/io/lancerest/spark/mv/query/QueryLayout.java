@@ -29,6 +29,13 @@ public final class QueryLayout {
     return io.lancerest.spark.mv.LanceReads.load(spark, location, storageOptions, version);
   }
 
+  /** {@link #readSource} reading {@code batchRows} rows a batch. */
+  static Dataset<Row> readSource(SparkSession spark, String location,
+      Map<String, String> storageOptions, Long version, int batchRows) {
+    return io.lancerest.spark.mv.LanceReads.load(spark, location, storageOptions, version,
+        batchRows);
+  }
+
   /** The filtered source. */
   static Dataset<Row> filtered(Dataset<Row> source, SourceQuery q) {
     return q.filter() == null ? source : source.where(q.filter());

@@ -2,6 +2,7 @@ package io.lancerest.spark.mv.query;
 
 import io.lancerest.spark.connector.CredentialRefresh;
 import io.lancerest.spark.connector.Memoized;
+import io.lancerest.spark.connector.ScanBatchRows;
 import io.lancerest.spark.mv.GenevaLayout;
 import io.lancerest.spark.mv.MaterializedViewException;
 import io.lancerest.spark.mv.MaterializedViewKind;
@@ -162,6 +163,8 @@ public final class QueryRefresh {
       int sourceFragments;
       /** The source's fragments at {@link #srcVersion}, listed once for the whole refresh. */
       List<FragmentMetadata> sourceAt;
+      /** Rows a batch of a Spark read of the whole source, as the catalog reads it. */
+      int sourceBatchRows;
       long sourceRows;
       Schema plain;
       StructType target;
@@ -225,6 +228,7 @@ public final class QueryRefresh {
             : open(a, t.sourceUri(), t.sourceStorageOptions(), p.srcVersion, "source table")) {
           org.lance.Dataset ds = at == null ? src : at;
           p.sourceAt = FragmentDiff.metadata(ds.getFragments());
+          p.sourceBatchRows = ScanBatchRows.forDataset(ds);
           requireStableRowIds(p.sourceAt, t.viewName(), p.srcVersion);
           srcVersionTime = versionTime(ds);
           p.sourceFragments = p.sourceAt.size();
@@ -318,7 +322,7 @@ public final class QueryRefresh {
       // Built only here: planning a lance-spark read of the whole source opens it and analyses
       // the SELECT, which the fragment-diff path above does not need.
       Dataset<Row> source = QueryLayout.readSource(spark, t.sourceUri(),
-          t.sourceStorageOptions(), srcVersion);
+          t.sourceStorageOptions(), srcVersion, p.sourceBatchRows);
       Dataset<Row> projected = QueryLayout.project(source, q, target, t.viewName());
       // A rebuild without LIMIT writes every filtered source row: no id scan needed.
       boolean everything = replaceAll && q.limit() == null;
