@@ -146,15 +146,7 @@ public final class ChunkerViewBenchmark {
       }
     }
     double im = ViewBench.median(inc);
-    List<Double> noop = new ArrayList<>();
-    for (int r = 0; r < 5; r++) {
-      long t = System.nanoTime();
-      spark.sql("REFRESH MATERIALIZED VIEW " + view).collectAsList();
-      noop.add(ViewBench.secs(t));
-    }
-    System.out.printf("(b) a REFRESH with nothing to do (the statement's fixed cost): median "
-        + "%.3f s = %.3f of the full refresh%n", ViewBench.median(noop),
-        ViewBench.median(noop) / fu);
+    ViewBench.noopRefreshes(spark, view, fu);
     System.out.printf("(b) incremental (+%,d documents, 0.1 %% edited, scattered) median %.2f s "
         + "/ full %.2f s = %.3f (target <= 0.05)%n", extra, im, fu, im / fu);
     System.out.printf("RESULT chunker incremental/full %.3f target 0.05%n", im / fu);

@@ -157,15 +157,7 @@ public final class QueryViewBenchmark {
       next += appended;
     }
     double im = ViewBench.median(inc);
-    List<Double> noop = new ArrayList<>();
-    for (int r = 0; r < 5; r++) {
-      long t = System.nanoTime();
-      spark.sql("REFRESH MATERIALIZED VIEW " + view).collectAsList();
-      noop.add(ViewBench.secs(t));
-    }
-    System.out.printf("(b) a REFRESH with nothing to do (the statement's fixed cost): median "
-        + "%.3f s = %.3f of the full refresh%n", ViewBench.median(noop),
-        ViewBench.median(noop) / fr);
+    ViewBench.noopRefreshes(spark, view, fr);
     System.out.printf("(b) incremental refresh (+%,d rows, %,d updated %s) median %.2f s / full "
         + "refresh %.2f s = %.3f (target <= %s)%n", appended, updated, scattered
             ? "scattered over every fragment" : "in one id range", im, fr, im / fr,

@@ -178,6 +178,21 @@ final class ViewBench implements AutoCloseable {
     return same;
   }
 
+  /**
+   * Times five REFRESHes of {@code view} with nothing to do, the statement's fixed cost, and
+   * prints their median against {@code fullSeconds}.
+   */
+  static void noopRefreshes(SparkSession spark, String view, double fullSeconds) {
+    List<Double> noop = new ArrayList<>();
+    for (int r = 0; r < 5; r++) {
+      long t = System.nanoTime();
+      spark.sql("REFRESH MATERIALIZED VIEW " + view).collectAsList();
+      noop.add(secs(t));
+    }
+    System.out.printf("(b) a REFRESH with nothing to do (the statement's fixed cost): median "
+        + "%.3f s = %.3f of the full refresh%n", median(noop), median(noop) / fullSeconds);
+  }
+
   static double secs(long startNanos) {
     return (System.nanoTime() - startNanos) / 1e9;
   }

@@ -42,7 +42,6 @@ import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.expressions.GenericRowWithSchema;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.StructType;
-import org.lance.Fragment;
 import org.lance.FragmentMetadata;
 import org.roaringbitmap.longlong.Roaring64NavigableMap;
 

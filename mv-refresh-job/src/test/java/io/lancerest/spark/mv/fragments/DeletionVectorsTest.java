@@ -11,23 +11,12 @@ import java.nio.file.Path;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
-import org.apache.arrow.vector.BigIntVector;
-import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.types.pojo.ArrowType;
-import org.apache.arrow.vector.types.pojo.Field;
-import org.apache.arrow.vector.types.pojo.FieldType;
-import org.apache.arrow.vector.types.pojo.Schema;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.lance.CommitBuilder;
 import org.lance.Dataset;
-import org.lance.Fragment;
-import org.lance.Transaction;
-import org.lance.operation.Append;
 import org.lance.FragmentMetadata;
-import org.lance.WriteParams;
 import org.lance.fragment.DeletionFileType;
 import org.roaringbitmap.RoaringBitmap;
 import org.roaringbitmap.longlong.Roaring64NavigableMap;
@@ -38,8 +27,6 @@ import org.roaringbitmap.longlong.Roaring64NavigableMap;
  * row ids mapped through the row-id sequence match a scan's.
  */
 class DeletionVectorsTest {
-  private static final Schema SCHEMA = new Schema(List.of(
-      new Field("id", FieldType.notNullable(new ArrowType.Int(64, true)), null)));
   private static BufferAllocator a;
   @TempDir Path dir;
 
@@ -55,23 +42,8 @@ class DeletionVectorsTest {
 
   private String table(int rows) {
     String uri = dir.resolve("t.lance").toString();
-    Dataset.create(a, uri, SCHEMA, new WriteParams.Builder().withEnableStableRowIds(true)
-        .build()).close();
-    try (VectorSchemaRoot root = VectorSchemaRoot.create(SCHEMA, a)) {
-      BigIntVector id = (BigIntVector) root.getVector(0);
-      id.allocateNew(rows);
-      for (int i = 0; i < rows; i++) {
-        id.set(i, i);
-      }
-      root.setRowCount(rows);
-      List<FragmentMetadata> f = Fragment.write().datasetUri(uri).allocator(a).data(root)
-          .execute();
-      try (Dataset ds = Dataset.open(uri, a);
-          Transaction t = new Transaction.Builder().readVersion(ds.version())
-              .operation(Append.builder().fragments(f).build()).build()) {
-        new CommitBuilder(ds).execute(t).close();
-      }
-    }
+    IdTables.create(a, uri);
+    IdTables.append(a, uri, 0, rows);
     return uri;
   }
 

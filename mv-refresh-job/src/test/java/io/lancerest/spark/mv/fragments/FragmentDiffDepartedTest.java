@@ -8,24 +8,13 @@ import java.nio.file.Path;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
-import org.apache.arrow.vector.BigIntVector;
-import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.types.pojo.ArrowType;
-import org.apache.arrow.vector.types.pojo.Field;
-import org.apache.arrow.vector.types.pojo.FieldType;
-import org.apache.arrow.vector.types.pojo.Schema;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.lance.CommitBuilder;
 import org.lance.Dataset;
 import org.lance.Fragment;
-import org.lance.FragmentMetadata;
-import org.lance.Transaction;
-import org.lance.WriteParams;
 import org.lance.compaction.CompactionOptions;
-import org.lance.operation.Append;
 import org.roaringbitmap.longlong.Roaring64NavigableMap;
 
 /**
@@ -35,8 +24,6 @@ import org.roaringbitmap.longlong.Roaring64NavigableMap;
  * also then reading what it can from the row-id sequence.
  */
 class FragmentDiffDepartedTest {
-  private static final Schema SCHEMA = new Schema(List.of(
-      new Field("id", FieldType.notNullable(new ArrowType.Int(64, true)), null)));
   private static BufferAllocator a;
   /** One cache across the diffs of a test, as across the refreshes of one catalog. */
   private final LiveRowIds cache = new LiveRowIds();
@@ -57,39 +44,22 @@ class FragmentDiffDepartedTest {
 
   private String table() {
     String uri = dir.resolve("t.lance").toString();
-    Dataset.create(a, uri, SCHEMA, new WriteParams.Builder().withEnableStableRowIds(true)
-        .build()).close();
+    IdTables.create(a, uri);
     append(uri, 0, 300);
     append(uri, 300, 500);
     return uri;
   }
 
   private static void append(String uri, long from, long to) {
-    try (VectorSchemaRoot root = VectorSchemaRoot.create(SCHEMA, a)) {
-      BigIntVector id = (BigIntVector) root.getVector(0);
-      id.allocateNew((int) (to - from));
-      for (int i = 0; i < to - from; i++) {
-        id.set(i, from + i);
-      }
-      root.setRowCount((int) (to - from));
-      List<FragmentMetadata> f = Fragment.write().datasetUri(uri).allocator(a).data(root)
-          .execute();
-      try (Dataset ds = Dataset.open(uri, a);
-          Transaction t = new Transaction.Builder().readVersion(ds.version())
-              .operation(Append.builder().fragments(f).build()).build()) {
-        new CommitBuilder(ds).execute(t).close();
-      }
-    }
+    IdTables.append(a, uri, from, to);
   }
 
   private static long latest(String uri) {
-    try (Dataset ds = Dataset.open(uri, a)) {
-      return ds.version();
-    }
+    return IdTables.latest(a, uri);
   }
 
   private static Dataset at(String uri, long version) {
-    return Dataset.open(a, uri, new org.lance.ReadOptions.Builder().setVersion(version).build());
+    return IdTables.at(a, uri, version);
   }
 
   /**

@@ -9,24 +9,13 @@ import java.util.List;
 import java.util.TreeSet;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
-import org.apache.arrow.vector.BigIntVector;
-import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.types.pojo.ArrowType;
-import org.apache.arrow.vector.types.pojo.Field;
-import org.apache.arrow.vector.types.pojo.FieldType;
-import org.apache.arrow.vector.types.pojo.Schema;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.lance.CommitBuilder;
 import org.lance.Dataset;
-import org.lance.Fragment;
 import org.lance.FragmentMetadata;
-import org.lance.Transaction;
-import org.lance.WriteParams;
 import org.lance.compaction.CompactionOptions;
-import org.lance.operation.Append;
 
 /**
  * The fragment diff built from what the commits touched compares only those fragments, and
@@ -34,8 +23,6 @@ import org.lance.operation.Append;
  * tell (a restore), there is none and every fragment is compared.
  */
 class FragmentDiffTouchedTest {
-  private static final Schema SCHEMA = new Schema(List.of(
-      new Field("id", FieldType.notNullable(new ArrowType.Int(64, true)), null)));
   private static BufferAllocator a;
   @TempDir Path dir;
 
@@ -50,31 +37,15 @@ class FragmentDiffTouchedTest {
   }
 
   private static void append(String uri, long from, long to) {
-    try (VectorSchemaRoot root = VectorSchemaRoot.create(SCHEMA, a)) {
-      BigIntVector id = (BigIntVector) root.getVector(0);
-      id.allocateNew((int) (to - from));
-      for (int i = 0; i < to - from; i++) {
-        id.set(i, from + i);
-      }
-      root.setRowCount((int) (to - from));
-      List<FragmentMetadata> f = Fragment.write().datasetUri(uri).allocator(a).data(root)
-          .execute();
-      try (Dataset ds = Dataset.open(uri, a);
-          Transaction t = new Transaction.Builder().readVersion(ds.version())
-              .operation(Append.builder().fragments(f).build()).build()) {
-        new CommitBuilder(ds).execute(t).close();
-      }
-    }
+    IdTables.append(a, uri, from, to);
   }
 
   private static Dataset at(String uri, long version) {
-    return Dataset.open(a, uri, new org.lance.ReadOptions.Builder().setVersion(version).build());
+    return IdTables.at(a, uri, version);
   }
 
   private static long latest(String uri) {
-    try (Dataset ds = Dataset.open(uri, a)) {
-      return ds.version();
-    }
+    return IdTables.latest(a, uri);
   }
 
   private static String describe(FragmentDiff d) {
@@ -103,8 +74,7 @@ class FragmentDiffTouchedTest {
   @Test
   void appendsDeletesUpdatesAndCompactions() {
     String uri = dir.resolve("t.lance").toString();
-    Dataset.create(a, uri, SCHEMA, new WriteParams.Builder().withEnableStableRowIds(true)
-        .build()).close();
+    IdTables.create(a, uri);
     append(uri, 0, 300);
     long first = latest(uri);
     append(uri, 300, 500);
@@ -126,8 +96,7 @@ class FragmentDiffTouchedTest {
   @Test
   void aRestoreCannotBeToldFromTheCommits() {
     String uri = dir.resolve("r.lance").toString();
-    Dataset.create(a, uri, SCHEMA, new WriteParams.Builder().withEnableStableRowIds(true)
-        .build()).close();
+    IdTables.create(a, uri);
     append(uri, 0, 100);
     long v = latest(uri);
     append(uri, 100, 200);
