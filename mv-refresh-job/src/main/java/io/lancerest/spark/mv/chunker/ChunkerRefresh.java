@@ -363,14 +363,23 @@ public final class ChunkerRefresh {
       int target = o.concurrency() != null ? o.concurrency()
           : Math.max(st.fragmentsNow, spark.sparkContext().defaultParallelism());
       int tasks = (int) Math.max(1, Math.min(target, items));
+      boolean everyParent = st.wholeSource && st.present.equals(st.toExpand);
+      String onDriver = everyParent || st.fragments == null ? "every source fragment is read"
+          : LocalExpansion.declines(spark, ctx, toExpand);
+      RefreshPlan.Write where = toExpand == 0 ? RefreshPlan.Write.NONE
+          : onDriver == null ? RefreshPlan.Write.DRIVER : RefreshPlan.Write.SPARK_JOB;
+      String note = toExpand == 0 ? ""
+          : "the children written are known only by running the chunker on the " + toExpand
+          + " parents" + (o.outputLimit() == null ? ""
+          : "; output_limit " + o.outputLimit() + " then caps the view's rows")
+          + (where != RefreshPlan.Write.DRIVER ? "" : "; a Spark job of " + tasks + " tasks "
+          + "expands them instead if the definition cannot run on the driver, the parents "
+          + "exceed " + LocalExpansion.MAX_BYTES_CONF + " or the chunker takes longer than "
+          + LocalExpansion.MAX_MILLIS_CONF);
       return new RefreshPlan(t.viewName(), MaterializedViewKind.CHUNKER,
           p.rebuild() ? RefreshPlan.Mode.FULL : RefreshPlan.Mode.INCREMENTAL, reason, from,
           p.srcVersion, st.fragmentsNow, st.fragments, st.rowsScanned, p.viewRows, deletes,
-          null, toExpand == 0 ? RefreshPlan.Write.NONE : RefreshPlan.Write.SPARK_JOB,
-          toExpand == 0 ? null : tasks, toExpand == 0 ? ""
-          : "the children written are known only by running the chunker on the "
-          + toExpand + " parents" + (o.outputLimit() == null ? ""
-          : "; output_limit " + o.outputLimit() + " then caps the view's rows"));
+          null, where, where == RefreshPlan.Write.SPARK_JOB ? tasks : null, note);
     }
 
     StagedRefresh<ChunkerRefreshResult> compute(Prepared p) {
@@ -400,7 +409,10 @@ public final class ChunkerRefresh {
       Dataset<Row> expandFrom = state.fragments == null ? source
           : FragmentScopedRead.restrict(source, new java.util.HashSet<>(state.fragments));
       Expansion ex = toExpand.isEmpty() ? new Expansion()
-          : expand(expandFrom, layout, viewTable, toExpand, everyParent, null);
+          : everyParent || state.fragments == null
+              ? expand(expandFrom, layout, viewTable, toExpand, everyParent, null)
+              : expandChanged(expandFrom, state.fragments, srcVersion, layout, viewTable,
+                  toExpand);
       def.errorHandling().checkSkips(ex.skipped.size(), toExpand.getLongCardinality(),
           "parents");
       long expanded = System.nanoTime();
@@ -519,6 +531,42 @@ public final class ChunkerRefresh {
       return requested;
     }
 
+    /**
+     * Expands the parents {@code ids} of the changed {@code fragments}: on the driver when they
+     * are few (no Spark job's fixed cost), else on executors; nothing is committed.
+     */
+    private Expansion expandChanged(Dataset<Row> scoped, List<Integer> fragments,
+        long srcVersion, ChunkerLayout layout, Schema viewTable, Roaring64NavigableMap ids) {
+      ctx.describe("expand " + ids.getLongCardinality() + " parents on the driver");
+      LocalExpansion.Outcome local;
+      try {
+        local = LocalExpansion.tryExpand(ctx, t.sourceUri(), t.sourceStorageOptions(),
+            srcVersion, project(scoped, def), fragments, ids, task(layout, viewTable, null, null));
+      } finally {
+        ctx.describe(null);
+      }
+      LOG.info("Chunker view {} (job {}): expansion on the {}: {}", t.viewName(), jobId,
+          local.output() != null ? "driver" : "Spark path", local.why());
+      if (local.output() != null) {
+        ctx.observe(RefreshListener.Probe.WRITE_PATH, "driver");
+        ctx.observe(RefreshListener.Probe.CHILD_ROWS_BUFFERED, local.output().maxBufferedRows);
+        return Expansion.of(List.of(local.output()));
+      }
+      ctx.observe(RefreshListener.Probe.WRITE_PATH, "spark: " + local.why());
+      return expand(scoped, layout, viewTable, ids, false, null);
+    }
+
+    /** The chunker a task runs; {@code expand}: the parents it keeps ({@code null}: all). */
+    private ChunkerTask task(ChunkerLayout layout, Schema viewTable, Broadcast<byte[]> expand,
+        Map<Long, Integer> caps) {
+      Schema plain = new Schema(viewTable.getFields().stream().map(f -> new Field(f.getName(),
+          new org.apache.arrow.vector.types.pojo.FieldType(f.isNullable(), f.getType(),
+              f.getDictionary()), f.getChildren())).toList());
+      return new ChunkerTask(t.viewName(), t.viewUri(), t.viewStorageOptions(), def.function(),
+          def.errorHandling(), plain, layout.inputSchema(), plusOne(layout.inputPositions()),
+          plusOne(layout.inheritedPositions()), settings, expand, caps);
+    }
+
     /** Runs the chunker over {@code ids} on executors; nothing is committed. */
     private Expansion expand(Dataset<Row> source, ChunkerLayout layout, Schema viewTable,
         Roaring64NavigableMap ids, boolean everyParent, Map<Long, Integer> caps) {
@@ -548,14 +596,7 @@ public final class ChunkerRefresh {
       }
       JavaSparkContext jsc = JavaSparkContext.fromSparkContext(spark.sparkContext());
       Broadcast<byte[]> bc = jsc.broadcast(ParentIds.toBytes(ids));
-      int[] inputs = plusOne(layout.inputPositions());
-      int[] inherited = plusOne(layout.inheritedPositions());
-      Schema plain = new Schema(viewTable.getFields().stream().map(f -> new Field(f.getName(),
-          new org.apache.arrow.vector.types.pojo.FieldType(f.isNullable(), f.getType(),
-              f.getDictionary()), f.getChildren())).toList());
-      ChunkerTask task = new ChunkerTask(t.viewName(), t.viewUri(), t.viewStorageOptions(),
-          def.function(), def.errorHandling(), plain, layout.inputSchema(), inputs, inherited,
-          settings, bc, caps);
+      ChunkerTask task = task(layout, viewTable, bc, caps);
       ctx.describe("expand " + parents + " parents in " + items + " work items, "
           + rdd.getNumPartitions() + " tasks");
       List<TaskOutput> outs;
@@ -566,20 +607,9 @@ public final class ChunkerRefresh {
       } finally {
         bc.destroy();
       }
-      Expansion ex = new Expansion();
       ctx.observe(RefreshListener.Probe.CHILD_ROWS_BUFFERED, outs.stream()
           .mapToLong(out -> out.maxBufferedRows).max().orElse(0));
-      for (TaskOutput out : outs) {
-        for (byte[] f : out.fragments) {
-          ex.fragments.addAll(FragmentShipping.fromBytes(f));
-        }
-        ex.ranges.addAll(out.ranges);
-        for (int i = 0; i < out.parentCount; i++) {
-          ex.counts.put(out.parents[i], out.childCounts[i]);
-        }
-        ex.skipped.addAll(out.skipped);
-      }
-      return ex;
+      return Expansion.of(outs);
     }
 
     private RuntimeException unwrap(Exception e) {
@@ -750,6 +780,22 @@ public final class ChunkerRefresh {
     final List<FragmentSourceRanges.Range> ranges = new ArrayList<>();
     final Map<Long, Integer> counts = new HashMap<>();
     final List<ChunkerRefreshResult.SkippedParent> skipped = new ArrayList<>();
+
+    /** What the tasks wrote, expanded and skipped, together. */
+    static Expansion of(List<TaskOutput> outs) {
+      Expansion ex = new Expansion();
+      for (TaskOutput out : outs) {
+        for (byte[] f : out.fragments) {
+          ex.fragments.addAll(FragmentShipping.fromBytes(f));
+        }
+        ex.ranges.addAll(out.ranges);
+        for (int i = 0; i < out.parentCount; i++) {
+          ex.counts.put(out.parents[i], out.childCounts[i]);
+        }
+        ex.skipped.addAll(out.skipped);
+      }
+      return ex;
+    }
   }
 
   /** What the driver read from the view at the read version. */

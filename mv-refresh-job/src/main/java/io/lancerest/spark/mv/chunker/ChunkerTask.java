@@ -147,11 +147,31 @@ final class ChunkerTask implements FlatMapFunction<Iterator<Row>, TaskOutput> {
     this.caps = caps == null ? null : new HashMap<>(caps);
   }
 
+  /**
+   * Checked before every call of the chunker and every row it emits; it stops the work by
+   * throwing. Executors need none (Spark interrupts and kills their tasks); the driver, which has
+   * no task to kill, passes its deadline and cancellation this way.
+   */
+  @FunctionalInterface
+  interface Guard {
+    Guard NONE = () -> {};
+
+    void check();
+  }
+
   @Override
   public Iterator<TaskOutput> call(Iterator<Row> rows) throws Exception {
+    return call(rows, Guard.NONE);
+  }
+
+  /**
+   * {@link #call(Iterator)}, stopped by whatever {@code guard} throws: that exception leaves
+   * as it is, never handled by {@code error_handling}, and nothing the task wrote is reported.
+   */
+  Iterator<TaskOutput> call(Iterator<Row> rows, Guard guard) throws Exception {
     TaskOutput out = new TaskOutput();
     Roaring64NavigableMap wanted = expand == null ? null : ParentIds.fromBytes(expand.value());
-    try (Runner runner = new Runner()) {
+    try (Runner runner = new Runner(guard)) {
       try (TaskFragmentWriter writer = new TaskFragmentWriter(viewUri, storageOptions,
           runner.allocator, runner.viewSchema, maxRowsPerFragment, arrowMemoryLimit)) {
         List<Row> item = new ArrayList<>();
@@ -245,8 +265,10 @@ final class ChunkerTask implements FlatMapFunction<Iterator<Row>, TaskOutput> {
     final int outputs;
     final int batchRows = Math.max(1, Math.min(maxRowsPerFragment, MAX_BATCH_ROWS));
     final long itemBufferBytes = Math.min(ITEM_BUFFER_BYTES, arrowMemoryLimit / 4);
+    final Guard guard;
 
-    Runner() throws java.io.IOException {
+    Runner(Guard guard) throws java.io.IOException {
+      this.guard = guard;
       StructType b = new StructType().add(ChunkerLayout.SOURCE_ROW_ID,
           org.apache.spark.sql.types.DataTypes.LongType, false);
       for (var f : inputSchema.fields()) {
@@ -598,6 +620,7 @@ final class ChunkerTask implements FlatMapFunction<Iterator<Row>, TaskOutput> {
             }
             start(u, true);
           }
+          guard.check(); // outside the try: what it throws is not the chunker's failure
           Child c;
           try {
             if (it == null) {

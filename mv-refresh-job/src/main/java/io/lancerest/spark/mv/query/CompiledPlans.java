@@ -1,6 +1,7 @@
 package io.lancerest.spark.mv.query;
 
 import io.lancerest.spark.mv.SourceQuery;
+import io.lancerest.spark.mv.driver.CompiledDefinition;
 import io.lancerest.spark.mv.refresh.ViewTables;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -77,7 +78,7 @@ final class CompiledPlans {
   }
 
   /** A compiled definition and the (built-in) functions it calls. */
-  record Entry(LocalRefreshWrite.Compiled compiled, List<FunctionIdentifier> functions) {}
+  record Entry(CompiledDefinition compiled, List<FunctionIdentifier> functions) {}
 
   static Key key(SparkSession spark, ViewTables t, SourceQuery q, StructType target,
       List<Field> sourceFields) {
@@ -108,7 +109,7 @@ final class CompiledPlans {
    * plan of {@code q}), or {@code null} when the plan depends on more than {@link Key} says.
    */
   static Entry entry(SparkSession spark, SourceQuery q, LogicalPlan analyzed,
-      LocalRefreshWrite.Compiled c) {
+      CompiledDefinition c) {
     List<FunctionIdentifier> functions;
     try {
       functions = cacheableFunctions(spark, q, analyzed);

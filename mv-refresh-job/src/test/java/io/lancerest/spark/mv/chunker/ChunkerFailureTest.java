@@ -39,14 +39,9 @@ class ChunkerFailureTest {
     spark = ChunkerFixture.spark();
   }
 
-
   @BeforeEach
   void source() {
-    TestChunkers.reset();
-    source = dir.resolve("docs.lance").toString();
-    SourceTables.create(source);
-    SourceTables.append(source, SourceTables.docs(0, 40, i -> "a" + i + " b" + i + " c" + i),
-        10);
+    source = ChunkerFixture.docsSource(dir, 40, i -> "a" + i + " b" + i + " c" + i, 10);
   }
 
   private static ErrorHandling retryThenSkip(Long maxCount, Double maxFraction) {

@@ -99,6 +99,19 @@ final class ChunkerFixture {
     return content(spark, fresh);
   }
 
+  /**
+   * A fresh source {@code docs.lance} in {@code dir} holding documents {@code [0, n)} in
+   * fragments of {@code perFragment}, with the test chunkers' counters reset.
+   */
+  static String docsSource(Path dir, int n, java.util.function.LongFunction<String> text,
+      int perFragment) {
+    TestChunkers.reset();
+    String source = dir.resolve("docs.lance").toString();
+    SourceTables.create(source);
+    SourceTables.append(source, SourceTables.docs(0, n, text), perFragment);
+    return source;
+  }
+
   static long version(String uri) {
     try (BufferAllocator a = new RootAllocator(); Dataset ds = Dataset.open(uri, a)) {
       return ds.version();

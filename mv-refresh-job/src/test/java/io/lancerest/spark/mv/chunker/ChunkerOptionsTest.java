@@ -41,11 +41,7 @@ class ChunkerOptionsTest {
 
   @BeforeEach
   void source() {
-    TestChunkers.reset();
-    source = dir.resolve("docs.lance").toString();
-    SourceTables.create(source);
-    SourceTables.append(source, SourceTables.docs(0, 40, i -> "a" + i + " b" + i + " c" + i),
-        10);
+    source = ChunkerFixture.docsSource(dir, 40, i -> "a" + i + " b" + i + " c" + i, 10);
   }
 
   private static RefreshOptions.Builder opts() {

@@ -48,13 +48,9 @@ class ChunkerRefreshTest {
     spark = ChunkerFixture.spark();
   }
 
-
   @BeforeEach
   void source() {
-    TestChunkers.reset();
-    source = dir.resolve("docs.lance").toString();
-    SourceTables.create(source);
-    SourceTables.append(source, SourceTables.docs(0, 6, i -> "w" + i + " x" + i), 3);
+    source = ChunkerFixture.docsSource(dir, 6, i -> "w" + i + " x" + i, 3);
   }
 
   private static String doc(long id) {

@@ -27,6 +27,8 @@ public final class TestChunkers {
   static final AtomicInteger MAX_ACTIVE = new AtomicInteger();
   static final List<Integer> BATCH_SIZES = Collections.synchronizedList(new ArrayList<>());
   static final Set<String> THREADS = ConcurrentHashMap.newKeySet();
+  /** What {@link Hooked} runs on each call, given the call's number since the last reset. */
+  static volatile java.util.function.IntConsumer onCall = n -> { };
 
   static void reset() {
     CALLS.set(0);
@@ -37,6 +39,18 @@ public final class TestChunkers {
     MAX_ACTIVE.set(0);
     BATCH_SIZES.clear();
     THREADS.clear();
+    onCall = n -> { };
+  }
+
+  /** Words; each call runs {@link #onCall} first (a test's CANCEL JOB, or a delay). */
+  public static class Hooked implements Chunker {
+    private final TextSplitter words = TextSplitter.of(" ", 0, 0);
+
+    @Override
+    public Iterator<Row> chunk(Row input) {
+      onCall.accept(CALLS.incrementAndGet());
+      return words.split(input.getString(0));
+    }
   }
 
   /** Words of the doc, as TextSplitter(separator " ") would; counts calls. */

@@ -146,6 +146,11 @@ class ExplainRefreshTest {
     assertTrue(chunker.get("Reason").contains("32 parents to expand (0 changed), 5 removed"),
         chunker.toString());
     assertEquals("unknown", chunker.get("Expected view row change"));
+    assertEquals("on the driver, no Spark job", chunker.get("Write"), chunker.toString());
+    assertTrue(chunker.get("Note").endsWith("; a Spark job of 1 tasks expands them instead if "
+        + "the definition cannot run on the driver, the parents exceed "
+        + "spark.lancerest.mv.chunker.localRefreshMaxBytes or the chunker takes longer than "
+        + "spark.lancerest.mv.chunker.localRefreshMaxMillis"), chunker.toString());
     Row cr = f.sql("REFRESH MATERIALIZED VIEW " + c).get(0);
     assertEquals(String.valueOf(cr.getLong(5)), chunker.get("View rows to delete"),
         chunker.toString());
