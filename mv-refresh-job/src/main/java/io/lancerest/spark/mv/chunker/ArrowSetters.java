@@ -37,6 +37,12 @@ import org.apache.spark.sql.Row;
  * Writes Spark external values (what a {@link Chunker} emits) into Arrow vectors, checking each
  * value against the column's declared type. A mismatch is reported with the column path so the
  * user sees which output is wrong.
+ *
+ * <p>Query views write through lance-spark's {@code LanceArrowWriter}; chunkers cannot without a
+ * cost: it takes Catalyst rows, so every child would first go through an encoder (a copy per
+ * row), and a value of the wrong type fails in that encoder with a message naming the Java type
+ * but neither the column path nor the parent. The chunker's output is user code's: the checks
+ * here are the error its author gets.
  */
 final class ArrowSetters {
   private ArrowSetters() {}
