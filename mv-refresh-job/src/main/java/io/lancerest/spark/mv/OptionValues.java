@@ -9,6 +9,11 @@ import java.util.Set;
 /**
  * Reads a function's {@code OPTIONS} values for its {@code validate} and {@code open}, with the
  * engine's wording for a bad value ({@link InvalidOptionException}).
+ *
+ * <p>Spark's {@code CaseInsensitiveStringMap} has typed getters, but a bad value surfaces as a
+ * bare {@code NumberFormatException} or {@code IllegalArgumentException} naming neither the
+ * function nor what is allowed, and it has no refusal of unknown keys; a view's options are
+ * also case-sensitive in the stored definition, which that map would hide.
  */
 public final class OptionValues {
   private OptionValues() {}
