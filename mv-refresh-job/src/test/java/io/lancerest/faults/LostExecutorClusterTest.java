@@ -30,7 +30,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * Issue 17 item 3: an executor JVM of a standalone cluster killed (SIGKILL, by its process id)
  * in the middle of a refresh of each view kind, while the view's own function runs in it: the
  * query view's SELECT ({@code faults_bang}, written by Spark tasks: {@code localRefreshMaxRows =
- * 0}), the chunker and the UDTF, each slowed down through {@link Injected}'s signal folder
+ * 0}), the chunker (expanded by Spark tasks: {@code localRefreshMaxParents = 0}) and the UDTF, each slowed down through {@link Injected}'s signal folder
  * until the kill. The Worker starts a new executor and Spark retries the lost tasks; the
  * refresh either completes or fails with a clear error, the view then holds its old or its
  * complete new content, the next refresh converges to a from-scratch view, and no row is
@@ -39,6 +39,8 @@ import org.junit.jupiter.params.provider.EnumSource;
 @Tag("slow")
 class LostExecutorClusterTest {
   private static final String LOCAL_WRITE = "spark.lancerest.mv.query.localRefreshMaxRows";
+  private static final String LOCAL_EXPANSION =
+      "spark.lancerest.mv.chunker.localRefreshMaxParents";
   static ClusterSpark cluster;
   static ViewFaultsFixture x;
   static ExecutorService driverThread = Executors.newSingleThreadExecutor();
@@ -48,6 +50,7 @@ class LostExecutorClusterTest {
     cluster = new ClusterSpark();
     x = new ViewFaultsFixture(cluster.master());
     x.f.spark.conf().set(LOCAL_WRITE, "0");
+    x.f.spark.conf().set(LOCAL_EXPANSION, "0");
   }
 
   @AfterAll

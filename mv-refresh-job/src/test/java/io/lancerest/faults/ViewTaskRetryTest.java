@@ -40,10 +40,14 @@ class ViewTaskRetryTest {
   void disarm() {
     Injected.disarm();
     x.f.spark.conf().unset(LOCAL_WRITE);
+    x.f.spark.conf().unset(LOCAL_EXPANSION);
   }
 
   /** Query views write small changes on the driver, with no task to retry: not under test. */
   private static final String LOCAL_WRITE = "spark.lancerest.mv.query.localRefreshMaxRows";
+  /** The same for small chunker expansions, which run on the driver. */
+  private static final String LOCAL_EXPANSION =
+      "spark.lancerest.mv.chunker.localRefreshMaxParents";
 
   /** Bounded: query and chunker views; the long profile adds the UDTF view. */
   static Stream<Kind> kinds() {
@@ -58,6 +62,7 @@ class ViewTaskRetryTest {
     long version = w.version("v");
     w.insert(400);
     x.f.spark.conf().set(LOCAL_WRITE, "0");
+    x.f.spark.conf().set(LOCAL_EXPANSION, "0");
     // past the first calls, so the failing attempt has output of its own by then
     Injected.arm(Injected.Mode.FIRST_ATTEMPT, 20, "faults_bang");
     List<Row> r = x.f.sql("REFRESH MATERIALIZED VIEW " + w.view(ViewFaultsFixture.FLAKY, "v"));

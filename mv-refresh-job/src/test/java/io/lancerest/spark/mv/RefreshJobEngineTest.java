@@ -93,6 +93,7 @@ class RefreshJobEngineTest {
     String logs;
     // (a change this small is otherwise written on the driver, without Spark jobs)
     f.spark.conf().set("spark.lancerest.mv.query.localRefreshMaxRows", "0");
+    f.spark.conf().set("spark.lancerest.mv.chunker.localRefreshMaxParents", "0");
     // Opened after Spark configured logging (it replaces a default configuration when it starts).
     try (LogCapture capture = new LogCapture("io.lancerest.spark.mv")) {
       code = job("--uri", f.uri, "--view", ns + ".v", "--job-id", "it-job-1",
@@ -100,6 +101,7 @@ class RefreshJobEngineTest {
       logs = capture.text();
     } finally {
       f.spark.conf().unset("spark.lancerest.mv.query.localRefreshMaxRows");
+      f.spark.conf().unset("spark.lancerest.mv.chunker.localRefreshMaxParents");
     }
 
     assertEquals(RefreshJob.DONE, code, err());

@@ -120,6 +120,8 @@ class ExpiringCredentialsClusterTest {
     String t = "lance." + ns + ".docs";
     f.sql("CREATE TABLE " + t + " (id BIGINT, body STRING, grp STRING)");
     String c = "lance." + ns + ".words";
+    // expanded by Spark tasks whose credentials expire, not on the driver
+    f.spark.conf().set("spark.lancerest.mv.chunker.localRefreshMaxParents", "0");
     f.sql("CREATE MATERIALIZED VIEW " + c + " USING CHUNKER '" + SlowWords.class.getName()
         + "' OPTIONS (input_columns = 'body') AS SELECT id, body FROM " + t);
     for (int part = 0; part < 4; part++) {

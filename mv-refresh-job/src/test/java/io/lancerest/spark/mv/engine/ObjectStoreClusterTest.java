@@ -61,6 +61,7 @@ class ObjectStoreClusterTest {
       // Query views write in Spark tasks too, not on the driver, on both sides.
       for (EngineFixture f : new EngineFixture[] {onS3, local}) {
         f.spark.conf().set("spark.lancerest.mv.query.localRefreshMaxRows", "0");
+        f.spark.conf().set("spark.lancerest.mv.chunker.localRefreshMaxParents", "0");
       }
     } catch (RuntimeException | Error e) {
       stop();

@@ -216,6 +216,7 @@ class RefreshContractTest {
     sc.setJobGroup("caller-group", "the caller's own jobs", false);
     // a change this small is otherwise written on the driver, without Spark jobs
     f.spark.conf().set("spark.lancerest.mv.query.localRefreshMaxRows", "0");
+    f.spark.conf().set("spark.lancerest.mv.chunker.localRefreshMaxParents", "0");
     try {
       sc.listenerBus().waitUntilEmpty(60_000);
       DESCRIPTIONS.clear();
@@ -251,6 +252,7 @@ class RefreshContractTest {
     } finally {
       sc.clearJobGroup();
       f.spark.conf().unset("spark.lancerest.mv.query.localRefreshMaxRows");
+      f.spark.conf().unset("spark.lancerest.mv.chunker.localRefreshMaxParents");
     }
   }
 
