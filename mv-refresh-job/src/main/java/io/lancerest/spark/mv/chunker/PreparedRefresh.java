@@ -1,0 +1,78 @@
+package io.lancerest.spark.mv.chunker;
+
+import io.lancerest.spark.mv.RefreshPlan;
+import io.lancerest.spark.mv.RefreshResult;
+import io.lancerest.spark.mv.refresh.SourceVersions;
+import io.lancerest.spark.mv.refresh.StagedRefresh;
+import io.lancerest.spark.mv.refresh.ViewRefresh;
+import java.util.List;
+import java.util.Map;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.roaringbitmap.longlong.Roaring64NavigableMap;
+
+/**
+ * What a chunker refresh read and decided before it expands anything ({@link RefreshPlanner}),
+ * from which REFRESH computes its change and EXPLAIN describes it.
+ */
+final class PreparedRefresh implements ViewRefresh.Attempt<ChunkerRefreshResult> {
+  final ChunkerRun run;
+  long readVersion;
+  Schema viewTable;
+  long viewRows;
+  long watermark;
+  long srcVersion;
+  String srcVersionTime;
+  Roaring64NavigableMap processed;
+  Roaring64NavigableMap truncated;
+  Dataset<Row> source;
+  ChunkerLayout layout;
+  SourceState state;
+  Roaring64NavigableMap deleteParents;
+  Map<String, String> config;
+  long scanMillis;
+  /**
+   * Why every parent is expanded again although nothing forces it: a cleanup removed the
+   * watermark version of the source ({@link SourceVersions#removedByCleanup}), or {@code
+   * null}.
+   */
+  String watermarkRemoved;
+
+  PreparedRefresh(ChunkerRun run) {
+    this.run = run;
+  }
+
+  /** Whether every parent is expanded again and every view row replaced. */
+  boolean rebuild() {
+    return run.o().force() || watermarkRemoved != null;
+  }
+
+  /** The reason of a rebuild when the watermark version is gone, for the log and EXPLAIN. */
+  String watermarkRemovedReason() {
+    return watermarkRemoved + "; which parents changed since then cannot be told, so every "
+        + "parent is expanded again from source version " + srcVersion;
+  }
+
+  @Override
+  public boolean upToDate() {
+    return !rebuild() && state.toExpand.isEmpty() && deleteParents.isEmpty()
+        && srcVersion == watermark && run.o().outputLimit() == null;
+  }
+
+  @Override
+  public ChunkerRefreshResult skipped() {
+    return new ChunkerRefreshResult(RefreshResult.JobStatus.SKIPPED, srcVersion, watermark,
+        readVersion, 0, 0, 0, 0, 0, 0, List.of(), run.ctx().elapsedMillis());
+  }
+
+  @Override
+  public RefreshPlan explain() {
+    return RefreshExplain.explain(this);
+  }
+
+  @Override
+  public StagedRefresh<ChunkerRefreshResult> compute() {
+    return RefreshStaging.compute(this);
+  }
+}

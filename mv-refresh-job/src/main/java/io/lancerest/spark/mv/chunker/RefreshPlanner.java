@@ -1,0 +1,140 @@
+package io.lancerest.spark.mv.chunker;
+
+import io.lancerest.spark.connector.CredentialRefresh;
+import io.lancerest.spark.mv.SourceIdentity;
+import io.lancerest.spark.mv.refresh.SourceVersions;
+import io.lancerest.spark.mv.refresh.ViewTables;
+import java.util.Map;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.roaringbitmap.longlong.Roaring64NavigableMap;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Plans one chunker refresh: reads the view's state and the source's change set since the
+ * watermark, and decides which parents are expanded and whose view rows are deleted.
+ */
+final class RefreshPlanner {
+  private static final Logger LOG = LoggerFactory.getLogger(ChunkerRefresh.class);
+
+  private RefreshPlanner() {}
+
+  static PreparedRefresh prepare(ChunkerRun run, long requestedVersion) {
+    ViewTables t = run.t();
+    ChunkerDefinition def = run.def();
+    ChunkerFunctions.check(def.function().className(), def.function().batch());
+    PreparedRefresh p = new PreparedRefresh(run);
+    // 1. the view's state at the version this refresh reads (and will commit on top of)
+    long readVersion;
+    Schema viewTable;
+    Map<String, String> config;
+    try (BufferAllocator a = new RootAllocator();
+        org.lance.Dataset view = run.openView(a, null)) {
+      readVersion = view.version();
+      viewTable = view.getSchema();
+      config = view.getConfig();
+      p.viewRows = view.countRows();
+    }
+    long watermark = watermark(t, viewTable);
+    long srcVersion = sourceVersion(t, watermark, viewTable.getCustomMetadata(),
+        requestedVersion);
+    if (watermark > 0 && srcVersion != watermark && !run.o().force()) {
+      // Without that version the parents updated in place since cannot be told from those a
+      // compaction moved (SourceHistory), so the processed set cannot be trusted.
+      p.watermarkRemoved = SourceVersions.removedByCleanup(t.viewName(), t.sourceUri(),
+          t.sourceStorageOptions(), watermark);
+    }
+    // force (or a rebuild): nothing counts as processed, so every filtered parent is expanded
+    // again, and the commit replaces every view row (including those of truncated or gone
+    // parents).
+    boolean force = p.rebuild();
+    Roaring64NavigableMap processed = force ? ParentIds.empty()
+        : ParentIds.fromBase64(ChunkerRefresh.configValue(config, ChunkerRefresh.PROCESSED_KEY),
+            "processed parent set");
+    Roaring64NavigableMap truncated = force ? ParentIds.empty()
+        : ParentIds.fromBase64(ChunkerRefresh.configValue(config, ChunkerRefresh.TRUNCATED_KEY),
+            "truncated parent set");
+    // Recorded by the commit so the next refresh can tell this source from a table created
+    // later under the same name (SourceIdentity).
+    String srcVersionTime = SourceIdentity.versionTime(t.sourceUri(), t.sourceStorageOptions(),
+        srcVersion);
+    if (srcVersionTime == null) {
+      throw new ChunkerRefreshException("Cannot open the source of view '" + t.viewName()
+          + "' at '" + t.sourceUri() + "' version " + srcVersion);
+    }
+
+    Dataset<Row> source = ChunkerRefresh.read(run.spark(), t, srcVersion);
+    ChunkerLayout layout = ChunkerRefresh.layout(source, def);
+    layout.checkMatches(viewTable, t.viewName());
+
+    // 2. which parents exist now, and which changed since the watermark
+    long t0 = System.nanoTime();
+    boolean mayScope = !force && run.o().outputLimit() == null && truncated.isEmpty()
+        && "0".equals(ChunkerRefresh.configValue(config, ChunkerRefresh.UNPROCESSED_KEY));
+    SourceState state = SourceState.scan(new SourceState.Source(run.ctx(), t, def.filter(),
+        source), watermark, srcVersion, processed,
+        mayScope && run.ctx().listener().readChangedFragmentsOnly());
+    Roaring64NavigableMap gone = state.gone;
+    Roaring64NavigableMap changed = state.changed;
+    Roaring64NavigableMap toExpand = state.toExpand;
+    Roaring64NavigableMap deleteParents = ParentIds.or(ParentIds.or(gone, changed), truncated);
+    long scanned = System.nanoTime();
+    LOG.info("Chunker view {} (job {}): source version {} (watermark {}), scanned {}: {} "
+        + "parents, {} to expand ({} changed), {} removed", t.viewName(), run.jobId(),
+        srcVersion, watermark, state.scope, state.present.getLongCardinality(),
+        toExpand.getLongCardinality(), changed.getLongCardinality(),
+        gone.getLongCardinality());
+    p.readVersion = readVersion;
+    p.viewTable = viewTable;
+    p.watermark = watermark;
+    p.srcVersion = srcVersion;
+    p.srcVersionTime = srcVersionTime;
+    p.processed = processed;
+    p.truncated = truncated;
+    p.source = source;
+    p.layout = layout;
+    p.state = state;
+    p.deleteParents = deleteParents;
+    p.config = config;
+    p.scanMillis = ChunkerRun.ms(t0, scanned);
+    return p;
+  }
+
+  private static long watermark(ViewTables t, Schema viewTable) {
+    Field f = viewTable.findField(ChunkerLayout.SOURCE_ROW_ID);
+    String w = f.getMetadata() == null ? null : f.getMetadata().get(ChunkerRefresh.WATERMARK_KEY);
+    if (w == null || w.isBlank()) {
+      return 0;
+    }
+    try {
+      return Long.parseLong(w.trim());
+    } catch (NumberFormatException e) {
+      throw new ChunkerRefreshException("View '" + t.viewName() + "' has an unreadable "
+          + "watermark '" + w + "' in " + ChunkerRefresh.WATERMARK_KEY);
+    }
+  }
+
+  private static long sourceVersion(ViewTables t, long watermark,
+      Map<String, String> viewMetadata, long requested) {
+    long latest;
+    try (BufferAllocator a = new RootAllocator();
+        org.lance.Dataset src = org.lance.Dataset.open(a, t.sourceUri(),
+            CredentialRefresh.readOptions(t.sourceStorageOptions()).build())) {
+      latest = src.latestVersion();
+    } catch (RuntimeException e) {
+      throw new ChunkerRefreshException("Cannot open the source of view '" + t.viewName()
+          + "' at '" + t.sourceUri() + "': " + e.getMessage(), e);
+    }
+    // Before the version checks: a replaced source usually has fewer versions than the
+    // watermark, and "cannot be refreshed backwards" would hide what happened.
+    SourceIdentity.require(t.viewName(), t.sourceUri(), t.sourceStorageOptions(), viewMetadata,
+        watermark, latest);
+    SourceVersions.requireForward(t.viewName(), requested, watermark);
+    return requested;
+  }
+}
