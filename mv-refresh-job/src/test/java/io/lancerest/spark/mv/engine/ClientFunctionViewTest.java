@@ -191,7 +191,7 @@ public class ClientFunctionViewTest {
     assertEquals(List.of("ok|2"), f.rows("SELECT grp, n FROM " + u));
 
     for (String name : List.of("c", "u")) {
-      String errorsTable = EngineViews.errorTableLocations(viewLocation(ns, name)).get(0);
+      String errorsTable = ViewDrop.errorTableLocations(viewLocation(ns, name)).get(0);
       assertTrue(datasetExists(errorsTable), "refresh recorded its skips in " + errorsTable);
       assertEquals(1, io.lancerest.spark.mv.LanceReads.reader(f.spark, Map.of(), null)
           .load(errorsTable).count());
@@ -219,7 +219,7 @@ public class ClientFunctionViewTest {
     String ns = f.namespace("foreign");
     String u = failOnBadView(ns);
     // Something that is not an errors table sits where the view's errors table would go.
-    String path = EngineViews.errorTableLocations(viewLocation(ns, "u")).get(0);
+    String path = ViewDrop.errorTableLocations(viewLocation(ns, "u")).get(0);
     org.apache.arrow.vector.types.pojo.Schema other = new org.apache.arrow.vector.types.pojo.Schema(
         List.of(org.apache.arrow.vector.types.pojo.Field.nullable("mine",
             new org.apache.arrow.vector.types.pojo.ArrowType.Utf8())));

@@ -1,0 +1,139 @@
+package io.lancerest.spark.mv.engine;
+
+import io.lancerest.spark.mv.MaterializedViewNotFoundException;
+import io.lancerest.spark.mv.RefreshListener;
+import io.lancerest.spark.mv.RefreshOptions;
+import io.lancerest.spark.mv.RefreshPlan;
+import io.lancerest.spark.mv.RefreshResult;
+import io.lancerest.spark.mv.ViewDefinition;
+import io.lancerest.spark.mv.engine.CatalogBinding.TableLocation;
+import io.lancerest.spark.mv.query.QueryLayout;
+import io.lancerest.spark.mv.refresh.JobTracker;
+import java.util.Arrays;
+import java.util.List;
+import java.util.UUID;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.StructType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Client-managed views refreshed (or explained) in this Spark session by {@link KindDispatch},
+ * each refresh under a job of the catalog's job log.
+ */
+final class ClientRefresh {
+  // The engine's log category, which operators and the suite's log checks filter on.
+  private static final Logger LOG = LoggerFactory.getLogger(EngineViews.class);
+  private final SparkSession spark;
+  private final CatalogBinding cat;
+  private final EngineJobs jobs;
+
+  ClientRefresh(SparkSession spark, CatalogBinding cat, EngineJobs jobs) {
+    this.spark = spark;
+    this.cat = cat;
+    this.jobs = jobs;
+  }
+
+  /**
+   * Refreshes the view now, in the caller's thread.
+   *
+   * @param stored the view as {@link StoredViews#read} found it, {@code null} if it does not
+   *     exist
+   * @param checkOptions run the function's option check first (CREATE has just run it)
+   * @param opened the job an ASYNC refresh opened (RUNNING recorded), else {@code null}
+   */
+  RefreshResult refresh(List<String> viewId, RefreshOptions options, StoredViews.Stored stored,
+      boolean checkOptions, RefreshListener listener, JobTracker opened) {
+    String viewName = cat.display(viewId);
+    if (stored == null) {
+      throw new MaterializedViewNotFoundException("Materialized view " + viewName
+          + " does not exist");
+    }
+    ViewDefinition def = stored.definition();
+    JobTracker job = opened != null ? opened : jobs.open(options.jobId() != null
+        ? options.jobId() : UUID.randomUUID().toString(), viewId);
+    try {
+      job.started(def.kind(), null);
+      List<String> sourceRelative = cat.relativeId(def.sourceQuery().sourceTableId());
+      TableLocation source = cat.locate(sourceRelative, "source table of view " + viewName);
+      if (checkOptions) {
+        checkFunctionOptions(def, source, viewName);
+      }
+      LOG.info("Refreshing {} view {} (job {}) from {}", def.kind().wire(), viewName,
+          job.jobId(), cat.display(sourceRelative));
+      return KindDispatch.refresh(spark, viewName, stored.view(), source, def, options, job,
+          listener, cat.caches());
+    } catch (RuntimeException | Error e) {
+      job.failed(e); // a failure before the refresh sequence; a no-op once it recorded the end
+      throw e;
+    } finally {
+      jobs.closed(job);
+      cat.invalidate(viewId);
+    }
+  }
+
+  /**
+   * Starts the refresh of client-managed {@code stored} on the catalog's ASYNC threads and
+   * returns at once: the job id, status RUNNING (already in the job log).
+   */
+  RefreshResult submit(List<String> viewId, RefreshOptions options, StoredViews.Stored stored,
+      long started) {
+    JobTracker job = jobs.open(options.jobId() != null ? options.jobId()
+        : UUID.randomUUID().toString(), viewId);
+    try {
+      job.started(stored.definition().kind(), null);
+      jobs.submit(job, () -> refresh(viewId, options, stored, true,
+          RefreshListener.NONE, job));
+    } catch (RuntimeException | Error e) {
+      job.failed(e);
+      jobs.closed(job);
+      throw e;
+    }
+    return new RefreshResult(job.jobId(), RefreshResult.JobStatus.RUNNING,
+        stored.definition().kind(), null, 0, 0, 0, System.currentTimeMillis() - started);
+  }
+
+  /** What refreshing client-managed {@code stored} now would do, with nothing changed. */
+  RefreshPlan explain(List<String> viewId, StoredViews.Stored stored, RefreshOptions options) {
+    String viewName = cat.display(viewId);
+    ViewDefinition def = stored.definition();
+    List<String> sourceRelative = cat.relativeId(def.sourceQuery().sourceTableId());
+    TableLocation source = cat.locate(sourceRelative, "source table of view " + viewName);
+    checkFunctionOptions(def, source, viewName);
+    try {
+      return KindDispatch.explain(spark, viewName, stored.view(), source, def, options);
+    } finally {
+      cat.invalidate(viewId);
+    }
+  }
+
+  /**
+   * The stored function's own option check, against the columns its SELECT gives over today's
+   * source. A view written by another client was never checked here, and a bad option would
+   * otherwise fail every source row or partition in the tasks.
+   */
+  private void checkFunctionOptions(ViewDefinition def, TableLocation source, String viewName) {
+    if (def.function() == null) {
+      return;
+    }
+    StructType selected;
+    try {
+      Dataset<Row> df = QueryLayout.readSource(spark, source.location(),
+          source.storageOptions(), null);
+      if (def.sourceQuery().projection().isEmpty()) {
+        selected = df.schema();
+      } else {
+        StructType v = QueryLayout.viewSchema(df, def.sourceQuery(), viewName);
+        selected = new StructType(Arrays.copyOfRange(v.fields(), 2, v.fields().length));
+      }
+    } catch (Exception unfit) {
+      // The SELECT no longer fits the source: the refresh itself says so, in its own words.
+      LOG.debug("View {}: options not checked, its SELECT does not fit the source: {}",
+          viewName, unfit.toString());
+      return;
+    }
+    FunctionOptions.validateStored(def.function(), selected, viewName);
+  }
+}
