@@ -62,7 +62,7 @@ final class LocalRefreshWrite {
    * @param why one line for the log: why it declined, or the rows it handled
    * @param phases read / project / write times, for the refresh's phases line
    */
-  record Outcome(QueryRefresh.Written written, String why, String phases) {
+  record Outcome(WrittenFragments written, String why, String phases) {
     static Outcome declined(String why) {
       return new Outcome(null, why, "");
     }
@@ -153,7 +153,7 @@ final class LocalRefreshWrite {
     RowSink rows = new RowSink(inView, watermark, target.fields().length, maxBytes);
     DriverScan.Stats read;
     try (BufferAllocator a = new RootAllocator();
-        org.lance.Dataset src = c.empty() ? null : QueryRefresh.open(a, t.sourceUri(),
+        org.lance.Dataset src = c.empty() ? null : RefreshDatasets.open(a, t.sourceUri(),
             t.sourceStorageOptions(), srcVersion, "source table")) {
       read = src == null ? new DriverScan.Stats(0, 0, 0) : DriverScan.scan(src, c, rescan, rows);
     } catch (Declined d) {
@@ -184,7 +184,7 @@ final class LocalRefreshWrite {
     long projectMs = read.computeNanos() / 1_000_000;
     String phases = String.format("local plan %d ms%s, read %d ms, project %d ms, write %d ms",
         planMs, reused ? " (reused)" : "", t2 - t1 - projectMs, projectMs, t3 - t2);
-    return new Outcome(new QueryRefresh.Written(w.fragments(), w.rows(), rows.kept,
+    return new Outcome(new WrittenFragments(w.fragments(), w.rows(), rows.kept,
         w.ranges()), String.format("%d rows read, %d projected, %d kept, %d written (%d bytes) "
             + "in %d fragments", read.rowsRead(), read.rowsOut(),
             rows.kept.getLongCardinality(), w.rows(), rows.bytes, w.fragments().size()),
@@ -210,7 +210,7 @@ final class LocalRefreshWrite {
 
     @Override
     public void accept(UnsafeRow out) {
-      if (QueryRefresh.WriteTask.unchangedInView(inView, watermark, out, updatedAt)) {
+      if (WriteTask.unchangedInView(inView, watermark, out, updatedAt)) {
         kept.addLong(out.getLong(0));
         return;
       }

@@ -308,7 +308,7 @@ class QueryFragmentDiffTest {
     String viewUri = location(f, ns, "v");
     org.apache.arrow.vector.types.pojo.Schema plain;
     try (BufferAllocator a = new RootAllocator(); Dataset v = Dataset.open(viewUri, a)) {
-      plain = QueryRefresh.withoutMetadata(v.getSchema());
+      plain = RefreshStart.withoutMetadata(v.getSchema());
     }
     org.apache.spark.sql.types.StructType st =
         org.apache.spark.sql.util.LanceArrowUtils.fromArrowSchema(plain);
@@ -334,12 +334,12 @@ class QueryFragmentDiffTest {
     }
     ViewTables tables = new ViewTables("v", viewUri, Map.of(), viewUri,
         Map.of());
-    QueryRefresh.WriteTask task = QueryRefresh.WriteTask.keeping(tables, plain,
+    WriteTask task = WriteTask.keeping(tables, plain,
         RefreshOptions.DEFAULTS, org.roaringbitmap.longlong.Roaring64NavigableMap.bitmapOf(
             1, 2, 3), watermark, cols);
     List<org.apache.spark.broadcast.Broadcast<byte[]>> b = task.broadcast(
         org.apache.spark.api.java.JavaSparkContext.fromSparkContext(f.spark.sparkContext()));
-    QueryRefresh.TaskOutput out;
+    WriteTask.Output out;
     try {
       out = task.call(in.iterator()).next();
     } finally {
@@ -352,7 +352,7 @@ class QueryFragmentDiffTest {
 
   @Test
   void changedFragmentsAreWrittenWithTheClusterParallelism() {
-    // few rows (far below ROWS_PER_TASK) in 3 changed fragments: packing them into one task
+    // few rows (far below SparkRefreshWrite.ROWS_PER_TASK) in 3 changed fragments: packing them into one task
     // would run the whole SELECT in one task while the other core idles
     String ns = f.namespace("par");
     String[] t = viewOver(f, ns, 1, 50);

@@ -1,0 +1,198 @@
+package io.lancerest.spark.mv.query;
+
+import static io.lancerest.spark.mv.query.RefreshDatasets.open;
+
+import io.lancerest.spark.connector.ScanBatchRows;
+import io.lancerest.spark.mv.GenevaLayout;
+import io.lancerest.spark.mv.RefreshOptions;
+import io.lancerest.spark.mv.SourceIdentity;
+import io.lancerest.spark.mv.fragments.FragmentDiff;
+import io.lancerest.spark.mv.fragments.SourceHistory;
+import io.lancerest.spark.mv.refresh.SourceVersions;
+import io.lancerest.spark.mv.refresh.ViewTables;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.FieldType;
+import org.apache.arrow.vector.types.pojo.Schema;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.util.LanceArrowUtils;
+import org.lance.FragmentMetadata;
+
+/**
+ * What a refresh reads of the view and its source before it decides anything; the same for
+ * REFRESH and EXPLAIN.
+ */
+final class RefreshStart {
+  /** The view version this refresh reads, and will commit on top of. */
+  final long readVersion;
+  final Schema viewArrow;
+  final long viewRows;
+  final long watermark;
+  final long srcVersion;
+  final int sourceFragments;
+  /** The source's fragments at {@link #srcVersion}, listed once for the whole refresh. */
+  final List<FragmentMetadata> sourceAt;
+  /** Rows a batch of a Spark read of the whole source, as the catalog reads it. */
+  final int sourceBatchRows;
+  final long sourceRows;
+  /** When the source version this refresh goes to was written ({@link SourceIdentity}). */
+  final String srcVersionTime;
+  /** The view's Arrow schema without metadata: the schema new view fragments are written in. */
+  final Schema plain;
+  final StructType target;
+  final boolean force;
+  final boolean replaceAll;
+  /**
+   * Why the view is rebuilt although it has a watermark: a cleanup removed that version of
+   * the source ({@link SourceVersions#removedByCleanup}); {@code null} otherwise.
+   */
+  final String watermarkRemoved;
+
+  /** Reads the view and the source at {@code srcVersion}, checking that it may refresh to it. */
+  RefreshStart(ViewTables t, RefreshOptions o, long srcVersion) {
+    // 1. the view at the version this refresh reads, and will commit on top of
+    try (BufferAllocator a = new RootAllocator();
+        org.lance.Dataset view = open(a, t.viewUri(), t.viewStorageOptions(), null, "view")) {
+      readVersion = view.version();
+      viewArrow = view.getSchema();
+      viewRows = view.countRows();
+    }
+    watermark = watermark(viewArrow, t.viewName());
+    force = o.force();
+    // 2. the source version to refresh to
+    String removed = null;
+    try (BufferAllocator a = new RootAllocator();
+        org.lance.Dataset src = open(a, t.sourceUri(), t.sourceStorageOptions(), null,
+            "source table")) {
+      long latest = src.latestVersion();
+      this.srcVersion = srcVersion;
+      // Before the version rule: a replaced source usually has fewer versions than the
+      // watermark, and "cannot be refreshed backwards" would hide what happened.
+      requireSameSource(t, viewArrow, watermark, latest);
+      SourceVersions.requireForward(t.viewName(), srcVersion, watermark);
+      if (watermark > 0 && srcVersion != watermark && !force) {
+        // Without that version neither the fragments nor the history since can be compared,
+        // and the update versions of rows a compaction moved may be wrong (SourceHistory):
+        // only a rebuild is sure to be right.
+        removed = SourceVersions.removedByCleanup(t.viewName(), t.sourceUri(),
+            t.sourceStorageOptions(), watermark);
+      }
+      try (org.lance.Dataset at = srcVersion == src.version() ? null
+          : open(a, t.sourceUri(), t.sourceStorageOptions(), srcVersion, "source table")) {
+        org.lance.Dataset ds = at == null ? src : at;
+        sourceAt = FragmentDiff.metadata(ds.getFragments());
+        sourceBatchRows = ScanBatchRows.forDataset(ds);
+        requireStableRowIds(sourceAt, t.viewName(), srcVersion);
+        srcVersionTime = SourceIdentity.versionTime(ds);
+        sourceFragments = sourceAt.size();
+        sourceRows = ds.countRows();
+      }
+    }
+    watermarkRemoved = removed;
+    plain = withoutMetadata(viewArrow);
+    target = LanceArrowUtils.fromArrowSchema(plain);
+    replaceAll = force || viewRows == 0 || watermarkRemoved != null;
+  }
+
+  /** Whether the view already reflects the source version (and nothing forces a rebuild). */
+  boolean upToDate() {
+    return srcVersion == watermark && !force;
+  }
+
+  /** The reason of a rebuild when the watermark version is gone, for the log and EXPLAIN. */
+  String watermarkRemovedReason() {
+    return watermarkRemoved + "; what changed since then cannot be told, so the view is "
+        + "rebuilt from source version " + srcVersion;
+  }
+
+  /** Why a refresh rebuilds the view, in the words of its log line. */
+  String rebuildReason() {
+    if (force) {
+      return "force";
+    }
+    if (watermarkRemoved != null) {
+      return "source version " + watermark + ", its watermark, was removed by a cleanup";
+    }
+    if (viewRows == 0) {
+      return watermark == 0 ? "first refresh" : "the view is empty";
+    }
+    return "the source's history cannot tell which rows changed in place";
+  }
+
+  /** Why a view is rebuilt when the source's history {@code h} has gaps. */
+  String unknownHistoryReason(SourceHistory h) {
+    return "the source's history since version " + watermark + " cannot tell which rows "
+        + "changed in place (" + h.unknown() + "), so the view is rebuilt from source version "
+        + srcVersion;
+  }
+
+  /**
+   * The source's history since the watermark, for the row scan ({@link RowIdScans#source}):
+   * the rows changed in place that their update versions may not show ({@link
+   * SourceHistory}); {@code null} for a rebuild or a view without a watermark.
+   */
+  SourceHistory rowScanHistory(ViewTables t) {
+    if (replaceAll || watermark == 0) {
+      return null;
+    }
+    try (BufferAllocator a = new RootAllocator();
+        org.lance.Dataset now = open(a, t.sourceUri(), t.sourceStorageOptions(), srcVersion,
+            "source table")) {
+      return SourceHistory.after(now, watermark);
+    }
+  }
+
+  /** Source versions must have stable row ids, or {@code __source_row_id} means nothing. */
+  static void requireStableRowIds(List<FragmentMetadata> fragments, String viewName,
+      long version) {
+    // every fragment of a dataset shares the setting: one is enough
+    if (!fragments.isEmpty() && fragments.get(0).getRowIdMeta() == null) {
+      throw new QueryRefreshException(StableRowIds.missingMessage(viewName, version));
+    }
+  }
+
+  static Schema withoutMetadata(Schema s) {
+    List<Field> fields = new ArrayList<>();
+    for (Field f : s.getFields()) {
+      fields.add(new Field(f.getName(), new FieldType(f.isNullable(), f.getType(),
+          f.getDictionary()), f.getChildren()));
+    }
+    return new Schema(fields);
+  }
+
+  /**
+   * Refuses a source that is not the dataset the view was refreshed from: a table dropped and
+   * created again under the same name restarts its versions, and its row ids and version
+   * numbers would be read as those of the old one. The view records when the source version
+   * it reflects was written ({@value QueryRefresh#SOURCE_VERSION_TIME}); that version of the
+   * source must still have been written then.
+   */
+  private static void requireSameSource(ViewTables t, Schema view, long watermark,
+      long latest) {
+    SourceIdentity.require(t.viewName(), t.sourceUri(), t.sourceStorageOptions(),
+        view.getCustomMetadata(), watermark, latest);
+  }
+
+  private static long watermark(Schema view, String viewName) {
+    Field f;
+    try {
+      f = view.findField(GenevaLayout.SOURCE_ROW_ID);
+    } catch (IllegalArgumentException e) {
+      throw new QueryRefreshException("Table of view " + viewName + " has no "
+          + GenevaLayout.SOURCE_ROW_ID + " column; it is not a query view table");
+    }
+    String w = f.getMetadata() == null ? null : f.getMetadata().get(GenevaLayout.WATERMARK);
+    if (w == null || w.isBlank()) {
+      return 0;
+    }
+    try {
+      return Long.parseLong(w.trim());
+    } catch (NumberFormatException e) {
+      throw new QueryRefreshException("View " + viewName + " has an unreadable "
+          + "watermark '" + w + "' (" + GenevaLayout.WATERMARK + ")");
+    }
+  }
+}
