@@ -218,7 +218,7 @@ public class LanceRestCatalog
       Map<String, String> vended) {
     Map<String, String> ns = tables.executorNamespace(serverId, vended);
     return io.lancerest.spark.connector.CredentialRefresh.withRoute(tables.storage(vended),
-        ns == null ? null : TableOperations.EXECUTOR_NAMESPACE_IMPL, ns, serverId);
+        ns == null ? null : DescribedTables.EXECUTOR_NAMESPACE_IMPL, ns, serverId);
   }
 
   /** The options this catalog was initialized with. */
