@@ -5,23 +5,15 @@ import io.lancerest.client.LanceRestClient;
 import io.lancerest.client.error.AlreadyExistsException;
 import io.lancerest.client.error.NamespaceNotEmptyException;
 import io.lancerest.client.error.NotFoundException;
-import io.lancerest.client.model.CreateNamespaceRequest;
 import io.lancerest.client.model.DescribeNamespaceRequest;
-import io.lancerest.client.model.DropNamespaceRequest;
-import io.lancerest.client.model.DropTableRequest;
 import io.lancerest.spark.connector.LanceFunctions;
 import java.io.Closeable;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BiFunction;
 import java.util.function.Supplier;
-import org.apache.spark.SparkContext;
-import org.apache.spark.scheduler.SparkListener;
-import org.apache.spark.scheduler.SparkListenerApplicationEnd;
-import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.analysis.NamespaceAlreadyExistsException;
 import org.apache.spark.sql.catalyst.analysis.NoSuchFunctionException;
 import org.apache.spark.sql.catalyst.analysis.NoSuchNamespaceException;
@@ -40,7 +32,6 @@ import org.apache.spark.sql.connector.catalog.functions.UnboundFunction;
 import org.apache.spark.sql.connector.expressions.Transform;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
-import org.slf4j.LoggerFactory;
 
 /**
  * Spark catalog over a Lance REST namespace server:
@@ -63,11 +54,8 @@ public class LanceRestCatalog
   private CatalogOptions options;
   private LanceRestClient client;
   private TableOperations tables;
-  private SparkContext context;
-  private SparkListener closeOnEnd;
-  private boolean closed;
-  /** What components acting for this catalog keep with it (caches), closed with it. */
-  private final Map<Class<?>, AutoCloseable> resources = new LinkedHashMap<>();
+  private NamespaceOperations namespaces;
+  private final CatalogLifecycle lifecycle = new CatalogLifecycle();
 
   @Override
   public void initialize(String name, CaseInsensitiveStringMap options) {
@@ -77,38 +65,8 @@ public class LanceRestCatalog
     this.client = LanceRestClient.create(this.options.clientOptions());
     this.tables = new TableOperations(client, this.options, name,
         () -> resource(CredentialRelay.class, this::startRelay));
-    closeWithSparkContext();
-  }
-
-  private void closeWithSparkContext() {
-    scala.Option<SparkSession> session = SparkSession.getActiveSession();
-    if (session.isEmpty()) {
-      session = SparkSession.getDefaultSession();
-    }
-    if (session.isEmpty() || session.get().sparkContext().isStopped()) {
-      return;
-    }
-    SparkContext sc = session.get().sparkContext();
-    SparkListener listener = new CloseOnApplicationEnd(this);
-    synchronized (this) {
-      context = sc;
-      closeOnEnd = listener;
-    }
-    sc.addSparkListener(listener);
-  }
-
-  /** Closes its catalog when the SparkContext ends. */
-  private static final class CloseOnApplicationEnd extends SparkListener {
-    private final LanceRestCatalog catalog;
-
-    CloseOnApplicationEnd(LanceRestCatalog catalog) {
-      this.catalog = catalog;
-    }
-
-    @Override
-    public void onApplicationEnd(SparkListenerApplicationEnd end) {
-      catalog.close();
-    }
+    this.namespaces = new NamespaceOperations(client);
+    lifecycle.closeWithSparkContext(this::close);
   }
 
   /**
@@ -117,38 +75,13 @@ public class LanceRestCatalog
    */
   @Override
   public void close() {
-    SparkContext sc;
-    SparkListener listener;
-    synchronized (this) {
-      if (closed) {
-        return;
-      }
-      closed = true;
-      sc = context;
-      listener = closeOnEnd;
-      context = null;
-      closeOnEnd = null;
-    }
-    // Closed by hand while the context runs: its listener bus must not keep this catalog.
-    if (sc != null && !sc.isStopped()) {
-      sc.removeSparkListener(listener);
+    if (!lifecycle.beginClose()) {
+      return;
     }
     if (tables != null) {
       tables.cache().clear();
     }
-    List<AutoCloseable> owned;
-    synchronized (this) {
-      owned = new ArrayList<>(resources.values());
-      resources.clear();
-    }
-    for (AutoCloseable r : owned) {
-      try {
-        r.close();
-      } catch (Exception e) {
-        LoggerFactory.getLogger(LanceRestCatalog.class).warn("Catalog {}: closing {} failed: {}",
-            name, r.getClass().getName(), e.toString());
-      }
-    }
+    lifecycle.closeResources(name);
     if (client != null) {
       client.close();
     }
@@ -160,14 +93,7 @@ public class LanceRestCatalog
    * as the catalog and is closed with it.
    */
   public <T extends AutoCloseable> T resource(Class<T> type, Supplier<T> create) {
-    synchronized (this) {
-      if (closed) {
-        throw new IllegalStateException("Catalog " + name + " is closed (closed by its owner, or "
-            + "its SparkContext stopped); use a catalog of a running session");
-      }
-      // under the catalog's lock, as close() takes the resources: none is made after it
-      return type.cast(resources.computeIfAbsent(type, t -> create.get()));
-    }
+    return lifecycle.resource(name, type, create);
   }
 
   /**
@@ -218,7 +144,7 @@ public class LanceRestCatalog
       Map<String, String> vended) {
     Map<String, String> ns = tables.executorNamespace(serverId, vended);
     return io.lancerest.spark.connector.CredentialRefresh.withRoute(tables.storage(vended),
-        ns == null ? null : TableOperations.EXECUTOR_NAMESPACE_IMPL, ns, serverId);
+        ns == null ? null : DescribedTables.EXECUTOR_NAMESPACE_IMPL, ns, serverId);
   }
 
   /** The options this catalog was initialized with. */
@@ -312,25 +238,9 @@ public class LanceRestCatalog
           + ". Create the parent namespace first");
     }
     try {
-      client.createNamespace(new CreateNamespaceRequest(id, null, metadata));
+      namespaces.create(id, metadata);
     } catch (AlreadyExistsException e) {
       throw new NamespaceAlreadyExistsException(namespace);
-    } catch (RuntimeException e) {
-      // Answer lost or 5xx: re-read. There now means created (by this call or a racing one);
-      // not there means not applied, so creating once more cannot create it twice.
-      if (!OutcomeUnknown.is(e)) {
-        throw e;
-      }
-      if (client.namespaceExists(id)) {
-        OutcomeUnknown.reconciled("CreateNamespace", id, "the namespace exists", e);
-        return;
-      }
-      OutcomeUnknown.reconciled("CreateNamespace", id, "not created, creating again", e);
-      try {
-        client.createNamespace(new CreateNamespaceRequest(id, null, metadata));
-      } catch (AlreadyExistsException again) {
-        throw new NamespaceAlreadyExistsException(namespace);
-      }
     }
   }
 
@@ -348,47 +258,14 @@ public class LanceRestCatalog
       throws NoSuchNamespaceException, NonEmptyNamespaceException {
     List<String> id = nsId(namespace);
     try {
-      if (cascade) {
-        dropContents(id);
-      }
-      client.dropNamespace(new DropNamespaceRequest(id, null, "Restrict"));
+      namespaces.drop(id, cascade);
       return true;
     } catch (NamespaceNotEmptyException e) {
       throw new NonEmptyNamespaceException(namespace);
     } catch (NotFoundException e) {
       throw new NoSuchNamespaceException(namespace);
-    } catch (RuntimeException e) {
-      // Answer lost or 5xx: re-read. Gone now means the drop was applied.
-      if (!OutcomeUnknown.is(e) || client.namespaceExists(id)) {
-        throw e;
-      }
-      OutcomeUnknown.reconciled("DropNamespace", id, "the namespace is gone", e);
-      return true;
     } finally {
       tables.invalidateUnder(id);
-    }
-  }
-
-  /**
-   * CASCADE, done by the catalog: servers (the directory server among them) refuse
-   * behavior=Cascade on a namespace that is not empty. Tables are purged, as Spark documents
-   * CASCADE to delete the namespace's tables; data left behind would be unreachable.
-   */
-  private void dropContents(List<String> id) {
-    for (String child : client.listAllNamespaces(id).toList()) {
-      List<String> childId = new ArrayList<>(id);
-      childId.add(child);
-      dropContents(childId);
-      client.dropNamespace(new DropNamespaceRequest(childId, null, "Restrict"));
-    }
-    for (String table : client.listAllTables(id).toList()) {
-      List<String> tableId = new ArrayList<>(id);
-      tableId.add(table);
-      try {
-        client.dropTable(new DropTableRequest(tableId));
-      } catch (NotFoundException ignored) {
-        // dropped concurrently
-      }
     }
   }
 

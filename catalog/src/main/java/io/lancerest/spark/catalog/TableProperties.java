@@ -1,7 +1,9 @@
 package io.lancerest.spark.catalog;
 
+import io.lancerest.client.Identifiers;
 import io.lancerest.spark.connector.LanceTables;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -49,6 +51,20 @@ final class TableProperties {
   /** True when a property name is reserved (case-insensitively, as Spark treats them). */
   static boolean isReserved(String key) {
     return RESERVED.contains(key.toLowerCase(Locale.ROOT));
+  }
+
+  /** The refusal of a statement that sets or removes reserved property {@code key}. */
+  static IllegalArgumentException reserved(List<String> id, String key) {
+    return new IllegalArgumentException("Table property '" + key + "' of "
+        + Identifiers.display(id) + " is reserved: the catalog computes it, so it cannot be set "
+        + "or removed. Reserved keys: " + new java.util.TreeSet<>(RESERVED));
+  }
+
+  /** A table's statement properties as dataset config; its location is no config. */
+  static Map<String, String> datasetProps(Map<String, String> props) {
+    Map<String, String> p = new LinkedHashMap<>(props);
+    p.remove(TableCatalog.PROP_LOCATION);
+    return toDatasetConfig(p);
   }
 
   /** Maps user properties to what is written into the dataset config. */

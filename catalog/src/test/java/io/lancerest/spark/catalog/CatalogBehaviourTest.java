@@ -287,7 +287,7 @@ class CatalogBehaviourTest {
     LanceRestCatalog c =
         (LanceRestCatalog) spark.sessionState().catalogManager().catalog("lance_sec");
     Map<String, String> shipped =
-        TableOperations.executorNamespaceProperties(c.client().config());
+        DescribedTables.executorNamespaceProperties(c.client().config());
     assertEquals(shared.plain.uri(), shipped.get("uri"));
     assertFalse(shipped.toString().contains("SECRET"), shipped.toString());
   }
@@ -297,7 +297,7 @@ class CatalogBehaviourTest {
     LanceRestCatalog c = (LanceRestCatalog) spark.sessionState().catalogManager()
         .catalog("lance");
     Map<String, String> shipped =
-        TableOperations.executorNamespaceProperties(c.client().config());
+        DescribedTables.executorNamespaceProperties(c.client().config());
     assertEquals("tests", shipped.get("header.X-Tenant"));
     assertEquals(Map.of("uri", shared.plain.uri(), "delimiter", "$",
         "header.X-Tenant", "tests"), shipped);

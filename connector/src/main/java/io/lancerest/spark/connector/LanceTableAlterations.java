@@ -36,7 +36,7 @@ public final class LanceTableAlterations {
 
   /** The dataset config of the table's latest version (includes Lance's own {@code lance.*}). */
   public static Map<String, String> properties(TableHandle handle) {
-    try (Dataset ds = LanceTables.openAt(handle.withVersion(null), null)) {
+    try (Dataset ds = DatasetOpener.openAt(handle.withVersion(null), null)) {
       return new LinkedHashMap<>(ds.getConfig());
     }
   }
@@ -219,7 +219,7 @@ public final class LanceTableAlterations {
   }
 
   private static DataType columnType(TableHandle handle, String[] fieldNames) {
-    try (Dataset ds = LanceTables.openAt(handle.withVersion(null), null)) {
+    try (Dataset ds = DatasetOpener.openAt(handle.withVersion(null), null)) {
       DataType type = LanceArrowUtils.fromArrowSchema(ds.getSchema());
       for (String name : fieldNames) {
         if (!(type instanceof StructType struct) || !Arrays.asList(struct.fieldNames()).contains(name)) {
@@ -232,7 +232,7 @@ public final class LanceTableAlterations {
   }
 
   private static boolean hasColumn(TableHandle handle, String[] fieldNames) {
-    try (Dataset ds = LanceTables.openAt(handle.withVersion(null), null)) {
+    try (Dataset ds = DatasetOpener.openAt(handle.withVersion(null), null)) {
       List<Field> fields = ds.getSchema().getFields();
       Field found = null;
       for (String name : fieldNames) {
@@ -253,7 +253,7 @@ public final class LanceTableAlterations {
 
   private static void apply(TableHandle handle, String operation, Consumer<Dataset> change) {
     requireUnmanaged(handle, operation);
-    try (Dataset ds = LanceTables.openAt(handle.withVersion(null), null)) {
+    try (Dataset ds = DatasetOpener.openAt(handle.withVersion(null), null)) {
       change.accept(ds);
     } catch (LanceTableException | ManagedVersioningException e) {
       throw e;

@@ -59,7 +59,7 @@ class TableHandleAndFunctionsTest {
   @Test
   void datasetConfigKeepsOnlyUserProperties() {
     Map<String, String> config =
-        LanceTables.datasetConfig(
+        LanceDatasets.datasetConfig(
             Map.of(
                 "provider", "lance",
                 "owner", "me",
