@@ -26,7 +26,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The layout the README promises, checked on the sources of every module: no package depends,
  * directly or through others, on a package that depends on it, and every package says what it
- * is for in a {@code package-info.java}.
+ * is for in a {@code package-info.java}; no main source is so large that it must hold more than
+ * one job.
  */
 class PackageStructureTest {
   /** Modules whose main sources are checked; the test runs in mv-refresh-job/. */
@@ -169,6 +170,22 @@ class PackageStructureTest {
     List<Path> missing = dirs.stream()
         .filter(d -> !Files.exists(d.resolve("package-info.java"))).toList();
     assertEquals(List.of(), missing, "packages without a package-info.java");
+  }
+
+  /** Types of one job each: a main source over this many lines is two types or more. */
+  private static final int MAX_MAIN_LINES = 500;
+
+  @Test
+  void noMainSourceIsOverFiveHundredLines() throws IOException {
+    List<String> large = new ArrayList<>();
+    for (Source s : sources()) {
+      long lines = Files.readAllLines(s.file()).size();
+      if (lines > MAX_MAIN_LINES) {
+        large.add(s.file().normalize() + " (" + lines + " lines)");
+      }
+    }
+    assertEquals(List.of(), large, "main sources over " + MAX_MAIN_LINES + " lines: split them "
+        + "along the data's path, one job per type");
   }
 
   @Test

@@ -37,7 +37,6 @@ final class UdtfCompute {
    * that drew cheap partitions take another task while a costly one is still running.
    */
   static final int TASKS_PER_SLOT = 4;
-  private static final AtomicBoolean RESOURCE_ADVISORY_LOGGED = new AtomicBoolean();
 
   private UdtfCompute() {}
 
@@ -113,7 +112,8 @@ final class UdtfCompute {
             .sortWithinPartitions(input.col(key)).toJavaRDD();
       }
       JavaRDD<PartitionOutcome> outcomes = rows.mapPartitions(new PartitionTask(spec));
-      outcomes = withResources(spark, outcomes, def.resources(), view.viewName());
+      outcomes = withResources(spark, outcomes, def.resources(), view.viewName(),
+          ctx.caches().get(AdvisoryLogged.class, AdvisoryLogged::new));
       List<PartitionOutcome> collected;
       long computeStarted = System.nanoTime();
       try {
@@ -156,10 +156,10 @@ final class UdtfCompute {
   /**
    * Applies the UDTF's resource requests to the stage that calls it. Stage-level scheduling
    * needs YARN, Kubernetes or standalone (with dynamic allocation); elsewhere (local mode, for
-   * one) the requests are advisory and logged once per JVM.
+   * one) the requests are advisory and logged once per catalog ({@code logged}).
    */
   static <T> JavaRDD<T> withResources(SparkSession spark, JavaRDD<T> rdd,
-      UdtfResources resources, String view) {
+      UdtfResources resources, String view, AdvisoryLogged logged) {
     String discovery = spark.sparkContext().getConf()
         .get("spark.executor.resource.gpu.discoveryScript", "");
     Optional<ResourceProfile> profile = resources.toResourceProfile(discovery);
@@ -168,21 +168,26 @@ final class UdtfCompute {
     }
     String master = spark.sparkContext().master();
     if (master.startsWith("local")) {
-      advisory(view, resources, "Spark runs in local mode (" + master + "), which has no "
+      advisory(logged, view, resources, "Spark runs in local mode (" + master + "), which has no "
           + "stage-level scheduling");
       return rdd;
     }
     try {
       return new JavaRDD<>(rdd.rdd().withResources(profile.get()), rdd.classTag());
     } catch (RuntimeException e) {
-      advisory(view, resources, "the cluster manager refused a ResourceProfile: "
+      advisory(logged, view, resources, "the cluster manager refused a ResourceProfile: "
           + e.getMessage());
       return rdd;
     }
   }
 
-  private static void advisory(String view, UdtfResources r, String why) {
-    if (RESOURCE_ADVISORY_LOGGED.compareAndSet(false, true)) {
+  /** Whether a catalog has said that resource requests are advisory where it runs. */
+  static final class AdvisoryLogged {
+    private final AtomicBoolean logged = new AtomicBoolean();
+  }
+
+  private static void advisory(AdvisoryLogged once, String view, UdtfResources r, String why) {
+    if (once.logged.compareAndSet(false, true)) {
       LOG.warn("UDTF resources for view '{}' (num_cpus={}, num_gpus={}, memory={} bytes) are "
           + "advisory: {}", view, r.numCpus(), r.numGpus(), r.memoryBytes(), why);
     }
