@@ -34,7 +34,7 @@ import okhttp3.mockwebserver.RecordedRequest;
  * UpdateTableSchemaMetadata's, returned by DescribeTable), and pages every list answer into
  * pages of {@code pageSize} names, which the directory server does not do.
  */
-final class ForwardingProxy implements AutoCloseable {
+public final class ForwardingProxy implements AutoCloseable {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final MediaType JSON_TYPE = MediaType.get("application/json");
 
@@ -51,7 +51,7 @@ final class ForwardingProxy implements AutoCloseable {
   /** Table properties kept by the scripted server, by delimited table id. */
   private final Map<String, Map<String, String>> properties = new ConcurrentHashMap<>();
 
-  ForwardingProxy(String targetUri, String rootDirUri, boolean scripted, int pageSize) {
+  public ForwardingProxy(String targetUri, String rootDirUri, boolean scripted, int pageSize) {
     this.target = HttpUrl.get(targetUri);
     this.rootDirUri = rootDirUri.endsWith("/") ? rootDirUri : rootDirUri + "/";
     this.scripted = scripted;
@@ -73,23 +73,23 @@ final class ForwardingProxy implements AutoCloseable {
     }
   }
 
-  String uri() {
+  public String uri() {
     return "http://127.0.0.1:" + server.getPort();
   }
 
   /** Requests seen for a route such as {@code table/describe}. */
-  int count(String route) {
+  public int count(String route) {
     AtomicInteger c = counts.get(route);
     return c == null ? 0 : c.get();
   }
 
-  Map<String, Integer> counts() {
+  public Map<String, Integer> counts() {
     Map<String, Integer> out = new TreeMap<>();
     counts.forEach((k, v) -> out.put(k, v.get()));
     return out;
   }
 
-  void resetCounts() {
+  public void resetCounts() {
     counts.clear();
   }
 

@@ -47,7 +47,6 @@ final class ClientCreate {
   }
 
   /** Creates the view; the first refresh's result, or {@code null} WITH NO DATA. */
-
   RefreshResult create(CreateViewRequest r, PreparedView p) {
     ViewDefinition d = p.definition();
     String viewName = cat.display(r.viewId());
@@ -63,6 +62,7 @@ final class ClientCreate {
       throw new MaterializedViewNotFoundException("Cannot create materialized view " + viewName
           + ": its namespace does not exist. Create it first (CREATE NAMESPACE)", e);
     }
+    StoredViews.Stored created;
     try {
       TableLocation view = cat.locate(r.viewId(), "view");
       GenevaLayout.Metadata md = GenevaLayout.encode(d, ViewState.NEVER_REFRESHED,
@@ -84,6 +84,9 @@ final class ClientCreate {
           .config(describeTableProperties(d));
       md.fields().forEach(b::fieldMetadata);
       b.build().commit();
+      // what the view's table now says, as a later statement would read it back
+      created = StoredViews.decoded(r.viewId(), view,
+          new GenevaLayout.Metadata(schemaMd, md.fields()));
     } catch (RuntimeException e) {
       try {
         cat.catalog().purgeTable(ident);
@@ -101,9 +104,10 @@ final class ClientCreate {
     RefreshOptions initial = p.outputLimit() == null ? RefreshOptions.DEFAULTS
         : RefreshOptions.builder().outputLimit(p.outputLimit()).build();
     try {
-      // PreparedView.prepare has just checked the function's options against this very source.
-      return refresh.refresh(r.viewId(), initial, views.read(r.viewId()), false,
-          RefreshListener.NONE, null);
+      // PreparedView.prepare has just checked the function's options against this very source,
+      // and described it: the first refresh neither describes the view nor its source again.
+      return refresh.refresh(r.viewId(), initial, created, false, RefreshListener.NONE, null,
+          p.source());
     } catch (Throwable failure) {
       throw notCreated(r.viewId(), viewName, failure);
     }

@@ -43,9 +43,11 @@ final class ClientRefresh {
    *     exist
    * @param checkOptions run the function's option check first (CREATE has just run it)
    * @param opened the job an ASYNC refresh opened (RUNNING recorded), else {@code null}
+   * @param source where the source lives when the statement has described it already (CREATE
+   *     ... WITH DATA), else {@code null}: described here
    */
   RefreshResult refresh(List<String> viewId, RefreshOptions options, StoredViews.Stored stored,
-      boolean checkOptions, RefreshListener listener, JobTracker opened) {
+      boolean checkOptions, RefreshListener listener, JobTracker opened, TableLocation source) {
     String viewName = cat.display(viewId);
     if (stored == null) {
       throw new MaterializedViewNotFoundException("Materialized view " + viewName
@@ -57,7 +59,9 @@ final class ClientRefresh {
     try {
       job.started(def.kind(), null);
       List<String> sourceRelative = cat.relativeId(def.sourceQuery().sourceTableId());
-      TableLocation source = cat.locate(sourceRelative, "source table of view " + viewName);
+      if (source == null) {
+        source = cat.locate(sourceRelative, "source table of view " + viewName);
+      }
       if (checkOptions) {
         checkFunctionOptions(def, source, viewName);
       }
@@ -85,7 +89,7 @@ final class ClientRefresh {
     try {
       job.started(stored.definition().kind(), null);
       jobs.submit(job, () -> refresh(viewId, options, stored, true,
-          RefreshListener.NONE, job));
+          RefreshListener.NONE, job, null));
     } catch (RuntimeException | Error e) {
       job.failed(e);
       jobs.closed(job);

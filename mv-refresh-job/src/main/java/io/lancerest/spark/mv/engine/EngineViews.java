@@ -102,12 +102,12 @@ public final class EngineViews implements MaterializedViews {
   public RefreshResult refresh(List<String> viewId, RefreshOptions options,
       RefreshListener listener) {
     if (mode == MvMode.CLIENT) {
-      return client.refresh(viewId, options, views.read(viewId), true, listener, null);
+      return client.refresh(viewId, options, views.read(viewId), true, listener, null, null);
     }
     StoredViews.Stored stored = mode == MvMode.AUTO ? views.read(viewId) : null;
     if (stored != null && stored.clientManaged()) {
       // The definition just read is the one refreshed: no second lookup of the view.
-      return client.refresh(viewId, options, stored, true, listener, null);
+      return client.refresh(viewId, options, stored, true, listener, null, null);
     }
     try {
       return server.refresh(viewId, options, stored);
@@ -118,7 +118,7 @@ public final class EngineViews implements MaterializedViews {
             + "' has mv.mode = server", e);
       }
       return client.refresh(viewId, options, stored != null ? stored : views.read(viewId), true,
-          listener, null);
+          listener, null, null);
     }
   }
 

@@ -34,14 +34,16 @@ import org.slf4j.LoggerFactory;
 /**
  * Everything a CREATE MATERIALIZED VIEW checks and computes before anything is created: the
  * options, the source and its stable row ids, the definition and the view's schemas.
+ *
+ * @param source where the source lives, as described once for this CREATE: its first refresh
+ *     reads the same location with the same storage options
  */
 record PreparedView(ViewDefinition definition, StructType viewSchema, Schema arrowSchema,
-    Long outputLimit, Map<String, String> tableProperties) {
+    Long outputLimit, Map<String, String> tableProperties, TableLocation source) {
   // The engine's log category, which operators already filter on.
   private static final Logger LOG = LoggerFactory.getLogger(EngineViews.class);
 
   /** The checked request; {@code null} when the view exists and the CREATE said IF NOT EXISTS. */
-
   static PreparedView prepare(SparkSession spark, CatalogBinding cat, CreateViewRequest r,
       String viewName) {
     MaterializedViewKind kind = r.kind();
@@ -131,7 +133,8 @@ record PreparedView(ViewDefinition definition, StructType viewSchema, Schema arr
     Schema arrow = viewKind.viewSchema(def, sourceDf, queryView);
     StructType viewSchema = kind == MaterializedViewKind.QUERY ? queryView
         : LanceArrowUtils.fromArrowSchema(plain(arrow));
-    return new PreparedView(def, viewSchema, arrow, outputLimit, r.tableProperties());
+    return new PreparedView(def, viewSchema, arrow, outputLimit, r.tableProperties(),
+        source);
   }
 
   private static boolean viewExists(CatalogBinding cat, List<String> viewId) {

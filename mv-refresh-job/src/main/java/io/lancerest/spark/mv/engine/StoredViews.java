@@ -50,6 +50,11 @@ final class StoredViews {
           + "materialized view (its schema has no '" + GenevaLayout.VERSION + "' metadata); "
           + "use the TABLE statements for it");
     }
+    return decoded(viewId, view, md);
+  }
+
+  /** The view at {@code view} whose table carries {@code md}, without reading it again. */
+  static Stored decoded(List<String> viewId, TableLocation view, GenevaLayout.Metadata md) {
     GenevaLayout.StoredView sv = GenevaLayout.decode(viewId, md);
     return new Stored(view, sv.definition(), sv.state(),
         md.schema().containsKey(GenevaLayout.FORMAT)

@@ -193,7 +193,6 @@ final class UdtfCompute {
     }
   }
 
-
   private static String rootMessage(Throwable e) {
     Throwable t = e;
     while (t.getCause() != null && t.getCause() != t) {
