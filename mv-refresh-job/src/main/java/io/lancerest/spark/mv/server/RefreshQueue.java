@@ -18,7 +18,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The service's refreshes: at most {@code threads} run at once, at most {@code queued} wait, and
- * a view has at most one refresh waiting or running (asking again answers that job's id).
+ * a view has at most one refresh running and one waiting behind it. A request joins the view's
+ * refresh only while that one has not started, so the refresh answered always starts after the
+ * request: it sees every commit the caller saw before asking.
  */
 final class RefreshQueue implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RefreshQueue.class);
@@ -45,9 +47,25 @@ final class RefreshQueue implements AutoCloseable {
   /** The job id answered, and whether it is an earlier request's. */
   record Submitted(String jobId, boolean existing) {}
 
+  /**
+   * A view's refreshes: the one in the pool ({@code current}, waiting or running) and the one
+   * asked for while it ran ({@code next}), which the same thread runs when {@code current} ends.
+   */
+  private static final class Slot {
+    Entry current;
+    RefreshOptions currentOptions;
+    Entry next;
+    RefreshOptions nextOptions;
+
+    Slot(Entry current, RefreshOptions currentOptions) {
+      this.current = current;
+      this.currentOptions = currentOptions;
+    }
+  }
+
   private final ThreadPoolExecutor pool;
   private final Worker worker;
-  private final Map<List<String>, Entry> byView = new HashMap<>();
+  private final Map<List<String>, Slot> byView = new HashMap<>();
   private final Map<String, Entry> byJob = new HashMap<>();
   private final Map<String, Ended> ended = new java.util.LinkedHashMap<>(16, 0.75f, false) {
     @Override
@@ -55,6 +73,7 @@ final class RefreshQueue implements AutoCloseable {
       return size() > ENDED_KEPT;
     }
   };
+  private boolean closed;
 
   RefreshQueue(int threads, int queued, Worker worker) {
     this.worker = worker;
@@ -70,14 +89,22 @@ final class RefreshQueue implements AutoCloseable {
   }
 
   /**
-   * Queues a refresh of {@code viewId}, or answers the one it already has.
+   * Queues a refresh of {@code viewId}: joins the view's refresh that has not started yet, else
+   * queues one to run after the running one (once: later requests join it), else a new one.
    *
    * @throws ServiceError 503 with Retry-After when the queue is full
    */
   synchronized Submitted submit(List<String> viewId, RefreshOptions options, String launchedBy) {
-    Entry busy = byView.get(viewId);
-    if (busy != null) {
-      return new Submitted(busy.jobId(), true);
+    if (closed) {
+      throw new ServiceError(503, ErrorCode.SERVICE_UNAVAILABLE, "The service is stopping and "
+          + "takes no refresh; retry later", 10, null);
+    }
+    Slot slot = byView.get(viewId);
+    if (slot != null && slot.next != null) {
+      return join(slot.next, slot.nextOptions, options);
+    }
+    if (slot != null && !slot.current.started()) {
+      return join(slot.current, slot.currentOptions, options);
     }
     String jobId = options.jobId() != null ? options.jobId() : UUID.randomUUID().toString();
     if (byJob.containsKey(jobId)) {
@@ -87,7 +114,14 @@ final class RefreshQueue implements AutoCloseable {
     Entry e = new Entry(jobId, List.copyOf(viewId), launchedBy, System.currentTimeMillis(),
         false);
     RefreshOptions withId = options.toBuilder().jobId(jobId).build();
-    byView.put(e.viewId(), e);
+    if (slot != null) {
+      // the running refresh may have read its source before the caller's commit
+      slot.next = e;
+      slot.nextOptions = withId;
+      byJob.put(jobId, e);
+      return new Submitted(jobId, false);
+    }
+    byView.put(e.viewId(), new Slot(e, withId));
     byJob.put(jobId, e);
     try {
       pool.execute(() -> run(e, withId));
@@ -97,6 +131,22 @@ final class RefreshQueue implements AutoCloseable {
       throw full(full);
     }
     return new Submitted(jobId, false);
+  }
+
+  /**
+   * The refresh {@code waiting} answers a request with {@code asked}, which reads the same
+   * source version: both the latest, or both the same {@code src_version}.
+   */
+  private static Submitted join(Entry waiting, RefreshOptions its, RefreshOptions asked) {
+    if (!java.util.Objects.equals(its.srcVersion(), asked.srcVersion())) {
+      throw new ServiceError(409, ErrorCode.CONCURRENT_MODIFICATION, "View "
+          + String.join(".", waiting.viewId()) + " has a refresh waiting (job "
+          + waiting.jobId() + ") " + (its.srcVersion() == null ? "to the latest source version"
+          : "to source version " + its.srcVersion()) + "; ask for "
+          + (asked.srcVersion() == null ? "the latest" : "src_version " + asked.srcVersion())
+          + " again once it has started");
+    }
+    return new Submitted(waiting.jobId(), true);
   }
 
   /** Whether a refresh submitted now would be taken (a thread free or a place in the queue). */
@@ -111,13 +161,73 @@ final class RefreshQueue implements AutoCloseable {
         + " waiting, its limit; retry later", 10, cause);
   }
 
+  /**
+   * Runs {@code e}; then hands the view's follow-up, asked for meanwhile, to the pool (behind
+   * the refreshes of other views that wait), or runs it here when the pool has no room.
+   */
   private void run(Entry e, RefreshOptions options) {
-    synchronized (this) {
-      if (byJob.get(e.jobId()) == e) {
-        Entry started = new Entry(e.jobId(), e.viewId(), e.launchedBy(), e.submittedAt(), true);
-        byJob.put(e.jobId(), started);
-        byView.put(e.viewId(), started);
+    while (e != null) {
+      Entry next = null;
+      RefreshOptions nextOptions = null;
+      try {
+        runOne(e, options);
+      } catch (Throwable unrecorded) {
+        // even recording the failure failed: the view must still be freed, its follow-up run
+        LOG.warn("Refresh of view {} (job {}) failed, and so did recording why: {}",
+            String.join(".", e.viewId()), e.jobId(), unrecorded.getClass().getName());
       }
+      synchronized (this) {
+        Slot slot = byView.get(e.viewId());
+        if (slot == null || !slot.current.jobId().equals(e.jobId())) {
+          return; // dropped by close() before it started
+        }
+        byJob.remove(e.jobId());
+        if (slot.next == null || closed) {
+          if (slot.next != null) {
+            dropped(slot.next);
+          }
+          byView.remove(e.viewId());
+        } else {
+          next = slot.next;
+          nextOptions = slot.nextOptions;
+          slot.current = next;
+          slot.currentOptions = nextOptions;
+          slot.next = null;
+          slot.nextOptions = null;
+        }
+      }
+      if (next == null) {
+        return;
+      }
+      Entry queued = next;
+      RefreshOptions queuedOptions = nextOptions;
+      try {
+        pool.execute(() -> run(queued, queuedOptions));
+        return;
+      } catch (RejectedExecutionException noRoom) {
+        e = next; // its caller already has its id: run it on this thread
+        options = nextOptions;
+      }
+    }
+  }
+
+  /** A refresh answered to a caller but never started: job/describe then says why. */
+  private void dropped(Entry e) {
+    byJob.remove(e.jobId());
+    ended.put(e.jobId(), new Ended(e.jobId(), e.viewId(), e.launchedBy(), e.submittedAt(),
+        System.currentTimeMillis(), "the service stopped before this refresh started; ask "
+            + "for it again"));
+  }
+
+  private void runOne(Entry e, RefreshOptions options) {
+    synchronized (this) {
+      Slot slot = byView.get(e.viewId());
+      if (byJob.get(e.jobId()) != e || slot == null || slot.current != e) {
+        return; // dropped by close() while it waited
+      }
+      Entry started = new Entry(e.jobId(), e.viewId(), e.launchedBy(), e.submittedAt(), true);
+      byJob.put(e.jobId(), started);
+      slot.current = started;
     }
     try {
       worker.refresh(e.viewId(), options, e.launchedBy());
@@ -131,11 +241,6 @@ final class RefreshQueue implements AutoCloseable {
       synchronized (this) {
         ended.put(e.jobId(), new Ended(e.jobId(), e.viewId(), e.launchedBy(), e.submittedAt(),
             System.currentTimeMillis(), message));
-      }
-    } finally {
-      synchronized (this) {
-        byJob.remove(e.jobId());
-        byView.remove(e.viewId());
       }
     }
   }
@@ -161,7 +266,17 @@ final class RefreshQueue implements AutoCloseable {
    */
   @Override
   public void close() {
-    pool.getQueue().clear();
+    synchronized (this) {
+      closed = true;
+      pool.getQueue().clear();
+      for (var it = byView.values().iterator(); it.hasNext(); ) {
+        Slot slot = it.next();
+        if (!slot.current.started()) {
+          dropped(slot.current);
+          it.remove();
+        }
+      }
+    }
     pool.shutdown();
   }
 }

@@ -12,7 +12,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
-/** One refresh per view, a bounded queue, and 503 beyond it; no Spark. */
+/** One refresh running per view and one behind it, a bounded queue, 503 beyond it; no Spark. */
 class RefreshQueueTest {
   private static final List<String> A = List.of("ns", "a");
   private static final List<String> B = List.of("ns", "b");
@@ -26,16 +26,14 @@ class RefreshQueueTest {
       if (view.equals(A)) {
         startedA.countDown();
       }
-      try {
-        assertTrue(release.await(30, TimeUnit.SECONDS), "never released");
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      }
+      hold(release);
     })) {
       RefreshQueue.Submitted a = q.submit(A, RefreshOptions.DEFAULTS, "service");
       assertTrue(startedA.await(30, TimeUnit.SECONDS), "the refresh of a did not start");
-      assertEquals(new RefreshQueue.Submitted(a.jobId(), true),
-          q.submit(A, RefreshOptions.DEFAULTS, "service"), "a second request for a");
+      RefreshQueue.Submitted again = q.submit(A, RefreshOptions.DEFAULTS, "service");
+      assertFalse(again.existing(), "a runs: a second request for a gets a refresh after it");
+      assertEquals(new RefreshQueue.Submitted(again.jobId(), true),
+          q.submit(A, RefreshOptions.DEFAULTS, "service"), "a third request joins the second");
       RefreshQueue.Submitted b = q.submit(B, RefreshOptions.DEFAULTS, "auto");
       assertFalse(q.job(b.jobId()).orElseThrow().started(), "b waits");
       assertTrue(q.job(a.jobId()).orElseThrow().started(), "a runs");
@@ -77,6 +75,144 @@ class RefreshQueueTest {
       assertFalse(q.busy(A), "a failed refresh still holds its view");
       // job/describe answers it from here when the job log never recorded it
       assertEquals("IllegalStateException: boom", q.ended("job-1").orElseThrow().message());
+    }
+  }
+
+  /**
+   * A request made while the view's refresh runs is answered by a refresh that starts after
+   * that one ends: the running one may have read the source before the caller's commit.
+   */
+  @Test
+  void aRequestWhileTheViewsRefreshRunsIsAnsweredByOneThatStartsAfterIt() throws Exception {
+    CountDownLatch release = new CountDownLatch(1);
+    CountDownLatch startedFirst = new CountDownLatch(1);
+    List<String> events = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+    try (RefreshQueue q = new RefreshQueue(2, 2, (view, options, by) -> {
+      events.add("start " + options.jobId());
+      if (options.jobId().equals("first")) {
+        startedFirst.countDown();
+        hold(release);
+      }
+      events.add("end " + options.jobId());
+    })) {
+      q.submit(A, RefreshOptions.builder().jobId("first").build(), "service");
+      assertTrue(startedFirst.await(30, TimeUnit.SECONDS), "the first refresh did not start");
+      // (the caller commits to the source here, then asks)
+      RefreshQueue.Submitted asked = q.submit(A, RefreshOptions.builder().jobId("second")
+          .build(), "service");
+      assertEquals(new RefreshQueue.Submitted("second", false), asked);
+      assertFalse(q.job("second").orElseThrow().started(), "it waits for the running one");
+      assertEquals(new RefreshQueue.Submitted("second", true),
+          q.submit(A, RefreshOptions.DEFAULTS, "auto"), "later requests join it");
+      assertEquals(List.of("start first"), List.copyOf(events), "nothing else ran meanwhile");
+
+      release.countDown();
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (q.busy(A) && System.nanoTime() < deadline) {
+        Thread.sleep(20);
+      }
+      assertFalse(q.busy(A), "the two refreshes of a did not end within 30 s: " + events);
+      assertEquals(List.of("start first", "end first", "start second", "end second"),
+          List.copyOf(events), "one after the other, never at once");
+      assertTrue(q.job("second").isEmpty(), "both ended");
+    }
+  }
+
+  /** Holds a worker until the test releases it (30 s at most). */
+  private static void hold(CountDownLatch release) {
+    try {
+      assertTrue(release.await(30, TimeUnit.SECONDS), "never released");
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private static void awaitIdle(RefreshQueue q, List<String> view) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+    while (q.busy(view) && System.nanoTime() < deadline) {
+      Thread.sleep(20);
+    }
+    assertFalse(q.busy(view), "the refreshes of " + view + " did not end within 30 s");
+  }
+
+  /** A failed refresh, even one whose message cannot be read, still hands over to the next. */
+  @Test
+  void theRefreshBehindAFailedOneRunsAndFreesTheView() throws Exception {
+    CountDownLatch release = new CountDownLatch(1);
+    CountDownLatch startedFirst = new CountDownLatch(1);
+    List<String> ran = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+    try (RefreshQueue q = new RefreshQueue(1, 0, (view, options, by) -> {
+      ran.add(options.jobId());
+      if (options.jobId().equals("first")) {
+        startedFirst.countDown();
+        hold(release);
+        throw new IllegalStateException() {
+          @Override
+          public String getMessage() {
+            throw new IllegalStateException("no message either");
+          }
+        };
+      }
+    })) {
+      q.submit(A, RefreshOptions.builder().jobId("first").build(), "service");
+      assertTrue(startedFirst.await(30, TimeUnit.SECONDS), "the first refresh did not start");
+      q.submit(A, RefreshOptions.builder().jobId("second").build(), "service");
+      release.countDown();
+      awaitIdle(q, A);
+      assertEquals(List.of("first", "second"), List.copyOf(ran));
+    }
+  }
+
+  @Test
+  void aRequestForAnotherSourceVersionDoesNotJoinAWaitingRefresh() throws Exception {
+    CountDownLatch release = new CountDownLatch(1);
+    CountDownLatch started = new CountDownLatch(1);
+    try (RefreshQueue q = new RefreshQueue(1, 1, (view, options, by) -> {
+      started.countDown();
+      hold(release);
+    })) {
+      q.submit(A, RefreshOptions.DEFAULTS, "service");
+      assertTrue(started.await(30, TimeUnit.SECONDS), "the first refresh did not start");
+      RefreshQueue.Submitted next = q.submit(A, RefreshOptions.DEFAULTS, "service");
+      ServiceError pinned = assertThrows(ServiceError.class,
+          () -> q.submit(A, RefreshOptions.builder().srcVersion(3L).build(), "service"));
+      assertEquals(409, pinned.status);
+      assertEquals("View ns.a has a refresh waiting (job " + next.jobId() + ") to the latest "
+          + "source version; ask for src_version 3 again once it has started",
+          pinned.getMessage());
+      release.countDown();
+      awaitIdle(q, A);
+    }
+  }
+
+  /** Stopping drops what waits, says so for every id it answered, and takes nothing more. */
+  @Test
+  void closingDropsTheWaitingRefreshesWithAReasonAndRefusesNewOnes() throws Exception {
+    CountDownLatch release = new CountDownLatch(1);
+    CountDownLatch started = new CountDownLatch(1);
+    RefreshQueue q = new RefreshQueue(1, 1, (view, options, by) -> {
+      started.countDown();
+      hold(release);
+    });
+    try {
+      q.submit(A, RefreshOptions.builder().jobId("running").build(), "service");
+      assertTrue(started.await(30, TimeUnit.SECONDS), "the first refresh did not start");
+      q.submit(A, RefreshOptions.builder().jobId("behind").build(), "service");
+      q.submit(B, RefreshOptions.builder().jobId("queued").build(), "service");
+      q.close();
+      assertFalse(q.busy(B), "the queued refresh of b is dropped");
+      assertEquals("the service stopped before this refresh started; ask for it again",
+          q.ended("queued").orElseThrow().message());
+      ServiceError refused = assertThrows(ServiceError.class,
+          () -> q.submit(C, RefreshOptions.DEFAULTS, "service"));
+      assertEquals(503, refused.status);
+      release.countDown();
+      awaitIdle(q, A);
+      assertEquals("the service stopped before this refresh started; ask for it again",
+          q.ended("behind").orElseThrow().message());
+    } finally {
+      release.countDown();
+      q.close();
     }
   }
 }
