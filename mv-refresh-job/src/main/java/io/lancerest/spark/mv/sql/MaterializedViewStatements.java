@@ -137,11 +137,11 @@ public final class MaterializedViewStatements {
     }
     if (s instanceof MvStatement.DescribeJob dj) {
       return describeJobRows(MaterializedViews.forCatalog(spark,
-          catalogOrCurrent(spark, dj.catalog())).job(dj.jobId()));
+          JobCatalogs.of(spark, dj.catalog(), dj.jobId(), "DESCRIBE JOB")).job(dj.jobId()));
     }
     if (s instanceof MvStatement.CancelJob cj) {
       return List.of(jobRow(MaterializedViews.forCatalog(spark,
-          catalogOrCurrent(spark, cj.catalog())).cancel(cj.jobId())));
+          JobCatalogs.of(spark, cj.catalog(), cj.jobId(), "CANCEL JOB")).cancel(cj.jobId())));
     }
     if (s instanceof MvStatement.ExplainRefresh ex) {
       RefreshOptions options = RefreshOptions.fromMap(ex.options());

@@ -120,6 +120,34 @@ class JobLogTest {
     return m;
   }
 
+  /** The current catalog is Spark's own: a job id alone is looked up in the Lance catalogs. */
+  @Test
+  void aJobIdWithoutACatalogIsFoundInTheSessionsLanceCatalog() {
+    assertEquals("spark_catalog",
+        f.spark.sessionState().catalogManager().currentCatalog().name());
+    String ns = f.namespace("jid");
+    String docs = docs(ns, 3);
+    String v = "lance." + ns + ".v";
+    f.sql("CREATE MATERIALIZED VIEW " + v + " AS SELECT id FROM " + docs);
+    f.sql("REFRESH MATERIALIZED VIEW " + v + " WITH (job_id = 'jid-done', force = true)");
+
+    Map<String, String> described = new java.util.LinkedHashMap<>();
+    for (Row r : f.sql("DESCRIBE JOB 'jid-done'")) {
+      described.put(r.getString(0), r.getString(1));
+    }
+    assertEquals("DONE", described.get("Status"), described.toString());
+    assertEquals(info("jid-done"), described, "the same as with IN lance");
+    MaterializedViewException ended = assertThrows(MaterializedViewException.class,
+        () -> f.sql("CANCEL JOB 'jid-done'"));
+    assertEquals("Job 'jid-done' of view " + ns + ".v has already ended (DONE); CANCEL JOB "
+        + "stops RUNNING jobs only", ended.getMessage());
+    MaterializedViewException unknown = assertThrows(MaterializedViewException.class,
+        () -> f.sql("DESCRIBE JOB 'jid-nope'"));
+    assertEquals("Job 'jid-nope' is in the job log of none of this session's Lance catalogs "
+        + "[lance] (the current catalog 'spark_catalog' is not a Lance catalog); name the "
+        + "catalog: DESCRIBE JOB 'jid-nope' IN <catalog>", unknown.getMessage());
+  }
+
   @Test
   void aRefreshIsRecordedDoneWithItsCountsAndAFailedOneWithItsMessage() throws Exception {
     String ns = f.namespace("jl");
