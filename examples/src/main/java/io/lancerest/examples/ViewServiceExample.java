@@ -1,7 +1,7 @@
 package io.lancerest.examples;
 
 import io.lancerest.client.arrow.ArrowIpc;
-import io.lancerest.spark.mv.SourceQuery;
+import io.lancerest.spark.mv.definition.SourceQuery;
 import io.lancerest.spark.mv.server.MaterializedViewServer;
 import io.lancerest.spark.mv.server.ServerConfig;
 import java.net.URI;

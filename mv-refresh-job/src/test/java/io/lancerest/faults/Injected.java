@@ -1,9 +1,9 @@
 package io.lancerest.faults;
 
 import io.lancerest.spark.mv.chunker.TextSplitter;
-import io.lancerest.spark.mv.udtf.BatchUdtf;
+import io.lancerest.spark.mv.function.BatchUdtf;
+import io.lancerest.spark.mv.function.UdtfContext;
 import io.lancerest.spark.mv.udtf.TopKUdtf;
-import io.lancerest.spark.mv.udtf.UdtfContext;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.NoSuchElementException;

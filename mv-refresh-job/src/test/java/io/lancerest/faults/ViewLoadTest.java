@@ -7,7 +7,7 @@ import io.lancerest.faults.ViewFaultsFixture.Kind;
 import io.lancerest.faults.ViewFaultsFixture.World;
 import io.lancerest.spark.mv.MaterializedViews;
 import io.lancerest.spark.mv.RefreshOptions;
-import io.lancerest.spark.mv.RefreshResult;
+import io.lancerest.spark.mv.result.RefreshResult;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -199,4 +199,55 @@ class PackageStructureTest {
     assertEquals("int a = \"\"; ''  x", withoutCommentsAndLiterals(
         "int a = \"io.lancerest.x.Y // not a comment\"; '\"' /* io.lancerest.z.W */x"));
   }
+
+  private static final String MV = "io.lancerest.spark.mv";
+
+  /**
+   * The engine's foundation, bottom up: each of these packages may use, within the engine, only
+   * the packages listed for it, so a newcomer can read them in this order and the kinds, the
+   * driver and the service all build on them rather than the other way round.
+   */
+  private static final Map<String, Set<String>> FOUNDATION = new LinkedHashMap<>();
+
+  static {
+    FOUNDATION.put(MV + ".error", Set.of());
+    FOUNDATION.put(MV + ".function", Set.of(MV + ".error"));
+    FOUNDATION.put(MV + ".definition", Set.of(MV + ".error"));
+    FOUNDATION.put(MV + ".cli", Set.of(MV + ".error"));
+    FOUNDATION.put(MV + ".result", Set.of(MV + ".error", MV + ".definition"));
+    FOUNDATION.put(MV + ".layout", Set.of(MV + ".error", MV + ".definition"));
+    FOUNDATION.put(MV, Set.of(MV + ".error", MV + ".definition", MV + ".result", MV + ".cli"));
+  }
+
+  @Test
+  void theFoundationPackagesUseOnlyThoseBelowThem() throws IOException {
+    Map<String, Set<String>> deps = dependencies(sources());
+    List<String> wrong = new ArrayList<>();
+    for (Map.Entry<String, Set<String>> e : FOUNDATION.entrySet()) {
+      assertTrue(deps.containsKey(e.getKey()), "package " + e.getKey() + " has sources");
+      for (String d : deps.get(e.getKey())) {
+        if ((d.equals(MV) || d.startsWith(MV + ".")) && !e.getValue().contains(d)) {
+          wrong.add(e.getKey() + " -> " + d);
+        }
+      }
+    }
+    assertEquals(List.of(), wrong, "foundation packages using packages above them");
+  }
+
+  /** The root package is the front door: the facade, the main, and what a caller passes in. */
+  private static final int MAX_ROOT_FILES = 8;
+
+  @Test
+  void theRootPackageHoldsOnlyTheEntryPoints() throws IOException {
+    Path root = Path.of("src", "main", "java", "io", "lancerest", "spark", "mv");
+    List<String> files;
+    try (Stream<Path> s = Files.list(root)) {
+      files = s.filter(p -> p.toString().endsWith(".java"))
+          .map(p -> p.getFileName().toString()).sorted().toList();
+    }
+    assertTrue(files.contains("MaterializedViews.java"), "the facade is in " + root);
+    assertTrue(files.size() <= MAX_ROOT_FILES, "the root package " + MV + " holds "
+        + files.size() + " files, more than " + MAX_ROOT_FILES + ": " + files
+        + "; give the type a package that says its job");
+  }
 }

@@ -1,7 +1,7 @@
 package io.lancerest.examples.bench;
 
 import io.lancerest.spark.mv.MaterializedViews;
-import io.lancerest.spark.mv.ViewState;
+import io.lancerest.spark.mv.definition.ViewState;
 import io.lancerest.spark.mv.server.MaterializedViewServer;
 import io.lancerest.spark.mv.server.ServerConfig;
 import java.util.ArrayList;

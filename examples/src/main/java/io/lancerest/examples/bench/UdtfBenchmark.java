@@ -1,10 +1,10 @@
 package io.lancerest.examples.bench;
 
 import io.lancerest.spark.LanceRestSparkExtensions;
-import io.lancerest.spark.mv.engine.DefaultMaterializedViewsFactory;
 import io.lancerest.spark.mv.MaterializedViews;
-import io.lancerest.spark.mv.udtf.BatchUdtf;
-import io.lancerest.spark.mv.udtf.UdtfContext;
+import io.lancerest.spark.mv.engine.DefaultMaterializedViewsFactory;
+import io.lancerest.spark.mv.function.BatchUdtf;
+import io.lancerest.spark.mv.function.UdtfContext;
 import java.io.BufferedReader;
 import java.io.File;
 import java.io.InputStreamReader;
@@ -23,13 +23,13 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
-import org.lance.namespace.RestAdapter;
-import org.lance.spark.extensions.LanceSparkSessionExtensions;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.encoders.ExpressionEncoder;
 import org.apache.spark.sql.catalyst.encoders.RowEncoder;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
+import org.lance.namespace.RestAdapter;
+import org.lance.spark.extensions.LanceSparkSessionExtensions;
 
 /**
  * Benchmark (not a test): 16 partitions of a CPU-bound UDTF view refreshed through the catalog

@@ -1,8 +1,8 @@
 package io.lancerest.examples.custom;
 
-import io.lancerest.spark.mv.OptionValues;
-import io.lancerest.spark.mv.chunker.Chunker;
-import io.lancerest.spark.mv.chunker.ChunkerContext;
+import io.lancerest.spark.mv.function.Chunker;
+import io.lancerest.spark.mv.function.ChunkerContext;
+import io.lancerest.spark.mv.function.OptionValues;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;

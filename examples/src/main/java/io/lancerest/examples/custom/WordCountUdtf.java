@@ -1,9 +1,9 @@
 package io.lancerest.examples.custom;
 
-import io.lancerest.spark.mv.InvalidOptionException;
-import io.lancerest.spark.mv.OptionValues;
-import io.lancerest.spark.mv.udtf.BatchUdtf;
-import io.lancerest.spark.mv.udtf.UdtfContext;
+import io.lancerest.spark.mv.error.InvalidOptionException;
+import io.lancerest.spark.mv.function.BatchUdtf;
+import io.lancerest.spark.mv.function.OptionValues;
+import io.lancerest.spark.mv.function.UdtfContext;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;

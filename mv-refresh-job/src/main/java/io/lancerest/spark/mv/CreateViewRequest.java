@@ -1,5 +1,9 @@
 package io.lancerest.spark.mv;
 
+import io.lancerest.client.Identifiers;
+import io.lancerest.spark.mv.definition.MaterializedViewKind;
+import io.lancerest.spark.mv.definition.SourceQuery;
+import io.lancerest.spark.mv.error.InvalidViewDefinitionException;
 import java.util.List;
 import java.util.Map;
 
@@ -25,7 +29,7 @@ public record CreateViewRequest(List<String> viewId, boolean ifNotExists,
     tableProperties = tableProperties == null ? Map.of() : Map.copyOf(tableProperties);
     if ((selectSql == null) == (sourceQuery == null)) {
       throw new InvalidViewDefinitionException("Give exactly one of selectSql and sourceQuery "
-          + "for view " + ViewDefinition.display(viewId));
+          + "for view " + Identifiers.display(viewId));
     }
     if ((kind == MaterializedViewKind.QUERY) != (functionClass == null)) {
       throw new InvalidViewDefinitionException(kind == MaterializedViewKind.QUERY

@@ -1,5 +1,11 @@
 package io.lancerest.spark.mv;
 
+import io.lancerest.spark.mv.error.MaterializedViewException;
+import io.lancerest.spark.mv.result.JobRecord;
+import io.lancerest.spark.mv.result.MaintenanceResult;
+import io.lancerest.spark.mv.result.RefreshPlan;
+import io.lancerest.spark.mv.result.RefreshResult;
+import io.lancerest.spark.mv.result.ViewDescription;
 import java.util.List;
 import org.apache.spark.sql.SparkSession;
 

@@ -1,6 +1,8 @@
 package io.lancerest.spark.mv;
 
 import io.lancerest.client.model.RefreshMaterializedViewRequest;
+import io.lancerest.spark.mv.definition.MaterializedViewKind;
+import io.lancerest.spark.mv.error.InvalidOptionException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;

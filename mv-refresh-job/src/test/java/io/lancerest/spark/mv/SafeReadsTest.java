@@ -3,6 +3,7 @@ package io.lancerest.spark.mv;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.lancerest.spark.mv.fragments.LanceReads;
 import io.lancerest.testing.LanceStates;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -1,6 +1,6 @@
 package io.lancerest.spark.mv.chunker;
 
-import io.lancerest.spark.mv.FunctionEnvelope;
+import io.lancerest.spark.mv.definition.FunctionEnvelope;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.arrow.vector.BigIntVector;

@@ -1,6 +1,9 @@
 package io.lancerest.spark.mv.chunker;
 
-import io.lancerest.spark.mv.FunctionEnvelope;
+import io.lancerest.spark.mv.definition.FunctionEnvelope;
+import io.lancerest.spark.mv.function.BatchChunker;
+import io.lancerest.spark.mv.function.Chunker;
+import io.lancerest.spark.mv.function.ChunkerContext;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Iterator;

@@ -1,9 +1,9 @@
 package io.lancerest.spark.mv.chunker;
 
-import io.lancerest.spark.mv.ErrorHandling;
-import io.lancerest.spark.mv.FunctionEnvelope;
-import io.lancerest.spark.mv.InvalidViewDefinitionException;
-import io.lancerest.spark.mv.SourceQuery;
+import io.lancerest.spark.mv.definition.ErrorHandling;
+import io.lancerest.spark.mv.definition.FunctionEnvelope;
+import io.lancerest.spark.mv.definition.SourceQuery;
+import io.lancerest.spark.mv.error.InvalidViewDefinitionException;
 import java.util.List;
 import java.util.Locale;
 

@@ -1,8 +1,8 @@
 package io.lancerest.spark.mv.chunker;
 
-import io.lancerest.spark.mv.ErrorsTable;
-import io.lancerest.spark.mv.FunctionEnvelope;
-import io.lancerest.spark.mv.MaterializedViewKind;
+import io.lancerest.spark.mv.definition.FunctionEnvelope;
+import io.lancerest.spark.mv.definition.MaterializedViewKind;
+import io.lancerest.spark.mv.layout.ErrorsTable;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -1,6 +1,8 @@
 package io.lancerest.spark.mv.chunker;
 
-import io.lancerest.spark.mv.InvalidViewDefinitionException;
+import io.lancerest.spark.mv.error.InvalidViewDefinitionException;
+import io.lancerest.spark.mv.function.BatchChunker;
+import io.lancerest.spark.mv.function.Chunker;
 import java.lang.reflect.Constructor;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Modifier;

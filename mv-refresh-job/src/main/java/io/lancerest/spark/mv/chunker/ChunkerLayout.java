@@ -1,6 +1,6 @@
 package io.lancerest.spark.mv.chunker;
 
-import io.lancerest.spark.mv.InvalidViewDefinitionException;
+import io.lancerest.spark.mv.error.InvalidViewDefinitionException;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -27,8 +27,8 @@ import org.apache.spark.sql.util.LanceArrowUtils;
  */
 record ChunkerLayout(StructType projected, List<String> inputColumns, List<String> inherited,
     Schema output) {
-  static final String SOURCE_ROW_ID = io.lancerest.spark.mv.GenevaLayout.SOURCE_ROW_ID;
-  static final String CHILD_INDEX = io.lancerest.spark.mv.GenevaLayout.CHILD_INDEX;
+  static final String SOURCE_ROW_ID = io.lancerest.spark.mv.layout.GenevaLayout.SOURCE_ROW_ID;
+  static final String CHILD_INDEX = io.lancerest.spark.mv.layout.GenevaLayout.CHILD_INDEX;
 
   static ChunkerLayout of(StructType projected, List<String> declaredInputs, Schema output,
       boolean inheritInputs) {

@@ -1,6 +1,6 @@
 package io.lancerest.spark.mv.chunker;
 
-import io.lancerest.spark.mv.MaterializedViewException;
+import io.lancerest.spark.mv.error.MaterializedViewException;
 
 /**
  * A chunker emitted a row that does not match the declared output schema. This is a bug in the

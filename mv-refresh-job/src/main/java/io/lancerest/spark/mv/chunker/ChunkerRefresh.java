@@ -1,16 +1,16 @@
 package io.lancerest.spark.mv.chunker;
 
-import io.lancerest.spark.mv.GenevaLayout;
-import io.lancerest.spark.mv.MaterializedViewKind;
 import io.lancerest.spark.mv.RefreshOptions;
-import io.lancerest.spark.mv.RefreshPlan;
-import io.lancerest.spark.mv.SourceIdentity;
-import io.lancerest.spark.mv.SourceQuery;
+import io.lancerest.spark.mv.definition.MaterializedViewKind;
+import io.lancerest.spark.mv.definition.SourceIdentity;
+import io.lancerest.spark.mv.definition.SourceQuery;
+import io.lancerest.spark.mv.layout.GenevaLayout;
 import io.lancerest.spark.mv.refresh.RefreshContext;
 import io.lancerest.spark.mv.refresh.RefreshDriver;
 import io.lancerest.spark.mv.refresh.SourceVersions;
 import io.lancerest.spark.mv.refresh.ViewRefresh;
 import io.lancerest.spark.mv.refresh.ViewTables;
+import io.lancerest.spark.mv.result.RefreshPlan;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -119,7 +119,7 @@ public final class ChunkerRefresh {
 
   static Dataset<Row> read(SparkSession spark, ViewTables t, Long version) {
     // Bound to lance-spark's path catalog: a session catalog named "lance" would capture it.
-    return io.lancerest.spark.mv.LanceReads.load(spark, t.sourceUri(),
+    return io.lancerest.spark.mv.fragments.LanceReads.load(spark, t.sourceUri(),
         t.sourceStorageOptions(), version);
   }
 

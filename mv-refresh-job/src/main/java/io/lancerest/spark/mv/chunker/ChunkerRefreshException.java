@@ -1,6 +1,6 @@
 package io.lancerest.spark.mv.chunker;
 
-import io.lancerest.spark.mv.MaterializedViewException;
+import io.lancerest.spark.mv.error.MaterializedViewException;
 
 /** A chunker refresh failed; the view keeps its previous version. */
 public class ChunkerRefreshException extends MaterializedViewException {

@@ -1,6 +1,6 @@
 package io.lancerest.spark.mv.chunker;
 
-import io.lancerest.spark.mv.RefreshResult;
+import io.lancerest.spark.mv.result.RefreshResult;
 import java.io.Serializable;
 import java.util.List;
 

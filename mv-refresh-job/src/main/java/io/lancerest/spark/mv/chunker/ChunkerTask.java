@@ -1,9 +1,9 @@
 package io.lancerest.spark.mv.chunker;
 
-import io.lancerest.spark.mv.ErrorHandling;
-import io.lancerest.spark.mv.FunctionEnvelope;
-import io.lancerest.spark.mv.InvalidOptionException;
 import io.lancerest.spark.mv.RefreshOptions;
+import io.lancerest.spark.mv.definition.ErrorHandling;
+import io.lancerest.spark.mv.definition.FunctionEnvelope;
+import io.lancerest.spark.mv.error.InvalidOptionException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.Iterator;

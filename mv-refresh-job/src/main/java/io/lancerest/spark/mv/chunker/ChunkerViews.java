@@ -1,15 +1,15 @@
 package io.lancerest.spark.mv.chunker;
 
 import io.lancerest.client.Identifiers;
-import io.lancerest.spark.mv.InvalidViewDefinitionException;
-import io.lancerest.spark.mv.MaterializedViewKind;
 import io.lancerest.spark.mv.RefreshOptions;
-import io.lancerest.spark.mv.RefreshPlan;
-import io.lancerest.spark.mv.RefreshResult;
-import io.lancerest.spark.mv.ViewDefinition;
+import io.lancerest.spark.mv.definition.MaterializedViewKind;
+import io.lancerest.spark.mv.definition.ViewDefinition;
+import io.lancerest.spark.mv.error.InvalidViewDefinitionException;
 import io.lancerest.spark.mv.refresh.RefreshContext;
 import io.lancerest.spark.mv.refresh.ViewKind;
 import io.lancerest.spark.mv.refresh.ViewTables;
+import io.lancerest.spark.mv.result.RefreshPlan;
+import io.lancerest.spark.mv.result.RefreshResult;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.apache.arrow.vector.types.pojo.Schema;

@@ -1,6 +1,6 @@
 package io.lancerest.spark.mv.chunker;
 
-import io.lancerest.spark.mv.ErrorHandling;
+import io.lancerest.spark.mv.definition.ErrorHandling;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -1,9 +1,9 @@
 package io.lancerest.spark.mv.chunker;
 
-import io.lancerest.spark.mv.MaterializedViewException;
 import io.lancerest.spark.mv.driver.CompiledDefinition;
 import io.lancerest.spark.mv.driver.Declined;
 import io.lancerest.spark.mv.driver.DriverScan;
+import io.lancerest.spark.mv.error.MaterializedViewException;
 import io.lancerest.spark.mv.refresh.RefreshContext;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -229,7 +229,7 @@ final class LocalExpansion {
       String want = bytes ? "a size such as 67108864 or 64m"
           : millis ? "a whole number of milliseconds from 0 to " + MAX_MILLIS_LIMIT
           : "a whole number, 0 or more (0 turns the driver path off)";
-      throw new io.lancerest.spark.mv.InvalidOptionException("Spark conf " + key + " = '" + v
+      throw new io.lancerest.spark.mv.error.InvalidOptionException("Spark conf " + key + " = '" + v
           + "' is not valid: set " + want + ", or unset it for the default " + dflt);
     }
     return n;

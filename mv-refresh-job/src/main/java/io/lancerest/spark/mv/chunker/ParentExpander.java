@@ -1,7 +1,7 @@
 package io.lancerest.spark.mv.chunker;
 
-import io.lancerest.spark.mv.MaterializedViewException;
 import io.lancerest.spark.mv.RefreshListener;
+import io.lancerest.spark.mv.error.MaterializedViewException;
 import io.lancerest.spark.mv.fragments.FragmentScopedRead;
 import io.lancerest.spark.mv.refresh.RefreshContext;
 import io.lancerest.spark.mv.refresh.ViewTables;

@@ -1,10 +1,10 @@
 package io.lancerest.spark.mv.chunker;
 
-import io.lancerest.spark.mv.RefreshPlan;
-import io.lancerest.spark.mv.RefreshResult;
 import io.lancerest.spark.mv.refresh.SourceVersions;
 import io.lancerest.spark.mv.refresh.StagedRefresh;
 import io.lancerest.spark.mv.refresh.ViewRefresh;
+import io.lancerest.spark.mv.result.RefreshPlan;
+import io.lancerest.spark.mv.result.RefreshResult;
 import java.util.List;
 import java.util.Map;
 import org.apache.arrow.vector.types.pojo.Schema;

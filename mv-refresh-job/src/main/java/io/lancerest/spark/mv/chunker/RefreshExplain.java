@@ -1,9 +1,9 @@
 package io.lancerest.spark.mv.chunker;
 
-import io.lancerest.spark.mv.MaterializedViewKind;
 import io.lancerest.spark.mv.RefreshOptions;
-import io.lancerest.spark.mv.RefreshPlan;
+import io.lancerest.spark.mv.definition.MaterializedViewKind;
 import io.lancerest.spark.mv.refresh.ViewTables;
+import io.lancerest.spark.mv.result.RefreshPlan;
 import java.util.List;
 
 /** Describes what a prepared chunker refresh would do (EXPLAIN REFRESH), with nothing written. */

@@ -1,7 +1,7 @@
 package io.lancerest.spark.mv.chunker;
 
 import io.lancerest.spark.connector.CredentialRefresh;
-import io.lancerest.spark.mv.SourceIdentity;
+import io.lancerest.spark.mv.definition.SourceIdentity;
 import io.lancerest.spark.mv.refresh.SourceVersions;
 import io.lancerest.spark.mv.refresh.ViewTables;
 import java.util.Map;

@@ -1,8 +1,8 @@
 package io.lancerest.spark.mv.chunker;
 
 import io.lancerest.spark.connector.CredentialRefresh;
-import io.lancerest.spark.mv.ErrorHandling;
-import io.lancerest.spark.mv.FunctionEnvelope;
+import io.lancerest.spark.mv.definition.ErrorHandling;
+import io.lancerest.spark.mv.definition.FunctionEnvelope;
 import io.lancerest.spark.mv.rowindex.SourceIdCollector;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -1,7 +1,9 @@
 package io.lancerest.spark.mv.chunker;
 
-import io.lancerest.spark.mv.InvalidOptionException;
-import io.lancerest.spark.mv.OptionValues;
+import io.lancerest.spark.mv.error.InvalidOptionException;
+import io.lancerest.spark.mv.function.Chunker;
+import io.lancerest.spark.mv.function.ChunkerContext;
+import io.lancerest.spark.mv.function.OptionValues;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.NoSuchElementException;

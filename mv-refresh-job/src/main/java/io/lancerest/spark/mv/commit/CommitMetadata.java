@@ -1,6 +1,6 @@
 package io.lancerest.spark.mv.commit;
 
-import io.lancerest.spark.mv.GenevaLayout;
+import io.lancerest.spark.mv.layout.GenevaLayout;
 import io.lancerest.spark.mv.rowindex.FragmentSourceRanges;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -1,8 +1,8 @@
 package io.lancerest.spark.mv.commit;
 
-import io.lancerest.spark.mv.GenevaLayout;
-import io.lancerest.spark.mv.MaterializedViewKind;
-import io.lancerest.spark.mv.RefreshResult;
+import io.lancerest.spark.mv.definition.MaterializedViewKind;
+import io.lancerest.spark.mv.layout.GenevaLayout;
+import io.lancerest.spark.mv.result.RefreshResult;
 import io.lancerest.spark.mv.rowindex.FragmentSourceRanges;
 import io.lancerest.spark.mv.rowindex.SourceIdIndexFiles;
 import java.util.ArrayList;

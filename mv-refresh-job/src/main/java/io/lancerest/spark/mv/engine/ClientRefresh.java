@@ -1,14 +1,14 @@
 package io.lancerest.spark.mv.engine;
 
-import io.lancerest.spark.mv.MaterializedViewNotFoundException;
 import io.lancerest.spark.mv.RefreshListener;
 import io.lancerest.spark.mv.RefreshOptions;
-import io.lancerest.spark.mv.RefreshPlan;
-import io.lancerest.spark.mv.RefreshResult;
-import io.lancerest.spark.mv.ViewDefinition;
+import io.lancerest.spark.mv.definition.ViewDefinition;
 import io.lancerest.spark.mv.engine.CatalogBinding.TableLocation;
+import io.lancerest.spark.mv.error.MaterializedViewNotFoundException;
 import io.lancerest.spark.mv.query.QueryLayout;
 import io.lancerest.spark.mv.refresh.JobTracker;
+import io.lancerest.spark.mv.result.RefreshPlan;
+import io.lancerest.spark.mv.result.RefreshResult;
 import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;

@@ -2,12 +2,12 @@ package io.lancerest.spark.mv.engine;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.lancerest.client.LanceJson;
-import io.lancerest.spark.mv.JobRecord;
-import io.lancerest.spark.mv.MaterializedViewException;
-import io.lancerest.spark.mv.MaterializedViewKind;
-import io.lancerest.spark.mv.RefreshResult.JobStatus;
+import io.lancerest.spark.mv.definition.MaterializedViewKind;
+import io.lancerest.spark.mv.error.MaterializedViewException;
 import io.lancerest.spark.mv.refresh.JobTracker;
 import io.lancerest.spark.mv.refresh.RefreshContext;
+import io.lancerest.spark.mv.result.JobRecord;
+import io.lancerest.spark.mv.result.RefreshResult.JobStatus;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -71,7 +71,7 @@ final class EngineJobs {
   /** The newest first; {@code viewId} (catalog-relative) {@code null} for every view. */
   List<JobRecord> jobs(List<String> viewId, int limit) {
     if (limit < 0) {
-      throw new io.lancerest.spark.mv.InvalidOptionException("LIMIT must be 0 or more, got "
+      throw new io.lancerest.spark.mv.error.InvalidOptionException("LIMIT must be 0 or more, got "
           + limit);
     }
     JobService s = service();

@@ -2,17 +2,17 @@ package io.lancerest.spark.mv.engine;
 
 import io.lancerest.client.error.UnsupportedOperationByServerException;
 import io.lancerest.spark.mv.CreateViewRequest;
-import io.lancerest.spark.mv.GenevaLayout;
-import io.lancerest.spark.mv.InvalidOptionException;
-import io.lancerest.spark.mv.JobRecord;
-import io.lancerest.spark.mv.MaterializedViewException;
 import io.lancerest.spark.mv.MaterializedViews;
 import io.lancerest.spark.mv.RefreshListener;
 import io.lancerest.spark.mv.RefreshOptions;
-import io.lancerest.spark.mv.RefreshPlan;
-import io.lancerest.spark.mv.RefreshResult;
-import io.lancerest.spark.mv.ViewDescription;
+import io.lancerest.spark.mv.error.InvalidOptionException;
+import io.lancerest.spark.mv.error.MaterializedViewException;
+import io.lancerest.spark.mv.layout.GenevaLayout;
 import io.lancerest.spark.mv.maintenance.ViewMaintenance;
+import io.lancerest.spark.mv.result.JobRecord;
+import io.lancerest.spark.mv.result.RefreshPlan;
+import io.lancerest.spark.mv.result.RefreshResult;
+import io.lancerest.spark.mv.result.ViewDescription;
 import java.util.List;
 import org.apache.spark.sql.SparkSession;
 import org.slf4j.Logger;
@@ -181,7 +181,7 @@ public final class EngineViews implements MaterializedViews {
 
 
   @Override
-  public io.lancerest.spark.mv.MaintenanceResult optimize(List<String> viewId) {
+  public io.lancerest.spark.mv.result.MaintenanceResult optimize(List<String> viewId) {
     StoredViews.Stored stored = views.require(viewId);
     try {
       ViewMaintenance.Outcome o;
@@ -202,7 +202,7 @@ public final class EngineViews implements MaterializedViews {
         throw new MaterializedViewException("OPTIMIZE MATERIALIZED VIEW " + cat.display(viewId)
             + " did not compact: " + o.compactionSkipped() + ". Run it again.");
       }
-      return new io.lancerest.spark.mv.MaintenanceResult(o.fragmentsBefore(), o.fragmentsAfter(),
+      return new io.lancerest.spark.mv.result.MaintenanceResult(o.fragmentsBefore(), o.fragmentsAfter(),
           o.versionsRemoved(), o.bytesRemoved());
     } finally {
       cat.invalidate(viewId);

@@ -1,16 +1,16 @@
 package io.lancerest.spark.mv.engine;
 
-import io.lancerest.spark.mv.EnvelopeChecksumException;
-import io.lancerest.spark.mv.ErrorHandling;
-import io.lancerest.spark.mv.FunctionEnvelope;
-import io.lancerest.spark.mv.FunctionSpec;
-import io.lancerest.spark.mv.InvalidOptionException;
-import io.lancerest.spark.mv.InvalidViewDefinitionException;
-import io.lancerest.spark.mv.MaterializedViewKind;
-import io.lancerest.spark.mv.chunker.BatchChunker;
-import io.lancerest.spark.mv.chunker.Chunker;
 import io.lancerest.spark.mv.chunker.ChunkerFunctions;
-import io.lancerest.spark.mv.udtf.BatchUdtf;
+import io.lancerest.spark.mv.definition.ErrorHandling;
+import io.lancerest.spark.mv.definition.FunctionEnvelope;
+import io.lancerest.spark.mv.definition.FunctionSpec;
+import io.lancerest.spark.mv.definition.MaterializedViewKind;
+import io.lancerest.spark.mv.error.EnvelopeChecksumException;
+import io.lancerest.spark.mv.error.InvalidOptionException;
+import io.lancerest.spark.mv.error.InvalidViewDefinitionException;
+import io.lancerest.spark.mv.function.BatchChunker;
+import io.lancerest.spark.mv.function.BatchUdtf;
+import io.lancerest.spark.mv.function.Chunker;
 import io.lancerest.spark.mv.udtf.IvfPartitions;
 import io.lancerest.spark.mv.udtf.UdtfResources;
 import java.lang.reflect.InvocationTargetException;

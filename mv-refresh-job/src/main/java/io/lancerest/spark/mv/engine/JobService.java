@@ -1,9 +1,9 @@
 package io.lancerest.spark.mv.engine;
 
 import io.lancerest.spark.catalog.LanceRestCatalog;
-import io.lancerest.spark.mv.JobRecord;
 import io.lancerest.spark.mv.refresh.JobTracker;
 import io.lancerest.spark.mv.refresh.RefreshContext;
+import io.lancerest.spark.mv.result.JobRecord;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -98,7 +98,7 @@ public final class JobService implements AutoCloseable {
     try {
       return JavaUtils.timeStringAsMs(v);
     } catch (NumberFormatException e) {
-      throw new io.lancerest.spark.mv.InvalidOptionException(conf + " must be a duration such "
+      throw new io.lancerest.spark.mv.error.InvalidOptionException(conf + " must be a duration such "
           + "as 30s or 2min, got '" + v + "'");
     }
   }
@@ -117,7 +117,7 @@ public final class JobService implements AutoCloseable {
     JobTracker t = new JobTracker(table, jobId, viewServerId, sc.applicationId(),
         by == null || by.isBlank() ? sc.sparkUser() : by);
     if (running.putIfAbsent(jobId, t) != null) {
-      throw new io.lancerest.spark.mv.InvalidOptionException("job_id '" + jobId + "' is the id "
+      throw new io.lancerest.spark.mv.error.InvalidOptionException("job_id '" + jobId + "' is the id "
           + "of a refresh running now; give another job_id or none");
     }
     return t;

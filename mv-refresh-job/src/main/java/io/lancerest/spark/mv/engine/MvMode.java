@@ -1,6 +1,6 @@
 package io.lancerest.spark.mv.engine;
 
-import io.lancerest.spark.mv.InvalidOptionException;
+import io.lancerest.spark.mv.error.InvalidOptionException;
 import java.util.Locale;
 
 /**

@@ -10,13 +10,13 @@ import io.lancerest.client.model.DescribeMaterializedViewJobRequest;
 import io.lancerest.client.model.MaterializedViewJob;
 import io.lancerest.client.model.RefreshMaterializedViewResponse;
 import io.lancerest.spark.mv.CreateViewRequest;
-import io.lancerest.spark.mv.MaterializedViewAlreadyExistsException;
-import io.lancerest.spark.mv.MaterializedViewException;
-import io.lancerest.spark.mv.MaterializedViewKind;
-import io.lancerest.spark.mv.MaterializedViewNotFoundException;
 import io.lancerest.spark.mv.RefreshOptions;
-import io.lancerest.spark.mv.RefreshResult;
-import io.lancerest.spark.mv.ViewDefinition;
+import io.lancerest.spark.mv.definition.MaterializedViewKind;
+import io.lancerest.spark.mv.definition.ViewDefinition;
+import io.lancerest.spark.mv.error.MaterializedViewAlreadyExistsException;
+import io.lancerest.spark.mv.error.MaterializedViewException;
+import io.lancerest.spark.mv.error.MaterializedViewNotFoundException;
+import io.lancerest.spark.mv.result.RefreshResult;
 import java.util.Base64;
 import java.util.List;
 import org.apache.spark.sql.SparkSession;
@@ -133,7 +133,7 @@ final class ServerViews {
               + ") failed on the server: " + j.message());
         }
         if (st == RefreshResult.JobStatus.CANCELLED) {
-          throw new io.lancerest.spark.mv.RefreshCancelledException("Refresh of view "
+          throw new io.lancerest.spark.mv.error.RefreshCancelledException("Refresh of view "
               + viewName + " (job " + jobId + ") was cancelled on the server: " + j.message(), null);
         }
         return new RefreshResult(jobId, st, k, j.sourceVersion(), orZero(j.rowsInserted()),

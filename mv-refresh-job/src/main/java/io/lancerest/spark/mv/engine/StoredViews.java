@@ -2,12 +2,12 @@ package io.lancerest.spark.mv.engine;
 
 import io.lancerest.client.error.NotFoundException;
 import io.lancerest.spark.connector.CredentialRefresh;
-import io.lancerest.spark.mv.GenevaLayout;
-import io.lancerest.spark.mv.InvalidViewDefinitionException;
-import io.lancerest.spark.mv.MaterializedViewNotFoundException;
-import io.lancerest.spark.mv.ViewDefinition;
-import io.lancerest.spark.mv.ViewState;
+import io.lancerest.spark.mv.definition.ViewDefinition;
+import io.lancerest.spark.mv.definition.ViewState;
 import io.lancerest.spark.mv.engine.CatalogBinding.TableLocation;
+import io.lancerest.spark.mv.error.InvalidViewDefinitionException;
+import io.lancerest.spark.mv.error.MaterializedViewNotFoundException;
+import io.lancerest.spark.mv.layout.GenevaLayout;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;

@@ -1,9 +1,9 @@
 package io.lancerest.spark.mv.engine;
 
 import io.lancerest.spark.connector.CredentialRefresh;
-import io.lancerest.spark.mv.MaterializedViewException;
-import io.lancerest.spark.mv.MaterializedViewKind;
+import io.lancerest.spark.mv.definition.MaterializedViewKind;
 import io.lancerest.spark.mv.engine.CatalogBinding.TableLocation;
+import io.lancerest.spark.mv.error.MaterializedViewException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -100,7 +100,7 @@ final class ViewDrop {
 
   /** Where chunker and UDTF refreshes put their errors table. */
   static List<String> errorTableLocations(String viewLocation) {
-    return List.of(io.lancerest.spark.mv.ErrorsTable.nextTo(viewLocation));
+    return List.of(io.lancerest.spark.mv.layout.ErrorsTable.nextTo(viewLocation));
   }
 
   private enum ErrorsTableState { ABSENT, ERRORS_TABLE, FOREIGN }
@@ -109,7 +109,7 @@ final class ViewDrop {
     try (BufferAllocator a = new RootAllocator();
         org.lance.Dataset ds = org.lance.Dataset.open(a, uri,
             CredentialRefresh.readOptions(storageOptions).build())) {
-      return io.lancerest.spark.mv.ErrorsTable.hasErrorsTableColumns(ds)
+      return io.lancerest.spark.mv.layout.ErrorsTable.hasErrorsTableColumns(ds)
           ? ErrorsTableState.ERRORS_TABLE : ErrorsTableState.FOREIGN;
     } catch (RuntimeException e) {
       // Absent is the normal case (no refresh skipped anything). Anything else (e.g. access

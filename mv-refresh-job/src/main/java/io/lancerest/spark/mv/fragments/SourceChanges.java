@@ -1,6 +1,6 @@
 package io.lancerest.spark.mv.fragments;
 
-import io.lancerest.spark.mv.SourceIdentity;
+import io.lancerest.spark.mv.definition.SourceIdentity;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;

@@ -1,12 +1,12 @@
 package io.lancerest.spark.mv.maintenance;
 
 import io.lancerest.spark.connector.CredentialRefresh;
-import io.lancerest.spark.mv.GenevaLayout;
-import io.lancerest.spark.mv.rowindex.FragmentSourceRanges;
-import io.lancerest.spark.mv.rowindex.SourceIdCollector;
 import io.lancerest.spark.mv.commit.ViewCommit;
 import io.lancerest.spark.mv.commit.ViewCommitConflictException;
 import io.lancerest.spark.mv.commit.ViewCommitResult;
+import io.lancerest.spark.mv.layout.GenevaLayout;
+import io.lancerest.spark.mv.rowindex.FragmentSourceRanges;
+import io.lancerest.spark.mv.rowindex.SourceIdCollector;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Comparator;

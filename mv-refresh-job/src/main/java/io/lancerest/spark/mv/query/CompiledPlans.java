@@ -1,6 +1,6 @@
 package io.lancerest.spark.mv.query;
 
-import io.lancerest.spark.mv.SourceQuery;
+import io.lancerest.spark.mv.definition.SourceQuery;
 import io.lancerest.spark.mv.driver.CompiledDefinition;
 import io.lancerest.spark.mv.refresh.ViewTables;
 import java.util.ArrayList;

@@ -1,12 +1,12 @@
 package io.lancerest.spark.mv.query;
 
-import io.lancerest.spark.mv.MaterializedViewException;
 import io.lancerest.spark.mv.RefreshListener;
-import io.lancerest.spark.mv.SourceQuery;
 import io.lancerest.spark.mv.commit.FragmentShipping;
+import io.lancerest.spark.mv.definition.SourceQuery;
 import io.lancerest.spark.mv.driver.CompiledDefinition;
 import io.lancerest.spark.mv.driver.Declined;
 import io.lancerest.spark.mv.driver.DriverScan;
+import io.lancerest.spark.mv.error.MaterializedViewException;
 import io.lancerest.spark.mv.refresh.ViewTables;
 import java.util.ArrayList;
 import java.util.List;

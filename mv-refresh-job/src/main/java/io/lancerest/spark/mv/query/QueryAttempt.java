@@ -2,11 +2,9 @@ package io.lancerest.spark.mv.query;
 
 import static io.lancerest.spark.mv.query.QueryRefresh.LOG;
 
-import io.lancerest.spark.mv.MaterializedViewKind;
 import io.lancerest.spark.mv.RefreshOptions;
-import io.lancerest.spark.mv.RefreshPlan;
-import io.lancerest.spark.mv.RefreshResult;
-import io.lancerest.spark.mv.SourceQuery;
+import io.lancerest.spark.mv.definition.MaterializedViewKind;
+import io.lancerest.spark.mv.definition.SourceQuery;
 import io.lancerest.spark.mv.fragments.FragmentScopedRead;
 import io.lancerest.spark.mv.fragments.SourceChanges;
 import io.lancerest.spark.mv.fragments.SourceHistory;
@@ -14,6 +12,8 @@ import io.lancerest.spark.mv.refresh.RefreshContext;
 import io.lancerest.spark.mv.refresh.StagedRefresh;
 import io.lancerest.spark.mv.refresh.ViewRefresh;
 import io.lancerest.spark.mv.refresh.ViewTables;
+import io.lancerest.spark.mv.result.RefreshPlan;
+import io.lancerest.spark.mv.result.RefreshResult;
 import io.lancerest.spark.mv.rowindex.ViewRows;
 import java.util.ArrayList;
 import java.util.HashSet;

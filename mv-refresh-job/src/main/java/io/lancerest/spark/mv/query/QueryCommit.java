@@ -2,13 +2,13 @@ package io.lancerest.spark.mv.query;
 
 import static io.lancerest.spark.mv.query.QueryRefresh.LOG;
 
-import io.lancerest.spark.mv.GenevaLayout;
-import io.lancerest.spark.mv.MaterializedViewKind;
-import io.lancerest.spark.mv.RefreshResult;
 import io.lancerest.spark.mv.commit.ViewCommit;
+import io.lancerest.spark.mv.definition.MaterializedViewKind;
+import io.lancerest.spark.mv.layout.GenevaLayout;
 import io.lancerest.spark.mv.refresh.RefreshContext;
 import io.lancerest.spark.mv.refresh.StagedRefresh;
 import io.lancerest.spark.mv.refresh.ViewTables;
+import io.lancerest.spark.mv.result.RefreshResult;
 import java.util.List;
 import java.util.Map;
 

@@ -1,8 +1,8 @@
 package io.lancerest.spark.mv.query;
 
-import io.lancerest.spark.mv.GenevaLayout;
-import io.lancerest.spark.mv.InvalidViewDefinitionException;
-import io.lancerest.spark.mv.SourceQuery;
+import io.lancerest.spark.mv.definition.SourceQuery;
+import io.lancerest.spark.mv.error.InvalidViewDefinitionException;
+import io.lancerest.spark.mv.layout.GenevaLayout;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -26,13 +26,13 @@ public final class QueryLayout {
   /** The source table at {@code version} ({@code null}: latest), read by path via lance-spark. */
   public static Dataset<Row> readSource(SparkSession spark, String location,
       Map<String, String> storageOptions, Long version) {
-    return io.lancerest.spark.mv.LanceReads.load(spark, location, storageOptions, version);
+    return io.lancerest.spark.mv.fragments.LanceReads.load(spark, location, storageOptions, version);
   }
 
   /** {@link #readSource} reading {@code batchRows} rows a batch. */
   static Dataset<Row> readSource(SparkSession spark, String location,
       Map<String, String> storageOptions, Long version, int batchRows) {
-    return io.lancerest.spark.mv.LanceReads.load(spark, location, storageOptions, version,
+    return io.lancerest.spark.mv.fragments.LanceReads.load(spark, location, storageOptions, version,
         batchRows);
   }
 

@@ -1,17 +1,17 @@
 package io.lancerest.spark.mv.query;
 
-import io.lancerest.spark.mv.MaterializedViewKind;
 import io.lancerest.spark.mv.RefreshOptions;
-import io.lancerest.spark.mv.RefreshPlan;
-import io.lancerest.spark.mv.RefreshResult;
-import io.lancerest.spark.mv.SourceIdentity;
-import io.lancerest.spark.mv.SourceQuery;
 import io.lancerest.spark.mv.commit.ViewCommit;
+import io.lancerest.spark.mv.definition.MaterializedViewKind;
+import io.lancerest.spark.mv.definition.SourceIdentity;
+import io.lancerest.spark.mv.definition.SourceQuery;
 import io.lancerest.spark.mv.refresh.RefreshContext;
 import io.lancerest.spark.mv.refresh.RefreshDriver;
 import io.lancerest.spark.mv.refresh.SourceVersions;
 import io.lancerest.spark.mv.refresh.ViewRefresh;
 import io.lancerest.spark.mv.refresh.ViewTables;
+import io.lancerest.spark.mv.result.RefreshPlan;
+import io.lancerest.spark.mv.result.RefreshResult;
 import org.apache.spark.sql.SparkSession;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

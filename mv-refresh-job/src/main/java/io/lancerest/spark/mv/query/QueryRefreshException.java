@@ -1,6 +1,6 @@
 package io.lancerest.spark.mv.query;
 
-import io.lancerest.spark.mv.MaterializedViewException;
+import io.lancerest.spark.mv.error.MaterializedViewException;
 
 /** A query-view refresh failed; nothing was committed and the view is unchanged. */
 public class QueryRefreshException extends MaterializedViewException {

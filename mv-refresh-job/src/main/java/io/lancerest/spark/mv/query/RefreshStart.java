@@ -3,11 +3,11 @@ package io.lancerest.spark.mv.query;
 import static io.lancerest.spark.mv.query.RefreshDatasets.open;
 
 import io.lancerest.spark.connector.ScanBatchRows;
-import io.lancerest.spark.mv.GenevaLayout;
 import io.lancerest.spark.mv.RefreshOptions;
-import io.lancerest.spark.mv.SourceIdentity;
+import io.lancerest.spark.mv.definition.SourceIdentity;
 import io.lancerest.spark.mv.fragments.FragmentDiff;
 import io.lancerest.spark.mv.fragments.SourceHistory;
+import io.lancerest.spark.mv.layout.GenevaLayout;
 import io.lancerest.spark.mv.refresh.SourceVersions;
 import io.lancerest.spark.mv.refresh.ViewTables;
 import java.util.ArrayList;

@@ -1,7 +1,7 @@
 package io.lancerest.spark.mv.query;
 
-import io.lancerest.spark.mv.GenevaLayout;
-import io.lancerest.spark.mv.SourceQuery;
+import io.lancerest.spark.mv.definition.SourceQuery;
+import io.lancerest.spark.mv.layout.GenevaLayout;
 import io.lancerest.spark.mv.refresh.RefreshContext;
 import io.lancerest.spark.mv.refresh.ViewTables;
 import java.io.Serializable;

@@ -3,12 +3,12 @@ package io.lancerest.spark.mv.query;
 import static io.lancerest.spark.mv.query.QueryRefresh.LOG;
 
 import io.lancerest.spark.mv.RefreshOptions;
-import io.lancerest.spark.mv.RefreshResult;
-import io.lancerest.spark.mv.SourceQuery;
+import io.lancerest.spark.mv.definition.SourceQuery;
 import io.lancerest.spark.mv.fragments.SourceHistory;
 import io.lancerest.spark.mv.refresh.RefreshContext;
 import io.lancerest.spark.mv.refresh.StagedRefresh;
 import io.lancerest.spark.mv.refresh.ViewTables;
+import io.lancerest.spark.mv.result.RefreshResult;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.spark.sql.Dataset;

@@ -1,9 +1,9 @@
 package io.lancerest.spark.mv.query;
 
-import io.lancerest.spark.mv.InvalidViewDefinitionException;
-import io.lancerest.spark.mv.MaterializedViewKind;
-import io.lancerest.spark.mv.MaterializedViewNotFoundException;
-import io.lancerest.spark.mv.SourceQuery;
+import io.lancerest.spark.mv.definition.MaterializedViewKind;
+import io.lancerest.spark.mv.definition.SourceQuery;
+import io.lancerest.spark.mv.error.InvalidViewDefinitionException;
+import io.lancerest.spark.mv.error.MaterializedViewNotFoundException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;

@@ -1,6 +1,6 @@
 package io.lancerest.spark.mv.refresh;
 
-import io.lancerest.spark.mv.JobRecord;
+import io.lancerest.spark.mv.result.JobRecord;
 import java.util.List;
 
 /**

@@ -1,8 +1,8 @@
 package io.lancerest.spark.mv.refresh;
 
-import io.lancerest.spark.mv.JobRecord;
-import io.lancerest.spark.mv.MaterializedViewKind;
-import io.lancerest.spark.mv.RefreshResult.JobStatus;
+import io.lancerest.spark.mv.definition.MaterializedViewKind;
+import io.lancerest.spark.mv.result.JobRecord;
+import io.lancerest.spark.mv.result.RefreshResult.JobStatus;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;

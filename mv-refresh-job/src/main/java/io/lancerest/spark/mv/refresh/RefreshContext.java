@@ -1,7 +1,7 @@
 package io.lancerest.spark.mv.refresh;
 
-import io.lancerest.spark.mv.RefreshCancelledException;
 import io.lancerest.spark.mv.RefreshListener;
+import io.lancerest.spark.mv.error.RefreshCancelledException;
 import io.lancerest.spark.mv.fragments.DeletionVectors;
 import java.util.UUID;
 import org.apache.spark.sql.SparkSession;

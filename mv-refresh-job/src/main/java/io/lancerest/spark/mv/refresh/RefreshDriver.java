@@ -1,14 +1,14 @@
 package io.lancerest.spark.mv.refresh;
 
-import io.lancerest.spark.mv.MaterializedViewException;
-import io.lancerest.spark.mv.RefreshCancelledException;
-import io.lancerest.spark.mv.RefreshPlan;
-import io.lancerest.spark.mv.RefreshResult;
 import io.lancerest.spark.mv.commit.ViewCommitConflictException;
 import io.lancerest.spark.mv.commit.ViewCommitException;
 import io.lancerest.spark.mv.commit.ViewCommitNotAppliedException;
 import io.lancerest.spark.mv.commit.ViewCommitResult;
+import io.lancerest.spark.mv.error.MaterializedViewException;
+import io.lancerest.spark.mv.error.RefreshCancelledException;
 import io.lancerest.spark.mv.maintenance.ViewMaintenance;
+import io.lancerest.spark.mv.result.RefreshPlan;
+import io.lancerest.spark.mv.result.RefreshResult;
 import java.util.function.LongSupplier;
 import org.apache.spark.SparkContext;
 import org.slf4j.Logger;

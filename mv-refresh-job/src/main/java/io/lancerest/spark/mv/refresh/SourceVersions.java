@@ -1,13 +1,12 @@
 package io.lancerest.spark.mv.refresh;
 
 import io.lancerest.spark.connector.CredentialRefresh;
-import io.lancerest.spark.mv.InvalidOptionException;
-import io.lancerest.spark.mv.MaterializedViewException;
+import io.lancerest.spark.mv.error.InvalidOptionException;
+import io.lancerest.spark.mv.error.MaterializedViewException;
 import java.util.List;
 import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
-import org.lance.ReadOptions;
 
 /** The {@code src_version} rules, the same for every kind. */
 public final class SourceVersions {

@@ -1,8 +1,8 @@
 package io.lancerest.spark.mv.refresh;
 
-import io.lancerest.spark.mv.ErrorsTable;
 import io.lancerest.spark.mv.commit.ViewCommit;
 import io.lancerest.spark.mv.commit.ViewCommitResult;
+import io.lancerest.spark.mv.layout.ErrorsTable;
 import java.util.function.Function;
 
 /**

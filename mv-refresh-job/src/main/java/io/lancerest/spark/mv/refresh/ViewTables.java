@@ -1,6 +1,6 @@
 package io.lancerest.spark.mv.refresh;
 
-import io.lancerest.spark.mv.ErrorsTable;
+import io.lancerest.spark.mv.layout.ErrorsTable;
 import java.util.Map;
 import java.util.Objects;
 

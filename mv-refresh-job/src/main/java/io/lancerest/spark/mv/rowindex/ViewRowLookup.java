@@ -1,8 +1,8 @@
 package io.lancerest.spark.mv.rowindex;
 
 import io.lancerest.spark.connector.read.SafeLanceScan;
-import io.lancerest.spark.mv.GenevaLayout;
 import io.lancerest.spark.mv.fragments.DeletionVectors;
+import io.lancerest.spark.mv.layout.GenevaLayout;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -1,7 +1,7 @@
 package io.lancerest.spark.mv.server;
 
-import io.lancerest.spark.mv.MaterializedViewNotFoundException;
 import io.lancerest.spark.mv.RefreshOptions;
+import io.lancerest.spark.mv.error.MaterializedViewNotFoundException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

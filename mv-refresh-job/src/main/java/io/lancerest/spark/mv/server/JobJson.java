@@ -3,8 +3,8 @@ package io.lancerest.spark.mv.server;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.lancerest.client.LanceJson;
-import io.lancerest.spark.mv.JobRecord;
-import io.lancerest.spark.mv.RefreshResult;
+import io.lancerest.spark.mv.result.JobRecord;
+import io.lancerest.spark.mv.result.RefreshResult;
 
 /**
  * A job as the service's job routes answer it: the job log's record, field names in snake case

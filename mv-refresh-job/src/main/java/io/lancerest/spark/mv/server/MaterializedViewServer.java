@@ -1,17 +1,17 @@
 package io.lancerest.spark.mv.server;
 
-import io.lancerest.spark.connector.CredentialRefresh;
 import io.lancerest.client.LanceRestClient;
 import io.lancerest.client.model.DescribeTableRequest;
 import io.lancerest.client.model.DescribeTableResponse;
 import io.lancerest.spark.catalog.LanceRestCatalog;
+import io.lancerest.spark.connector.CredentialRefresh;
 import io.lancerest.spark.mv.CreateViewRequest;
-import io.lancerest.spark.mv.JobRecord;
 import io.lancerest.spark.mv.MaterializedViews;
 import io.lancerest.spark.mv.RefreshOptions;
-import io.lancerest.spark.mv.ViewDescription;
-import io.lancerest.spark.mv.ViewState;
+import io.lancerest.spark.mv.definition.ViewState;
 import io.lancerest.spark.mv.engine.JobService;
+import io.lancerest.spark.mv.result.JobRecord;
+import io.lancerest.spark.mv.result.ViewDescription;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
@@ -22,7 +22,6 @@ import java.util.concurrent.CountDownLatch;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.spark.sql.SparkSession;
-import org.lance.ReadOptions;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -1,7 +1,7 @@
 package io.lancerest.spark.mv.server;
 
 import io.lancerest.client.RestClientConfig;
-import io.lancerest.spark.mv.ConnectionFlags;
+import io.lancerest.spark.mv.cli.ConnectionFlags;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;

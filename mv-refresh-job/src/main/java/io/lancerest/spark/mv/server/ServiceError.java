@@ -5,12 +5,12 @@ import io.lancerest.client.LanceJson;
 import io.lancerest.client.error.CommunicationException;
 import io.lancerest.client.error.ErrorCode;
 import io.lancerest.client.error.LanceRestException;
-import io.lancerest.spark.mv.EnvelopeChecksumException;
-import io.lancerest.spark.mv.InvalidOptionException;
-import io.lancerest.spark.mv.InvalidViewDefinitionException;
-import io.lancerest.spark.mv.MaterializedViewAlreadyExistsException;
-import io.lancerest.spark.mv.MaterializedViewNotFoundException;
-import io.lancerest.spark.mv.UnsupportedFunctionLanguageException;
+import io.lancerest.spark.mv.error.EnvelopeChecksumException;
+import io.lancerest.spark.mv.error.InvalidOptionException;
+import io.lancerest.spark.mv.error.InvalidViewDefinitionException;
+import io.lancerest.spark.mv.error.MaterializedViewAlreadyExistsException;
+import io.lancerest.spark.mv.error.MaterializedViewNotFoundException;
+import io.lancerest.spark.mv.error.UnsupportedFunctionLanguageException;
 import io.lancerest.spark.mv.refresh.JobTracker;
 import java.nio.charset.StandardCharsets;
 

@@ -1,8 +1,8 @@
 package io.lancerest.spark.mv.sql;
 
 import io.lancerest.spark.catalog.LanceRestCatalog;
-import io.lancerest.spark.mv.MaterializedViewException;
 import io.lancerest.spark.mv.MaterializedViews;
+import io.lancerest.spark.mv.error.MaterializedViewException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeSet;

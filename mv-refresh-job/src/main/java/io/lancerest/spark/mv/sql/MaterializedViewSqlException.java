@@ -1,6 +1,6 @@
 package io.lancerest.spark.mv.sql;
 
-import io.lancerest.spark.mv.MaterializedViewException;
+import io.lancerest.spark.mv.error.MaterializedViewException;
 
 /** A materialized-view statement does not parse; the message names the offending token. */
 public class MaterializedViewSqlException extends MaterializedViewException {

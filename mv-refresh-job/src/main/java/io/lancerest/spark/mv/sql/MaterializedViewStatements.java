@@ -1,13 +1,13 @@
 package io.lancerest.spark.mv.sql;
 
 import io.lancerest.spark.mv.CreateViewRequest;
-import io.lancerest.spark.mv.JobRecord;
-import io.lancerest.spark.mv.MaterializedViewException;
 import io.lancerest.spark.mv.MaterializedViews;
 import io.lancerest.spark.mv.RefreshOptions;
-import io.lancerest.spark.mv.RefreshResult;
-import io.lancerest.spark.mv.ViewDefinition;
-import io.lancerest.spark.mv.ViewDescription;
+import io.lancerest.spark.mv.definition.ViewDefinition;
+import io.lancerest.spark.mv.error.MaterializedViewException;
+import io.lancerest.spark.mv.result.JobRecord;
+import io.lancerest.spark.mv.result.RefreshResult;
+import io.lancerest.spark.mv.result.ViewDescription;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -110,7 +110,7 @@ public final class MaterializedViewStatements {
     }
     if (s instanceof MvStatement.Optimize o) {
       Resolved r = resolveObject(spark, o.name());
-      io.lancerest.spark.mv.MaintenanceResult m = MaterializedViews.forCatalog(spark,
+      io.lancerest.spark.mv.result.MaintenanceResult m = MaterializedViews.forCatalog(spark,
           r.catalog()).optimize(r.id());
       return List.of(RowFactory.create(m.fragmentsBefore(), m.fragmentsAfter(),
           m.versionsRemoved(), m.bytesRemoved()));

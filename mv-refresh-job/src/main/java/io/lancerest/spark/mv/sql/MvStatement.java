@@ -1,6 +1,6 @@
 package io.lancerest.spark.mv.sql;
 
-import io.lancerest.spark.mv.MaterializedViewKind;
+import io.lancerest.spark.mv.definition.MaterializedViewKind;
 import java.util.List;
 import java.util.Map;
 

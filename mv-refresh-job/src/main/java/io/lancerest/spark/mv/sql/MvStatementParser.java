@@ -1,6 +1,6 @@
 package io.lancerest.spark.mv.sql;
 
-import io.lancerest.spark.mv.MaterializedViewKind;
+import io.lancerest.spark.mv.definition.MaterializedViewKind;
 import io.lancerest.spark.mv.sql.SqlTokenizer.Token;
 import io.lancerest.spark.mv.sql.SqlTokenizer.Type;
 import java.util.LinkedHashMap;

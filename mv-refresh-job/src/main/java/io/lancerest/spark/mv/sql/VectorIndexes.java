@@ -1,8 +1,8 @@
 package io.lancerest.spark.mv.sql;
 
 import io.lancerest.client.Identifiers;
-import io.lancerest.spark.mv.InvalidOptionException;
-import io.lancerest.spark.mv.MaterializedViewException;
+import io.lancerest.spark.mv.error.InvalidOptionException;
+import io.lancerest.spark.mv.error.MaterializedViewException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -1,7 +1,7 @@
 package io.lancerest.spark.mv.sql;
 
 import io.lancerest.spark.catalog.MaterializedViewTable;
-import io.lancerest.spark.mv.InvalidViewDefinitionException;
+import io.lancerest.spark.mv.error.InvalidViewDefinitionException;
 import org.apache.spark.sql.catalyst.analysis.NoSuchTableException;
 import org.apache.spark.sql.catalyst.analysis.ResolvedIdentifier;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;

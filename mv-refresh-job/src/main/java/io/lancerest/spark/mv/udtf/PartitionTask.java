@@ -1,7 +1,9 @@
 package io.lancerest.spark.mv.udtf;
 
-import io.lancerest.spark.mv.ErrorHandling;
 import io.lancerest.spark.mv.commit.FragmentShipping;
+import io.lancerest.spark.mv.definition.ErrorHandling;
+import io.lancerest.spark.mv.function.BatchUdtf;
+import io.lancerest.spark.mv.function.UdtfContext;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;

@@ -1,7 +1,9 @@
 package io.lancerest.spark.mv.udtf;
 
-import io.lancerest.spark.mv.InvalidOptionException;
-import io.lancerest.spark.mv.OptionValues;
+import io.lancerest.spark.mv.error.InvalidOptionException;
+import io.lancerest.spark.mv.function.BatchUdtf;
+import io.lancerest.spark.mv.function.OptionValues;
+import io.lancerest.spark.mv.function.UdtfContext;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.Iterator;

@@ -1,18 +1,18 @@
 package io.lancerest.spark.mv.udtf;
 
 import io.lancerest.spark.connector.CredentialRefresh;
-import io.lancerest.spark.mv.ErrorsTable;
-import io.lancerest.spark.mv.MaterializedViewException;
-import io.lancerest.spark.mv.MaterializedViewKind;
 import io.lancerest.spark.mv.RefreshOptions;
-import io.lancerest.spark.mv.RefreshResult;
-import io.lancerest.spark.mv.SourceIdentity;
 import io.lancerest.spark.mv.commit.FragmentShipping;
 import io.lancerest.spark.mv.commit.ViewCommit;
+import io.lancerest.spark.mv.definition.MaterializedViewKind;
+import io.lancerest.spark.mv.definition.SourceIdentity;
+import io.lancerest.spark.mv.error.MaterializedViewException;
 import io.lancerest.spark.mv.fragments.SourceHistory;
+import io.lancerest.spark.mv.layout.ErrorsTable;
 import io.lancerest.spark.mv.refresh.RefreshContext;
 import io.lancerest.spark.mv.refresh.StagedRefresh;
 import io.lancerest.spark.mv.refresh.ViewTables;
+import io.lancerest.spark.mv.result.RefreshResult;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

@@ -1,7 +1,7 @@
 package io.lancerest.spark.mv.udtf;
 
 import io.lancerest.spark.mv.RefreshOptions;
-import io.lancerest.spark.mv.SourceIdentity;
+import io.lancerest.spark.mv.definition.SourceIdentity;
 import io.lancerest.spark.mv.refresh.RefreshContext;
 import io.lancerest.spark.mv.refresh.StagedRefresh;
 import io.lancerest.spark.mv.refresh.ViewTables;

@@ -1,11 +1,11 @@
 package io.lancerest.spark.mv.udtf;
 
 import io.lancerest.spark.connector.CredentialRefresh;
-import io.lancerest.spark.mv.MaterializedViewKind;
 import io.lancerest.spark.mv.RefreshOptions;
-import io.lancerest.spark.mv.RefreshPlan;
+import io.lancerest.spark.mv.definition.MaterializedViewKind;
 import io.lancerest.spark.mv.fragments.SourceHistory;
 import io.lancerest.spark.mv.refresh.ViewTables;
+import io.lancerest.spark.mv.result.RefreshPlan;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;

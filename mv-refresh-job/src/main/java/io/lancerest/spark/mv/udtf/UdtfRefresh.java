@@ -1,19 +1,20 @@
 package io.lancerest.spark.mv.udtf;
 
-import io.lancerest.spark.mv.ErrorsTable;
-import io.lancerest.spark.mv.MaterializedViewKind;
 import io.lancerest.spark.mv.RefreshOptions;
-import io.lancerest.spark.mv.RefreshPlan;
-import io.lancerest.spark.mv.RefreshResult;
-import io.lancerest.spark.mv.SourceQuery;
 import io.lancerest.spark.mv.commit.ViewCommit;
+import io.lancerest.spark.mv.definition.MaterializedViewKind;
+import io.lancerest.spark.mv.definition.SourceQuery;
 import io.lancerest.spark.mv.fragments.SourceHistory;
+import io.lancerest.spark.mv.function.BatchUdtf;
+import io.lancerest.spark.mv.layout.ErrorsTable;
 import io.lancerest.spark.mv.refresh.RefreshContext;
 import io.lancerest.spark.mv.refresh.RefreshDriver;
 import io.lancerest.spark.mv.refresh.SourceVersions;
 import io.lancerest.spark.mv.refresh.StagedRefresh;
 import io.lancerest.spark.mv.refresh.ViewRefresh;
 import io.lancerest.spark.mv.refresh.ViewTables;
+import io.lancerest.spark.mv.result.RefreshPlan;
+import io.lancerest.spark.mv.result.RefreshResult;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -40,7 +41,7 @@ import org.slf4j.LoggerFactory;
  *       checkpointed, so a failed run's finished partitions are reused by the next run of the
  *       same UDTF name, version and source version.</li>
  *   <li>Failures follow the view's {@code error_handling} ({@link
- *       io.lancerest.spark.mv.ErrorHandling}) per partition: a failed refresh commits nothing;
+ *       io.lancerest.spark.mv.definition.ErrorHandling}) per partition: a failed refresh commits nothing;
  *       skipped partitions are recorded in the errors table ({@link ErrorsTable}: staged
  *       before the commit, appended after it) and the result is {@code PARTIAL}.</li>
  *   <li>The driver commits all fragments at once with {@link ViewCommit} (replace all rows,

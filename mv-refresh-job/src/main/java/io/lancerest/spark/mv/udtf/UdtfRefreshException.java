@@ -1,6 +1,6 @@
 package io.lancerest.spark.mv.udtf;
 
-import io.lancerest.spark.mv.MaterializedViewException;
+import io.lancerest.spark.mv.error.MaterializedViewException;
 
 /**
  * A UDTF refresh failed; nothing was committed and the view keeps its previous version.

@@ -1,6 +1,6 @@
 package io.lancerest.spark.mv.udtf;
 
-import io.lancerest.spark.mv.RefreshResult;
+import io.lancerest.spark.mv.result.RefreshResult;
 import java.time.Duration;
 import java.util.List;
 

@@ -40,7 +40,7 @@ public record UdtfResources(Double numCpus, Double numGpus, Long memoryBytes)
   }
 
   /** The requests of a verified function spec (0 means "not requested"). */
-  public static UdtfResources of(io.lancerest.spark.mv.FunctionSpec spec) {
+  public static UdtfResources of(io.lancerest.spark.mv.definition.FunctionSpec spec) {
     return new UdtfResources(spec.numCpus(), spec.numGpus(), spec.memory());
   }
 

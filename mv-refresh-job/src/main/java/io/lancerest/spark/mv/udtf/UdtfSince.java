@@ -1,8 +1,8 @@
 package io.lancerest.spark.mv.udtf;
 
 import io.lancerest.spark.connector.CredentialRefresh;
-import io.lancerest.spark.mv.MaterializedViewException;
 import io.lancerest.spark.mv.RefreshOptions;
+import io.lancerest.spark.mv.error.MaterializedViewException;
 import io.lancerest.spark.mv.fragments.SourceHistory;
 import io.lancerest.spark.mv.refresh.SourceVersions;
 import io.lancerest.spark.mv.refresh.ViewTables;

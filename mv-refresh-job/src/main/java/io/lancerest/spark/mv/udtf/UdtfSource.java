@@ -1,8 +1,8 @@
 package io.lancerest.spark.mv.udtf;
 
-import io.lancerest.spark.mv.InvalidViewDefinitionException;
-import io.lancerest.spark.mv.LanceReads;
-import io.lancerest.spark.mv.SourceQuery;
+import io.lancerest.spark.mv.definition.SourceQuery;
+import io.lancerest.spark.mv.error.InvalidViewDefinitionException;
+import io.lancerest.spark.mv.fragments.LanceReads;
 import io.lancerest.spark.mv.refresh.ViewTables;
 import java.util.ArrayList;
 import java.util.List;

@@ -2,9 +2,9 @@ package io.lancerest.spark.mv.udtf;
 
 import io.lancerest.spark.connector.CredentialRefresh;
 import io.lancerest.spark.mv.RefreshOptions;
-import io.lancerest.spark.mv.RefreshResult;
-import io.lancerest.spark.mv.SourceIdentity;
+import io.lancerest.spark.mv.definition.SourceIdentity;
 import io.lancerest.spark.mv.refresh.ViewTables;
+import io.lancerest.spark.mv.result.RefreshResult;
 import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;

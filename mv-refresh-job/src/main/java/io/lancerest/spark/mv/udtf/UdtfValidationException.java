@@ -1,6 +1,6 @@
 package io.lancerest.spark.mv.udtf;
 
-import io.lancerest.spark.mv.InvalidViewDefinitionException;
+import io.lancerest.spark.mv.error.InvalidViewDefinitionException;
 
 /**
  * A UDTF view's definition cannot run against its source: a missing or unsupported vector

@@ -9,11 +9,11 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.lancerest.spark.mv.InvalidOptionException;
 import io.lancerest.spark.mv.Probes;
 import io.lancerest.spark.mv.RefreshListener.Probe;
-import io.lancerest.spark.mv.RefreshCancelledException;
 import io.lancerest.spark.mv.RefreshOptions;
+import io.lancerest.spark.mv.error.InvalidOptionException;
+import io.lancerest.spark.mv.error.RefreshCancelledException;
 import io.lancerest.spark.mv.refresh.JobTracker;
 import io.lancerest.spark.mv.refresh.RefreshCaches;
 import io.lancerest.spark.mv.refresh.RefreshContext;

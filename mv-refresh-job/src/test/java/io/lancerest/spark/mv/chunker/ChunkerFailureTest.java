@@ -9,14 +9,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.lancerest.spark.mv.ErrorHandling.Action;
-import io.lancerest.spark.mv.ErrorHandling.Backoff;
-import io.lancerest.spark.mv.ErrorHandling.Rule;
-import io.lancerest.spark.mv.ErrorHandling;
-import io.lancerest.spark.mv.MaterializedViewException;
 import io.lancerest.spark.mv.Probes;
 import io.lancerest.spark.mv.RefreshOptions;
-import io.lancerest.spark.mv.RefreshResult;
+import io.lancerest.spark.mv.definition.ErrorHandling.Action;
+import io.lancerest.spark.mv.definition.ErrorHandling.Backoff;
+import io.lancerest.spark.mv.definition.ErrorHandling.Rule;
+import io.lancerest.spark.mv.definition.ErrorHandling;
+import io.lancerest.spark.mv.error.MaterializedViewException;
+import io.lancerest.spark.mv.result.RefreshResult;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -77,7 +77,7 @@ class ChunkerFailureTest {
     assertEquals(120, r.rowsInserted(), "no row of a skipped parent, not even LATE's first");
     Map<Long, Long> ids = SourceTables.rowIds(source);
     List<Row> errors = spark.read().format("lance")
-        .load(io.lancerest.spark.mv.ErrorsTable.nextTo(view))
+        .load(io.lancerest.spark.mv.layout.ErrorsTable.nextTo(view))
         .orderBy("__source_row_id").collectAsList();
     assertEquals(2, errors.size());
     assertEquals(ids.get(50L), errors.get(0).getAs("__source_row_id"));

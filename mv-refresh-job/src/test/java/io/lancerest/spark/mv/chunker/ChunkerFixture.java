@@ -1,10 +1,11 @@
 package io.lancerest.spark.mv.chunker;
 
-import io.lancerest.spark.mv.ErrorHandling;
-import io.lancerest.spark.mv.FunctionEnvelope;
 import io.lancerest.spark.mv.RefreshListener;
 import io.lancerest.spark.mv.RefreshOptions;
-import io.lancerest.spark.mv.SourceQuery;
+import io.lancerest.spark.mv.definition.ErrorHandling;
+import io.lancerest.spark.mv.definition.FunctionEnvelope;
+import io.lancerest.spark.mv.definition.SourceQuery;
+import io.lancerest.spark.mv.function.BatchChunker;
 import io.lancerest.spark.mv.refresh.RefreshContext;
 import io.lancerest.spark.mv.refresh.ViewTables;
 import java.nio.file.Path;

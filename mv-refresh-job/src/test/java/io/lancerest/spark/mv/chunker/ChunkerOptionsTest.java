@@ -8,10 +8,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.lancerest.spark.mv.FunctionEnvelope;
-import io.lancerest.spark.mv.InvalidOptionException;
 import io.lancerest.spark.mv.RefreshOptions;
-import io.lancerest.spark.mv.SourceQuery;
+import io.lancerest.spark.mv.definition.FunctionEnvelope;
+import io.lancerest.spark.mv.definition.SourceQuery;
+import io.lancerest.spark.mv.error.InvalidOptionException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

@@ -10,12 +10,12 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.lancerest.spark.mv.ErrorHandling;
-import io.lancerest.spark.mv.InvalidOptionException;
 import io.lancerest.spark.mv.Probes;
 import io.lancerest.spark.mv.RefreshListener.Probe;
 import io.lancerest.spark.mv.RefreshOptions;
-import io.lancerest.spark.mv.RefreshResult;
+import io.lancerest.spark.mv.definition.ErrorHandling;
+import io.lancerest.spark.mv.error.InvalidOptionException;
+import io.lancerest.spark.mv.result.RefreshResult;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

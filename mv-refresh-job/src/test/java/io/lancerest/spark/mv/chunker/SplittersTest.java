@@ -3,7 +3,8 @@ package io.lancerest.spark.mv.chunker;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import io.lancerest.spark.mv.InvalidOptionException;
+import io.lancerest.spark.mv.error.InvalidOptionException;
+import io.lancerest.spark.mv.function.ChunkerContext;
 import io.lancerest.spark.mv.udtf.TopKUdtf;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -131,12 +132,12 @@ class SplittersTest {
 
   @Test
   void chunkerClassesAreCheckedForTheRightInterface() {
-    var wrong = assertThrows(io.lancerest.spark.mv.InvalidViewDefinitionException.class,
+    var wrong = assertThrows(io.lancerest.spark.mv.error.InvalidViewDefinitionException.class,
         () -> ChunkerFunctions.check(TextSplitter.class.getName(), true));
     assertEquals("Chunker class 'io.lancerest.spark.mv.chunker.TextSplitter' does not implement "
-        + "io.lancerest.spark.mv.chunker.BatchChunker (it implements Chunker: set batch = false)",
+        + "io.lancerest.spark.mv.function.BatchChunker (it implements Chunker: set batch = false)",
         wrong.getMessage());
-    var missing = assertThrows(io.lancerest.spark.mv.InvalidViewDefinitionException.class,
+    var missing = assertThrows(io.lancerest.spark.mv.error.InvalidViewDefinitionException.class,
         () -> ChunkerFunctions.check("com.example.Nope", false));
     assertEquals("Chunker class 'com.example.Nope' cannot be loaded (java.lang."
         + "ClassNotFoundException: com.example.Nope); put its jar on the classpath of the "

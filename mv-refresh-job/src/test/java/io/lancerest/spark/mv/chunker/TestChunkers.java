@@ -1,5 +1,7 @@
 package io.lancerest.spark.mv.chunker;
 
+import io.lancerest.spark.mv.function.BatchChunker;
+import io.lancerest.spark.mv.function.Chunker;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Iterator;

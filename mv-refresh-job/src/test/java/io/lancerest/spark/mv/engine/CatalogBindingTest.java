@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lancerest.client.LanceRestClient;
 import io.lancerest.spark.catalog.LanceRestCatalog;
-import io.lancerest.spark.mv.MaterializedViewException;
+import io.lancerest.spark.mv.error.MaterializedViewException;
 import java.util.List;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterEach;

@@ -7,9 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.lancerest.client.LanceJson;
-import io.lancerest.spark.mv.MaterializedViewNotFoundException;
-import io.lancerest.spark.mv.udtf.BatchUdtf;
-import io.lancerest.spark.mv.udtf.UdtfContext;
+import io.lancerest.spark.mv.error.MaterializedViewNotFoundException;
+import io.lancerest.spark.mv.function.BatchUdtf;
+import io.lancerest.spark.mv.function.UdtfContext;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
@@ -193,7 +193,7 @@ public class ClientFunctionViewTest {
     for (String name : List.of("c", "u")) {
       String errorsTable = ViewDrop.errorTableLocations(viewLocation(ns, name)).get(0);
       assertTrue(datasetExists(errorsTable), "refresh recorded its skips in " + errorsTable);
-      assertEquals(1, io.lancerest.spark.mv.LanceReads.reader(f.spark, Map.of(), null)
+      assertEquals(1, io.lancerest.spark.mv.fragments.LanceReads.reader(f.spark, Map.of(), null)
           .load(errorsTable).count());
       f.sql("DROP MATERIALIZED VIEW lance." + ns + "." + name);
       assertFalse(datasetExists(errorsTable), "DROP removed " + errorsTable);

@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lancerest.spark.mv.RefreshOptions;
-import io.lancerest.spark.mv.RefreshResult;
-import io.lancerest.spark.mv.ViewDescription;
+import io.lancerest.spark.mv.result.RefreshResult;
+import io.lancerest.spark.mv.result.ViewDescription;
 import java.util.List;
 import java.util.Map;
 import org.apache.spark.sql.Row;
@@ -116,8 +116,8 @@ class ClientQueryViewTest {
     assertEquals(f.rows("SELECT id FROM " + src + " WHERE score < 10 AND id < 20").size(),
         before);
 
-    io.lancerest.spark.mv.InvalidViewDefinitionException notView = org.junit.jupiter.api
-        .Assertions.assertThrows(io.lancerest.spark.mv.InvalidViewDefinitionException.class,
+    io.lancerest.spark.mv.error.InvalidViewDefinitionException notView = org.junit.jupiter.api
+        .Assertions.assertThrows(io.lancerest.spark.mv.error.InvalidViewDefinitionException.class,
             () -> f.sql("DROP MATERIALIZED VIEW lance." + ns + ".plain"));
     assertTrue(notView.getMessage().contains("is not a materialized view"), notView.getMessage());
     f.sql("DROP MATERIALIZED VIEW " + v);
@@ -125,7 +125,7 @@ class ClientQueryViewTest {
     assertTrue(!f.spark.catalog().tableExists(v));
     f.sql("DROP MATERIALIZED VIEW IF EXISTS " + v);
     org.junit.jupiter.api.Assertions.assertThrows(
-        io.lancerest.spark.mv.MaterializedViewNotFoundException.class,
+        io.lancerest.spark.mv.error.MaterializedViewNotFoundException.class,
         () -> f.sql("DROP MATERIALIZED VIEW " + v));
   }
 

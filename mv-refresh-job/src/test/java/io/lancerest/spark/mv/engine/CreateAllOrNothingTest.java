@@ -6,12 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.lancerest.spark.mv.FunctionEnvelope;
-import io.lancerest.spark.mv.GenevaLayout;
-import io.lancerest.spark.mv.InvalidOptionException;
-import io.lancerest.spark.mv.MaterializedViewException;
 import io.lancerest.spark.mv.chunker.ChunkerRefreshException;
 import io.lancerest.spark.mv.commit.ViewCommit;
+import io.lancerest.spark.mv.definition.FunctionEnvelope;
+import io.lancerest.spark.mv.error.InvalidOptionException;
+import io.lancerest.spark.mv.error.MaterializedViewException;
+import io.lancerest.spark.mv.layout.GenevaLayout;
 import io.lancerest.spark.mv.udtf.UdtfRefreshException;
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lancerest.client.testing.ExpiringKeyS3Proxy;
 import io.lancerest.client.testing.VendingNamespace;
-import io.lancerest.spark.mv.chunker.Chunker;
-import io.lancerest.spark.mv.udtf.BatchUdtf;
-import io.lancerest.spark.mv.udtf.UdtfContext;
 import io.lancerest.spark.mv.TestSpark;
+import io.lancerest.spark.mv.function.BatchUdtf;
+import io.lancerest.spark.mv.function.Chunker;
+import io.lancerest.spark.mv.function.UdtfContext;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;

@@ -4,8 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.lancerest.spark.mv.InvalidOptionException;
-import io.lancerest.spark.mv.MaterializedViewNotFoundException;
+import io.lancerest.spark.mv.error.InvalidOptionException;
+import io.lancerest.spark.mv.error.MaterializedViewNotFoundException;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

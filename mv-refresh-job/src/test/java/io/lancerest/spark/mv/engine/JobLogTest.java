@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.lancerest.spark.mv.JobRecord;
-import io.lancerest.spark.mv.MaterializedViewException;
-import io.lancerest.spark.mv.RefreshResult.JobStatus;
-import io.lancerest.spark.mv.chunker.Chunker;
+import io.lancerest.spark.mv.error.MaterializedViewException;
+import io.lancerest.spark.mv.function.Chunker;
+import io.lancerest.spark.mv.result.JobRecord;
+import io.lancerest.spark.mv.result.RefreshResult.JobStatus;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;

@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.lancerest.spark.mv.InvalidViewDefinitionException;
+import io.lancerest.spark.mv.error.InvalidViewDefinitionException;
 import java.util.List;
 import java.util.Map;
 import org.apache.spark.sql.Row;

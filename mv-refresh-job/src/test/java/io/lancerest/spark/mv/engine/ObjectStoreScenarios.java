@@ -6,16 +6,14 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lancerest.client.testing.S3ProxyFixture;
-import io.lancerest.spark.mv.ErrorsTable;
+import io.lancerest.spark.mv.layout.ErrorsTable;
 import io.lancerest.spark.mv.udtf.PartitionCheckpoints;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.apache.spark.sql.Row;
-import org.junit.jupiter.api.Test;
 
 /**
  * What the object-store tests run on S3 (s3proxy, {@link S3ProxyFixture}) and on a local folder
@@ -211,7 +209,7 @@ final class ObjectStoreScenarios {
     assertTrue(errors.startsWith("s3://"), errors);
     assertTrue(s3.keys(keyPrefix(errors)).stream().anyMatch(k -> k.contains("_versions/")),
         "the errors table is committed on S3 at " + errors);
-    assertEquals(1, io.lancerest.spark.mv.LanceReads.load(f.spark, errors,
+    assertEquals(1, io.lancerest.spark.mv.fragments.LanceReads.load(f.spark, errors,
         s3.storageOptions(), null).count(), "one skipped row recorded");
 
     // A UDTF refresh that fails in one partition keeps the others' results as checkpoints.

@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lancerest.spark.LanceRestSparkExtensions;
-import io.lancerest.spark.mv.InvalidOptionException;
-import io.lancerest.spark.mv.MaterializedViewException;
+import io.lancerest.spark.mv.error.InvalidOptionException;
+import io.lancerest.spark.mv.error.MaterializedViewException;
 import io.lancerest.spark.mv.udtf.IvfPartitions;
 import io.lancerest.spark.mv.udtf.TopKUdtf;
 import io.lancerest.spark.mv.udtf.UdtfValidationException;

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lancerest.spark.connector.read.FragmentHazard;
-import io.lancerest.spark.mv.InvalidOptionException;
+import io.lancerest.spark.mv.error.InvalidOptionException;
 import io.lancerest.spark.mv.rowindex.FragmentSourceRanges;
 import java.util.List;
 import java.util.Map;

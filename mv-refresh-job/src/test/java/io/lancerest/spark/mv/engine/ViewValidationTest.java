@@ -6,12 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lancerest.spark.mv.CreateViewRequest;
-import io.lancerest.spark.mv.EnvelopeChecksumException;
-import io.lancerest.spark.mv.InvalidOptionException;
-import io.lancerest.spark.mv.InvalidViewDefinitionException;
-import io.lancerest.spark.mv.MaterializedViewAlreadyExistsException;
-import io.lancerest.spark.mv.MaterializedViewKind;
-import io.lancerest.spark.mv.MaterializedViewNotFoundException;
+import io.lancerest.spark.mv.definition.MaterializedViewKind;
+import io.lancerest.spark.mv.error.EnvelopeChecksumException;
+import io.lancerest.spark.mv.error.InvalidOptionException;
+import io.lancerest.spark.mv.error.InvalidViewDefinitionException;
+import io.lancerest.spark.mv.error.MaterializedViewAlreadyExistsException;
+import io.lancerest.spark.mv.error.MaterializedViewNotFoundException;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;

@@ -4,9 +4,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.lancerest.spark.mv.GenevaLayout;
-import io.lancerest.spark.mv.rowindex.FragmentSourceRanges;
 import io.lancerest.spark.mv.commit.ViewCommitConflictException;
+import io.lancerest.spark.mv.layout.GenevaLayout;
+import io.lancerest.spark.mv.rowindex.FragmentSourceRanges;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -12,10 +12,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.lancerest.spark.mv.Probes;
 import io.lancerest.spark.mv.RefreshListener;
 import io.lancerest.spark.mv.RefreshOptions;
-import io.lancerest.spark.mv.RefreshResult;
-import io.lancerest.spark.mv.SourceQuery;
+import io.lancerest.spark.mv.definition.SourceQuery;
 import io.lancerest.spark.mv.engine.EngineFixture;
 import io.lancerest.spark.mv.refresh.ViewTables;
+import io.lancerest.spark.mv.result.RefreshResult;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -506,7 +506,7 @@ class LocalRefreshWriteTest {
     String[] t = builtinView(ns, "score * 2 AS s2");
     // as in a new session: the first plan sets lance-spark's path catalog conf, and is kept
     // under the confs it leaves, those the next refresh sees
-    f.spark.conf().unset("spark.sql.catalog." + io.lancerest.spark.mv.LanceReads.PATH_CATALOG);
+    f.spark.conf().unset("spark.sql.catalog." + io.lancerest.spark.mv.fragments.LanceReads.PATH_CATALOG);
     insert(t[0], 60, 30);
     refresh(ns, "local");
     assertTrue(planCompiled());

@@ -12,15 +12,15 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lancerest.client.testing.LogCapture;
-import io.lancerest.spark.mv.InvalidOptionException;
-import io.lancerest.spark.mv.InvalidViewDefinitionException;
 import io.lancerest.spark.mv.Probes;
 import io.lancerest.spark.mv.RefreshListener;
 import io.lancerest.spark.mv.RefreshOptions;
-import io.lancerest.spark.mv.RefreshResult;
 import io.lancerest.spark.mv.engine.EngineFixture;
+import io.lancerest.spark.mv.error.InvalidOptionException;
+import io.lancerest.spark.mv.error.InvalidViewDefinitionException;
 import io.lancerest.spark.mv.fragments.FragmentDiff;
 import io.lancerest.spark.mv.refresh.ViewTables;
+import io.lancerest.spark.mv.result.RefreshResult;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

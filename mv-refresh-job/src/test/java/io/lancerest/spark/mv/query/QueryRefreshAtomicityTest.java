@@ -7,8 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lancerest.spark.mv.Probes;
 import io.lancerest.spark.mv.RefreshOptions;
-import io.lancerest.spark.mv.RefreshResult;
 import io.lancerest.spark.mv.engine.EngineFixture;
+import io.lancerest.spark.mv.result.RefreshResult;
 import io.lancerest.testing.OneBatch;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

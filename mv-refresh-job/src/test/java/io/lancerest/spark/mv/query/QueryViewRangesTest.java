@@ -11,11 +11,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lancerest.spark.mv.Probes;
 import io.lancerest.spark.mv.RefreshListener;
-import io.lancerest.spark.mv.RefreshResult;
 import io.lancerest.spark.mv.RefreshOptions;
-import io.lancerest.spark.mv.rowindex.FragmentSourceRanges;
 import io.lancerest.spark.mv.commit.ViewCommit;
 import io.lancerest.spark.mv.engine.EngineFixture;
+import io.lancerest.spark.mv.result.RefreshResult;
+import io.lancerest.spark.mv.rowindex.FragmentSourceRanges;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;

@@ -1,17 +1,17 @@
 package io.lancerest.spark.mv.sql;
 
 import io.lancerest.spark.mv.CreateViewRequest;
-import io.lancerest.spark.mv.GenevaLayout;
-import io.lancerest.spark.mv.MaterializedViewKind;
-import io.lancerest.spark.mv.MaterializedViewNotFoundException;
 import io.lancerest.spark.mv.MaterializedViews;
 import io.lancerest.spark.mv.RefreshOptions;
-import io.lancerest.spark.mv.RefreshPlan;
-import io.lancerest.spark.mv.RefreshResult;
-import io.lancerest.spark.mv.SourceQuery;
-import io.lancerest.spark.mv.ViewDefinition;
-import io.lancerest.spark.mv.ViewDescription;
-import io.lancerest.spark.mv.ViewState;
+import io.lancerest.spark.mv.definition.MaterializedViewKind;
+import io.lancerest.spark.mv.definition.SourceQuery;
+import io.lancerest.spark.mv.definition.ViewDefinition;
+import io.lancerest.spark.mv.definition.ViewState;
+import io.lancerest.spark.mv.error.MaterializedViewNotFoundException;
+import io.lancerest.spark.mv.layout.GenevaLayout;
+import io.lancerest.spark.mv.result.RefreshPlan;
+import io.lancerest.spark.mv.result.RefreshResult;
+import io.lancerest.spark.mv.result.ViewDescription;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.apache.spark.sql.SparkSession;

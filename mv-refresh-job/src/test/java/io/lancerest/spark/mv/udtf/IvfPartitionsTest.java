@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lancerest.spark.mv.RefreshOptions;
+import io.lancerest.spark.mv.function.BatchUdtf;
+import io.lancerest.spark.mv.function.UdtfContext;
 import io.lancerest.spark.mv.refresh.ViewTables;
 import java.nio.file.Path;
 import java.util.Iterator;

@@ -1,7 +1,9 @@
 package io.lancerest.spark.mv.udtf;
 
-import io.lancerest.spark.mv.LanceReads;
 import io.lancerest.spark.mv.RefreshOptions;
+import io.lancerest.spark.mv.fragments.LanceReads;
+import io.lancerest.spark.mv.function.BatchUdtf;
+import io.lancerest.spark.mv.function.UdtfContext;
 import io.lancerest.spark.mv.refresh.RefreshContext;
 import io.lancerest.spark.mv.refresh.ViewTables;
 import java.util.ArrayList;

@@ -1,0 +1,128 @@
+package io.lancerest.spark.mv.definition;
+
+import io.lancerest.spark.connector.CredentialRefresh;
+import io.lancerest.spark.mv.error.InvalidViewDefinitionException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.arrow.vector.types.pojo.FieldType;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Tells the source table a view was refreshed from from another table later created under the
+ * same name. A view stores its source's location and a version watermark, and a table dropped
+ * and created again restarts its versions at 1, so version numbers and row ids alone would
+ * read the new table as the old one (a chunker view would keep chunks of old rows whose row ids
+ * new rows reuse; a UDTF view at the same version number would look up to date). Every refresh
+ * commit records when the source version it reflects was written ({@value #KEY}, view schema
+ * metadata); the next refresh compares it with the write time of that version of the source.
+ * Shared by every view kind.
+ */
+public final class SourceIdentity {
+  private static final Logger LOG = LoggerFactory.getLogger(SourceIdentity.class);
+
+  /** View schema metadata: when the source version the view reflects was written. */
+  public static final String KEY = "lancerest::view::source_version_time";
+
+  private SourceIdentity() {}
+
+  /** When the dataset's current version was written, as an ISO-8601 instant. */
+  public static String versionTime(org.lance.Dataset ds) {
+    return ds.getVersion().getDataTime().toInstant().toString();
+  }
+
+  /**
+   * When {@code version} of the table at {@code uri} was written; {@code null} when that version
+   * cannot be opened (never written, or cleaned up).
+   */
+  public static String versionTime(String uri, Map<String, String> storageOptions,
+      long version) {
+    try (BufferAllocator a = new RootAllocator();
+        org.lance.Dataset ds = org.lance.Dataset.open(a, uri, CredentialRefresh.readOptions(storageOptions).setVersion(version).build())) {
+      return versionTime(ds);
+    } catch (RuntimeException e) {
+      LOG.debug("Version {} of '{}' cannot be opened: {}", version, uri, e.getMessage());
+      return null;
+    }
+  }
+
+  /** What a view recorded, or {@code null} (refreshed before this was recorded, or never). */
+  public static String recorded(Map<String, String> viewSchemaMetadata) {
+    return viewSchemaMetadata == null ? null : viewSchemaMetadata.get(KEY);
+  }
+
+  /**
+   * The reason the source is not the table the view reflects, or {@code null} when it is, or
+   * when that cannot be told: nothing recorded (no refresh since this was recorded), or the
+   * version still exists in neither table's history ({@code latest} at or past it, but it
+   * cannot be opened: cleaned up).
+   *
+   * @param watermark the source version the view reflects
+   * @param latest the source's latest version now
+   */
+  public static String replaced(String viewName, String sourceUri,
+      Map<String, String> storageOptions, Map<String, String> viewSchemaMetadata,
+      long watermark, long latest) {
+    String recorded = recorded(viewSchemaMetadata);
+    if (recorded == null || watermark == 0) {
+      return null;
+    }
+    String now = null;
+    if (watermark <= latest) {
+      now = versionTime(sourceUri, storageOptions, watermark);
+      if (now == null) {
+        LOG.info("View {}: source version {} cannot be opened to check it is the same table",
+            viewName, watermark);
+        return null;
+      }
+    }
+    if (recorded.equals(now)) {
+      return null;
+    }
+    return "The source table of view " + viewName + " was replaced since the view's last "
+        + "refresh: the view reflects source version " + watermark + " written at " + recorded
+        + ", but that version of the table at '" + sourceUri + "' "
+        + (now == null ? "does not exist" : "was written at " + now);
+  }
+
+  /**
+   * Refuses a source that is not the table the view was refreshed from (see {@link
+   * #replaced}): {@link InvalidViewDefinitionException}, for views that apply changes since the
+   * watermark and cannot tell the new table's rows from the old one's.
+   */
+  public static void require(String viewName, String sourceUri,
+      Map<String, String> storageOptions, Map<String, String> viewSchemaMetadata,
+      long watermark, long latest) {
+    String why = replaced(viewName, sourceUri, storageOptions, viewSchemaMetadata, watermark,
+        latest);
+    if (why != null) {
+      throw new InvalidViewDefinitionException(why + ". The view is unchanged; drop it and "
+          + "create it again over the new table");
+    }
+  }
+
+  /**
+   * {@code fields} without the engine's own field metadata ({@code geneva::} and {@code
+   * lancerest::} keys, at every depth): a source that is itself a view keeps its watermark
+   * there, which changes at every one of its refreshes. Other metadata (encodings, extension
+   * types) stays: it can change what a scan returns.
+   */
+  public static List<Field> columnsOnly(List<Field> fields) {
+    List<Field> out = new ArrayList<>(fields.size());
+    for (Field f : fields) {
+      java.util.Map<String, String> kept = new java.util.TreeMap<>();
+      f.getMetadata().forEach((k, v) -> {
+        if (!k.startsWith("geneva::") && !k.startsWith("lancerest::")) {
+          kept.put(k, v);
+        }
+      });
+      out.add(new Field(f.getName(), new FieldType(f.isNullable(), f.getType(),
+          f.getDictionary(), kept.isEmpty() ? null : kept), columnsOnly(f.getChildren())));
+    }
+    return out;
+  }
+}
