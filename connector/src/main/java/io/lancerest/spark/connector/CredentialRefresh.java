@@ -153,7 +153,11 @@ public final class CredentialRefresh {
    * storage options but no provider ({@code Dataset.drop}, {@code Dataset.create}).
    */
   public static Map<String, String> current(Map<String, String> storage) {
-    StorageOptionsProvider p = provider(storage);
+    return current(storage, provider(storage));
+  }
+
+  /** {@link #current(Map)} through {@code p}, the provider that renews {@code storage}. */
+  static Map<String, String> current(Map<String, String> storage, StorageOptionsProvider p) {
     if (p == null) {
       return storage;
     }

@@ -1,11 +1,11 @@
 package io.lancerest.spark.mv.chunker;
 
+import io.lancerest.spark.connector.LanceLocation;
 import io.lancerest.spark.mv.definition.FunctionEnvelope;
 import io.lancerest.spark.mv.definition.MaterializedViewKind;
 import io.lancerest.spark.mv.layout.ErrorsTable;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 /**
  * Skipped parents of a chunker refresh, as entries of the view's {@link ErrorsTable} (one row
@@ -15,7 +15,7 @@ import java.util.Map;
 final class ChunkerErrorsTable {
   private ChunkerErrorsTable() {}
 
-  static ErrorsTable.Staged stage(String uri, Map<String, String> storageOptions, String jobId,
+  static ErrorsTable.Staged stage(LanceLocation table, String jobId,
       String view, FunctionEnvelope function, long sourceVersion,
       List<ChunkerRefreshResult.SkippedParent> skipped) {
     List<ErrorsTable.Entry> entries = new ArrayList<>(skipped.size());
@@ -23,7 +23,7 @@ final class ChunkerErrorsTable {
       entries.add(new ErrorsTable.Entry(s.sourceRowId(), null, null, s.attempts(),
           s.errorClass(), s.errorMessage()));
     }
-    return ErrorsTable.stage(uri, storageOptions, new ErrorsTable.Origin(jobId, view,
+    return ErrorsTable.stage(table, new ErrorsTable.Origin(jobId, view,
         MaterializedViewKind.CHUNKER, function.name(), function.version(), sourceVersion),
         entries);
   }

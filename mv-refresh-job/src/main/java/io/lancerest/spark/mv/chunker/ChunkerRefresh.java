@@ -97,7 +97,7 @@ public final class ChunkerRefresh {
     options.checkApplicableTo(MaterializedViewKind.CHUNKER);
     return RefreshDriver.refresh(ctx, t, options.srcVersion(), options.maxRowsPerFragment(),
         () -> SourceVersions.latest(
-        t.viewName(), t.sourceUri(), t.sourceStorageOptions()), kind(t, def, options));
+        t.viewName(), t.source()), kind(t, def, options));
   }
 
   /** What {@link #run} would do now, with nothing expanded, written or committed. */
@@ -106,7 +106,7 @@ public final class ChunkerRefresh {
     options.checkApplicableTo(MaterializedViewKind.CHUNKER);
     RefreshContext ctx = new RefreshContext(spark, t.viewName(), "explain", null);
     return RefreshDriver.explain(ctx, options.srcVersion(), () -> SourceVersions.latest(
-        t.viewName(), t.sourceUri(), t.sourceStorageOptions()), kind(t, def, options));
+        t.viewName(), t.source()), kind(t, def, options));
   }
 
   /** Chunker views in {@link RefreshDriver}'s sequence: one {@link ChunkerRun} per attempt. */
@@ -119,8 +119,7 @@ public final class ChunkerRefresh {
 
   static Dataset<Row> read(SparkSession spark, ViewTables t, Long version) {
     // Bound to lance-spark's path catalog: a session catalog named "lance" would capture it.
-    return io.lancerest.spark.mv.fragments.LanceReads.load(spark, t.sourceUri(),
-        t.sourceStorageOptions(), version);
+    return io.lancerest.spark.mv.fragments.LanceReads.load(spark, t.source(), version);
   }
 
   /** {@code [__source_row_id, projected...]} of the filtered source. */

@@ -1,12 +1,10 @@
 package io.lancerest.spark.mv.chunker;
 
-import io.lancerest.spark.connector.CredentialRefresh;
 import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.refresh.RefreshContext;
 import io.lancerest.spark.mv.refresh.ViewTables;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.spark.sql.SparkSession;
-import org.lance.ReadOptions;
 
 /**
  * What one chunker refresh attempt is asked to do, as each of its phases reads it: the context,
@@ -29,13 +27,8 @@ record ChunkerRun(RefreshContext ctx, ViewTables t, ChunkerDefinition def, Refre
 
   /** The view's table at {@code version} ({@code null}: the latest). */
   org.lance.Dataset openView(BufferAllocator a, Long version) {
-    ReadOptions.Builder ro = CredentialRefresh.readOptions(
-        t.viewStorageOptions());
-    if (version != null) {
-      ro.setVersion(version);
-    }
     try {
-      return org.lance.Dataset.open(a, t.viewUri(), ro.build());
+      return t.view().open(a, version);
     } catch (RuntimeException e) {
       throw new ChunkerRefreshException("Cannot open the table of view '" + t.viewName()
           + "' at '" + t.viewUri() + "': " + e.getMessage(), e);

@@ -1,6 +1,7 @@
 package io.lancerest.spark.mv.chunker;
 
 import io.lancerest.client.Identifiers;
+import io.lancerest.spark.connector.LanceLocation;
 import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.definition.MaterializedViewKind;
 import io.lancerest.spark.mv.definition.ViewDefinition;
@@ -35,8 +36,7 @@ public final class ChunkerViews implements ViewKind {
 
   /** The class is a chunker and accepts its options; the source query has no LIMIT. */
   @Override
-  public void validate(String viewName, ViewDefinition def, String sourceUri,
-      Map<String, String> storage) {
+  public void validate(String viewName, ViewDefinition def, LanceLocation source) {
     if (def.sourceQuery().limit() != null) {
       throw new InvalidViewDefinitionException("Chunker view " + viewName + " cannot LIMIT its "
           + "source rows; cap its rows with the refresh option output_limit");

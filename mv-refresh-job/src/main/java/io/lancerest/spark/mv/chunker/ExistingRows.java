@@ -46,8 +46,7 @@ final class ExistingRows {
     if (!keepRest) {
       try (BufferAllocator a = new RootAllocator();
           org.lance.Dataset view = run.openView(a, version)) {
-        io.lancerest.spark.mv.rowindex.ViewRows found = new ViewRowLookup(t.viewUri(),
-            t.viewStorageOptions(), ctx.caches().get(SourceIdIndexCache.class,
+        io.lancerest.spark.mv.rowindex.ViewRows found = new ViewRowLookup(t.view(), ctx.caches().get(SourceIdIndexCache.class,
             SourceIdIndexCache::new), ctx.deletionVectors()).find(view, a, deleteParents);
         ctx.observe(RefreshListener.Probe.VIEW_FRAGMENTS_READ, found.lookedAt());
         ctx.observe(RefreshListener.Probe.VIEW_FRAGMENTS_SCANNED, found.scanned());

@@ -1,5 +1,6 @@
 package io.lancerest.spark.mv.chunker;
 
+import io.lancerest.spark.connector.LanceLocation;
 import io.lancerest.spark.mv.driver.CompiledDefinition;
 import io.lancerest.spark.mv.driver.Declined;
 import io.lancerest.spark.mv.driver.DriverScan;
@@ -92,8 +93,8 @@ final class LocalExpansion {
    * @param task the chunker the executors would run, without a broadcast parent set (the
    *     driver keeps only {@code ids} as it reads)
    */
-  static Outcome tryExpand(RefreshContext ctx, String sourceUri,
-      java.util.Map<String, String> storage, long version, Dataset<Row> in,
+  static Outcome tryExpand(RefreshContext ctx, LanceLocation source, long version,
+      Dataset<Row> in,
       List<Integer> fragments, Roaring64NavigableMap ids, ChunkerTask task) {
     SparkSession spark = ctx.spark();
     String capped = declines(spark, ctx, ids.getLongCardinality());
@@ -117,7 +118,7 @@ final class LocalExpansion {
     Parents parents = new Parents(ids, maxBytes);
     DriverScan.Stats read;
     try (BufferAllocator a = new RootAllocator();
-        org.lance.Dataset src = open(a, ctx, sourceUri, storage, version)) {
+        org.lance.Dataset src = open(a, source, version)) {
       read = DriverScan.scan(src, c, fragments, parents);
     } catch (Declined d) {
       return Outcome.declined(d.getMessage());
@@ -199,12 +200,9 @@ final class LocalExpansion {
     }
   }
 
-  private static org.lance.Dataset open(BufferAllocator a, RefreshContext ctx, String uri,
-      java.util.Map<String, String> storage, long version) {
+  private static org.lance.Dataset open(BufferAllocator a, LanceLocation source, long version) {
     try {
-      return org.lance.Dataset.open(a, uri,
-          io.lancerest.spark.connector.CredentialRefresh.readOptions(storage)
-              .setVersion(version).build());
+      return source.open(a, version);
     } catch (RuntimeException e) {
       throw new Declined("opening the source at version " + version + " failed (" + e + ")");
     }

@@ -1,7 +1,7 @@
 package io.lancerest.spark.mv.chunker;
 
-import io.lancerest.spark.mv.rowindex.SourceIdIndexFiles;
 import io.lancerest.spark.mv.refresh.ViewTables;
+import io.lancerest.spark.mv.rowindex.SourceIdIndexFiles;
 import java.util.Map;
 import java.util.TreeMap;
 import org.apache.spark.sql.Dataset;
@@ -69,7 +69,7 @@ final class OutputLimitCut {
     Expansion capped = again.isEmpty() ? new Expansion()
         : expander.expand(source, again, false, Map.of(b, k));
     // the first expansion's fragments are never committed: their indexes go now
-    SourceIdIndexFiles.drop(t.viewUri(), t.viewStorageOptions(), ex.fragments);
+    SourceIdIndexFiles.drop(t.view(), ex.fragments);
     Expansion out = new Expansion();
     out.fragments.addAll(capped.fragments);
     out.ranges.addAll(capped.ranges);

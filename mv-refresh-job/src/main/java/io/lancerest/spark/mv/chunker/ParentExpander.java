@@ -70,7 +70,7 @@ final class ParentExpander {
     ctx.describe("expand " + ids.getLongCardinality() + " parents on the driver");
     LocalExpansion.Outcome local;
     try {
-      local = LocalExpansion.tryExpand(ctx, t.sourceUri(), t.sourceStorageOptions(),
+      local = LocalExpansion.tryExpand(ctx, t.source(),
           srcVersion, ChunkerRefresh.project(scoped, run.def()), fragments, ids,
           task(null, null));
     } finally {

@@ -1,6 +1,5 @@
 package io.lancerest.spark.mv.chunker;
 
-import io.lancerest.spark.connector.CredentialRefresh;
 import io.lancerest.spark.mv.definition.SourceIdentity;
 import io.lancerest.spark.mv.refresh.SourceVersions;
 import io.lancerest.spark.mv.refresh.ViewTables;
@@ -46,8 +45,7 @@ final class RefreshPlanner {
     if (watermark > 0 && srcVersion != watermark && !run.o().force()) {
       // Without that version the parents updated in place since cannot be told from those a
       // compaction moved (SourceHistory), so the processed set cannot be trusted.
-      p.watermarkRemoved = SourceVersions.removedByCleanup(t.viewName(), t.sourceUri(),
-          t.sourceStorageOptions(), watermark);
+      p.watermarkRemoved = SourceVersions.removedByCleanup(t.viewName(), t.source(), watermark);
     }
     // force (or a rebuild): nothing counts as processed, so every filtered parent is expanded
     // again, and the commit replaces every view row (including those of truncated or gone
@@ -61,7 +59,7 @@ final class RefreshPlanner {
             "truncated parent set");
     // Recorded by the commit so the next refresh can tell this source from a table created
     // later under the same name (SourceIdentity).
-    String srcVersionTime = SourceIdentity.versionTime(t.sourceUri(), t.sourceStorageOptions(),
+    String srcVersionTime = SourceIdentity.versionTime(t.source(),
         srcVersion);
     if (srcVersionTime == null) {
       throw new ChunkerRefreshException("Cannot open the source of view '" + t.viewName()
@@ -123,8 +121,7 @@ final class RefreshPlanner {
       Map<String, String> viewMetadata, long requested) {
     long latest;
     try (BufferAllocator a = new RootAllocator();
-        org.lance.Dataset src = org.lance.Dataset.open(a, t.sourceUri(),
-            CredentialRefresh.readOptions(t.sourceStorageOptions()).build())) {
+        org.lance.Dataset src = t.source().open(a, null)) {
       latest = src.latestVersion();
     } catch (RuntimeException e) {
       throw new ChunkerRefreshException("Cannot open the source of view '" + t.viewName()
@@ -132,7 +129,7 @@ final class RefreshPlanner {
     }
     // Before the version checks: a replaced source usually has fewer versions than the
     // watermark, and "cannot be refreshed backwards" would hide what happened.
-    SourceIdentity.require(t.viewName(), t.sourceUri(), t.sourceStorageOptions(), viewMetadata,
+    SourceIdentity.require(t.viewName(), t.source(), viewMetadata,
         watermark, latest);
     SourceVersions.requireForward(t.viewName(), requested, watermark);
     return requested;

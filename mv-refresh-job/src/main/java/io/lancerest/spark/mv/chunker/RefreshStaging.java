@@ -66,8 +66,7 @@ final class RefreshStaging {
     long unprocessed = ParentIds.minus(state.present, nextProcessed).getLongCardinality();
     long viewScanned = System.nanoTime();
 
-    ViewCommit.Builder commitBuilder = ViewCommit.builder(t.viewUri(), p.readVersion)
-        .storageOptions(t.viewStorageOptions())
+    ViewCommit.Builder commitBuilder = ViewCommit.builder(t.view(), p.readVersion)
         .deleteRowAddresses(existing.deleteAddresses)
         .addFragments(ex.fragments, ex.ranges.size() == ex.fragments.size() ? ex.ranges
             : null)
@@ -85,8 +84,7 @@ final class RefreshStaging {
     }
     ViewCommit commit = commitBuilder.build();
     // Skipped parents are written before the commit and appended after it (ErrorsTable).
-    ErrorsTable.Staged errors = ChunkerErrorsTable.stage(t.errorsTableUri(),
-        t.viewStorageOptions(), jobId, t.viewName(), run.def().function(), srcVersion,
+    ErrorsTable.Staged errors = ChunkerErrorsTable.stage(t.errors(), jobId, t.viewName(), run.def().function(), srcVersion,
         ex.skipped);
     Expansion done = ex;
     long watermark = p.watermark;

@@ -1,6 +1,5 @@
 package io.lancerest.spark.mv.chunker;
 
-import io.lancerest.spark.connector.CredentialRefresh;
 import io.lancerest.spark.connector.read.SafeLanceScan;
 import io.lancerest.spark.mv.RefreshListener;
 import io.lancerest.spark.mv.fragments.FragmentScopedRead;
@@ -268,7 +267,7 @@ final class SourceState {
 
   private static org.lance.Dataset open(BufferAllocator a, Source src, long version) {
     try {
-      return org.lance.Dataset.open(a, src.tables().sourceUri(), CredentialRefresh.readOptions(src.tables().sourceStorageOptions()).setVersion(version).build());
+      return src.tables().source().open(a, version);
     } catch (RuntimeException e) {
       throw new ChunkerRefreshException("Cannot open the source of view '" + src.viewName()
           + "' at '" + src.tables().sourceUri() + "' version " + version + ": "

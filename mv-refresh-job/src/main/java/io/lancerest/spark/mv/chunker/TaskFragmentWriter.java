@@ -1,5 +1,6 @@
 package io.lancerest.spark.mv.chunker;
 
+import io.lancerest.spark.connector.LanceLocation;
 import io.lancerest.spark.mv.commit.StreamingFragmentWriter;
 import io.lancerest.spark.mv.rowindex.SourceIdCollector;
 import java.util.ArrayList;
@@ -29,8 +30,7 @@ final class TaskFragmentWriter implements AutoCloseable {
         capBytes / 8 / ChunkerTask.MAX_BATCH_BYTES));
   }
 
-  private final String viewUri;
-  private final Map<String, String> storage;
+  private final LanceLocation view;
   private final BufferAllocator allocator;
   private final StreamingFragmentWriter writer;
   private final SourceIdCollector ids = new SourceIdCollector();
@@ -40,10 +40,9 @@ final class TaskFragmentWriter implements AutoCloseable {
   /** @param capBytes the task's Arrow memory cap ({@code Long.MAX_VALUE}: none) */
   TaskFragmentWriter(String viewUri, Map<String, String> storage, BufferAllocator allocator,
       Schema schema, int maxRowsPerFragment, long capBytes) {
-    this.viewUri = viewUri;
-    this.storage = storage;
+    this.view = LanceLocation.of(viewUri, storage);
     this.allocator = allocator;
-    this.writer = new StreamingFragmentWriter(viewUri, storage, allocator, schema,
+    this.writer = new StreamingFragmentWriter(view, allocator, schema,
         maxRowsPerFragment, queuedBatches(capBytes));
   }
 
@@ -71,7 +70,7 @@ final class TaskFragmentWriter implements AutoCloseable {
   void finish(TaskOutput out) {
     finished = true;
     List<FragmentMetadata> written = nonEmpty(writer.finish(null));
-    out.addFragments(written, ids.ranges(viewUri, storage, allocator, written, rows));
+    out.addFragments(written, ids.ranges(view, allocator, written, rows));
   }
 
   @Override

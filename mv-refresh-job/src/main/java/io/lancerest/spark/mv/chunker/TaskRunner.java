@@ -1,6 +1,6 @@
 package io.lancerest.spark.mv.chunker;
 
-import io.lancerest.spark.connector.CredentialRefresh;
+import io.lancerest.spark.connector.LanceLocation;
 import io.lancerest.spark.mv.definition.ErrorHandling;
 import io.lancerest.spark.mv.definition.FunctionEnvelope;
 import io.lancerest.spark.mv.rowindex.SourceIdCollector;
@@ -49,6 +49,7 @@ final class TaskRunner implements AutoCloseable {
   private final String viewName;
   private final String viewUri;
   private final HashMap<String, String> storageOptions;
+  private final LanceLocation view;
   private final int maxRowsPerFragment;
   private final long itemBufferBytes;
 
@@ -57,6 +58,7 @@ final class TaskRunner implements AutoCloseable {
     this.viewName = task.viewName;
     this.viewUri = task.viewUri;
     this.storageOptions = task.storageOptions;
+    this.view = LanceLocation.of(viewUri, storageOptions);
     this.maxRowsPerFragment = task.maxRowsPerFragment;
     this.intraConcurrency = task.intraConcurrency;
     this.caps = task.caps;
@@ -187,7 +189,7 @@ final class TaskRunner implements AutoCloseable {
         ItemChildren.closeQuietly(collecting); // not handed to lance-core: freed here
         throw e;
       }
-      written = CredentialRefresh.fragments(storageOptions).datasetUri(viewUri)
+      written = view.fragments().datasetUri(viewUri)
           .allocator(allocator).data(stream).maxRowsPerFile(maxRowsPerFragment).execute();
     } catch (RuntimeException e) {
       Throwable f = s.failure;
@@ -209,7 +211,7 @@ final class TaskRunner implements AutoCloseable {
       }
     }
     List<FragmentMetadata> nonEmpty = TaskFragmentWriter.nonEmpty(written);
-    out.addFragments(nonEmpty, ids.ranges(viewUri, storageOptions, allocator, nonEmpty,
+    out.addFragments(nonEmpty, ids.ranges(view, allocator, nonEmpty,
         collecting.rows));
     return true;
   }

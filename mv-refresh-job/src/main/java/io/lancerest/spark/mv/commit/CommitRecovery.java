@@ -1,11 +1,9 @@
 package io.lancerest.spark.mv.commit;
 
-import io.lancerest.spark.connector.CredentialRefresh;
-import java.util.Map;
+import io.lancerest.spark.connector.LanceLocation;
 import java.util.Optional;
 import org.apache.arrow.memory.BufferAllocator;
 import org.lance.Dataset;
-import org.lance.ReadOptions;
 import org.lance.Transaction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -18,23 +16,19 @@ import org.slf4j.LoggerFactory;
 final class CommitRecovery {
   // The commit's own log category: these lines are part of the commit's story.
   private static final Logger LOG = LoggerFactory.getLogger(ViewCommit.class);
+  private final LanceLocation table;
   private final String location;
-  private final Map<String, String> storageOptions;
   private final long readVersion;
 
-  CommitRecovery(String location, Map<String, String> storageOptions, long readVersion) {
-    this.location = location;
-    this.storageOptions = storageOptions;
+  CommitRecovery(LanceLocation table, long readVersion) {
+    this.table = table;
+    this.location = table.uri();
     this.readVersion = readVersion;
   }
 
   /** The view table at {@code version}, or its latest version when null. */
   Dataset open(BufferAllocator allocator, Long version) {
-    ReadOptions.Builder ro = CredentialRefresh.readOptions(storageOptions);
-    if (version != null) {
-      ro.setVersion(version);
-    }
-    return Dataset.open(allocator, location, ro.build());
+    return table.open(allocator, version);
   }
 
   ViewCommitConflictException conflict(String what, Throwable cause) {

@@ -1,6 +1,6 @@
 package io.lancerest.spark.mv.commit;
 
-import io.lancerest.spark.connector.CredentialRefresh;
+import io.lancerest.spark.connector.LanceLocation;
 import io.lancerest.spark.mv.rowindex.FragmentSourceRanges;
 import io.lancerest.spark.mv.rowindex.SourceIdCollector;
 import java.io.ByteArrayInputStream;
@@ -39,10 +39,10 @@ public final class FragmentShipping {
   private FragmentShipping() {}
 
   /** Writes {@code data} as new, uncommitted fragments of the dataset at {@code uri}. */
-  public static List<FragmentMetadata> write(String uri, Map<String, String> storageOptions,
-      BufferAllocator allocator, VectorSchemaRoot data, int maxRowsPerFile) {
-    var b = CredentialRefresh.fragments(storageOptions)
-        .datasetUri(uri)
+  public static List<FragmentMetadata> write(LanceLocation table, BufferAllocator allocator,
+      VectorSchemaRoot data, int maxRowsPerFile) {
+    var b = table.fragments()
+        .datasetUri(table.uri())
         .allocator(allocator)
         .data(data);
     if (maxRowsPerFile > 0) {
@@ -80,11 +80,9 @@ public final class FragmentShipping {
    *
    * @param afterBatch called after each batch is encoded (tests inject failures here)
    */
-  public static Written writeRows(String uri, Map<String, String> storageOptions,
-      BufferAllocator allocator, Schema schema, Iterator<InternalRow> rows, int maxRowsPerFile,
+  public static Written writeRows(LanceLocation table, BufferAllocator allocator, Schema schema, Iterator<InternalRow> rows, int maxRowsPerFile,
       Runnable afterBatch) {
-    return writeRows(uri, storageOptions, allocator, schema, rows, maxRowsPerFile, afterBatch,
-        -1);
+    return writeRows(table, allocator, schema, rows, maxRowsPerFile, afterBatch, -1);
   }
 
   /**
@@ -109,8 +107,7 @@ public final class FragmentShipping {
    *
    * @param rangeColumn index of a {@code BIGINT} column, or -1 for none
    */
-  public static Written writeRows(String uri, Map<String, String> storageOptions,
-      BufferAllocator allocator, Schema schema, Iterator<InternalRow> rows, int maxRowsPerFile,
+  public static Written writeRows(LanceLocation table, BufferAllocator allocator, Schema schema, Iterator<InternalRow> rows, int maxRowsPerFile,
       Runnable afterBatch, int rangeColumn) {
     if (!rows.hasNext()) {
       return new Written(List.of(), 0, rangeColumn < 0 ? null : List.of());
@@ -121,8 +118,8 @@ public final class FragmentShipping {
     SourceIdCollector ids = rangeColumn >= 0 ? new SourceIdCollector() : null;
     Throwable failure = null;
     List<FragmentMetadata> out;
-    try (StreamingFragmentWriter writer = new StreamingFragmentWriter(uri, storageOptions,
-        allocator, schema, maxRowsPerFile)) {
+    try (StreamingFragmentWriter writer = new StreamingFragmentWriter(table, allocator, schema,
+        maxRowsPerFile)) {
       try {
         while (rows.hasNext()) {
           int n = 0;
@@ -163,11 +160,11 @@ public final class FragmentShipping {
       if (failure instanceof Error err) {
         throw err;
       }
-      throw new IllegalStateException("Reading the rows to write to " + uri + " failed: "
+      throw new IllegalStateException("Reading the rows to write to " + table.uri() + " failed: "
           + failure, failure);
     }
     return new Written(out, count, ids == null ? null
-        : ids.ranges(uri, storageOptions, allocator, out, count));
+        : ids.ranges(table, allocator, out, count));
   }
 
   public static byte[] toBytes(List<FragmentMetadata> fragments) {

@@ -1,9 +1,8 @@
 package io.lancerest.spark.mv.commit;
 
-import io.lancerest.spark.connector.CredentialRefresh;
+import io.lancerest.spark.connector.LanceLocation;
 import java.io.IOException;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ExecutionException;
@@ -35,8 +34,8 @@ public final class StreamingFragmentWriter implements AutoCloseable {
    */
   static final int QUEUED_BATCHES = 1;
 
+  private final LanceLocation table;
   private final String uri;
-  private final Map<String, String> storageOptions;
   private final BufferAllocator allocator;
   private final int maxRowsPerFile;
   private final BatchQueue queue;
@@ -44,19 +43,19 @@ public final class StreamingFragmentWriter implements AutoCloseable {
   private Future<List<FragmentMetadata>> written;
   private boolean ended;
 
-  public StreamingFragmentWriter(String uri, Map<String, String> storageOptions,
-      BufferAllocator allocator, Schema schema, int maxRowsPerFile) {
-    this(uri, storageOptions, allocator, schema, maxRowsPerFile, QUEUED_BATCHES);
+  public StreamingFragmentWriter(LanceLocation table, BufferAllocator allocator, Schema schema,
+      int maxRowsPerFile) {
+    this(table, allocator, schema, maxRowsPerFile, QUEUED_BATCHES);
   }
 
   /**
    * @param queuedBatches batches that may wait for lance-core: more lets a producer that hands
    *     over several batches at once go on while lance-core writes them
    */
-  public StreamingFragmentWriter(String uri, Map<String, String> storageOptions,
-      BufferAllocator allocator, Schema schema, int maxRowsPerFile, int queuedBatches) {
-    this.uri = uri;
-    this.storageOptions = storageOptions;
+  public StreamingFragmentWriter(LanceLocation table, BufferAllocator allocator, Schema schema,
+      int maxRowsPerFile, int queuedBatches) {
+    this.table = table;
+    this.uri = table.uri();
     this.allocator = allocator;
     this.maxRowsPerFile = maxRowsPerFile;
     this.queue = new BatchQueue(allocator, schema, queuedBatches);
@@ -71,7 +70,7 @@ public final class StreamingFragmentWriter implements AutoCloseable {
     written = thread.submit(() -> {
       try (ArrowArrayStream stream = ArrowArrayStream.allocateNew(allocator)) {
         Data.exportArrayStream(allocator, queue, stream);
-        var b = CredentialRefresh.fragments(storageOptions)
+        var b = table.fragments()
             .datasetUri(uri)
             .allocator(allocator)
             .data(stream);

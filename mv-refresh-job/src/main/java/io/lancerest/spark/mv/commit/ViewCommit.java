@@ -1,5 +1,6 @@
 package io.lancerest.spark.mv.commit;
 
+import io.lancerest.spark.connector.LanceLocation;
 import io.lancerest.spark.mv.definition.MaterializedViewKind;
 import io.lancerest.spark.mv.layout.GenevaLayout;
 import io.lancerest.spark.mv.result.RefreshResult;
@@ -49,8 +50,8 @@ import org.lance.operation.Overwrite;
  * keeps its previous version.
  */
 public final class ViewCommit {
+  private final LanceLocation table;
   private final String location;
-  private final Map<String, String> storageOptions;
   private final long readVersion;
   private final CommitFragments rows;
   private final CommitMetadata metadata;
@@ -58,13 +59,13 @@ public final class ViewCommit {
 
   private ViewCommit(Builder b) {
     this.location = b.location;
-    this.storageOptions = Map.copyOf(b.storageOptions);
+    this.table = b.table != null ? b.table : LanceLocation.of(b.location, b.storageOptions);
     this.readVersion = b.readVersion;
     this.rows = new CommitFragments(b.location, b.readVersion, b.deleteAddresses,
         b.deletePredicate, b.replaceAllRows, b.removeFragments, b.newFragments, b.newRanges);
     this.metadata = new CommitMetadata(b.location, b.schemaMetadata, b.fieldMetadata, b.config,
         b.transactionProperties, b.job);
-    this.recovery = new CommitRecovery(location, storageOptions, readVersion);
+    this.recovery = new CommitRecovery(table, readVersion);
   }
 
   /**
@@ -81,6 +82,14 @@ public final class ViewCommit {
     }
   }
 
+  /** A commit to the view table as the statement resolved it. */
+  public static Builder builder(LanceLocation table, long readVersion) {
+    Builder b = new Builder(table.uri(), readVersion);
+    b.table = table;
+    return b;
+  }
+
+  /** A commit to the table at {@code location}, opened with {@link Builder#storageOptions}. */
   public static Builder builder(String location, long readVersion) {
     return new Builder(location, readVersion);
   }
@@ -172,7 +181,7 @@ public final class ViewCommit {
             + " were committed concurrently; this change (version " + version
             + ") was rolled back by restoring version " + (version - 1), null);
       }
-      SourceIdIndexFiles.drop(location, storageOptions, applied.dropped());
+      SourceIdIndexFiles.drop(table, applied.dropped());
       return new ViewCommitResult(readVersion, version, applied.deleted(), applied.added(),
           rows.newFragments().size(), droppedIndexes);
     }
@@ -183,13 +192,14 @@ public final class ViewCommit {
    * caller knows it did not land and will not be tried again with these fragments.
    */
   public void abandon() {
-    SourceIdIndexFiles.drop(location, storageOptions, rows.newFragments());
+    SourceIdIndexFiles.drop(table, rows.newFragments());
   }
 
   /** Collects the parts of one view commit. */
   public static final class Builder {
     private final String location;
     private final long readVersion;
+    private LanceLocation table;
     private Map<String, String> storageOptions = Map.of();
     private final TreeSet<Long> deleteAddresses = new TreeSet<>();
     private String deletePredicate;
@@ -212,6 +222,10 @@ public final class ViewCommit {
     }
 
     public Builder storageOptions(Map<String, String> options) {
+      if (table != null) {
+        throw new IllegalStateException("The storage options of " + location + " come with "
+            + "its resolved location");
+      }
       this.storageOptions = options == null ? Map.of() : options;
       return this;
     }

@@ -1,6 +1,6 @@
 package io.lancerest.spark.mv.definition;
 
-import io.lancerest.spark.connector.CredentialRefresh;
+import io.lancerest.spark.connector.LanceLocation;
 import io.lancerest.spark.mv.error.InvalidViewDefinitionException;
 import java.util.ArrayList;
 import java.util.List;
@@ -39,13 +39,12 @@ public final class SourceIdentity {
    * When {@code version} of the table at {@code uri} was written; {@code null} when that version
    * cannot be opened (never written, or cleaned up).
    */
-  public static String versionTime(String uri, Map<String, String> storageOptions,
-      long version) {
+  public static String versionTime(LanceLocation table, long version) {
     try (BufferAllocator a = new RootAllocator();
-        org.lance.Dataset ds = org.lance.Dataset.open(a, uri, CredentialRefresh.readOptions(storageOptions).setVersion(version).build())) {
+        org.lance.Dataset ds = table.open(a, version)) {
       return versionTime(ds);
     } catch (RuntimeException e) {
-      LOG.debug("Version {} of '{}' cannot be opened: {}", version, uri, e.getMessage());
+      LOG.debug("Version {} of '{}' cannot be opened: {}", version, table.uri(), e.getMessage());
       return null;
     }
   }
@@ -64,16 +63,15 @@ public final class SourceIdentity {
    * @param watermark the source version the view reflects
    * @param latest the source's latest version now
    */
-  public static String replaced(String viewName, String sourceUri,
-      Map<String, String> storageOptions, Map<String, String> viewSchemaMetadata,
-      long watermark, long latest) {
+  public static String replaced(String viewName, LanceLocation source,
+      Map<String, String> viewSchemaMetadata, long watermark, long latest) {
     String recorded = recorded(viewSchemaMetadata);
     if (recorded == null || watermark == 0) {
       return null;
     }
     String now = null;
     if (watermark <= latest) {
-      now = versionTime(sourceUri, storageOptions, watermark);
+      now = versionTime(source, watermark);
       if (now == null) {
         LOG.info("View {}: source version {} cannot be opened to check it is the same table",
             viewName, watermark);
@@ -85,7 +83,7 @@ public final class SourceIdentity {
     }
     return "The source table of view " + viewName + " was replaced since the view's last "
         + "refresh: the view reflects source version " + watermark + " written at " + recorded
-        + ", but that version of the table at '" + sourceUri + "' "
+        + ", but that version of the table at '" + source.uri() + "' "
         + (now == null ? "does not exist" : "was written at " + now);
   }
 
@@ -94,11 +92,9 @@ public final class SourceIdentity {
    * #replaced}): {@link InvalidViewDefinitionException}, for views that apply changes since the
    * watermark and cannot tell the new table's rows from the old one's.
    */
-  public static void require(String viewName, String sourceUri,
-      Map<String, String> storageOptions, Map<String, String> viewSchemaMetadata,
-      long watermark, long latest) {
-    String why = replaced(viewName, sourceUri, storageOptions, viewSchemaMetadata, watermark,
-        latest);
+  public static void require(String viewName, LanceLocation source,
+      Map<String, String> viewSchemaMetadata, long watermark, long latest) {
+    String why = replaced(viewName, source, viewSchemaMetadata, watermark, latest);
     if (why != null) {
       throw new InvalidViewDefinitionException(why + ". The view is unchanged; drop it and "
           + "create it again over the new table");

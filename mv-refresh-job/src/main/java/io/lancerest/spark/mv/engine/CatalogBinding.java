@@ -7,6 +7,7 @@ import io.lancerest.client.model.DescribeTableRequest;
 import io.lancerest.client.model.DescribeTableResponse;
 import io.lancerest.spark.catalog.CatalogOptions;
 import io.lancerest.spark.catalog.LanceRestCatalog;
+import io.lancerest.spark.connector.LanceLocation;
 import io.lancerest.spark.mv.error.MaterializedViewException;
 import io.lancerest.spark.mv.error.MaterializedViewNotFoundException;
 import io.lancerest.spark.mv.refresh.RefreshCaches;
@@ -118,18 +119,25 @@ public final class CatalogBinding {
   }
 
   /**
-   * Where a table's data lives (DescribeTable with vended credentials).
+   * A table as one DescribeTable (with vended credentials) found it: its data's location with
+   * the storage options and credential provider that open it, resolved once for the statement.
    *
    * @param properties the table's properties as the server keeps them (empty when it keeps
    *     none: the catalog then keeps them in the dataset's config)
    */
-  public record TableLocation(List<String> relativeId, String location,
-      Map<String, String> storageOptions, boolean managedVersioning,
-      Map<String, String> properties) {
+  public record TableLocation(List<String> relativeId, LanceLocation dataset,
+      boolean managedVersioning, Map<String, String> properties) {
+    public String location() {
+      return dataset.uri();
+    }
+
+    public Map<String, String> storageOptions() {
+      return dataset.storageOptions();
+    }
+
     @Override
     public String toString() {
-      return "TableLocation{" + relativeId + " at " + location + ", storage options "
-          + storageOptions.keySet() + "}";
+      return "TableLocation{" + relativeId + " at " + dataset + "}";
     }
   }
 
@@ -155,7 +163,7 @@ public final class CatalogBinding {
     // With the route that renews expiring vended credentials (driver and tasks).
     Map<String, String> storage = catalog.engineStorageOptions(serverId(relative),
         d.storageOptions());
-    return new TableLocation(List.copyOf(relative), d.location(), Map.copyOf(storage),
+    return new TableLocation(List.copyOf(relative), LanceLocation.of(d.location(), storage),
         Boolean.TRUE.equals(d.managedVersioning()),
         d.properties() == null ? Map.of()
             : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(d.properties())));

@@ -1,6 +1,5 @@
 package io.lancerest.spark.mv.engine;
 
-import io.lancerest.spark.connector.CredentialRefresh;
 import io.lancerest.spark.mv.CreateViewRequest;
 import io.lancerest.spark.mv.RefreshListener;
 import io.lancerest.spark.mv.RefreshOptions;
@@ -62,15 +61,14 @@ final class ClientCreate {
       throw new MaterializedViewNotFoundException("Cannot create materialized view " + viewName
           + ": its namespace does not exist. Create it first (CREATE NAMESPACE)", e);
     }
-    StoredViews.Stored created;
+    ResolvedView created;
     try {
       TableLocation view = cat.locate(r.viewId(), "view");
       GenevaLayout.Metadata md = GenevaLayout.encode(d, ViewState.NEVER_REFRESHED,
           cat.client().config().uri().toString());
       long version;
       try (BufferAllocator a = new RootAllocator();
-          org.lance.Dataset ds = org.lance.Dataset.open(a, view.location(),
-              CredentialRefresh.readOptions(view.storageOptions()).build())) {
+          org.lance.Dataset ds = view.dataset().open(a, null)) {
         version = ds.version();
       }
       Map<String, String> schemaMd = new LinkedHashMap<>(md.schema());
@@ -78,14 +76,13 @@ final class ClientCreate {
       if (managedBy != null && !managedBy.isBlank()) {
         schemaMd.put(GenevaLayout.MANAGED_BY, managedBy);
       }
-      ViewCommit.Builder b = ViewCommit.builder(view.location(), version)
-          .storageOptions(view.storageOptions())
+      ViewCommit.Builder b = ViewCommit.builder(view.dataset(), version)
           .schemaMetadata(schemaMd)
           .config(describeTableProperties(d));
       md.fields().forEach(b::fieldMetadata);
       b.build().commit();
       // what the view's table now says, as a later statement would read it back
-      created = StoredViews.decoded(r.viewId(), view,
+      created = StoredViews.decoded(viewName, view,
           new GenevaLayout.Metadata(schemaMd, md.fields()));
     } catch (RuntimeException e) {
       try {
@@ -106,8 +103,7 @@ final class ClientCreate {
     try {
       // PreparedView.prepare has just checked the function's options against this very source,
       // and described it: the first refresh neither describes the view nor its source again.
-      return refresh.refresh(r.viewId(), initial, created, false, RefreshListener.NONE, null,
-          p.source());
+      return refresh.refresh(created, initial, false, RefreshListener.NONE, null, p.source());
     } catch (Throwable failure) {
       throw notCreated(r.viewId(), viewName, failure);
     }
@@ -125,13 +121,13 @@ final class ClientCreate {
     boolean interrupted = Thread.interrupted();
     boolean dropped = false;
     try {
-      StoredViews.Stored stored = views.read(viewId);
+      ResolvedView stored = views.read(viewId);
       if (stored != null) {
         // not every server removes a table's whole directory on purge
         if (stored.definition().kind() == MaterializedViewKind.UDTF) {
-          ViewDrop.dropUdtfCheckpoints(stored.view(), viewName);
+          ViewDrop.dropUdtfCheckpoints(stored.table(), viewName);
         }
-        ViewDrop.dropErrorTables(stored.view(), viewName);
+        ViewDrop.dropErrorTables(stored.table(), viewName);
         cat.catalog().purgeTable(CatalogBinding.ident(viewId));
       }
       dropped = true;

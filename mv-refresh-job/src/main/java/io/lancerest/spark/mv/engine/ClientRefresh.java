@@ -4,7 +4,6 @@ import io.lancerest.spark.mv.RefreshListener;
 import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.definition.ViewDefinition;
 import io.lancerest.spark.mv.engine.CatalogBinding.TableLocation;
-import io.lancerest.spark.mv.error.MaterializedViewNotFoundException;
 import io.lancerest.spark.mv.query.QueryLayout;
 import io.lancerest.spark.mv.refresh.JobTracker;
 import io.lancerest.spark.mv.result.RefreshPlan;
@@ -39,23 +38,18 @@ final class ClientRefresh {
   /**
    * Refreshes the view now, in the caller's thread.
    *
-   * @param stored the view as {@link StoredViews#read} found it, {@code null} if it does not
-   *     exist
+   * @param view the view as the statement resolved it
    * @param checkOptions run the function's option check first (CREATE has just run it)
    * @param opened the job an ASYNC refresh opened (RUNNING recorded), else {@code null}
    * @param source where the source lives when the statement has described it already (CREATE
    *     ... WITH DATA), else {@code null}: described here
    */
-  RefreshResult refresh(List<String> viewId, RefreshOptions options, StoredViews.Stored stored,
-      boolean checkOptions, RefreshListener listener, JobTracker opened, TableLocation source) {
-    String viewName = cat.display(viewId);
-    if (stored == null) {
-      throw new MaterializedViewNotFoundException("Materialized view " + viewName
-          + " does not exist");
-    }
-    ViewDefinition def = stored.definition();
+  RefreshResult refresh(ResolvedView view, RefreshOptions options, boolean checkOptions,
+      RefreshListener listener, JobTracker opened, TableLocation source) {
+    String viewName = view.name();
+    ViewDefinition def = view.definition();
     JobTracker job = opened != null ? opened : jobs.open(options.jobId() != null
-        ? options.jobId() : UUID.randomUUID().toString(), viewId);
+        ? options.jobId() : UUID.randomUUID().toString(), view.relativeId());
     try {
       job.started(def.kind(), null);
       List<String> sourceRelative = cat.relativeId(def.sourceQuery().sourceTableId());
@@ -67,14 +61,14 @@ final class ClientRefresh {
       }
       LOG.info("Refreshing {} view {} (job {}) from {}", def.kind().wire(), viewName,
           job.jobId(), cat.display(sourceRelative));
-      return KindDispatch.refresh(spark, viewName, stored.view(), source, def, options, job,
+      return KindDispatch.refresh(spark, viewName, view.table(), source, def, options, job,
           listener, cat.caches());
     } catch (RuntimeException | Error e) {
       job.failed(e); // a failure before the refresh sequence; a no-op once it recorded the end
       throw e;
     } finally {
       jobs.closed(job);
-      cat.invalidate(viewId);
+      cat.invalidate(view.relativeId());
     }
   }
 
@@ -82,34 +76,32 @@ final class ClientRefresh {
    * Starts the refresh of client-managed {@code stored} on the catalog's ASYNC threads and
    * returns at once: the job id, status RUNNING (already in the job log).
    */
-  RefreshResult submit(List<String> viewId, RefreshOptions options, StoredViews.Stored stored,
-      long started) {
+  RefreshResult submit(ResolvedView view, RefreshOptions options, long started) {
     JobTracker job = jobs.open(options.jobId() != null ? options.jobId()
-        : UUID.randomUUID().toString(), viewId);
+        : UUID.randomUUID().toString(), view.relativeId());
     try {
-      job.started(stored.definition().kind(), null);
-      jobs.submit(job, () -> refresh(viewId, options, stored, true,
-          RefreshListener.NONE, job, null));
+      job.started(view.definition().kind(), null);
+      jobs.submit(job, () -> refresh(view, options, true, RefreshListener.NONE, job, null));
     } catch (RuntimeException | Error e) {
       job.failed(e);
       jobs.closed(job);
       throw e;
     }
     return new RefreshResult(job.jobId(), RefreshResult.JobStatus.RUNNING,
-        stored.definition().kind(), null, 0, 0, 0, System.currentTimeMillis() - started);
+        view.definition().kind(), null, 0, 0, 0, System.currentTimeMillis() - started);
   }
 
   /** What refreshing client-managed {@code stored} now would do, with nothing changed. */
-  RefreshPlan explain(List<String> viewId, StoredViews.Stored stored, RefreshOptions options) {
-    String viewName = cat.display(viewId);
-    ViewDefinition def = stored.definition();
+  RefreshPlan explain(ResolvedView view, RefreshOptions options) {
+    String viewName = view.name();
+    ViewDefinition def = view.definition();
     List<String> sourceRelative = cat.relativeId(def.sourceQuery().sourceTableId());
     TableLocation source = cat.locate(sourceRelative, "source table of view " + viewName);
     checkFunctionOptions(def, source, viewName);
     try {
-      return KindDispatch.explain(spark, viewName, stored.view(), source, def, options);
+      return KindDispatch.explain(spark, viewName, view.table(), source, def, options);
     } finally {
-      cat.invalidate(viewId);
+      cat.invalidate(view.relativeId());
     }
   }
 

@@ -60,7 +60,7 @@ public final class EngineViews implements MaterializedViews {
     this.mode = MvMode.parse(cat.options().mvMode(), cat.name());
     this.views = new StoredViews(cat);
     this.jobs = new EngineJobs(spark, cat, id -> {
-      StoredViews.Stored s = views.read(id);
+      ResolvedView s = views.read(id);
       return s == null ? null : s.state().lastJob();
     });
     this.server = new ServerViews(spark, cat);
@@ -102,12 +102,12 @@ public final class EngineViews implements MaterializedViews {
   public RefreshResult refresh(List<String> viewId, RefreshOptions options,
       RefreshListener listener) {
     if (mode == MvMode.CLIENT) {
-      return client.refresh(viewId, options, views.read(viewId), true, listener, null, null);
+      return client.refresh(views.require(viewId), options, true, listener, null, null);
     }
-    StoredViews.Stored stored = mode == MvMode.AUTO ? views.read(viewId) : null;
+    ResolvedView stored = mode == MvMode.AUTO ? views.read(viewId) : null;
     if (stored != null && stored.clientManaged()) {
       // The definition just read is the one refreshed: no second lookup of the view.
-      return client.refresh(viewId, options, stored, true, listener, null, null);
+      return client.refresh(stored, options, true, listener, null, null);
     }
     try {
       return server.refresh(viewId, options, stored);
@@ -117,7 +117,7 @@ public final class EngineViews implements MaterializedViews {
             + " does not implement RefreshMaterializedView, and catalog '" + cat.name()
             + "' has mv.mode = server", e);
       }
-      return client.refresh(viewId, options, stored != null ? stored : views.read(viewId), true,
+      return client.refresh(stored != null ? stored : views.require(viewId), options, true,
           listener, null, null);
     }
   }
@@ -133,11 +133,11 @@ public final class EngineViews implements MaterializedViews {
       throw new MaterializedViewException(serverOnly + "catalog '" + cat.name() + "' has "
           + "mv.mode = server, so " + viewName + " is refreshed by the server");
     }
-    StoredViews.Stored stored = views.require(viewId);
+    ResolvedView stored = views.require(viewId);
     if (!stored.clientManaged()) {
       throw new MaterializedViewException(serverOnly + viewName + " is managed by the server");
     }
-    return client.explain(viewId, stored, options);
+    return client.explain(stored, options);
   }
 
   /**
@@ -148,7 +148,7 @@ public final class EngineViews implements MaterializedViews {
   @Override
   public RefreshResult refreshAsync(List<String> viewId, RefreshOptions options) {
     long started = System.currentTimeMillis();
-    StoredViews.Stored stored = mode == MvMode.SERVER ? null : views.read(viewId);
+    ResolvedView stored = mode == MvMode.SERVER ? null : views.read(viewId);
     if (stored == null && mode != MvMode.SERVER) {
       throw views.notFound(viewId);
     }
@@ -156,7 +156,7 @@ public final class EngineViews implements MaterializedViews {
       return refresh(viewId, options, RefreshListener.NONE);
     }
     options.checkApplicableTo(stored.definition().kind());
-    return client.submit(viewId, options, stored, started);
+    return client.submit(stored, options, started);
   }
 
   @Override
@@ -182,12 +182,12 @@ public final class EngineViews implements MaterializedViews {
 
   @Override
   public io.lancerest.spark.mv.result.MaintenanceResult optimize(List<String> viewId) {
-    StoredViews.Stored stored = views.require(viewId);
+    ResolvedView stored = views.require(viewId);
     try {
       ViewMaintenance.Outcome o;
       try {
-        o = ViewMaintenance.run(stored.view().location(), stored.view().storageOptions(),
-            ViewMaintenance.Policy.session(spark), stored.view().properties(), true, null);
+        o = ViewMaintenance.run(stored.table().dataset(), ViewMaintenance.Policy.session(spark),
+            stored.table().properties(), true, null);
       } catch (IllegalArgumentException e) {
         throw new InvalidOptionException("Cannot optimize materialized view "
             + cat.display(viewId) + ": " + e.getMessage());
@@ -211,7 +211,7 @@ public final class EngineViews implements MaterializedViews {
 
   @Override
   public ViewDescription describe(List<String> viewId) {
-    StoredViews.Stored stored = views.require(viewId);
+    ResolvedView stored = views.require(viewId);
     return new ViewDescription(viewId, stored.definition(), stored.state(),
         stored.clientManaged() ? MvMode.CLIENT.wire() : MvMode.SERVER.wire());
   }

@@ -2,7 +2,6 @@ package io.lancerest.spark.mv.engine;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import io.lancerest.client.LanceJson;
-import io.lancerest.spark.connector.CredentialRefresh;
 import io.lancerest.spark.mv.engine.CatalogBinding.TableLocation;
 import io.lancerest.spark.mv.error.MaterializedViewException;
 import io.lancerest.spark.mv.error.MaterializedViewNotFoundException;
@@ -127,7 +126,7 @@ final class JobsTable implements JobLog {
         List<FragmentMetadata> fragments;
         try (VectorSchemaRoot root = VectorSchemaRoot.create(ds.getSchema(), a)) {
           fill(root, records);
-          fragments = CredentialRefresh.fragments(loc.storageOptions()).datasetUri(loc.location()).allocator(a).data(root)
+          fragments = loc.dataset().fragments().datasetUri(loc.location()).allocator(a).data(root)
               .execute();
         }
         Transaction txn = new Transaction.Builder().readVersion(ds.version())
@@ -217,7 +216,7 @@ final class JobsTable implements JobLog {
 
 
   private static Dataset open(BufferAllocator a, TableLocation loc) {
-    return Dataset.open(a, loc.location(), CredentialRefresh.readOptions(loc.storageOptions()).build());
+    return loc.dataset().open(a, null);
   }
 
   /** Where the table lives; with {@code create}, creates it (and its namespace) if missing. */

@@ -76,8 +76,7 @@ final class KindDispatch {
   }
 
   private static ViewTables tables(String viewName, TableLocation view, TableLocation source) {
-    return new ViewTables(viewName, view.location(), view.storageOptions(), source.location(),
-        source.storageOptions(), null, view.properties());
+    return new ViewTables(viewName, view.dataset(), source.dataset(), null, view.properties());
   }
 
   /**

@@ -1,6 +1,5 @@
 package io.lancerest.spark.mv.engine;
 
-import io.lancerest.spark.connector.CredentialRefresh;
 import io.lancerest.spark.mv.CreateViewRequest;
 import io.lancerest.spark.mv.definition.FunctionSpec;
 import io.lancerest.spark.mv.definition.MaterializedViewKind;
@@ -129,7 +128,7 @@ record PreparedView(ViewDefinition definition, StructType viewSchema, Schema arr
     ViewDefinition def = new ViewDefinition(cat.serverId(r.viewId()), kind, query, function,
         autoRefresh);
     ViewKind viewKind = KindDispatch.of(kind);
-    viewKind.validate(viewName, def, source.location(), source.storageOptions());
+    viewKind.validate(viewName, def, source.dataset());
     Schema arrow = viewKind.viewSchema(def, sourceDf, queryView);
     StructType viewSchema = kind == MaterializedViewKind.QUERY ? queryView
         : LanceArrowUtils.fromArrowSchema(plain(arrow));
@@ -149,8 +148,7 @@ record PreparedView(ViewDefinition definition, StructType viewSchema, Schema arr
   private static void requireStableRowIds(CatalogBinding cat, TableLocation source,
       String viewName) {
     try (BufferAllocator a = new RootAllocator();
-        org.lance.Dataset ds = org.lance.Dataset.open(a, source.location(),
-            CredentialRefresh.readOptions(source.storageOptions()).build())) {
+        org.lance.Dataset ds = source.dataset().open(a, null)) {
       if (Boolean.FALSE.equals(StableRowIds.of(ds))) {
         throw new InvalidViewDefinitionException(StableRowIds.missingMessage("view "
             + viewName, null).replace("<source>", cat.display(source.relativeId())));

@@ -79,7 +79,7 @@ final class ServerViews {
    * when not read), and follows the job to its end when the options say WAIT.
    */
   RefreshResult refresh(List<String> viewId, RefreshOptions options,
-      StoredViews.Stored stored) {
+      ResolvedView stored) {
     long started = System.currentTimeMillis();
     MaterializedViewKind kind = stored == null ? null : stored.definition().kind();
     if (kind != null) {

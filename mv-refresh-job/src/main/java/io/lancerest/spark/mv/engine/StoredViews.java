@@ -1,9 +1,6 @@
 package io.lancerest.spark.mv.engine;
 
 import io.lancerest.client.error.NotFoundException;
-import io.lancerest.spark.connector.CredentialRefresh;
-import io.lancerest.spark.mv.definition.ViewDefinition;
-import io.lancerest.spark.mv.definition.ViewState;
 import io.lancerest.spark.mv.engine.CatalogBinding.TableLocation;
 import io.lancerest.spark.mv.error.InvalidViewDefinitionException;
 import io.lancerest.spark.mv.error.MaterializedViewNotFoundException;
@@ -32,12 +29,8 @@ final class StoredViews {
     this.cat = cat;
   }
 
-  /** A view's table and its decoded definition. */
-  record Stored(TableLocation view, ViewDefinition definition, ViewState state,
-      boolean clientManaged) {}
-
-  /** The view's stored definition; {@code null} when no such table exists. */
-  Stored read(List<String> viewId) {
+  /** The view resolved for a statement; {@code null} when no such table exists. */
+  ResolvedView read(List<String> viewId) {
     TableLocation view;
     try {
       view = cat.locate(viewId, "view");
@@ -50,20 +43,20 @@ final class StoredViews {
           + "materialized view (its schema has no '" + GenevaLayout.VERSION + "' metadata); "
           + "use the TABLE statements for it");
     }
-    return decoded(viewId, view, md);
+    return decoded(cat.display(viewId), view, md);
   }
 
   /** The view at {@code view} whose table carries {@code md}, without reading it again. */
-  static Stored decoded(List<String> viewId, TableLocation view, GenevaLayout.Metadata md) {
-    GenevaLayout.StoredView sv = GenevaLayout.decode(viewId, md);
-    return new Stored(view, sv.definition(), sv.state(),
+  static ResolvedView decoded(String name, TableLocation view, GenevaLayout.Metadata md) {
+    GenevaLayout.StoredView sv = GenevaLayout.decode(view.relativeId(), md);
+    return new ResolvedView(name, view, sv.definition(), sv.state(),
         md.schema().containsKey(GenevaLayout.FORMAT)
             && !md.schema().containsKey(GenevaLayout.MANAGED_BY));
   }
 
   /** {@link #read}, for statements on a view that must exist. */
-  Stored require(List<String> viewId) {
-    Stored stored = read(viewId);
+  ResolvedView require(List<String> viewId) {
+    ResolvedView stored = read(viewId);
     if (stored == null) {
       throw notFound(viewId);
     }
@@ -104,8 +97,7 @@ final class StoredViews {
 
   private static GenevaLayout.Metadata metadata(TableLocation loc) {
     try (BufferAllocator a = new RootAllocator();
-        org.lance.Dataset ds = org.lance.Dataset.open(a, loc.location(),
-            CredentialRefresh.readOptions(loc.storageOptions()).build())) {
+        org.lance.Dataset ds = loc.dataset().open(a, null)) {
       Schema s = ds.getSchema();
       Map<String, Map<String, String>> fields = new LinkedHashMap<>();
       for (Field f : s.getFields()) {

@@ -1,12 +1,11 @@
 package io.lancerest.spark.mv.engine;
 
-import io.lancerest.spark.connector.CredentialRefresh;
+import io.lancerest.spark.connector.LanceLocation;
 import io.lancerest.spark.mv.definition.MaterializedViewKind;
 import io.lancerest.spark.mv.engine.CatalogBinding.TableLocation;
 import io.lancerest.spark.mv.error.MaterializedViewException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.slf4j.Logger;
@@ -30,7 +29,7 @@ final class ViewDrop {
   /** Drops the view; {@code false} when it does not exist and the DROP said IF EXISTS. */
   boolean drop(List<String> viewId, boolean ifExists) {
     String viewName = cat.display(viewId);
-    StoredViews.Stored stored = views.read(viewId);
+    ResolvedView stored = views.read(viewId);
     if (stored == null) {
       if (ifExists) {
         return false;
@@ -41,10 +40,10 @@ final class ViewDrop {
     // a failure leaves the view in place and DROP can simply be repeated.
     // Checkpoints before the errors tables: a failure then leaves the errors history in place.
     if (stored.definition().kind() == MaterializedViewKind.UDTF) {
-      dropUdtfCheckpoints(stored.view(), viewName);
+      dropUdtfCheckpoints(stored.table(), viewName);
     }
     List<String> errorTables = stored.definition().kind() == MaterializedViewKind.QUERY
-        ? List.of() : dropErrorTables(stored.view(), viewName);
+        ? List.of() : dropErrorTables(stored.table(), viewName);
     // PURGE: a view's data is derived; leaving it behind unreferenced would only leak storage.
     boolean dropped = cat.catalog().purgeTable(CatalogBinding.ident(viewId));
     LOG.info("Dropped materialized view {} and its data{}", viewName,
@@ -60,7 +59,8 @@ final class ViewDrop {
   static List<String> dropErrorTables(TableLocation view, String viewName) {
     List<String> dropped = new ArrayList<>();
     for (String uri : errorTableLocations(view.location())) {
-      ErrorsTableState state = errorsTableAt(uri, view.storageOptions());
+      LanceLocation errors = view.dataset().sibling(uri);
+      ErrorsTableState state = errorsTableAt(errors);
       if (state == ErrorsTableState.ABSENT) {
         continue;
       }
@@ -73,7 +73,7 @@ final class ViewDrop {
         continue;
       }
       try {
-        org.lance.Dataset.drop(uri, CredentialRefresh.current(view.storageOptions()));
+        org.lance.Dataset.drop(uri, errors.current());
       } catch (RuntimeException e) {
         throw new MaterializedViewException("Cannot drop materialized view " + viewName
             + ": its errors table at '" + uri + "' could not be removed (" + e.getMessage()
@@ -90,8 +90,7 @@ final class ViewDrop {
    */
   static void dropUdtfCheckpoints(TableLocation view, String viewName) {
     try {
-      io.lancerest.spark.mv.udtf.PartitionCheckpoints.drop(view.location(),
-          view.storageOptions());
+      io.lancerest.spark.mv.udtf.PartitionCheckpoints.drop(view.dataset());
     } catch (RuntimeException e) {
       throw new MaterializedViewException("Cannot drop materialized view " + viewName + ": "
           + e.getMessage() + ". The view was left in place; fix the cause and drop it again", e);
@@ -105,10 +104,9 @@ final class ViewDrop {
 
   private enum ErrorsTableState { ABSENT, ERRORS_TABLE, FOREIGN }
 
-  private static ErrorsTableState errorsTableAt(String uri, Map<String, String> storageOptions) {
+  private static ErrorsTableState errorsTableAt(LanceLocation errors) {
     try (BufferAllocator a = new RootAllocator();
-        org.lance.Dataset ds = org.lance.Dataset.open(a, uri,
-            CredentialRefresh.readOptions(storageOptions).build())) {
+        org.lance.Dataset ds = errors.open(a, null)) {
       return io.lancerest.spark.mv.layout.ErrorsTable.hasErrorsTableColumns(ds)
           ? ErrorsTableState.ERRORS_TABLE : ErrorsTableState.FOREIGN;
     } catch (RuntimeException e) {

@@ -1,6 +1,7 @@
 package io.lancerest.spark.mv.fragments;
 
 import io.lancerest.spark.connector.CredentialRefresh;
+import io.lancerest.spark.connector.LanceLocation;
 import io.lancerest.spark.connector.LanceTables;
 import io.lancerest.spark.connector.TableHandle;
 import io.lancerest.spark.connector.read.SafeScanBuilder;
@@ -60,6 +61,17 @@ public final class LanceReads {
    * as a Lance filter (a string with a quote, ...) are evaluated by Spark instead of pushed
    * down; everything else is lance-spark's own scan.
    */
+  /** {@link #load(SparkSession, String, Map, Long)} of a resolved table. */
+  public static Dataset<Row> load(SparkSession spark, LanceLocation table, Long version) {
+    return load(spark, table.uri(), table.storageOptions(), version, null);
+  }
+
+  /** {@link #load(SparkSession, String, Map, Long, Integer)} of a resolved table. */
+  public static Dataset<Row> load(SparkSession spark, LanceLocation table, Long version,
+      Integer batchRows) {
+    return load(spark, table.uri(), table.storageOptions(), version, batchRows);
+  }
+
   public static Dataset<Row> load(SparkSession spark, String location,
       Map<String, String> storageOptions, Long version) {
     return load(spark, location, storageOptions, version, null);

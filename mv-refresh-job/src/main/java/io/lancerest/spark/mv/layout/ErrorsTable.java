@@ -1,12 +1,11 @@
 package io.lancerest.spark.mv.layout;
 
-import io.lancerest.spark.connector.CredentialRefresh;
+import io.lancerest.spark.connector.LanceLocation;
 import io.lancerest.spark.mv.definition.MaterializedViewKind;
 import io.lancerest.spark.mv.error.MaterializedViewException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.BigIntVector;
@@ -97,14 +96,14 @@ public final class ErrorsTable {
    * @throws MaterializedViewException when the table cannot be created or written, or has
    *     columns other than {@link #SCHEMA} (say, from an older release)
    */
-  public static Staged stage(String uri, Map<String, String> storageOptions, Origin origin,
-      List<Entry> entries) {
+  public static Staged stage(LanceLocation table, Origin origin, List<Entry> entries) {
+    String uri = table.uri();
     if (entries.isEmpty()) {
       return Staged.NONE;
     }
     try (BufferAllocator a = new RootAllocator();
         VectorSchemaRoot root = VectorSchemaRoot.create(SCHEMA, a)) {
-      try (Dataset ds = openOrCreate(a, uri, storageOptions)) {
+      try (Dataset ds = openOrCreate(a, table)) {
         if (!hasErrorsTableColumns(ds)) {
           List<String> have = columnNames(ds.getSchema());
           throw new MaterializedViewException("Errors table '" + uri + "' of view '"
@@ -114,9 +113,9 @@ public final class ErrorsTable {
         }
       }
       fill(root, origin, entries);
-      List<FragmentMetadata> fragments = CredentialRefresh.fragments(storageOptions).datasetUri(uri).allocator(a)
+      List<FragmentMetadata> fragments = table.fragments().datasetUri(uri).allocator(a)
           .data(root).execute();
-      return new Staged(uri, storageOptions, origin, List.copyOf(entries), fragments);
+      return new Staged(table, origin, List.copyOf(entries), fragments);
     } catch (MaterializedViewException e) {
       throw e;
     } catch (Exception e) { // lance-core also throws undeclared IOExceptions (object stores)
@@ -136,16 +135,16 @@ public final class ErrorsTable {
     return schema.getFields().stream().map(Field::getName).toList();
   }
 
-  private static Dataset openOrCreate(BufferAllocator a, String uri,
-      Map<String, String> storageOptions) {
-    ReadOptions read = CredentialRefresh.readOptions(storageOptions).build();
+  private static Dataset openOrCreate(BufferAllocator a, LanceLocation table) {
+    String uri = table.uri();
+    ReadOptions read = table.readOptions().build();
     try {
       return Dataset.open(a, uri, read);
     } catch (RuntimeException notThere) {
       try {
         Dataset.create(a, uri, SCHEMA,
             new WriteParams.Builder()
-                .withStorageOptions(CredentialRefresh.current(storageOptions)).build()).close();
+                .withStorageOptions(table.current()).build()).close();
       } catch (RuntimeException raced) {
         // Another refresh created it meanwhile; opening below tells.
       }
@@ -202,17 +201,15 @@ public final class ErrorsTable {
   /** Entries written but not yet visible; exactly one of {@link #commit} / {@link #abandon}. */
   public static final class Staged {
     /** Nothing to record. */
-    public static final Staged NONE = new Staged(null, Map.of(), null, List.of(), List.of());
-    private final String uri;
-    private final Map<String, String> storageOptions;
+    public static final Staged NONE = new Staged(null, null, List.of(), List.of());
+    private final LanceLocation table;
     private final Origin origin;
     private final List<Entry> entries;
     private final List<FragmentMetadata> fragments;
 
-    private Staged(String uri, Map<String, String> storageOptions, Origin origin,
-        List<Entry> entries, List<FragmentMetadata> fragments) {
-      this.uri = uri;
-      this.storageOptions = storageOptions;
+    private Staged(LanceLocation table, Origin origin, List<Entry> entries,
+        List<FragmentMetadata> fragments) {
+      this.table = table;
       this.origin = origin;
       this.entries = entries;
       this.fragments = fragments;
@@ -220,7 +217,7 @@ public final class ErrorsTable {
 
     /** Where the entries go, or null when there are none. */
     public String uri() {
-      return entries.isEmpty() ? null : uri;
+      return entries.isEmpty() ? null : table.uri();
     }
 
     /**
@@ -236,7 +233,7 @@ public final class ErrorsTable {
       Exception last = null;
       for (int attempt = 1; attempt <= COMMIT_ATTEMPTS; attempt++) {
         try (BufferAllocator a = new RootAllocator();
-            Dataset ds = Dataset.open(a, uri, CredentialRefresh.readOptions(storageOptions).build())) {
+            Dataset ds = table.open(a, null)) {
           // A failed attempt may have landed anyway (its answer lost): appending the same
           // fragments again would record every entry twice.
           if (alreadyAppended(ds)) {
@@ -249,13 +246,13 @@ public final class ErrorsTable {
         } catch (Exception e) { // lance-core also throws undeclared IOExceptions
           last = e;
           LOG.warn("View '{}' (job {}): appending {} error record(s) to '{}' failed (attempt "
-              + "{} of {}): {}", origin.view(), origin.jobId(), entries.size(), uri, attempt,
+              + "{} of {}): {}", origin.view(), origin.jobId(), entries.size(), table.uri(), attempt,
               COMMIT_ATTEMPTS, e.toString());
         }
       }
       LOG.error("View '{}' (job {}) committed, but its {} skipped item(s) could not be added to "
           + "errors table '{}' ({}); they are:\n  {}", origin.view(), origin.jobId(),
-          entries.size(), uri, last, String.join("\n  ", described()));
+          entries.size(), table.uri(), last, String.join("\n  ", described()));
       return false;
     }
 
@@ -281,7 +278,7 @@ public final class ErrorsTable {
         return;
       }
       LOG.warn("View '{}' (job {}) did not commit ({}), so its {} skipped item(s) are not "
-          + "recorded in '{}':\n  {}", origin.view(), origin.jobId(), why, entries.size(), uri,
+          + "recorded in '{}':\n  {}", origin.view(), origin.jobId(), why, entries.size(), table.uri(),
           String.join("\n  ", described()));
     }
 

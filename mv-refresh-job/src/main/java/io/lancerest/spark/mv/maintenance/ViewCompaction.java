@@ -1,6 +1,6 @@
 package io.lancerest.spark.mv.maintenance;
 
-import io.lancerest.spark.connector.CredentialRefresh;
+import io.lancerest.spark.connector.LanceLocation;
 import io.lancerest.spark.mv.commit.ViewCommit;
 import io.lancerest.spark.mv.commit.ViewCommitConflictException;
 import io.lancerest.spark.mv.commit.ViewCommitResult;
@@ -123,8 +123,9 @@ final class ViewCompaction {
    * @return the commit, or {@code null} when there is nothing to merge
    * @throws io.lancerest.spark.mv.commit.ViewCommitConflictException the view changed meanwhile
    */
-  static ViewCommitResult run(Dataset ds, String uri, Map<String, String> storageOptions,
-      BufferAllocator allocator, List<List<Integer>> groups) {
+  static ViewCommitResult run(Dataset ds, LanceLocation view, BufferAllocator allocator,
+      List<List<Integer>> groups) {
+    String uri = view.uri();
     if (groups.isEmpty()) {
       return null;
     }
@@ -156,7 +157,7 @@ final class ViewCompaction {
               ranges ? GenevaLayout.SOURCE_ROW_ID : null);
           ArrowArrayStream stream = ArrowArrayStream.allocateNew(allocator)) {
         Data.exportArrayStream(allocator, in, stream);
-        List<FragmentMetadata> out = CredentialRefresh.fragments(storageOptions).datasetUri(uri).allocator(allocator)
+        List<FragmentMetadata> out = view.fragments().datasetUri(uri).allocator(allocator)
             .data(stream)
             .maxRowsPerFile((int) Math.min(Integer.MAX_VALUE, Math.max(rows, 1)))
             .execute();
@@ -166,7 +167,7 @@ final class ViewCompaction {
         }
         written.addAll(out);
         if (ranges) {
-          writtenRanges.addAll(in.ids.ranges(uri, storageOptions, allocator, out, in.rows));
+          writtenRanges.addAll(in.ids.ranges(view, allocator, out, in.rows));
         }
         removed.addAll(group);
       } catch (RuntimeException e) {
@@ -189,8 +190,7 @@ final class ViewCompaction {
     });
     for (int attempt = 1; ; attempt++) {
       try {
-        return ViewCommit.builder(uri, readVersion)
-            .storageOptions(storageOptions)
+        return ViewCommit.builder(view, readVersion)
             .removeFragments(removed)
             .addFragments(written, ranges ? writtenRanges : null)
             .transactionProperties(Map.of("lancerest.maintenance", "compaction"))
@@ -200,8 +200,7 @@ final class ViewCompaction {
         if (attempt >= COMMIT_ATTEMPTS) {
           throw e;
         }
-        try (Dataset latest = Dataset.open(allocator, uri,
-            CredentialRefresh.readOptions(storageOptions).build())) {
+        try (Dataset latest = view.open(allocator, null)) {
           Map<Integer, FragmentMetadata> now = new TreeMap<>();
           latest.getFragments().forEach(f -> {
             if (inputs.containsKey(f.getId())) {

@@ -1,6 +1,6 @@
 package io.lancerest.spark.mv.maintenance;
 
-import io.lancerest.spark.connector.CredentialRefresh;
+import io.lancerest.spark.connector.LanceLocation;
 import io.lancerest.spark.mv.commit.ViewCommitConflictException;
 import io.lancerest.spark.mv.rowindex.SourceIdIndexFiles;
 import java.time.Duration;
@@ -195,7 +195,7 @@ public final class ViewMaintenance {
   }
 
   /**
-   * Maintains the view table at {@code uri} by the session's policy and the view's overrides.
+   * Maintains the view table by the session's policy and the view's overrides.
    *
    * @param session the session's maintenance confs by key ({@link Policy#session})
    * @param serverProperties the view's properties as its namespace server keeps them (they win
@@ -206,10 +206,10 @@ public final class ViewMaintenance {
    *     compaction never writes larger fragments than the refresh asked for
    * @return what it did, or {@code null} when maintenance is off for this view
    */
-  public static Outcome run(String uri, Map<String, String> storageOptions,
-      Function<String, String> session, Map<String, String> serverProperties, boolean force,
-      Integer maxRowsPerFragment) {
-    ReadOptions ro = CredentialRefresh.readOptions(storageOptions).build();
+  public static Outcome run(LanceLocation view, Function<String, String> session,
+      Map<String, String> serverProperties, boolean force, Integer maxRowsPerFragment) {
+    String uri = view.uri();
+    ReadOptions ro = view.readOptions().build();
     try (BufferAllocator a = new RootAllocator()) {
       Dataset ds = Dataset.open(a, uri, ro);
       try {
@@ -234,7 +234,7 @@ public final class ViewMaintenance {
         String skipped = null;
         if (!groups.isEmpty()) {
           try {
-            ViewCompaction.run(ds, uri, storageOptions, a, groups);
+            ViewCompaction.run(ds, view, a, groups);
             compacted = true;
           } catch (ViewCommitConflictException e) {
             skipped = "another commit landed meanwhile; the next maintenance compacts";

@@ -31,11 +31,11 @@ record FragmentDiffRead(RefreshContext ctx, ViewTables t) {
     ctx.describe("compare source fragments of versions " + watermark + " and " + srcVersion);
     long t0 = System.currentTimeMillis();
     try (BufferAllocator a = new RootAllocator();
-        org.lance.Dataset now = open(a, t.sourceUri(), t.sourceStorageOptions(), srcVersion,
+        org.lance.Dataset now = open(a, t.source(), srcVersion,
             "source table")) {
       org.lance.Dataset then;
       try {
-        then = open(a, t.sourceUri(), t.sourceStorageOptions(), watermark, "source table");
+        then = open(a, t.source(), watermark, "source table");
       } catch (QueryRefreshException e) {
         LOG.info("View {} (job {}): source version {} cannot be opened ({}); scanning every "
             + "row", t.viewName(), ctx.jobId(), watermark, e.getMessage());
@@ -66,9 +66,9 @@ record FragmentDiffRead(RefreshContext ctx, ViewTables t) {
   ViewRows viewRowsOf(long version, Roaring64NavigableMap ids) {
     ctx.describe("find " + ids.getLongCardinality() + " source rows in the view");
     try (BufferAllocator a = new RootAllocator();
-        org.lance.Dataset view = open(a, t.viewUri(), t.viewStorageOptions(), version,
+        org.lance.Dataset view = open(a, t.view(), version,
             "view")) {
-      ViewRows out = new ViewRowLookup(t.viewUri(), t.viewStorageOptions(),
+      ViewRows out = new ViewRowLookup(t.view(),
           ctx.caches().get(SourceIdIndexCache.class, SourceIdIndexCache::new),
           ctx.deletionVectors()).find(view, a, ids);
       ctx.observe(RefreshListener.Probe.VIEW_FRAGMENTS_READ, out.lookedAt());

@@ -62,8 +62,7 @@ record FragmentDiffRefresh(RefreshContext ctx, ViewTables t, SourceQuery q, Refr
       // Built only when needed: the driver path reuses the previous refresh's compiled plan
       // when it can, and planning is a large part of a small refresh.
       Supplier<Dataset<Row>> projected = Memoized.of(() -> QueryLayout.project(
-          FragmentScopedRead.restrict(QueryLayout.readSource(ctx.spark(), t.sourceUri(),
-              t.sourceStorageOptions(), s.srcVersion), new HashSet<>(rescan)), q, s.target,
+          FragmentScopedRead.restrict(QueryLayout.readSource(ctx.spark(), t.source(), s.srcVersion), new HashSet<>(rescan)), q, s.target,
           t.viewName(), functions.col("_row_last_updated_at_version")));
       // The changed fragments are usually a few small ones (each append or UPDATE adds its
       // own): pack them into one task per ROWS_PER_TASK rows, not one per fragment, so that

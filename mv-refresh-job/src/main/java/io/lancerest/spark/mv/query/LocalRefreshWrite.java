@@ -153,8 +153,7 @@ final class LocalRefreshWrite {
     RowSink rows = new RowSink(inView, watermark, target.fields().length, maxBytes);
     DriverScan.Stats read;
     try (BufferAllocator a = new RootAllocator();
-        org.lance.Dataset src = c.empty() ? null : RefreshDatasets.open(a, t.sourceUri(),
-            t.sourceStorageOptions(), srcVersion, "source table")) {
+        org.lance.Dataset src = c.empty() ? null : RefreshDatasets.open(a, t.source(), srcVersion, "source table")) {
       read = src == null ? new DriverScan.Stats(0, 0, 0) : DriverScan.scan(src, c, rescan, rows);
     } catch (Declined d) {
       return Outcome.declined(d.getMessage());
@@ -170,7 +169,7 @@ final class LocalRefreshWrite {
     FragmentShipping.Written w;
     try (BufferAllocator a = new RootAllocator()) {
       // column 0 is __source_row_id: its range per fragment is recorded with the commit
-      w = FragmentShipping.writeRows(t.viewUri(), t.viewStorageOptions(), a, plain,
+      w = FragmentShipping.writeRows(t.view(), a, plain,
           rows.toWrite.iterator(), maxRowsPerFile, () -> afterBatch.accept(-1), 0);
     } catch (MaterializedViewException e) {
       throw e;

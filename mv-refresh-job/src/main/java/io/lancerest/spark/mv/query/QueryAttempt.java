@@ -97,7 +97,7 @@ record QueryAttempt(RefreshContext ctx, ViewTables t, SourceQuery q, RefreshOpti
         String note = "";
         if (!ch.rescan.isEmpty()) {
           Dataset<Row> scoped = FragmentScopedRead.restrict(QueryLayout.readSource(ctx.spark(),
-              t.sourceUri(), t.sourceStorageOptions(), s.srcVersion),
+              t.source(), s.srcVersion),
               new HashSet<>(ch.rescan));
           write = QueryLayout.filtered(scoped, q).count();
           String declined = LocalRefreshWrite.declines(ctx.spark(), ch.rescanRows);
@@ -137,8 +137,7 @@ record QueryAttempt(RefreshContext ctx, ViewTables t, SourceQuery q, RefreshOpti
       }
       fallback = ch.why;
     }
-    Dataset<Row> source = QueryLayout.readSource(ctx.spark(), t.sourceUri(),
-        t.sourceStorageOptions(), s.srcVersion);
+    Dataset<Row> source = QueryLayout.readSource(ctx.spark(), t.source(), s.srcVersion);
     long filtered = QueryLayout.filtered(source, q).count();
     if (q.limit() != null) {
       filtered = Math.min(filtered, q.limit());

@@ -34,8 +34,7 @@ final class QueryCommit {
     long srcVersion = s.srcVersion;
     String jobId = ctx.jobId();
     long t3 = System.currentTimeMillis();
-    ViewCommit.Builder commit = ViewCommit.builder(t.viewUri(), s.readVersion)
-        .storageOptions(t.viewStorageOptions())
+    ViewCommit.Builder commit = ViewCommit.builder(t.view(), s.readVersion)
         .deleteRowAddresses(deletes)
         .addFragments(w.fragments(), w.ranges())
         .fieldMetadata(GenevaLayout.SOURCE_ROW_ID,

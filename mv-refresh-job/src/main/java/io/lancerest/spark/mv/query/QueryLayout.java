@@ -1,5 +1,6 @@
 package io.lancerest.spark.mv.query;
 
+import io.lancerest.spark.connector.LanceLocation;
 import io.lancerest.spark.mv.definition.SourceQuery;
 import io.lancerest.spark.mv.error.InvalidViewDefinitionException;
 import io.lancerest.spark.mv.layout.GenevaLayout;
@@ -27,6 +28,17 @@ public final class QueryLayout {
   public static Dataset<Row> readSource(SparkSession spark, String location,
       Map<String, String> storageOptions, Long version) {
     return io.lancerest.spark.mv.fragments.LanceReads.load(spark, location, storageOptions, version);
+  }
+
+  /** {@link #readSource(SparkSession, String, Map, Long)} of a resolved table. */
+  public static Dataset<Row> readSource(SparkSession spark, LanceLocation table, Long version) {
+    return io.lancerest.spark.mv.fragments.LanceReads.load(spark, table, version);
+  }
+
+  /** {@link #readSource} reading {@code batchRows} rows a batch. */
+  static Dataset<Row> readSource(SparkSession spark, LanceLocation table, Long version,
+      int batchRows) {
+    return io.lancerest.spark.mv.fragments.LanceReads.load(spark, table, version, batchRows);
   }
 
   /** {@link #readSource} reading {@code batchRows} rows a batch. */

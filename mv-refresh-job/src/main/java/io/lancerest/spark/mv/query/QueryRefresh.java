@@ -62,7 +62,7 @@ public final class QueryRefresh {
       RefreshOptions options) {
     return RefreshDriver.refresh(ctx, t, options.srcVersion(), options.maxRowsPerFragment(),
         () -> SourceVersions.latest(
-        t.viewName(), t.sourceUri(), t.sourceStorageOptions()), kind(t, query, options));
+        t.viewName(), t.source()), kind(t, query, options));
   }
 
   /**
@@ -73,7 +73,7 @@ public final class QueryRefresh {
       RefreshOptions options) {
     RefreshContext ctx = new RefreshContext(spark, t.viewName(), "explain", null);
     return RefreshDriver.explain(ctx, options.srcVersion(), () -> SourceVersions.latest(
-        t.viewName(), t.sourceUri(), t.sourceStorageOptions()), kind(t, query, options));
+        t.viewName(), t.source()), kind(t, query, options));
   }
 
   /** Query views in {@link RefreshDriver}'s sequence: one {@link QueryAttempt} per attempt. */

@@ -1,5 +1,6 @@
 package io.lancerest.spark.mv.query;
 
+import io.lancerest.spark.connector.LanceLocation;
 import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.definition.MaterializedViewKind;
 import io.lancerest.spark.mv.definition.ViewDefinition;
@@ -8,7 +9,6 @@ import io.lancerest.spark.mv.refresh.ViewKind;
 import io.lancerest.spark.mv.refresh.ViewTables;
 import io.lancerest.spark.mv.result.RefreshPlan;
 import io.lancerest.spark.mv.result.RefreshResult;
-import java.util.Map;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -29,8 +29,7 @@ public final class QueryViews implements ViewKind {
 
   /** Nothing beyond the shared checks: the SELECT was analyzed when the definition was made. */
   @Override
-  public void validate(String viewName, ViewDefinition def, String sourceUri,
-      Map<String, String> storage) {}
+  public void validate(String viewName, ViewDefinition def, LanceLocation source) {}
 
   @Override
   public Schema viewSchema(ViewDefinition def, Dataset<Row> source, StructType queryView) {

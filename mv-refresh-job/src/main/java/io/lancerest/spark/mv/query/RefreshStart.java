@@ -55,7 +55,7 @@ final class RefreshStart {
   RefreshStart(ViewTables t, RefreshOptions o, long srcVersion) {
     // 1. the view at the version this refresh reads, and will commit on top of
     try (BufferAllocator a = new RootAllocator();
-        org.lance.Dataset view = open(a, t.viewUri(), t.viewStorageOptions(), null, "view")) {
+        org.lance.Dataset view = open(a, t.view(), null, "view")) {
       readVersion = view.version();
       viewArrow = view.getSchema();
       viewRows = view.countRows();
@@ -65,7 +65,7 @@ final class RefreshStart {
     // 2. the source version to refresh to
     String removed = null;
     try (BufferAllocator a = new RootAllocator();
-        org.lance.Dataset src = open(a, t.sourceUri(), t.sourceStorageOptions(), null,
+        org.lance.Dataset src = open(a, t.source(), null,
             "source table")) {
       long latest = src.latestVersion();
       this.srcVersion = srcVersion;
@@ -77,11 +77,10 @@ final class RefreshStart {
         // Without that version neither the fragments nor the history since can be compared,
         // and the update versions of rows a compaction moved may be wrong (SourceHistory):
         // only a rebuild is sure to be right.
-        removed = SourceVersions.removedByCleanup(t.viewName(), t.sourceUri(),
-            t.sourceStorageOptions(), watermark);
+        removed = SourceVersions.removedByCleanup(t.viewName(), t.source(), watermark);
       }
       try (org.lance.Dataset at = srcVersion == src.version() ? null
-          : open(a, t.sourceUri(), t.sourceStorageOptions(), srcVersion, "source table")) {
+          : open(a, t.source(), srcVersion, "source table")) {
         org.lance.Dataset ds = at == null ? src : at;
         sourceAt = FragmentDiff.metadata(ds.getFragments());
         sourceBatchRows = ScanBatchRows.forDataset(ds);
@@ -139,7 +138,7 @@ final class RefreshStart {
       return null;
     }
     try (BufferAllocator a = new RootAllocator();
-        org.lance.Dataset now = open(a, t.sourceUri(), t.sourceStorageOptions(), srcVersion,
+        org.lance.Dataset now = open(a, t.source(), srcVersion,
             "source table")) {
       return SourceHistory.after(now, watermark);
     }
@@ -172,7 +171,7 @@ final class RefreshStart {
    */
   private static void requireSameSource(ViewTables t, Schema view, long watermark,
       long latest) {
-    SourceIdentity.require(t.viewName(), t.sourceUri(), t.sourceStorageOptions(),
+    SourceIdentity.require(t.viewName(), t.source(),
         view.getCustomMetadata(), watermark, latest);
   }
 

@@ -71,7 +71,7 @@ record RowIdScans(RefreshContext ctx, ViewTables t, SourceQuery q) {
     Broadcast<byte[]> upd = jsc.broadcast(RowIdSet.serialize(updated));
     List<ViewPart> parts;
     try {
-      Dataset<Row> view = QueryLayout.readSource(ctx.spark(), t.viewUri(), t.viewStorageOptions(),
+      Dataset<Row> view = QueryLayout.readSource(ctx.spark(), t.view(),
           version).select(functions.col(GenevaLayout.SOURCE_ROW_ID), functions.col("_rowaddr"));
       parts = view.queryExecution().toRdd().toJavaRDD()
           .mapPartitions((FlatMapFunction<Iterator<InternalRow>, ViewPart>) rows -> {

@@ -35,8 +35,7 @@ record RowScanRefresh(RefreshContext ctx, ViewTables t, SourceQuery q, RefreshOp
     long viewRows = s.viewRows;
     // Built only here: planning a lance-spark read of the whole source opens it and analyses
     // the SELECT, which the fragment-diff path does not need.
-    Dataset<Row> source = QueryLayout.readSource(ctx.spark(), t.sourceUri(),
-        t.sourceStorageOptions(), srcVersion, s.sourceBatchRows);
+    Dataset<Row> source = QueryLayout.readSource(ctx.spark(), t.source(), srcVersion, s.sourceBatchRows);
     Dataset<Row> projected = QueryLayout.project(source, q, s.target, t.viewName());
     // A rebuild without LIMIT writes every filtered source row: no id scan needed.
     boolean everything = replaceAll && q.limit() == null;

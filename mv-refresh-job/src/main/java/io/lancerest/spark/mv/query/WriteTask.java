@@ -2,6 +2,7 @@ package io.lancerest.spark.mv.query;
 
 import static io.lancerest.spark.mv.query.QueryRefresh.LOG;
 
+import io.lancerest.spark.connector.LanceLocation;
 import io.lancerest.spark.mv.RefreshListener;
 import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.commit.FragmentShipping;
@@ -155,7 +156,7 @@ final class WriteTask implements FlatMapFunction<Iterator<InternalRow>, WriteTas
       boolean any = in.hasNext();
       long firstRow = System.nanoTime();
       // column 0 is __source_row_id: its range per fragment lets later refreshes skip it
-      FragmentShipping.Written w = FragmentShipping.writeRows(viewUri, storage, a, schema, in,
+      FragmentShipping.Written w = FragmentShipping.writeRows(LanceLocation.of(viewUri, storage), a, schema, in,
           maxRowsPerFile, () -> hook.afterTaskBatch(partition), 0);
       LOG.debug("Write task {}: first row after {} ms ({}), {} rows written in {} ms", partition,
           (firstRow - started) / 1_000_000, any, w.rows(),

@@ -155,9 +155,8 @@ public final class RefreshDriver {
       Integer maxRowsPerFragment) {
     try {
       ctx.describe("maintenance");
-      ViewMaintenance.Outcome o = ViewMaintenance.run(tables.viewUri(),
-          tables.viewStorageOptions(), ViewMaintenance.Policy.session(ctx.spark()),
-          tables.viewProperties(), false, maxRowsPerFragment);
+      ViewMaintenance.Outcome o = ViewMaintenance.run(tables.view(),
+          ViewMaintenance.Policy.session(ctx.spark()), tables.viewProperties(), false, maxRowsPerFragment);
       String summary = o == null ? null : o.summary();
       if (summary != null) {
         LOG.info("View {} (job {}): maintenance: {}", ctx.viewName(), ctx.jobId(), summary);

@@ -1,10 +1,9 @@
 package io.lancerest.spark.mv.refresh;
 
-import io.lancerest.spark.connector.CredentialRefresh;
+import io.lancerest.spark.connector.LanceLocation;
 import io.lancerest.spark.mv.error.InvalidOptionException;
 import io.lancerest.spark.mv.error.MaterializedViewException;
 import java.util.List;
-import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 
@@ -12,14 +11,14 @@ import org.apache.arrow.memory.RootAllocator;
 public final class SourceVersions {
   private SourceVersions() {}
 
-  /** The latest version of the source table at {@code uri}. */
-  public static long latest(String viewName, String uri, Map<String, String> storageOptions) {
+  /** The latest version of the source table. */
+  public static long latest(String viewName, LanceLocation source) {
     try (BufferAllocator a = new RootAllocator();
-        org.lance.Dataset ds = org.lance.Dataset.open(a, uri, CredentialRefresh.readOptions(storageOptions == null ? Map.of() : storageOptions).build())) {
+        org.lance.Dataset ds = source.open(a, null)) {
       return ds.latestVersion();
     } catch (RuntimeException e) {
       throw new MaterializedViewException("Cannot open the source table of view " + viewName
-          + " at '" + uri + "': " + e.getMessage(), e);
+          + " at '" + source.uri() + "': " + e.getMessage(), e);
     }
   }
 
@@ -46,12 +45,11 @@ public final class SourceVersions {
    * @throws MaterializedViewException when the version cannot be opened but the source still
    *     has it or older ones: a failure to read, not a cleanup, which no fallback should hide
    */
-  public static String removedByCleanup(String viewName, String uri,
-      Map<String, String> storageOptions, long version) {
-    Map<String, String> storage = storageOptions == null ? Map.of() : storageOptions;
+  public static String removedByCleanup(String viewName, LanceLocation source, long version) {
+    String uri = source.uri();
     RuntimeException failure;
     try (BufferAllocator a = new RootAllocator();
-        org.lance.Dataset ds = org.lance.Dataset.open(a, uri, CredentialRefresh.readOptions(storage).setVersion(version).build())) {
+        org.lance.Dataset ds = source.open(a, version)) {
       return null;
     } catch (RuntimeException e) {
       failure = e;
@@ -59,7 +57,7 @@ public final class SourceVersions {
     long oldest;
     boolean listed;
     try (BufferAllocator a = new RootAllocator();
-        org.lance.Dataset ds = org.lance.Dataset.open(a, uri, CredentialRefresh.readOptions(storage).build())) {
+        org.lance.Dataset ds = source.open(a, null)) {
       List<org.lance.Version> versions = ds.listVersions();
       oldest = versions.stream().mapToLong(org.lance.Version::getId).min().orElse(ds.version());
       // a cleanup may keep a tagged older version: the remaining ones need not be contiguous

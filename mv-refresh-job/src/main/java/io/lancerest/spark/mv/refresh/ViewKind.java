@@ -1,11 +1,11 @@
 package io.lancerest.spark.mv.refresh;
 
+import io.lancerest.spark.connector.LanceLocation;
 import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.definition.MaterializedViewKind;
 import io.lancerest.spark.mv.definition.ViewDefinition;
 import io.lancerest.spark.mv.result.RefreshPlan;
 import io.lancerest.spark.mv.result.RefreshResult;
-import java.util.Map;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -26,8 +26,7 @@ public interface ViewKind {
    *
    * @param viewName the view as users name it ({@code catalog.ns.v}), for the errors
    */
-  void validate(String viewName, ViewDefinition def, String sourceUri,
-      Map<String, String> sourceStorageOptions);
+  void validate(String viewName, ViewDefinition def, LanceLocation source);
 
   /**
    * The view table's schema.

@@ -1,9 +1,9 @@
 package io.lancerest.spark.mv.rowindex;
 
+import io.lancerest.spark.connector.LanceLocation;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
 import org.lance.FragmentMetadata;
 import org.slf4j.Logger;
@@ -51,8 +51,7 @@ public final class SourceIdCollector {
    * gets the range of all rows, which holds whatever they contain, and no index; after a row
    * without an id, no fragment gets either.
    */
-  public List<FragmentSourceRanges.Range> ranges(String viewUri, Map<String, String> storage,
-      BufferAllocator allocator, List<FragmentMetadata> written, long count) {
+  public List<FragmentSourceRanges.Range> ranges(LanceLocation view, BufferAllocator allocator, List<FragmentMetadata> written, long count) {
     List<FragmentSourceRanges.Range> ranges = new ArrayList<>(written.size());
     long physical = 0;
     for (FragmentMetadata f : written) {
@@ -83,11 +82,11 @@ public final class SourceIdCollector {
       boolean indexed = false;
       if (index != null) {
         try {
-          indexed = SourceIdIndexFiles.write(viewUri, storage, allocator, f, index);
+          indexed = SourceIdIndexFiles.write(view, allocator, f, index);
         } catch (IOException e) {
           // without its index the fragment is read when a refresh looks rows up in it
           LOG.warn("Fragment {} of {} is written without its source id index: {}",
-              f.getFiles().get(0).getPath(), viewUri, e.getMessage());
+              f.getFiles().get(0).getPath(), view.uri(), e.getMessage());
         }
       }
       ranges.add(minMax != null ? new FragmentSourceRanges.Range(minMax[0], minMax[1], indexed)

@@ -1,6 +1,6 @@
 package io.lancerest.spark.mv.rowindex;
 
-import io.lancerest.spark.connector.CredentialRefresh;
+import io.lancerest.spark.connector.LanceLocation;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
@@ -109,15 +109,15 @@ public final class SourceIdIndexFiles {
    * Writes the index of the new (uncommitted) fragment {@code f} of the view at {@code viewUri};
    * {@code false} for a fragment without data files, which has no index.
    */
-  public static boolean write(String viewUri, Map<String, String> storage, BufferAllocator a,
-      FragmentMetadata f, SourceIdIndex index) throws IOException {
-    String folder = folder(viewUri, f);
+  public static boolean write(LanceLocation view, BufferAllocator a, FragmentMetadata f,
+      SourceIdIndex index) throws IOException {
+    String folder = folder(view.uri(), f);
     if (folder == null) {
       return false;
     }
     byte[] bytes = index.toBytes();
     try (LanceFileWriter w = LanceFileWriter.open(folder + "/" + FILE, a, null,
-        CredentialRefresh.current(storage));
+        view.current());
         VectorSchemaRoot root = VectorSchemaRoot.create(SCHEMA, a)) {
       VarBinaryVector v = (VarBinaryVector) root.getVector(0);
       v.allocateNew(bytes.length, 1);
@@ -138,14 +138,12 @@ public final class SourceIdIndexFiles {
    * The index of fragment {@code f} of the view at {@code viewUri}, or {@code null} when there
    * is none or it cannot be read (logged; the caller reads the fragment instead).
    */
-  public static SourceIdIndex read(String viewUri, Map<String, String> storage,
-      BufferAllocator a, FragmentMetadata f) {
-    String folder = folder(viewUri, f);
+  public static SourceIdIndex read(LanceLocation view, BufferAllocator a, FragmentMetadata f) {
+    String folder = folder(view.uri(), f);
     if (folder == null) {
       return null;
     }
-    try (LanceFileReader r = LanceFileReader.open(folder + "/" + FILE,
-        CredentialRefresh.current(storage), a)) {
+    try (LanceFileReader r = LanceFileReader.open(folder + "/" + FILE, view.current(), a)) {
       Map<String, String> meta = r.schema().getCustomMetadata();
       String describes = meta == null ? null : meta.get(DATA_FILE);
       if (!dataFile(f).equals(describes)) {
@@ -175,8 +173,8 @@ public final class SourceIdIndexFiles {
    * Removes the indexes of {@code fragments}, which the view no longer holds (or never will: an
    * attempt that did not commit); failures are logged, and leave a small folder behind.
    */
-  public static void drop(String viewUri, Map<String, String> storage,
-      List<FragmentMetadata> fragments) {
+  public static void drop(LanceLocation view, List<FragmentMetadata> fragments) {
+    String viewUri = view.uri();
     Map<String, String> options = null;
     java.nio.file.Path local = io.lancerest.spark.mv.fragments.DeletionVectors.localRoot(viewUri);
     for (FragmentMetadata f : fragments) {
@@ -187,7 +185,7 @@ public final class SourceIdIndexFiles {
       }
       try {
         if (options == null) {
-          options = CredentialRefresh.current(storage);
+          options = view.current();
         }
         org.lance.Dataset.drop(folder, options);
       } catch (Exception e) {

@@ -1,5 +1,6 @@
 package io.lancerest.spark.mv.rowindex;
 
+import io.lancerest.spark.connector.LanceLocation;
 import io.lancerest.spark.connector.read.SafeLanceScan;
 import io.lancerest.spark.mv.fragments.DeletionVectors;
 import io.lancerest.spark.mv.layout.GenevaLayout;
@@ -30,8 +31,7 @@ public final class ViewRowLookup {
   /** More runs of ids than this and a scan filters by an IN list. */
   private static final int MAX_PUSHED_RUNS = 64;
 
-  private final String viewUri;
-  private final Map<String, String> storage;
+  private final LanceLocation table;
   private final SourceIdIndexCache cache;
   private final DeletionVectors.Reader deletions;
 
@@ -39,10 +39,9 @@ public final class ViewRowLookup {
    * @param cache the indexes kept for the next refresh of the same catalog
    * @param deletions how the view's deletion files are read
    */
-  public ViewRowLookup(String viewUri, Map<String, String> storage, SourceIdIndexCache cache,
+  public ViewRowLookup(LanceLocation view, SourceIdIndexCache cache,
       DeletionVectors.Reader deletions) {
-    this.viewUri = viewUri;
-    this.storage = storage;
+    this.table = view;
     this.cache = cache;
     this.deletions = deletions;
   }
@@ -71,8 +70,8 @@ public final class ViewRowLookup {
     for (int id : lookedAt) {
       FragmentMetadata f = byId.get(id);
       FragmentSourceRanges.Entry e = FragmentSourceRanges.valid(entries, f);
-      SourceIdIndex index = e == null || !e.indexed() ? null : cache.get(viewUri, f,
-          () -> SourceIdIndexFiles.read(viewUri, storage, a, f));
+      SourceIdIndex index = e == null || !e.indexed() ? null : cache.get(table.uri(), f,
+          () -> SourceIdIndexFiles.read(table, a, f));
       if (index == null) {
         scan.add(id);
         continue;
@@ -108,7 +107,7 @@ public final class ViewRowLookup {
     boolean[] read = {f.getDeletionFile() == null};
     index.hits(wanted, (id, first, end) -> {
       if (!read[0]) {
-        deleted[0] = deletions.read(viewUri, f); // only for a fragment that holds some
+        deleted[0] = deletions.read(table.uri(), f); // only for a fragment that holds some
         read[0] = true;
       }
       for (long r = first; r < end; r++) {

@@ -4,7 +4,7 @@ import io.lancerest.client.LanceRestClient;
 import io.lancerest.client.model.DescribeTableRequest;
 import io.lancerest.client.model.DescribeTableResponse;
 import io.lancerest.spark.catalog.LanceRestCatalog;
-import io.lancerest.spark.connector.CredentialRefresh;
+import io.lancerest.spark.connector.LanceLocation;
 import io.lancerest.spark.mv.CreateViewRequest;
 import io.lancerest.spark.mv.MaterializedViews;
 import io.lancerest.spark.mv.RefreshOptions;
@@ -17,7 +17,6 @@ import java.io.PrintStream;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -137,8 +136,7 @@ public final class MaterializedViewServer implements AutoCloseable {
       return d.version();
     }
     try (BufferAllocator a = new RootAllocator();
-        org.lance.Dataset ds = org.lance.Dataset.open(a, d.location(), CredentialRefresh.readOptions(d.storageOptions() == null ? Map.of() : d.storageOptions())
-            .build())) {
+        org.lance.Dataset ds = LanceLocation.of(d.location(), d.storageOptions()).open(a, null)) {
       return ds.version();
     }
   }

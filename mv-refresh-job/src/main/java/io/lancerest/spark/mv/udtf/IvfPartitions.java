@@ -1,6 +1,6 @@
 package io.lancerest.spark.mv.udtf;
 
-import io.lancerest.spark.connector.CredentialRefresh;
+import io.lancerest.spark.connector.LanceLocation;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -20,7 +20,6 @@ import org.apache.spark.sql.functions;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.storage.StorageLevel;
-import org.lance.ReadOptions;
 import org.lance.index.DistanceType;
 import org.lance.index.Index;
 import org.lance.ipc.LanceScanner;
@@ -79,10 +78,10 @@ public final class IvfPartitions {
    *
    * @throws UdtfValidationException no usable index; the message says why and what to do
    */
-  public static IvfIndex inspect(String location, Map<String, String> storageOptions,
-      Long version, String column) {
+  public static IvfIndex inspect(LanceLocation source, Long version, String column) {
+    String location = source.uri();
     try (BufferAllocator allocator = new RootAllocator();
-        org.lance.Dataset ds = open(allocator, location, storageOptions, version)) {
+        org.lance.Dataset ds = open(allocator, source, version)) {
       Integer fieldId = null;
       for (LanceField f : ds.getLanceSchema().fields()) {
         if (f.getName().equals(column)) {
@@ -227,8 +226,9 @@ public final class IvfPartitions {
    * computed by Spark tasks and verified to cover each live row exactly once. The result is
    * persisted (it is small: 12 bytes a row); the caller unpersists it.
    */
-  static Dataset<Row> membership(SparkSession spark, String location,
-      Map<String, String> storageOptions, long version, String column, IvfIndex index) {
+  static Dataset<Row> membership(SparkSession spark, LanceLocation source, long version,
+      String column, IvfIndex index) {
+    String location = source.uri();
     if (index.unindexedRows() > 0) {
       throw new UdtfValidationException("PARTITION BY INDEXED " + column + ": "
           + index.unindexedRows() + " rows of source '" + location + "' at version " + version
@@ -246,7 +246,7 @@ public final class IvfPartitions {
     int slices = Math.max(1, Math.min(ids.size(), spark.sparkContext().defaultParallelism()));
     var rows = JavaSparkContext.fromSparkContext(spark.sparkContext())
         .parallelize(ids, slices)
-        .mapPartitions(new Probe(location, storageOptions, version, column, index));
+        .mapPartitions(new Probe(location, source.storageOptions(), version, column, index));
     StructType schema = new StructType()
         .add("_rowid", DataTypes.LongType, false)
         .add(PARTITION_ID, DataTypes.IntegerType, false);
@@ -255,7 +255,7 @@ public final class IvfPartitions {
         functions.countDistinct(functions.col("_rowid"))).first();
     long live;
     try (BufferAllocator allocator = new RootAllocator();
-        org.lance.Dataset ds = open(allocator, location, storageOptions, version)) {
+        org.lance.Dataset ds = open(allocator, source, version)) {
       live = ds.countRows();
     }
     if (check.getLong(0) != live || check.getLong(1) != live) {
@@ -269,16 +269,12 @@ public final class IvfPartitions {
     return members;
   }
 
-  private static org.lance.Dataset open(BufferAllocator allocator, String location,
-      Map<String, String> storageOptions, Long version) {
-    ReadOptions.Builder ro = CredentialRefresh.readOptions(storageOptions);
-    if (version != null) {
-      ro.setVersion(version);
-    }
+  private static org.lance.Dataset open(BufferAllocator allocator, LanceLocation source,
+      Long version) {
     try {
-      return org.lance.Dataset.open(allocator, location, ro.build());
+      return source.open(allocator, version);
     } catch (RuntimeException e) {
-      throw new UdtfValidationException("Cannot open source table '" + location + "'"
+      throw new UdtfValidationException("Cannot open source table '" + source.uri() + "'"
           + (version == null ? "" : " at version " + version) + ": " + e.getMessage(), e);
     }
   }
@@ -303,7 +299,8 @@ public final class IvfPartitions {
         default -> DistanceType.L2;
       };
       try (BufferAllocator allocator = new RootAllocator();
-          org.lance.Dataset ds = open(allocator, location, storageOptions, version)) {
+          org.lance.Dataset ds = open(allocator, LanceLocation.of(location, storageOptions),
+              version)) {
         while (partitions.hasNext()) {
           int p = partitions.next();
           Query q = new Query.Builder()

@@ -1,5 +1,6 @@
 package io.lancerest.spark.mv.udtf;
 
+import io.lancerest.spark.connector.LanceLocation;
 import io.lancerest.spark.mv.commit.FragmentShipping;
 import java.util.Iterator;
 import java.util.Map;
@@ -63,7 +64,8 @@ final class OutputFragments {
         }
       }
     };
-    return FragmentShipping.writeRows(viewLocation, storageOptions, allocator, arrowSchema,
+    return FragmentShipping.writeRows(LanceLocation.of(viewLocation, storageOptions), allocator,
+        arrowSchema,
         encoded, maxRowsPerFile, null);
   }
 }

@@ -1,6 +1,6 @@
 package io.lancerest.spark.mv.udtf;
 
-import io.lancerest.spark.connector.CredentialRefresh;
+import io.lancerest.spark.connector.LanceLocation;
 import io.lancerest.spark.mv.commit.FragmentShipping;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -110,8 +110,18 @@ public final class PartitionCheckpoints implements java.io.Serializable {
     return location(viewLocation);
   }
 
+  /** The checkpoint table, resolved once in each JVM that uses this (driver, task). */
+  private transient LanceLocation table;
+
+  private LanceLocation table() {
+    if (table == null) {
+      table = LanceLocation.of(location(), storageOptions);
+    }
+    return table;
+  }
+
   private ReadOptions readOptions() {
-    return CredentialRefresh.readOptions(storageOptions).build();
+    return table().readOptions().build();
   }
 
   /** Collects one task's checkpoints and appends them in a few commits; close at task end. */
@@ -157,7 +167,7 @@ public final class PartitionCheckpoints implements java.io.Serializable {
     try (BufferAllocator a = new RootAllocator();
         VectorSchemaRoot root = VectorSchemaRoot.create(SCHEMA, a)) {
       fill(root, checkpoints);
-      List<FragmentMetadata> fragments = FragmentShipping.write(uri, storageOptions, a, root, 0);
+      List<FragmentMetadata> fragments = FragmentShipping.write(table(), a, root, 0);
       try (Dataset ds = Dataset.open(a, uri, readOptions());
           Transaction txn = new Transaction.Builder().readVersion(ds.version())
               .operation(Append.builder().fragments(fragments).build()).build()) {
@@ -275,7 +285,7 @@ public final class PartitionCheckpoints implements java.io.Serializable {
       try {
         Dataset.create(a, uri, SCHEMA,
             new WriteParams.Builder()
-                .withStorageOptions(CredentialRefresh.current(storageOptions)).build()).close();
+                .withStorageOptions(table().current()).build()).close();
       } catch (Exception raced) {
         // Another run created it meanwhile; opening below tells.
       }
@@ -310,7 +320,7 @@ public final class PartitionCheckpoints implements java.io.Serializable {
 
   /** Removes every checkpoint of the view (after a commit, nothing is left to resume). */
   void clear() {
-    drop(viewLocation, storageOptions);
+    drop(LanceLocation.of(viewLocation, storageOptions));
   }
 
   /**
@@ -319,12 +329,12 @@ public final class PartitionCheckpoints implements java.io.Serializable {
    *
    * @throws UdtfRefreshException when it exists and cannot be removed
    */
-  public static void drop(String viewLocation, Map<String, String> storageOptions) {
-    String uri = location(viewLocation);
-    Map<String, String> opts = storageOptions == null ? Map.of() : storageOptions;
+  public static void drop(LanceLocation view) {
+    String viewLocation = view.uri();
+    LanceLocation checkpoints = view.sibling(location(viewLocation));
+    String uri = checkpoints.uri();
     try (BufferAllocator a = new RootAllocator();
-        Dataset ignored = Dataset.open(a, uri,
-            CredentialRefresh.readOptions(opts).build())) {
+        Dataset ignored = checkpoints.open(a, null)) {
       // There: dropped below, once closed.
     } catch (Exception e) {
       if (isNotFound(e)) {
@@ -333,7 +343,7 @@ public final class PartitionCheckpoints implements java.io.Serializable {
       // Unreadable is not absent (e.g. access denied): the drop reports it.
     }
     try {
-      Dataset.drop(uri, CredentialRefresh.current(opts));
+      Dataset.drop(uri, checkpoints.current());
     } catch (Exception e) {
       throw new UdtfRefreshException("Cannot remove the UDTF resume checkpoints of the view at '"
           + viewLocation + "' in '" + uri + "': " + e.getMessage(), e);

@@ -1,6 +1,5 @@
 package io.lancerest.spark.mv.udtf;
 
-import io.lancerest.spark.connector.CredentialRefresh;
 import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.commit.FragmentShipping;
 import io.lancerest.spark.mv.commit.ViewCommit;
@@ -124,7 +123,7 @@ final class UdtfCommit {
             s.errorClass(), s.errorMessage()));
       }
       try {
-        errors = ErrorsTable.stage(errorsTable, view.viewStorageOptions(), new ErrorsTable.Origin(
+        errors = ErrorsTable.stage(view.errors(), new ErrorsTable.Origin(
             jobId, view.viewName(), MaterializedViewKind.UDTF, def.name(), def.version(),
             source.version()), entries);
       } catch (MaterializedViewException e) {
@@ -147,8 +146,7 @@ final class UdtfCommit {
         "lancerest::udtf::skipped_partitions")) {
       meta.put(legacy, null);
     }
-    ViewCommit commit = ViewCommit.builder(view.viewUri(), viewVersion)
-        .storageOptions(view.viewStorageOptions())
+    ViewCommit commit = ViewCommit.builder(view.view(), viewVersion)
         .replaceAllRows()
         .addFragments(fragments)
         .schemaMetadata(meta)
@@ -182,13 +180,11 @@ final class UdtfCommit {
         UdtfPlan.unchangedReason(history, st.baseVersion()));
     Map<String, String> meta = new LinkedHashMap<>();
     meta.put(UdtfRefresh.BASE_VERSION_KEY, Long.toString(source.version()));
-    meta.put(SourceIdentity.KEY, SourceIdentity.versionTime(source.location(),
-        source.storageOptions(), source.version()));
+    meta.put(SourceIdentity.KEY, SourceIdentity.versionTime(source.table(), source.version()));
     meta.put(UdtfRefresh.LAST_JOB_KEY, jobId);
     meta.put(UdtfRefresh.LAST_STATUS_KEY, RefreshResult.JobStatus.DONE.name());
     meta.put(UdtfRefresh.SKIPPED_KEY, "0");
-    ViewCommit commit = ViewCommit.builder(view.viewUri(), st.viewVersion())
-        .storageOptions(view.viewStorageOptions())
+    ViewCommit commit = ViewCommit.builder(view.view(), st.viewVersion())
         .schemaMetadata(meta)
         .job(new ViewCommit.Job(jobId, MaterializedViewKind.UDTF, RefreshResult.JobStatus.DONE,
             source.version()))
@@ -202,8 +198,7 @@ final class UdtfCommit {
   /** The view table's latest version, or null when it cannot be read. */
   private static Long currentVersion(ViewTables view) {
     try (BufferAllocator allocator = new RootAllocator();
-        org.lance.Dataset ds = org.lance.Dataset.open(allocator, view.viewUri(),
-            CredentialRefresh.readOptions(view.viewStorageOptions()).build())) {
+        org.lance.Dataset ds = view.view().open(allocator, null)) {
       return ds.version();
     } catch (RuntimeException e) {
       return null;

@@ -58,9 +58,8 @@ final class UdtfCompute {
       Dataset<Row> df = source.reader().read(spark, ivf);
       List<String> inputColumns = inputColumns(def, df, view);
       if (ivf) {
-        IvfPartitions.IvfIndex index = IvfPartitions.inspect(source.location(),
-            source.storageOptions(), source.version(), def.partitionByIndexedColumn());
-        members = IvfPartitions.membership(spark, source.location(), source.storageOptions(),
+        IvfPartitions.IvfIndex index = IvfPartitions.inspect(source.table(), source.version(), def.partitionByIndexedColumn());
+        members = IvfPartitions.membership(spark, source.table(),
             source.version(), def.partitionByIndexedColumn(), index);
         df = df.join(members, "_rowid");
         inputColumns.add(IvfPartitions.PARTITION_ID);
@@ -77,10 +76,9 @@ final class UdtfCompute {
       StructType inputSchema = new StructType(Arrays.copyOf(input.schema().fields(),
           inputColumns.size(), StructField[].class));
 
-      String sourceTime = SourceIdentity.versionTime(source.location(), source.storageOptions(),
+      String sourceTime = SourceIdentity.versionTime(source.table(),
           source.version());
-      PartitionCheckpoints checkpoints = new PartitionCheckpoints(view.viewUri(),
-          view.viewStorageOptions(), def, source.version(), source.location() + "@" + (sourceTime == null ? "" : sourceTime));
+      PartitionCheckpoints checkpoints = new PartitionCheckpoints(view.viewUri(), view.viewStorageOptions(), def, source.version(), source.location() + "@" + (sourceTime == null ? "" : sourceTime));
       if (replaced != null) {
         // Checkpoints are keyed by source version number, which the new table reuses.
         checkpoints.clear();

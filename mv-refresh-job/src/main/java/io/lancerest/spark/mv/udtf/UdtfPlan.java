@@ -1,6 +1,5 @@
 package io.lancerest.spark.mv.udtf;
 
-import io.lancerest.spark.connector.CredentialRefresh;
 import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.definition.MaterializedViewKind;
 import io.lancerest.spark.mv.fragments.SourceHistory;
@@ -30,9 +29,7 @@ final class UdtfPlan {
     int fragments;
     long rows;
     try (BufferAllocator a = new RootAllocator();
-        org.lance.Dataset ds = org.lance.Dataset.open(a, source.location(),
-            CredentialRefresh.readOptions(source.storageOptions())
-                .setVersion(source.version()).build())) {
+        org.lance.Dataset ds = source.table().open(a, source.version())) {
       fragments = ds.getFragments().size();
       rows = ds.countRows();
     }
@@ -56,8 +53,7 @@ final class UdtfPlan {
     String key = def.keyColumn();
     long partitions;
     if (def.partitionByIndexedColumn() != null) {
-      IvfPartitions.IvfIndex index = IvfPartitions.inspect(source.location(),
-          source.storageOptions(), source.version(), def.partitionByIndexedColumn());
+      IvfPartitions.IvfIndex index = IvfPartitions.inspect(source.table(), source.version(), def.partitionByIndexedColumn());
       partitions = java.util.Arrays.stream(index.sizes()).filter(n -> n > 0).count();
     } else if (key == null) {
       partitions = 1;

@@ -78,7 +78,7 @@ public final class UdtfRefresh {
     options.checkApplicableTo(MaterializedViewKind.UDTF);
     RefreshContext ctx = new RefreshContext(spark, t.viewName(), "explain", null);
     return RefreshDriver.explain(ctx, srcVersion, () -> SourceVersions.latest(t.viewName(),
-        t.sourceUri(), t.sourceStorageOptions()), kind(sourceAt, t, def, options));
+        t.source()), kind(sourceAt, t, def, options));
   }
 
   /**
@@ -98,7 +98,7 @@ public final class UdtfRefresh {
     options.checkApplicableTo(MaterializedViewKind.UDTF);
     return RefreshDriver.refresh(ctx, t, srcVersion, options.maxRowsPerFragment(),
         () -> SourceVersions.latest(t.viewName(),
-        t.sourceUri(), t.sourceStorageOptions()), kind(sourceAt, t, def, options));
+        t.source()), kind(sourceAt, t, def, options));
   }
 
   /** The framework's row, the UDTF's counts as details. */

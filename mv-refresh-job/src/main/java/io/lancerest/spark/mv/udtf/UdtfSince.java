@@ -1,6 +1,5 @@
 package io.lancerest.spark.mv.udtf;
 
-import io.lancerest.spark.connector.CredentialRefresh;
 import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.error.MaterializedViewException;
 import io.lancerest.spark.mv.fragments.SourceHistory;
@@ -40,8 +39,7 @@ record UdtfSince(String removed, SourceHistory unchanged) {
     }
     String removed = null;
     try {
-      removed = SourceVersions.removedByCleanup(view.viewName(), source.location(),
-          source.storageOptions(), base);
+      removed = SourceVersions.removedByCleanup(view.viewName(), source.table(), base);
     } catch (MaterializedViewException e) {
       // A rebuild does not need that version: only the words of the plan and log lack it.
       LOG.debug("View '{}': {}", view.viewName(), e.getMessage());
@@ -50,9 +48,7 @@ record UdtfSince(String removed, SourceHistory unchanged) {
       return new UdtfSince(removed, null);
     }
     try (BufferAllocator a = new RootAllocator();
-        org.lance.Dataset ds = org.lance.Dataset.open(a, source.location(),
-            CredentialRefresh.readOptions(source.storageOptions())
-                .setVersion(source.version()).build())) {
+        org.lance.Dataset ds = source.table().open(a, source.version())) {
       // Without stable row ids a compaction renumbers the rows, and a source LIMIT (first n
       // rows in _rowid order) may then take other rows: rebuild.
       if (!Boolean.TRUE.equals(io.lancerest.spark.mv.query.StableRowIds.of(ds))) {

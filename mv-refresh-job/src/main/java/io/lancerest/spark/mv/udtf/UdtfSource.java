@@ -1,12 +1,12 @@
 package io.lancerest.spark.mv.udtf;
 
+import io.lancerest.spark.connector.LanceLocation;
 import io.lancerest.spark.mv.definition.SourceQuery;
 import io.lancerest.spark.mv.error.InvalidViewDefinitionException;
 import io.lancerest.spark.mv.fragments.LanceReads;
 import io.lancerest.spark.mv.refresh.ViewTables;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
@@ -21,14 +21,16 @@ import org.apache.spark.sql.functions;
  * @param reader produces the source query's output at {@code version} (projection and filter
  *     applied); with {@code withRowId} it must also carry the source's {@code _rowid}
  */
-record UdtfSource(String location, Map<String, String> storageOptions, long version,
-    Reader reader) {
+record UdtfSource(LanceLocation table, long version, Reader reader) {
+
+  String location() {
+    return table.uri();
+  }
 
   /** Storage options hold credentials: only their keys are shown. */
   @Override
   public String toString() {
-    return "UdtfSource{" + location + "@" + version + ", storage options "
-        + storageOptions.keySet() + "}";
+    return "UdtfSource{" + table + " @" + version + "}";
   }
 
   /** Reads the source query's rows. */
@@ -38,14 +40,13 @@ record UdtfSource(String location, Map<String, String> storageOptions, long vers
   }
 
   UdtfSource {
-    Objects.requireNonNull(location, "location");
+    Objects.requireNonNull(table, "table");
     Objects.requireNonNull(reader, "reader");
-    storageOptions = storageOptions == null ? Map.of() : Map.copyOf(storageOptions);
   }
 
   /** The source query of view {@code t} over its source at {@code version}. */
   static UdtfSource query(ViewTables t, SourceQuery q, long version) {
-    return new UdtfSource(t.sourceUri(), t.sourceStorageOptions(), version,
+    return new UdtfSource(t.source(), version,
         (spark, withRowId) -> projected(spark, t, version, q, withRowId));
   }
 
@@ -57,7 +58,7 @@ record UdtfSource(String location, Map<String, String> storageOptions, long vers
    */
   private static Dataset<Row> projected(SparkSession spark, ViewTables t, long version,
       SourceQuery q, boolean withRowId) {
-    Dataset<Row> df = LanceReads.load(spark, t.sourceUri(), t.sourceStorageOptions(), version);
+    Dataset<Row> df = LanceReads.load(spark, t.source(), version);
     if (q.filter() != null) {
       df = df.where(q.filter());
     }

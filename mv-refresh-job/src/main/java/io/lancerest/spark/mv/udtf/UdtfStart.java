@@ -1,6 +1,5 @@
 package io.lancerest.spark.mv.udtf;
 
-import io.lancerest.spark.connector.CredentialRefresh;
 import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.definition.SourceIdentity;
 import io.lancerest.spark.mv.refresh.ViewTables;
@@ -40,8 +39,7 @@ record UdtfStart(long viewVersion, long viewRows, String base, String replaced,
     boolean complete;
     Map<String, String> viewMeta;
     try (BufferAllocator allocator = new RootAllocator();
-        org.lance.Dataset ds = org.lance.Dataset.open(allocator, view.viewUri(),
-            CredentialRefresh.readOptions(view.viewStorageOptions()).build())) {
+        org.lance.Dataset ds = view.view().open(allocator, null)) {
       viewVersion = ds.version();
       viewRows = ds.countRows();
       viewMeta = ds.getSchema().getCustomMetadata();
@@ -60,8 +58,7 @@ record UdtfStart(long viewVersion, long viewRows, String base, String replaced,
     // a replacement: only a version that exists with another write time counts.
     String replaced = null;
     try {
-      replaced = base == null ? null : SourceIdentity.replaced(view.viewName(), source.location(),
-          source.storageOptions(), viewMeta, Long.parseLong(base.trim()), Long.MAX_VALUE);
+      replaced = base == null ? null : SourceIdentity.replaced(view.viewName(), source.table(), viewMeta, Long.parseLong(base.trim()), Long.MAX_VALUE);
     } catch (NumberFormatException e) {
       // unreadable base version: never equal to the source's, so the view is rebuilt anyway
     }

@@ -1,6 +1,7 @@
 package io.lancerest.spark.mv.udtf;
 
 import io.lancerest.client.Identifiers;
+import io.lancerest.spark.connector.LanceLocation;
 import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.definition.MaterializedViewKind;
 import io.lancerest.spark.mv.definition.ViewDefinition;
@@ -10,7 +11,6 @@ import io.lancerest.spark.mv.refresh.ViewKind;
 import io.lancerest.spark.mv.refresh.ViewTables;
 import io.lancerest.spark.mv.result.RefreshPlan;
 import io.lancerest.spark.mv.result.RefreshResult;
-import java.util.Map;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -37,9 +37,8 @@ public final class UdtfViews implements ViewKind {
   }
 
   @Override
-  public void validate(String viewName, ViewDefinition def, String sourceUri,
-      Map<String, String> storage) {
-    validateCreate(def, sourceUri, storage);
+  public void validate(String viewName, ViewDefinition def, LanceLocation source) {
+    validateCreate(def, source);
   }
 
   /** The function's declared output: the UDTF's rows are the view's rows. */
@@ -77,12 +76,10 @@ public final class UdtfViews implements ViewKind {
    * CREATE-time checks that need the source: the class, and for PARTITION BY INDEXED a usable
    * vector index on the source (its absence is an error naming the column).
    */
-  public static void validateCreate(ViewDefinition view, String sourceUri,
-      Map<String, String> sourceStorageOptions) {
+  public static void validateCreate(ViewDefinition view, LanceLocation source) {
     UdtfDefinition def = definition(view);
     if (def.partitionByIndexedColumn() != null) {
-      IvfPartitions.inspect(sourceUri, sourceStorageOptions, null,
-          def.partitionByIndexedColumn());
+      IvfPartitions.inspect(source, null, def.partitionByIndexedColumn());
     }
   }
 }

@@ -2,6 +2,7 @@ package io.lancerest.spark.mv.commit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.lancerest.spark.connector.LanceLocation;
 import io.lancerest.spark.mv.SparkFixture;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -41,7 +42,7 @@ class FragmentShippingTest {
     List<byte[]> shipped = jsc.parallelize(List.of(0, 1, 2), 3).map(i -> {
       try (BufferAllocator a = new RootAllocator();
           VectorSchemaRoot root = LanceFixtures.batch(a, 10L * i, 10L * i + 4)) {
-        return FragmentShipping.toBytes(FragmentShipping.write(uri, Map.of(), a, root, 0));
+        return FragmentShipping.toBytes(FragmentShipping.write(LanceLocation.of(uri, Map.of()), a, root, 0));
       }
     }).collect();
     List<FragmentMetadata> fragments = new ArrayList<>();

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.lancerest.spark.connector.LanceLocation;
 import io.lancerest.spark.mv.rowindex.FragmentSourceRanges;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -291,7 +292,7 @@ class FragmentSourceRangesTest {
     for (int i = 0; i < n; i++) {
       ids[i] = i < FragmentShipping.BATCH_ROWS ? 1_000_000L - i : 5_000_000L + i;
     }
-    FragmentShipping.Written w = FragmentShipping.writeRows(uri, Map.of(), allocator,
+    FragmentShipping.Written w = FragmentShipping.writeRows(LanceLocation.of(uri, Map.of()), allocator,
         LanceFixtures.VIEW_SCHEMA, rows(ids), 7000, null, 0);
     assertEquals(n, w.rows());
     assertEquals(List.of(7000L, 7000L, 7000L, (long) n - 21000),
@@ -316,7 +317,7 @@ class FragmentSourceRangesTest {
     assertTrue(rec.get(frags.get(3)).indexed());
     assertTrue(rawValue().contains(":i"), rawValue());
     // without a range column nothing is tracked
-    assertNull(FragmentShipping.writeRows(uri, Map.of(), allocator, LanceFixtures.VIEW_SCHEMA,
+    assertNull(FragmentShipping.writeRows(LanceLocation.of(uri, Map.of()), allocator, LanceFixtures.VIEW_SCHEMA,
         rows(new long[] {1, 2}), 0, null).ranges());
   }
 }

@@ -1,5 +1,6 @@
 package io.lancerest.spark.mv.commit;
 
+import io.lancerest.spark.connector.LanceLocation;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -68,7 +69,7 @@ final class LanceFixtures {
   /** Writes ids [from, to) as fragments, uncommitted. */
   static List<FragmentMetadata> fragments(BufferAllocator a, String uri, long from, long to) {
     try (VectorSchemaRoot root = batch(a, from, to)) {
-      return FragmentShipping.write(uri, Map.of(), a, root, 0);
+      return FragmentShipping.write(LanceLocation.of(uri, Map.of()), a, root, 0);
     }
   }
 

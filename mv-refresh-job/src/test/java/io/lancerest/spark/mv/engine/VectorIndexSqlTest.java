@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lancerest.spark.LanceRestSparkExtensions;
+import io.lancerest.spark.connector.LanceLocation;
 import io.lancerest.spark.mv.error.InvalidOptionException;
 import io.lancerest.spark.mv.error.MaterializedViewException;
 import io.lancerest.spark.mv.udtf.IvfPartitions;
@@ -90,7 +91,7 @@ class VectorIndexSqlTest {
 
   /** The view's rows as "id|partition|rank", sorted, expected from the index's centroids. */
   private static List<String> expectedTop3(String source, long[] evenIds, long[] oddIds) {
-    IvfPartitions.IvfIndex index = IvfPartitions.inspect(location(source), Map.of(), null,
+    IvfPartitions.IvfIndex index = IvfPartitions.inspect(LanceLocation.of(location(source), Map.of()), null,
         "vec");
     assertEquals(2, index.numPartitions());
     int even = partitionOf(index, false);

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.lancerest.spark.connector.LanceLocation;
 import io.lancerest.spark.mv.definition.MaterializedViewKind;
 import io.lancerest.spark.mv.error.MaterializedViewException;
 import java.nio.file.Path;
@@ -63,11 +64,11 @@ class ErrorsTableTest {
     String uri = ErrorsTable.nextTo(dir.resolve("v.lance").toString());
     assertEquals(dir.resolve("v__errors.lance").toString(), uri);
 
-    ErrorsTable.Staged first = ErrorsTable.stage(uri, Map.of(), UDTF, List.of(
+    ErrorsTable.Staged first = ErrorsTable.stage(LanceLocation.of(uri, Map.of()), UDTF, List.of(
         new ErrorsTable.Entry(null, "category", "NULL", 3, "java.io.IOException", "disk")));
     assertEquals(List.of(), rows(uri), "staged, not committed: nothing visible");
     assertTrue(first.commit());
-    ErrorsTable.stage(uri, Map.of(), CHUNKER, List.of(
+    ErrorsTable.stage(LanceLocation.of(uri, Map.of()), CHUNKER, List.of(
         new ErrorsTable.Entry(42L, null, null, 1, "java.lang.IllegalStateException", "bad")))
         .commit();
 
@@ -80,7 +81,7 @@ class ErrorsTableTest {
   @Test
   void committingAStageAgainDoesNotRecordItTwice() {
     String uri = dir.resolve("twice__errors.lance").toString();
-    ErrorsTable.Staged staged = ErrorsTable.stage(uri, Map.of(), UDTF, List.of(
+    ErrorsTable.Staged staged = ErrorsTable.stage(LanceLocation.of(uri, Map.of()), UDTF, List.of(
         new ErrorsTable.Entry(null, "category", "b", 2, "java.io.IOException", "disk")));
     // A retry after an append whose answer was lost must find the entries already there.
     assertTrue(staged.commit());
@@ -93,7 +94,7 @@ class ErrorsTableTest {
   @Test
   void anAbandonedStageRecordsNothing() {
     String uri = dir.resolve("a__errors.lance").toString();
-    ErrorsTable.Staged staged = ErrorsTable.stage(uri, Map.of(), UDTF, List.of(
+    ErrorsTable.Staged staged = ErrorsTable.stage(LanceLocation.of(uri, Map.of()), UDTF, List.of(
         new ErrorsTable.Entry(null, "k", "1", 1, "E", "m")));
     staged.abandon("the view commit conflicted");
     assertEquals(List.of(), rows(uri));
@@ -102,7 +103,7 @@ class ErrorsTableTest {
   @Test
   void noEntriesTouchNothing() {
     String uri = dir.resolve("n__errors.lance").toString();
-    ErrorsTable.Staged staged = ErrorsTable.stage(uri, Map.of(), UDTF, List.of());
+    ErrorsTable.Staged staged = ErrorsTable.stage(LanceLocation.of(uri, Map.of()), UDTF, List.of());
     assertNull(staged.uri());
     assertTrue(staged.commit());
     assertTrue(!dir.resolve("n__errors.lance").toFile().exists());
@@ -118,7 +119,7 @@ class ErrorsTableTest {
       Dataset.create(a, uri, old, new WriteParams.Builder().build()).close();
     }
     MaterializedViewException e = assertThrows(MaterializedViewException.class,
-        () -> ErrorsTable.stage(uri, Map.of(), CHUNKER, List.of(
+        () -> ErrorsTable.stage(LanceLocation.of(uri, Map.of()), CHUNKER, List.of(
             new ErrorsTable.Entry(1L, null, null, 1, "E", "m"))));
     assertEquals("Errors table '" + uri + "' of view 'ns.c' has columns [job_id, chunker], "
         + "expected [job_id, view, kind, function_name, function_version, source_version, "

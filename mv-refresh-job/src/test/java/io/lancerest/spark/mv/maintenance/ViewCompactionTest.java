@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.lancerest.spark.connector.LanceLocation;
 import io.lancerest.spark.mv.commit.ViewCommitConflictException;
 import io.lancerest.spark.mv.layout.GenevaLayout;
 import io.lancerest.spark.mv.rowindex.FragmentSourceRanges;
@@ -109,7 +110,7 @@ class ViewCompactionTest {
   void groupsBecomeOneFragmentEachWithTheirRangeAndTheRowsStay() throws Exception {
     TreeSet<String> before = rows();
     try (Dataset ds = open()) {
-      ViewCompaction.run(ds, uri, Map.of(), allocator, groups(ds));
+      ViewCompaction.run(ds, LanceLocation.of(uri, Map.of()), allocator, groups(ds));
     }
     assertEquals(before, rows());
     try (Dataset ds = open()) {
@@ -131,7 +132,7 @@ class ViewCompactionTest {
       try (Dataset now = open()) {
         now.updateConfig(Map.of("some.key", "set meanwhile")); // another commit lands
       }
-      ViewCompaction.run(stale, uri, Map.of(), allocator, groups(stale));
+      ViewCompaction.run(stale, LanceLocation.of(uri, Map.of()), allocator, groups(stale));
     }
     assertEquals(before, rows());
     try (Dataset ds = open()) {
@@ -149,7 +150,7 @@ class ViewCompactionTest {
       }
       TreeSet<String> expected = rows();
       ViewCommitConflictException e = assertThrows(ViewCommitConflictException.class,
-          () -> ViewCompaction.run(stale, uri, Map.of(), allocator, groups(stale)));
+          () -> ViewCompaction.run(stale, LanceLocation.of(uri, Map.of()), allocator, groups(stale)));
       assertTrue(e.getMessage().contains("was modified by another commit"), e.getMessage());
       assertEquals(expected, rows(), "the deleted row did not come back");
       assertTrue(!expected.contains("205|212"));

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.lancerest.spark.connector.LanceLocation;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -48,18 +49,18 @@ class SourceIdIndexFilesTest {
     String view = dir.resolve("v.lance").toString();
     FragmentMetadata f = fragment(3, "aaaa.lance", 4);
     SourceIdIndex index = SourceIdIndex.of(new long[] {5, 6, 9, 10}, 0, 4);
-    SourceIdIndexFiles.write(view, Map.of(), a, f, index);
+    SourceIdIndexFiles.write(LanceLocation.of(view, Map.of()), a, f, index);
     Path folder = dir.resolve("v.lance/_mv/source_ids/aaaa");
     assertTrue(Files.isRegularFile(folder.resolve("index.lance")));
-    SourceIdIndex back = SourceIdIndexFiles.read(view, Map.of(), a, f);
+    SourceIdIndex back = SourceIdIndexFiles.read(LanceLocation.of(view, Map.of()), a, f);
     assertNotNull(back);
     assertArrayEquals(new long[] {2, 3}, back.rowsOf(9));
     // another fragment (another data file, or the same file with another row count) gets none
-    assertNull(SourceIdIndexFiles.read(view, Map.of(), a, fragment(3, "bbbb.lance", 4)));
-    assertNull(SourceIdIndexFiles.read(view, Map.of(), a, fragment(3, "aaaa.lance", 5)));
-    SourceIdIndexFiles.drop(view, Map.of(), List.of(f, fragment(4, "never-indexed.lance", 1)));
+    assertNull(SourceIdIndexFiles.read(LanceLocation.of(view, Map.of()), a, fragment(3, "bbbb.lance", 4)));
+    assertNull(SourceIdIndexFiles.read(LanceLocation.of(view, Map.of()), a, fragment(3, "aaaa.lance", 5)));
+    SourceIdIndexFiles.drop(LanceLocation.of(view, Map.of()), List.of(f, fragment(4, "never-indexed.lance", 1)));
     assertFalse(Files.exists(folder));
-    assertNull(SourceIdIndexFiles.read(view, Map.of(), a, f));
+    assertNull(SourceIdIndexFiles.read(LanceLocation.of(view, Map.of()), a, f));
   }
 
   @Test
@@ -69,7 +70,7 @@ class SourceIdIndexFilesTest {
     FragmentMetadata gone = fragment(1, "gone.lance", 2);
     FragmentMetadata fresh = fragment(2, "fresh.lance", 2);
     for (FragmentMetadata f : List.of(current, gone, fresh)) {
-      SourceIdIndexFiles.write(view, Map.of(), a, f, SourceIdIndex.of(new long[] {1, 2}, 0, 2));
+      SourceIdIndexFiles.write(LanceLocation.of(view, Map.of()), a, f, SourceIdIndex.of(new long[] {1, 2}, 0, 2));
     }
     Path root = dir.resolve("v.lance/_mv/source_ids");
     java.nio.file.attribute.FileTime old = java.nio.file.attribute.FileTime.fromMillis(
@@ -89,9 +90,9 @@ class SourceIdIndexFilesTest {
   void aDamagedIndexIsIgnored() throws Exception {
     String view = dir.resolve("v.lance").toString();
     FragmentMetadata f = fragment(0, "cccc.lance", 2);
-    SourceIdIndexFiles.write(view, Map.of(), a, f, SourceIdIndex.of(new long[] {1, 2}, 0, 2));
+    SourceIdIndexFiles.write(LanceLocation.of(view, Map.of()), a, f, SourceIdIndex.of(new long[] {1, 2}, 0, 2));
     Path file = dir.resolve("v.lance/_mv/source_ids/cccc/index.lance");
     Files.write(file, new byte[] {1, 2, 3});
-    assertNull(SourceIdIndexFiles.read(view, Map.of(), a, f));
+    assertNull(SourceIdIndexFiles.read(LanceLocation.of(view, Map.of()), a, f));
   }
 }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.lancerest.spark.connector.LanceLocation;
 import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.function.BatchUdtf;
 import io.lancerest.spark.mv.function.UdtfContext;
@@ -152,7 +153,7 @@ class IvfPartitionsTest {
   @Test
   void oneCallPerNonEmptyIvfPartitionWithItsExactMembers() {
     long version = UdtfFixtures.latestVersion(source);
-    IvfPartitions.IvfIndex index = IvfPartitions.inspect(source, Map.of(), version, "vec");
+    IvfPartitions.IvfIndex index = IvfPartitions.inspect(LanceLocation.of(source, Map.of()), version, "vec");
     String viewUri = dir.resolve("by_ivf.lance").toString();
     UdtfFixtures.createView(viewUri, OUT);
 
@@ -178,7 +179,7 @@ class IvfPartitionsTest {
   @Test
   void withoutAVectorIndexCreateIsRefused() {
     UdtfValidationException e = assertThrows(UdtfValidationException.class,
-        () -> IvfPartitions.inspect(source, Map.of(), null, "id"));
+        () -> IvfPartitions.inspect(LanceLocation.of(source, Map.of()), null, "id"));
     assertEquals("PARTITION BY INDEXED id: source table '" + source + "' has no vector index "
         + "on column 'id'. Create an IVF index first (e.g. CREATE INDEX … USING IVF_FLAT / "
         + "IVF_PQ), then create the view.", e.getMessage());

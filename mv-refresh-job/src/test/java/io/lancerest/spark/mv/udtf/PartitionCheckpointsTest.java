@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.net.httpserver.HttpServer;
+import io.lancerest.spark.connector.LanceLocation;
 import io.lancerest.spark.mv.commit.FragmentShipping;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -67,7 +68,7 @@ class PartitionCheckpointsTest {
         n.setSafe(i, i);
       }
       root.setRowCount(rows);
-      List<FragmentMetadata> f = FragmentShipping.write(viewUri, Map.of(), a, root, 0);
+      List<FragmentMetadata> f = FragmentShipping.write(LanceLocation.of(viewUri, Map.of()), a, root, 0);
       return FragmentShipping.toBytes(f);
     }
   }
@@ -106,7 +107,7 @@ class PartitionCheckpointsTest {
 
     run.clear();
     assertFalse(Files.exists(dir.resolve("v.lance").resolve("_udtf_checkpoints")));
-    PartitionCheckpoints.drop(v, Map.of()); // nothing left: no error
+    PartitionCheckpoints.drop(LanceLocation.of(v, Map.of())); // nothing left: no error
     assertTrue(Files.exists(dir.resolve("v.lance").resolve("_versions")), "the view stays");
   }
 

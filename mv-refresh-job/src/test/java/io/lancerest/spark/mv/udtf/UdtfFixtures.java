@@ -1,5 +1,6 @@
 package io.lancerest.spark.mv.udtf;
 
+import io.lancerest.spark.connector.LanceLocation;
 import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.fragments.LanceReads;
 import io.lancerest.spark.mv.function.BatchUdtf;
@@ -52,7 +53,7 @@ final class UdtfFixtures {
 
   /** Every column of the Lance table at {@code location}, version {@code version}. */
   static UdtfSource wholeTable(String location, long version) {
-    return new UdtfSource(location, Map.of(), version, (spark, withRowId) -> {
+    return new UdtfSource(LanceLocation.of(location, Map.of()), version, (spark, withRowId) -> {
       Dataset<Row> df = LanceReads.load(spark, location, Map.of(), version);
       return withRowId ? df.select(df.col("*"), df.col("_rowid")) : df;
     });

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.lancerest.spark.connector.LanceLocation;
 import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.definition.ErrorHandling;
 import io.lancerest.spark.mv.definition.FunctionEnvelope;
@@ -454,7 +455,7 @@ class UdtfRefreshTest {
         query, spec, false);
     String uri = dir.resolve("top1.lance").toString();
     UdtfFixtures.createView(uri, out);
-    UdtfViews.validateCreate(def, source, Map.of());
+    UdtfViews.validateCreate(def, LanceLocation.of(source, Map.of()));
 
     UdtfRefreshResult r = UdtfFixtures.refresh(spark, UdtfFixtures.wholeTable(source, 1),
         new ViewTables("ns.top1", uri, Map.of(), source, Map.of()), UdtfViews.definition(def),
@@ -473,7 +474,7 @@ class UdtfRefreshTest {
     ViewDefinition def = new ViewDefinition(List.of("ns", "v"), MaterializedViewKind.UDTF,
         SourceQuery.of(List.of("ns", "items"), null, List.of(), null, null), spec, false);
     UdtfValidationException e = assertThrows(UdtfValidationException.class,
-        () -> UdtfViews.validateCreate(def, source, Map.of()));
+        () -> UdtfViews.validateCreate(def, LanceLocation.of(source, Map.of())));
     assertTrue(e.getMessage().startsWith("PARTITION BY INDEXED price: source table '" + source
         + "' has no vector index on column 'price'"), e.getMessage());
   }

@@ -1,0 +1,108 @@
+package io.lancerest.spark.connector;
+
+import java.util.Map;
+import java.util.Objects;
+import org.apache.arrow.memory.BufferAllocator;
+import org.lance.Dataset;
+import org.lance.Fragment;
+import org.lance.ReadOptions;
+import org.lance.WriteFragmentBuilder;
+import org.lance.io.StorageOptionsProvider;
+
+/**
+ * A Lance table as one statement resolved it: where its data lives, the storage options that open
+ * it and, when those are vended credentials that expire, the one provider that renews them.
+ *
+ * <p>Built once from a DescribeTable on the driver and passed down, so that every open of the
+ * table in the statement reads the same options and shares one provider, instead of each step
+ * working the route out again from the map. Tasks receive only the map (a provider is not
+ * serializable) and build their own with {@link #of}.
+ */
+public final class LanceLocation {
+  private final String uri;
+  private final Map<String, String> storageOptions;
+  private final StorageOptionsProvider renewal;
+
+  private LanceLocation(String uri, Map<String, String> storageOptions,
+      StorageOptionsProvider renewal) {
+    this.uri = Objects.requireNonNull(uri, "uri");
+    this.storageOptions = storageOptions;
+    this.renewal = renewal;
+  }
+
+  /** The table at {@code uri} opened with {@code storageOptions} (may hold a renewal route). */
+  public static LanceLocation of(String uri, Map<String, String> storageOptions) {
+    Map<String, String> storage = storageOptions == null ? Map.of()
+        : Map.copyOf(storageOptions);
+    return new LanceLocation(uri, storage, CredentialRefresh.provider(storage));
+  }
+
+  /**
+   * Another table under the same credentials, such as a view's errors table next to it: the same
+   * storage options and the same provider.
+   */
+  public LanceLocation sibling(String otherUri) {
+    return otherUri.equals(uri) ? this : new LanceLocation(otherUri, storageOptions, renewal);
+  }
+
+  public String uri() {
+    return uri;
+  }
+
+  /** The storage options as resolved (with the renewal route's keys, which lance-core ignores). */
+  public Map<String, String> storageOptions() {
+    return storageOptions;
+  }
+
+  /** Read options with the storage options and, when they expire, this location's provider. */
+  public ReadOptions.Builder readOptions() {
+    ReadOptions.Builder b = new ReadOptions.Builder().setStorageOptions(storageOptions);
+    if (renewal != null) {
+      b.setStorageOptionsProvider(renewal);
+    }
+    return b;
+  }
+
+  /** The dataset at {@code version} ({@code null}: latest). */
+  public Dataset open(BufferAllocator allocator, Long version) {
+    ReadOptions.Builder b = readOptions();
+    if (version != null) {
+      b.setVersion(version);
+    }
+    return Dataset.open(allocator, uri, b.build());
+  }
+
+  /** A fragment writer with the storage options and, when they expire, this provider. */
+  public WriteFragmentBuilder fragments() {
+    WriteFragmentBuilder b = Fragment.write().storageOptions(storageOptions);
+    if (renewal != null) {
+      b.storageOptionsProvider(renewal);
+    }
+    return b;
+  }
+
+  /**
+   * The storage options with credentials renewed now when lance-core would renew them, for calls
+   * that take options but no provider ({@code Dataset.drop}, {@code Dataset.create}).
+   */
+  public Map<String, String> current() {
+    return CredentialRefresh.current(storageOptions, renewal);
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof LanceLocation l && l.uri.equals(uri)
+        && l.storageOptions.equals(storageOptions);
+  }
+
+  @Override
+  public int hashCode() {
+    return uri.hashCode();
+  }
+
+  /** Storage options hold credentials: only their keys are shown. */
+  @Override
+  public String toString() {
+    return uri + " (storage options " + storageOptions.keySet() + ")";
+  }
+}
