@@ -1,9 +1,9 @@
 package io.lancerest.client;
 
+// The facade names nearly every request and response record of the model.
 import io.lancerest.client.arrow.ArrowBatches;
 import io.lancerest.client.arrow.ArrowIpc;
 import io.lancerest.client.error.NotFoundException;
-// The facade names nearly every request and response record of the model.
 import io.lancerest.client.model.*;
 import io.lancerest.client.spec.Operation;
 import java.io.Closeable;
@@ -470,6 +470,11 @@ public final class LanceRestClient implements Closeable {
       ListMaterializedViewJobsRequest request) {
     return calls.json(Operation.LIST_MATERIALIZED_VIEW_JOBS, request,
         ListMaterializedViewJobsResponse.class);
+  }
+
+  /** Cancels a view's job waiting or running in the view service (an extension route). */
+  public MaterializedViewJob cancelMaterializedViewJob(CancelMaterializedViewJobRequest request) {
+    return calls.json(Operation.CANCEL_MATERIALIZED_VIEW_JOB, request, MaterializedViewJob.class);
   }
 
   /** Whether {@link #close} has run; calls after it fail with an IllegalStateException. */

@@ -25,7 +25,13 @@ import org.junit.jupiter.api.Test;
 class ResolvedOnceTest {
   private static final Path MAIN = Path.of("src", "main", "java");
   private static final Pattern FROM_A_MAP = Pattern.compile(
-      "CredentialRefresh\\s*\\.\\s*(readOptions|fragments|current|provider)\\s*\\(");
+      "CredentialRefresh\\s*\\.\\s*(readOptions|fragments|current|provider)\\s*\\("
+          + "|new\\s+ReadOptions\\s*\\.\\s*Builder|Fragment\\s*\\.\\s*write\\s*\\(");
+  /** lance-core calls that take storage options but no provider: they get {@code current()}. */
+  private static final Pattern OPTIONS_ONLY = Pattern.compile(
+      "(LanceFileReader\\s*\\.\\s*open|LanceFileWriter\\s*\\.\\s*open|Dataset\\s*\\.\\s*drop"
+          + "|withStorageOptions)\\s*\\(([^;]*)");
+  private static final Pattern A_RAW_MAP = Pattern.compile("\\b\\w*[sS]torage\\w*\\b");
   private static final Pattern RESOLVED = Pattern.compile("LanceLocation\\s*\\.\\s*of\\s*\\(");
 
   /** Where a location may be made, and why there. */
@@ -61,7 +67,13 @@ class ResolvedOnceTest {
     sources().forEach((file, code) -> {
       Matcher m = FROM_A_MAP.matcher(code);
       while (m.find()) {
-        found.add(file + ": CredentialRefresh." + m.group(1));
+        found.add(file + ": " + m.group().replaceAll("\\s+", " "));
+      }
+      Matcher o = OPTIONS_ONLY.matcher(code);
+      while (o.find()) {
+        if (A_RAW_MAP.matcher(o.group(2)).find()) {
+          found.add(file + ": " + o.group(1) + " given a storage map, not a location's current()");
+        }
       }
     });
     assertEquals(List.of(), found, "take the statement's LanceLocation (readOptions(), "

@@ -82,7 +82,10 @@ public enum Operation {
   DESCRIBE_MATERIALIZED_VIEW_JOB(
       "DescribeMaterializedViewJob", "POST", "/v1/materialized_view/{id}/job/describe", true),
   LIST_MATERIALIZED_VIEW_JOBS(
-      "ListMaterializedViewJobs", "POST", "/v1/materialized_view/{id}/job/list", true);
+      "ListMaterializedViewJobs", "POST", "/v1/materialized_view/{id}/job/list", true),
+  // cancelling an ended job answers its record, so a retry after a lost answer is harmless
+  CANCEL_MATERIALIZED_VIEW_JOB(
+      "CancelMaterializedViewJob", "POST", "/v1/materialized_view/{id}/job/cancel", true);
 
   private final String specName;
   private final String method;

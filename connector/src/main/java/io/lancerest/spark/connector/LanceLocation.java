@@ -1,7 +1,11 @@
 package io.lancerest.spark.connector;
 
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
+import java.util.function.Supplier;
 import org.apache.arrow.memory.BufferAllocator;
 import org.lance.Dataset;
 import org.lance.Fragment;
@@ -16,15 +20,16 @@ import org.lance.io.StorageOptionsProvider;
  * <p>Built once from a DescribeTable on the driver and passed down, so that every open of the
  * table in the statement reads the same options and shares one provider, instead of each step
  * working the route out again from the map. Tasks receive only the map (a provider is not
- * serializable) and build their own with {@link #of}.
+ * serializable) and build their own with {@link #of}. The provider is made at the first open, so
+ * a route that cannot be followed fails there, inside the caller's "cannot open" message.
  */
 public final class LanceLocation {
   private final String uri;
   private final Map<String, String> storageOptions;
-  private final StorageOptionsProvider renewal;
+  private final Supplier<Optional<StorageOptionsProvider>> renewal;
 
   private LanceLocation(String uri, Map<String, String> storageOptions,
-      StorageOptionsProvider renewal) {
+      Supplier<Optional<StorageOptionsProvider>> renewal) {
     this.uri = Objects.requireNonNull(uri, "uri");
     this.storageOptions = storageOptions;
     this.renewal = renewal;
@@ -32,9 +37,18 @@ public final class LanceLocation {
 
   /** The table at {@code uri} opened with {@code storageOptions} (may hold a renewal route). */
   public static LanceLocation of(String uri, Map<String, String> storageOptions) {
-    Map<String, String> storage = storageOptions == null ? Map.of()
-        : Map.copyOf(storageOptions);
-    return new LanceLocation(uri, storage, CredentialRefresh.provider(storage));
+    Map<String, String> storage = new LinkedHashMap<>();
+    if (storageOptions != null) {
+      // a server may send a JSON null for an option it has no value for: lance-core gets none
+      storageOptions.forEach((k, v) -> {
+        if (k != null && v != null) {
+          storage.put(k, v);
+        }
+      });
+    }
+    Map<String, String> options = Collections.unmodifiableMap(storage);
+    return new LanceLocation(uri, options,
+        Memoized.of(() -> Optional.ofNullable(CredentialRefresh.provider(options))));
   }
 
   /**
@@ -57,8 +71,9 @@ public final class LanceLocation {
   /** Read options with the storage options and, when they expire, this location's provider. */
   public ReadOptions.Builder readOptions() {
     ReadOptions.Builder b = new ReadOptions.Builder().setStorageOptions(storageOptions);
-    if (renewal != null) {
-      b.setStorageOptionsProvider(renewal);
+    StorageOptionsProvider p = renewal.get().orElse(null);
+    if (p != null) {
+      b.setStorageOptionsProvider(p);
     }
     return b;
   }
@@ -75,8 +90,9 @@ public final class LanceLocation {
   /** A fragment writer with the storage options and, when they expire, this provider. */
   public WriteFragmentBuilder fragments() {
     WriteFragmentBuilder b = Fragment.write().storageOptions(storageOptions);
-    if (renewal != null) {
-      b.storageOptionsProvider(renewal);
+    StorageOptionsProvider p = renewal.get().orElse(null);
+    if (p != null) {
+      b.storageOptionsProvider(p);
     }
     return b;
   }
@@ -86,7 +102,7 @@ public final class LanceLocation {
    * that take options but no provider ({@code Dataset.drop}, {@code Dataset.create}).
    */
   public Map<String, String> current() {
-    return CredentialRefresh.current(storageOptions, renewal);
+    return CredentialRefresh.current(storageOptions, renewal.get().orElse(null));
   }
 
   @Override

@@ -55,6 +55,19 @@ public interface MaterializedViews {
     throw noJobs("CANCEL JOB");
   }
 
+  /**
+   * The job {@code jobId} of view {@code viewId}: a view service finds its jobs through their
+   * view. By default, {@link #job(String)}.
+   */
+  default JobRecord job(List<String> viewId, String jobId) {
+    return job(jobId);
+  }
+
+  /** Cancels job {@code jobId} of view {@code viewId}; by default {@link #cancel(String)}. */
+  default JobRecord cancel(List<String> viewId, String jobId) {
+    return cancel(jobId);
+  }
+
   private MaterializedViewException noJobs(String what) {
     return new MaterializedViewException(getClass().getName() + " does not support " + what);
   }

@@ -1,5 +1,6 @@
 package io.lancerest.spark.mv.engine;
 
+import io.lancerest.client.error.ForbiddenException;
 import io.lancerest.client.error.UnsupportedOperationByServerException;
 import io.lancerest.spark.mv.CreateViewRequest;
 import io.lancerest.spark.mv.MaterializedViews;
@@ -50,6 +51,7 @@ public final class EngineViews implements MaterializedViews {
   private final EngineJobs jobs;
   private final StoredViews views;
   private final ServerViews server;
+  private final ServiceJobs serviceJobs;
   private final ClientRefresh client;
   private final ClientCreate clientCreate;
   private final ViewDrop drops;
@@ -63,7 +65,8 @@ public final class EngineViews implements MaterializedViews {
       ResolvedView s = views.read(id);
       return s == null ? null : s.state().lastJob();
     });
-    this.server = new ServerViews(spark, cat);
+    this.serviceJobs = new ServiceJobs(cat);
+    this.server = new ServerViews(spark, cat, serviceJobs);
     this.client = new ClientRefresh(spark, cat, jobs);
     this.clientCreate = new ClientCreate(spark, cat, views, client);
     this.drops = new ViewDrop(cat, views);
@@ -159,19 +162,113 @@ public final class EngineViews implements MaterializedViews {
     return client.submit(stored, options, started);
   }
 
+  /**
+   * Jobs of a view its server refreshes are read through the server's job routes, as the caller
+   * (who may have no rights on the job log); when the server has no such routes, from the log.
+   */
   @Override
   public List<JobRecord> jobs(List<String> viewId, int limit) {
+    if (viewId == null && mode == MvMode.SERVER) {
+      throw new MaterializedViewException("SHOW JOBS through the server of catalog '"
+          + cat.name() + "' (mv.mode = server) lists the jobs of one view: SHOW JOBS FOR <view>");
+    }
+    if (viewId != null && refreshedByServer(viewId)) {
+      try {
+        return serviceJobs.list(viewId, limit);
+      } catch (UnsupportedOperationByServerException noRoutes) {
+        LOG.debug("No job routes at {}: reading the job log", cat.client().config().uri());
+      }
+    }
     return jobs.jobs(viewId, limit);
   }
 
   @Override
   public JobRecord job(String jobId) {
-    return jobs.job(jobId);
+    List<String> view = serviceJobs.viewOf(jobId);
+    if (view != null) {
+      return job(view, jobId);
+    }
+    if (mode == MvMode.SERVER) {
+      throw unknownServerJob(jobId, "DESCRIBE JOB");
+    }
+    try {
+      return jobs.job(jobId);
+    } catch (ForbiddenException e) {
+      throw notReadable(jobId, "DESCRIBE JOB", e);
+    }
+  }
+
+  @Override
+  public JobRecord job(List<String> viewId, String jobId) {
+    if (refreshedByServer(viewId)) {
+      try {
+        return serviceJobs.describe(viewId, jobId);
+      } catch (UnsupportedOperationByServerException noRoutes) {
+        LOG.debug("No job routes at {}: reading the job log", cat.client().config().uri());
+      }
+    }
+    return ofView(jobs.job(jobId), viewId);
   }
 
   @Override
   public JobRecord cancel(String jobId) {
+    List<String> view = serviceJobs.viewOf(jobId);
+    if (view != null) {
+      return cancel(view, jobId);
+    }
+    if (mode == MvMode.SERVER) {
+      throw unknownServerJob(jobId, "CANCEL JOB");
+    }
+    try {
+      return jobs.cancel(jobId);
+    } catch (ForbiddenException e) {
+      throw notReadable(jobId, "CANCEL JOB", e);
+    }
+  }
+
+  @Override
+  public JobRecord cancel(List<String> viewId, String jobId) {
+    if (refreshedByServer(viewId)) {
+      return serviceJobs.cancel(viewId, jobId);
+    }
+    ofView(jobs.job(jobId), viewId);
     return jobs.cancel(jobId);
+  }
+
+  /** Whether the server refreshes the view (mv.mode server, or a view it manages in auto). */
+  private boolean refreshedByServer(List<String> viewId) {
+    if (mode == MvMode.SERVER) {
+      return true;
+    }
+    if (mode == MvMode.CLIENT) {
+      return false;
+    }
+    ResolvedView v = views.read(viewId);
+    return v != null && !v.clientManaged();
+  }
+
+  private JobRecord ofView(JobRecord r, List<String> viewId) {
+    if (!r.viewId().equals(cat.serverId(viewId))) {
+      throw new MaterializedViewException("Job '" + r.jobId() + "' is a job of view "
+          + r.view() + ", not of " + cat.display(viewId));
+    }
+    return r;
+  }
+
+  /** The job log refused to this caller: a view service's jobs are found through their view. */
+  private MaterializedViewException notReadable(String jobId, String statement,
+      ForbiddenException e) {
+    return new MaterializedViewException("Job '" + jobId + "' was not started from this "
+        + "catalog, and its job log may not be read with this catalog's credentials ("
+        + e.getMessage() + "). A view service finds its jobs through their view: " + statement
+        + " '" + jobId + "' FOR <view>", e);
+  }
+
+  private MaterializedViewException unknownServerJob(String jobId, String statement) {
+    return new MaterializedViewException("Job '" + jobId + "' was not started from this "
+        + "catalog, and catalog '" + cat.name() + "' (mv.mode = server) finds jobs through "
+        + "their view: " + statement + " '" + jobId + "' FOR <view> (SHOW JOBS FOR <view> lists "
+        + "a view's jobs)");
   }
 
   @Override

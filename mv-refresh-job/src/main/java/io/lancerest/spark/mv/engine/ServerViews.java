@@ -32,10 +32,12 @@ final class ServerViews {
   private static final Logger LOG = LoggerFactory.getLogger(EngineViews.class);
   private final SparkSession spark;
   private final CatalogBinding cat;
+  private final ServiceJobs jobs;
 
-  ServerViews(SparkSession spark, CatalogBinding cat) {
+  ServerViews(SparkSession spark, CatalogBinding cat, ServiceJobs jobs) {
     this.spark = spark;
     this.cat = cat;
+    this.jobs = jobs;
   }
 
   /**
@@ -67,6 +69,7 @@ final class ServerViews {
     }
     LOG.info("Server created view {} (version {}, job {})", cat.display(r.viewId()),
         resp.version(), resp.jobId());
+    jobs.answered(resp.jobId(), r.viewId());
     if (!r.withData()) {
       return null;
     }
@@ -93,6 +96,7 @@ final class ServerViews {
           + " does not exist on the server", e);
     }
     LOG.info("Server accepted refresh of view {}: job {}", cat.display(viewId), resp.jobId());
+    jobs.answered(resp.jobId(), viewId);
     if (options.await()) {
       return awaitServerJob(viewId, resp.jobId(), kind, started);
     }

@@ -44,9 +44,9 @@ final class JobJson {
     return n;
   }
 
-  /** A refresh that failed before the job log recorded it: status FAILED, its message. */
+  /** A refresh that ended before it ran (FAILED or CANCELLED), with its message. */
   static ObjectNode ended(RefreshQueue.Ended e) {
-    ObjectNode n = held(e.jobId(), e.viewId(), RefreshResult.JobStatus.FAILED, e.submittedAt(),
+    ObjectNode n = held(e.jobId(), e.viewId(), e.status(), e.submittedAt(),
         e.launchedBy(), e.message());
     n.put("finished_at", e.endedAt());
     return n;

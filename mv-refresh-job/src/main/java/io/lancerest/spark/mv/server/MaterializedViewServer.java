@@ -10,6 +10,7 @@ import io.lancerest.spark.mv.MaterializedViews;
 import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.definition.ViewState;
 import io.lancerest.spark.mv.engine.JobService;
+import io.lancerest.spark.mv.engine.QueuedJobs;
 import io.lancerest.spark.mv.result.JobRecord;
 import io.lancerest.spark.mv.result.ViewDescription;
 import java.io.IOException;
@@ -34,6 +35,9 @@ public final class MaterializedViewServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(MaterializedViewServer.class);
   /** The catalog the service registers in its session for the upstream. */
   public static final String CATALOG = "mv_service";
+  /** What the job log says of a refresh an earlier run of the service accepted, never ran. */
+  static final String RESTARTED = "the service restarted before this refresh started; ask for "
+      + "it again";
 
   private final SparkSession spark;
   private final Upstream upstream;
@@ -53,8 +57,27 @@ public final class MaterializedViewServer implements AutoCloseable {
     spark.conf().set(io.lancerest.spark.mv.engine.EngineViews.MANAGED_BY_CONF, "service");
     MaterializedViews views = MaterializedViews.forCatalog(spark, CATALOG);
     upstream = new Upstream(cfg.upstream());
+    QueuedJobs waiting = QueuedJobs.of(spark, CATALOG);
+    try {
+      waiting.failLeftOver(RESTARTED);
+    } catch (RuntimeException e) {
+      // the log unreadable now: those jobs stay SUBMITTED; the service still serves
+      LOG.warn("Refreshes left waiting by an earlier run not recorded FAILED: {}",
+          e.getMessage());
+    }
     queue = new RefreshQueue(cfg.maxConcurrentJobs(), cfg.maxQueuedJobs(),
-        (viewId, options, by) -> refresh(views, viewId, options, by));
+        (viewId, options, by) -> refresh(views, viewId, options, by), new RefreshQueue.Ledger() {
+          @Override
+          public void waiting(RefreshQueue.Entry e) {
+            waiting.submitted(e.jobId(), e.viewId(), e.launchedBy(), e.submittedAt());
+          }
+
+          @Override
+          public void endedWaiting(RefreshQueue.Ended e) {
+            waiting.endedWaiting(e.jobId(), e.viewId(), e.launchedBy(), e.submittedAt(),
+                e.status(), e.message());
+          }
+        });
     auto = cfg.autoRefresh() ? new AutoRefresh(new CatalogSources(views), queue,
         cfg.pollInterval(), cfg.minSourceVersions(), cfg.cooldown(), System::currentTimeMillis)
         : null;
@@ -181,6 +204,12 @@ public final class MaterializedViewServer implements AutoCloseable {
     public List<JobRecord> jobs(List<String> viewId, int limit) {
       SparkSession.setActiveSession(spark);
       return views.jobs(viewId, limit);
+    }
+
+    @Override
+    public JobRecord cancel(String jobId) {
+      SparkSession.setActiveSession(spark);
+      return views.cancel(jobId);
     }
   }
 

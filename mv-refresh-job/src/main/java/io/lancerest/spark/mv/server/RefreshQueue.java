@@ -3,6 +3,7 @@ package io.lancerest.spark.mv.server;
 import io.lancerest.client.error.ErrorCode;
 import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.refresh.JobTracker;
+import io.lancerest.spark.mv.result.RefreshResult.JobStatus;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -31,6 +32,24 @@ final class RefreshQueue implements AutoCloseable {
     void refresh(List<String> viewId, RefreshOptions options, String launchedBy);
   }
 
+  /**
+   * Where the queue records the refreshes that wait, and those that end without running, so the
+   * job log knows them after a restart.
+   */
+  interface Ledger {
+    Ledger NONE = new Ledger() {
+      @Override
+      public void waiting(Entry e) {}
+
+      @Override
+      public void endedWaiting(Ended e) {}
+    };
+
+    void waiting(Entry e);
+
+    void endedWaiting(Ended e);
+  }
+
   /** A refresh the queue holds: waiting ({@code started} false) or running. */
   record Entry(String jobId, List<String> viewId, String launchedBy, long submittedAt,
       boolean started) {}
@@ -40,7 +59,13 @@ final class RefreshQueue implements AutoCloseable {
    * upstream was down): what job/describe answers for it. The last {@value #ENDED_KEPT} are kept.
    */
   record Ended(String jobId, List<String> viewId, String launchedBy, long submittedAt,
-      long endedAt, String message) {}
+      long endedAt, JobStatus status, String message) {}
+
+  /** What CANCEL of a job the queue holds did: {@code ended} when it was waiting. */
+  record Cancel(boolean held, boolean running, Ended ended) {
+    static final Cancel NOT_HELD = new Cancel(false, false, null);
+    static final Cancel RUNNING = new Cancel(true, true, null);
+  }
 
   static final int ENDED_KEPT = 1000;
 
@@ -65,6 +90,7 @@ final class RefreshQueue implements AutoCloseable {
 
   private final ThreadPoolExecutor pool;
   private final Worker worker;
+  private final Ledger ledger;
   private final Map<List<String>, Slot> byView = new HashMap<>();
   private final Map<String, Entry> byJob = new HashMap<>();
   private final Map<String, Ended> ended = new java.util.LinkedHashMap<>(16, 0.75f, false) {
@@ -76,7 +102,12 @@ final class RefreshQueue implements AutoCloseable {
   private boolean closed;
 
   RefreshQueue(int threads, int queued, Worker worker) {
+    this(threads, queued, worker, Ledger.NONE);
+  }
+
+  RefreshQueue(int threads, int queued, Worker worker, Ledger ledger) {
     this.worker = worker;
+    this.ledger = ledger;
     AtomicInteger n = new AtomicInteger();
     // A SynchronousQueue when nothing may wait: a request is accepted only by a free thread.
     this.pool = new ThreadPoolExecutor(threads, threads, 0, TimeUnit.MILLISECONDS,
@@ -94,7 +125,18 @@ final class RefreshQueue implements AutoCloseable {
    *
    * @throws ServiceError 503 with Retry-After when the queue is full
    */
-  synchronized Submitted submit(List<String> viewId, RefreshOptions options, String launchedBy) {
+  Submitted submit(List<String> viewId, RefreshOptions options, String launchedBy) {
+    Entry[] waits = new Entry[1];
+    Submitted s = admit(viewId, options, launchedBy, waits);
+    if (waits[0] != null) {
+      ledger.waiting(waits[0]); // outside the lock: the log's write takes a commit
+    }
+    return s;
+  }
+
+  /** {@link #submit} under the lock; {@code waits[0]} is the new refresh when it must wait. */
+  private synchronized Submitted admit(List<String> viewId, RefreshOptions options,
+      String launchedBy, Entry[] waits) {
     if (closed) {
       throw new ServiceError(503, ErrorCode.SERVICE_UNAVAILABLE, "The service is stopping and "
           + "takes no refresh; retry later", 10, null);
@@ -119,8 +161,10 @@ final class RefreshQueue implements AutoCloseable {
       slot.next = e;
       slot.nextOptions = withId;
       byJob.put(jobId, e);
+      waits[0] = e;
       return new Submitted(jobId, false);
     }
+    boolean threadFree = pool.getActiveCount() < pool.getMaximumPoolSize();
     byView.put(e.viewId(), new Slot(e, withId));
     byJob.put(jobId, e);
     try {
@@ -129,6 +173,9 @@ final class RefreshQueue implements AutoCloseable {
       byView.remove(e.viewId());
       byJob.remove(jobId);
       throw full(full);
+    }
+    if (!threadFree) {
+      waits[0] = e;
     }
     return new Submitted(jobId, false);
   }
@@ -169,6 +216,7 @@ final class RefreshQueue implements AutoCloseable {
     while (e != null) {
       Entry next = null;
       RefreshOptions nextOptions = null;
+      Ended droppedNow = null;
       try {
         runOne(e, options);
       } catch (Throwable unrecorded) {
@@ -184,7 +232,7 @@ final class RefreshQueue implements AutoCloseable {
         byJob.remove(e.jobId());
         if (slot.next == null || closed) {
           if (slot.next != null) {
-            dropped(slot.next);
+            droppedNow = dropped(slot.next);
           }
           byView.remove(e.viewId());
         } else {
@@ -195,6 +243,9 @@ final class RefreshQueue implements AutoCloseable {
           slot.next = null;
           slot.nextOptions = null;
         }
+      }
+      if (droppedNow != null) {
+        ledger.endedWaiting(droppedNow);
       }
       if (next == null) {
         return;
@@ -212,11 +263,44 @@ final class RefreshQueue implements AutoCloseable {
   }
 
   /** A refresh answered to a caller but never started: job/describe then says why. */
-  private void dropped(Entry e) {
+  private Ended dropped(Entry e) {
+    return endWaiting(e, JobStatus.FAILED, "the service stopped before this refresh started; "
+        + "ask for it again");
+  }
+
+  private Ended endWaiting(Entry e, JobStatus status, String message) {
     byJob.remove(e.jobId());
-    ended.put(e.jobId(), new Ended(e.jobId(), e.viewId(), e.launchedBy(), e.submittedAt(),
-        System.currentTimeMillis(), "the service stopped before this refresh started; ask "
-            + "for it again"));
+    Ended x = new Ended(e.jobId(), e.viewId(), e.launchedBy(), e.submittedAt(),
+        System.currentTimeMillis(), status, message);
+    ended.put(e.jobId(), x);
+    return x;
+  }
+
+  /**
+   * Cancels the refresh {@code jobId} of {@code viewId} while it waits (it will not run); says
+   * so when it runs (the engine cancels it then) or when the queue does not hold it.
+   */
+  Cancel cancel(String jobId, List<String> viewId) {
+    Ended x;
+    synchronized (this) {
+      Entry e = byJob.get(jobId);
+      Slot slot = e == null ? null : byView.get(e.viewId());
+      if (e == null || slot == null || !e.viewId().equals(viewId)) {
+        return Cancel.NOT_HELD;
+      }
+      if (e.started()) {
+        return Cancel.RUNNING;
+      }
+      if (slot.next == e) {
+        slot.next = null;
+        slot.nextOptions = null;
+      } else if (slot.current == e) {
+        byView.remove(e.viewId()); // its task, if the pool still holds it, finds it gone
+      }
+      x = endWaiting(e, JobStatus.CANCELLED, "cancelled before it started (CANCEL JOB)");
+    }
+    ledger.endedWaiting(x);
+    return new Cancel(true, false, x);
   }
 
   private void runOne(Entry e, RefreshOptions options) {
@@ -240,7 +324,7 @@ final class RefreshQueue implements AutoCloseable {
           e.jobId(), message);
       synchronized (this) {
         ended.put(e.jobId(), new Ended(e.jobId(), e.viewId(), e.launchedBy(), e.submittedAt(),
-            System.currentTimeMillis(), message));
+            System.currentTimeMillis(), JobStatus.FAILED, message));
       }
     }
   }
@@ -266,17 +350,19 @@ final class RefreshQueue implements AutoCloseable {
    */
   @Override
   public void close() {
+    List<Ended> gone = new java.util.ArrayList<>();
     synchronized (this) {
       closed = true;
       pool.getQueue().clear();
       for (var it = byView.values().iterator(); it.hasNext(); ) {
         Slot slot = it.next();
         if (!slot.current.started()) {
-          dropped(slot.current);
+          gone.add(dropped(slot.current));
           it.remove();
         }
       }
     }
     pool.shutdown();
+    gone.forEach(ledger::endedWaiting);
   }
 }

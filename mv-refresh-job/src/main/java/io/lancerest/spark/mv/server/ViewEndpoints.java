@@ -13,6 +13,7 @@ import io.lancerest.spark.mv.CreateViewRequest;
 import io.lancerest.spark.mv.MaterializedViews;
 import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.result.JobRecord;
+import io.lancerest.spark.mv.result.RefreshResult;
 import io.lancerest.spark.mv.result.ViewDescription;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -56,6 +57,9 @@ final class ViewEndpoints {
     JobRecord job(String jobId);
 
     List<JobRecord> jobs(List<String> viewId, int limit);
+
+    /** Cancels a running job of the service; waits a little for it to end (CANCEL JOB). */
+    JobRecord cancel(String jobId);
   }
 
   private final Engine engine;
@@ -136,11 +140,7 @@ final class ViewEndpoints {
   // ------------------------------------------------------------------ jobs
 
   Answer describeJob(List<String> viewId, String delimiter, byte[] body, Headers caller) {
-    JsonNode n = tree(body);
-    String jobId = n.path("job_id").asText(null);
-    if (jobId == null || jobId.isBlank()) {
-      throw ServiceError.badRequest("job/describe needs {\"job_id\": \"...\"}");
-    }
+    String jobId = jobId(body, "job/describe");
     visibleView(viewId, delimiter, caller);
     Optional<RefreshQueue.Entry> held = queue.job(jobId);
     JobRecord rec = null;
@@ -167,6 +167,48 @@ final class ViewEndpoints {
       out = JobJson.ended(ended.get());
     }
     return Answer.json(200, out);
+  }
+
+  /**
+   * Cancels a refresh of the view: one waiting for a slot never runs (CANCELLED), a running one
+   * is stopped by the engine; a cancelled one is answered as it is (a retry is harmless), a
+   * job that ended otherwise is a 409.
+   */
+  Answer cancelJob(List<String> viewId, String delimiter, byte[] body, Headers caller) {
+    String jobId = jobId(body, "job/cancel");
+    visibleView(viewId, delimiter, caller);
+    RefreshQueue.Cancel c = queue.cancel(jobId, viewId);
+    if (c.ended() != null) {
+      return Answer.json(200, JobJson.ended(c.ended()));
+    }
+    if (!c.held()) {
+      Optional<RefreshQueue.Ended> ended = queue.ended(jobId);
+      if (ended.isPresent() && ended.get().viewId().equals(viewId)) {
+        return Answer.json(200, JobJson.ended(ended.get()));
+      }
+    }
+    JobRecord rec;
+    try {
+      rec = engine.job(jobId);
+    } catch (RuntimeException notInTheLog) {
+      throw notFoundJob(jobId, viewId);
+    }
+    if (!rec.viewId().equals(viewId)) {
+      throw notFoundJob(jobId, viewId);
+    }
+    if (rec.status() == RefreshResult.JobStatus.CANCELLED) {
+      return Answer.json(200, JobJson.of(rec)); // cancelled already: a retry, or a second ask
+    }
+    if (rec.status().ended()) {
+      throw new ServiceError(409, ErrorCode.CONCURRENT_MODIFICATION, "Job '" + jobId + "' of "
+          + "view " + String.join(".", viewId) + " has already ended (" + rec.status() + "); "
+          + "job/cancel stops waiting and running jobs only");
+    }
+    try {
+      return Answer.json(200, JobJson.of(engine.cancel(jobId)));
+    } catch (RuntimeException e) {
+      throw ServiceError.of(e);
+    }
   }
 
   Answer listJobs(List<String> viewId, String delimiter, byte[] body, Headers caller) {
@@ -205,6 +247,15 @@ final class ViewEndpoints {
   }
 
   // ------------------------------------------------------------------ helpers
+
+  /** The {@code job_id} a job route's body names. */
+  private static String jobId(byte[] body, String route) {
+    String jobId = tree(body).path("job_id").asText(null);
+    if (jobId == null || jobId.isBlank()) {
+      throw ServiceError.badRequest(route + " needs {\"job_id\": \"...\"}");
+    }
+    return jobId;
+  }
 
   /** The view as the engine reads it, once the caller may see it and its source upstream. */
   private ViewDescription visibleView(List<String> viewId, String delimiter, Headers caller) {

@@ -136,10 +136,20 @@ public final class MaterializedViewStatements {
       return rows;
     }
     if (s instanceof MvStatement.DescribeJob dj) {
+      if (dj.view() != null) {
+        Resolved r = resolveObject(spark, dj.view());
+        return describeJobRows(MaterializedViews.forCatalog(spark, r.catalog())
+            .job(r.id(), dj.jobId()));
+      }
       return describeJobRows(MaterializedViews.forCatalog(spark,
           JobCatalogs.of(spark, dj.catalog(), dj.jobId(), "DESCRIBE JOB")).job(dj.jobId()));
     }
     if (s instanceof MvStatement.CancelJob cj) {
+      if (cj.view() != null) {
+        Resolved r = resolveObject(spark, cj.view());
+        return List.of(jobRow(MaterializedViews.forCatalog(spark, r.catalog())
+            .cancel(r.id(), cj.jobId())));
+      }
       return List.of(jobRow(MaterializedViews.forCatalog(spark,
           JobCatalogs.of(spark, cj.catalog(), cj.jobId(), "CANCEL JOB")).cancel(cj.jobId())));
     }

@@ -47,11 +47,14 @@ public sealed interface MvStatement {
    */
   record ShowJobs(String catalog, List<String> view, Integer limit) implements MvStatement {}
 
-  /** {@code DESCRIBE|DESC JOB 'id' [IN catalog]}. */
-  record DescribeJob(String jobId, String catalog) implements MvStatement {}
+  /**
+   * {@code DESCRIBE|DESC JOB 'id' [IN catalog | FOR view]}; {@code view} names the job's view,
+   * which a view service needs to find it.
+   */
+  record DescribeJob(String jobId, String catalog, List<String> view) implements MvStatement {}
 
-  /** {@code CANCEL JOB 'id' [IN catalog]}. */
-  record CancelJob(String jobId, String catalog) implements MvStatement {}
+  /** {@code CANCEL JOB 'id' [IN catalog | FOR view]}. */
+  record CancelJob(String jobId, String catalog, List<String> view) implements MvStatement {}
 
   /**
    * {@code EXPLAIN REFRESH MATERIALIZED VIEW name [WITH (k = v, ...)]}: what the refresh would

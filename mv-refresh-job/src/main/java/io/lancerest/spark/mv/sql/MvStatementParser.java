@@ -200,9 +200,19 @@ final class MvStatementParser {
       throw error("Expected the job id as a string literal ('3f2a...'), found "
           + id.display(), id);
     }
-    String catalog = acceptWord("IN") ? catalogName() : null;
-    return verb.isWord("CANCEL") ? new MvStatement.CancelJob(id.text().trim(), catalog)
-        : new MvStatement.DescribeJob(id.text().trim(), catalog);
+    String catalog = null;
+    List<String> view = null;
+    Token t = peek();
+    if (acceptWord("IN")) {
+      catalog = catalogName();
+    } else if (acceptWord("FOR")) {
+      view = identifier("a view name");
+    }
+    if (peek().isWord("IN") || peek().isWord("FOR")) {
+      throw error("Give IN <catalog> or FOR <view>, not both: the view names its catalog", t);
+    }
+    return verb.isWord("CANCEL") ? new MvStatement.CancelJob(id.text().trim(), catalog, view)
+        : new MvStatement.DescribeJob(id.text().trim(), catalog, view);
   }
 
   /** ALTER TABLE t CREATE INDEX i USING method (column) [WITH (...)] (isVectorIndex checked). */

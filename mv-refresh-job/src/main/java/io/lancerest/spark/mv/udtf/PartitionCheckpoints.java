@@ -302,7 +302,7 @@ public final class PartitionCheckpoints implements java.io.Serializable {
     String data = (viewLocation.endsWith("/") ? viewLocation : viewLocation + "/") + "data/";
     for (FragmentMetadata f : FragmentShipping.fromBytes(c.fragments())) {
       for (DataFile file : f.getFiles()) {
-        try (LanceFileReader r = LanceFileReader.open(data + file.getPath(), storageOptions,
+        try (LanceFileReader r = LanceFileReader.open(data + file.getPath(), table().current(),
             a)) {
           // Opening reads the file's footer: it is there and whole.
         } catch (IOException | RuntimeException e) {
@@ -320,7 +320,7 @@ public final class PartitionCheckpoints implements java.io.Serializable {
 
   /** Removes every checkpoint of the view (after a commit, nothing is left to resume). */
   void clear() {
-    drop(LanceLocation.of(viewLocation, storageOptions));
+    dropTable(table(), viewLocation);
   }
 
   /**
@@ -330,8 +330,10 @@ public final class PartitionCheckpoints implements java.io.Serializable {
    * @throws UdtfRefreshException when it exists and cannot be removed
    */
   public static void drop(LanceLocation view) {
-    String viewLocation = view.uri();
-    LanceLocation checkpoints = view.sibling(location(viewLocation));
+    dropTable(view.sibling(location(view.uri())), view.uri());
+  }
+
+  private static void dropTable(LanceLocation checkpoints, String viewLocation) {
     String uri = checkpoints.uri();
     try (BufferAllocator a = new RootAllocator();
         Dataset ignored = checkpoints.open(a, null)) {

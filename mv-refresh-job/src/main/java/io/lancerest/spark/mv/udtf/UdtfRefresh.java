@@ -172,6 +172,11 @@ public final class UdtfRefresh {
     } catch (ClassNotFoundException e) {
       throw new UdtfValidationException("UDTF '" + udtfName + "': class " + className
           + " is not on the classpath; add its jar (spark.jars / --jars)", e);
+    } catch (LinkageError e) {
+      // e.g. a jar built against interfaces of an older release (their package has moved)
+      throw new UdtfValidationException("UDTF '" + udtfName + "': class " + className
+          + " cannot be loaded (" + e + "); rebuild its jar against this release's "
+          + BatchUdtf.class.getPackageName() + " interfaces", e);
     }
     if (!BatchUdtf.class.isAssignableFrom(c)) {
       throw new UdtfValidationException("UDTF '" + udtfName + "': class " + className

@@ -3,12 +3,14 @@ package io.lancerest.spark.mv.server;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.lancerest.client.LanceJson;
 import io.lancerest.client.arrow.ArrowIpc;
+import io.lancerest.client.error.ForbiddenException;
 import io.lancerest.client.model.CreateMaterializedViewRequest;
 import io.lancerest.spark.mv.TestSpark;
 import io.lancerest.spark.mv.chunker.TextSplitter;
@@ -16,6 +18,7 @@ import io.lancerest.spark.mv.definition.FunctionEnvelope;
 import io.lancerest.spark.mv.definition.FunctionSpec;
 import io.lancerest.spark.mv.definition.MaterializedViewKind;
 import io.lancerest.spark.mv.definition.SourceQuery;
+import io.lancerest.spark.mv.error.MaterializedViewException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -51,6 +54,11 @@ class MaterializedViewServerTest {
   static final String SERVICE_TOKEN = "svc-secret-token-1";
   static final String ALICE = "alice-secret-token-2";
   static final String BOB = "bob-secret-token-3";
+  /** May use namespace {@value #CAROLS} only (not the job log's {@code __system}). */
+  static final String CAROL = "carol-secret-token-4";
+  /** May use namespace {@code gb} only. */
+  static final String DAVE = "dave-secret-token-5";
+  static final String CAROLS = "ga";
   private static final MediaType JSON = MediaType.get("application/json");
   private static final AtomicInteger NAMES = new AtomicInteger();
   private static final Duration WAIT = Duration.ofSeconds(120);
@@ -71,7 +79,8 @@ class MaterializedViewServerTest {
     dir.start();
     gate = new TokenGate("http://127.0.0.1:" + dir.getPort(), Map.of(
         SERVICE_TOKEN, TokenGate.Rights.ALL, ALICE, TokenGate.Rights.ALL,
-        BOB, TokenGate.Rights.NONE));
+        BOB, TokenGate.Rights.NONE, CAROL, TokenGate.Rights.only(CAROLS),
+        DAVE, TokenGate.Rights.only("gb")));
     service = MaterializedViewServer.start(TestSpark.newSession(), ServerConfig.parse(
         new String[] {"--upstream", gate.uri(), "--token", SERVICE_TOKEN, "--port", "0",
             "--auto-refresh-poll", "300ms", "--auto-refresh-cooldown", "0",
@@ -125,10 +134,17 @@ class MaterializedViewServerTest {
 
   /** A session whose catalog {@code svc} points at the service, as alice. */
   static SparkSession serviceSession() {
+    return serviceSession(ALICE);
+  }
+
+  /** A session whose catalog {@code svc} points at the service, as {@code token}. */
+  static SparkSession serviceSession(String token) {
     SparkSession s = TestSpark.newSession();
     s.conf().set("spark.sql.catalog.svc", "io.lancerest.spark.catalog.LanceRestCatalog");
     s.conf().set("spark.sql.catalog.svc.uri", serviceUri);
-    s.conf().set("spark.sql.catalog.svc.token", ALICE);
+    if (token != null) {
+      s.conf().set("spark.sql.catalog.svc.token", token);
+    }
     SparkSession.setActiveSession(s);
     return s;
   }
@@ -573,5 +589,61 @@ class MaterializedViewServerTest {
     } catch (IOException e) {
       throw new AssertionError(e);
     }
+  }
+
+  @Test
+  void aCallerWithRightsOnItsNamespaceOnlyFollowsAndCancelsJobsThroughTheService() {
+    sql("CREATE NAMESPACE lance." + CAROLS);
+    sql("CREATE TABLE lance." + CAROLS + ".src (id BIGINT, doc STRING)");
+    sql("INSERT INTO lance." + CAROLS + ".src VALUES (1, 'a'), (2, 'b')");
+    String v = "svc." + CAROLS + ".sv";
+    SparkSession carol = serviceSession(CAROL);
+    Row created = carol.sql("CREATE MATERIALIZED VIEW " + v + " AS SELECT id, doc FROM svc."
+        + CAROLS + ".src").collectAsList().get(0);
+    String first = created.getAs("job_id");
+    awaitJob(CAROLS, "sv", first);
+    sql("INSERT INTO lance." + CAROLS + ".src VALUES (3, 'c')");
+    SparkSession.setActiveSession(carol);
+    Row waited = carol.sql("REFRESH MATERIALIZED VIEW " + v + " WAIT").collectAsList().get(0);
+    assertEquals("DONE", waited.getAs("status"), waited.toString());
+    String second = waited.getAs("job_id");
+
+    // the job log's namespace is refused to carol: her job statements go through the service
+    assertThrows(ForbiddenException.class, () -> carol.sql("SELECT * FROM svc.__system.mv_jobs")
+        .collectAsList());
+    List<Row> jobs = carol.sql("SHOW JOBS FOR " + v).collectAsList();
+    assertEquals(List.of(second, first), jobs.stream().map(r -> (String) r.getAs("job_id"))
+        .toList(), jobs.toString());
+    String described = carol.sql("DESCRIBE JOB '" + second + "' IN svc").collectAsList()
+        .toString();
+    assertTrue(described.contains("DONE"), described);
+    SparkSession.setActiveSession(serviceSession(CAROL)); // a new session remembers no job ids
+    String forView = SparkSession.active().sql("DESCRIBE JOB '" + first + "' FOR " + v)
+        .collectAsList().toString();
+    assertTrue(forView.contains(first), forView);
+    MaterializedViewException unnamed = assertThrows(MaterializedViewException.class,
+        () -> SparkSession.active().sql("DESCRIBE JOB '" + first + "' IN svc").collectAsList());
+    assertTrue(unnamed.getMessage().contains("FOR <view>"), unnamed.getMessage());
+
+    // cancel: an ended job is a conflict that says so, an unknown one is not a job of the view
+    SparkSession.setActiveSession(carol);
+    Exception ended = assertThrows(Exception.class, () -> carol.sql("CANCEL JOB '" + second
+        + "' FOR " + v).collectAsList());
+    assertTrue(ended.getMessage().contains("has already ended (DONE)"), ended.getMessage());
+    Answer unknown = post("/v1/materialized_view/" + CAROLS + "$sv/job/cancel",
+        "{\"job_id\":\"no-such-job\"}", CAROL);
+    assertEquals(404, unknown.status(), unknown.body());
+
+    // another caller's rights: dave may not see ga (403, code 15); no token is 401 (code 16)
+    Answer dave = post("/v1/materialized_view/" + CAROLS + "$sv/job/list", "{}", DAVE);
+    assertEquals(403, dave.status(), dave.body());
+    assertEquals(15, dave.json().path("code").asInt(), dave.body());
+    SparkSession daves = serviceSession(DAVE);
+    assertThrows(ForbiddenException.class, () -> daves.sql("SHOW JOBS FOR " + v)
+        .collectAsList());
+    Answer nobody = post("/v1/materialized_view/" + CAROLS + "$sv/job/cancel",
+        "{\"job_id\":\"" + second + "\"}", null);
+    assertEquals(401, nobody.status(), nobody.body());
+    assertEquals(16, nobody.json().path("code").asInt(), nobody.body());
   }
 }

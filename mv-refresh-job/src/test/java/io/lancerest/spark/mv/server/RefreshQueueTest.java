@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lancerest.spark.mv.RefreshOptions;
+import io.lancerest.spark.mv.result.RefreshResult;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -213,6 +214,59 @@ class RefreshQueueTest {
     } finally {
       release.countDown();
       q.close();
+    }
+  }
+
+  @Test
+  void aWaitingRefreshIsRecordedAndCanBeCancelledBeforeItRuns() throws Exception {
+    CountDownLatch release = new CountDownLatch(1);
+    CountDownLatch startedA = new CountDownLatch(1);
+    List<String> ran = new java.util.concurrent.CopyOnWriteArrayList<>();
+    List<String> ledger = new java.util.concurrent.CopyOnWriteArrayList<>();
+    RefreshQueue.Ledger records = new RefreshQueue.Ledger() {
+      @Override
+      public void waiting(RefreshQueue.Entry e) {
+        ledger.add("SUBMITTED " + e.jobId());
+      }
+
+      @Override
+      public void endedWaiting(RefreshQueue.Ended e) {
+        ledger.add(e.status() + " " + e.jobId() + ": " + e.message());
+      }
+    };
+    try (RefreshQueue q = new RefreshQueue(1, 2, (view, options, by) -> {
+      ran.add(options.jobId());
+      if (view.equals(A)) {
+        startedA.countDown();
+        hold(release);
+      }
+    }, records)) {
+      RefreshQueue.Submitted a = q.submit(A, RefreshOptions.DEFAULTS, "service");
+      assertTrue(startedA.await(30, TimeUnit.SECONDS), "the refresh of a did not start");
+      RefreshQueue.Submitted b = q.submit(B, RefreshOptions.DEFAULTS, "service");
+      RefreshQueue.Submitted next = q.submit(A, RefreshOptions.DEFAULTS, "service");
+      assertEquals(List.of("SUBMITTED " + b.jobId(), "SUBMITTED " + next.jobId()), ledger,
+          "the refreshes that wait are recorded; the one that started at once is not");
+
+      assertEquals(RefreshQueue.Cancel.RUNNING, q.cancel(a.jobId(), A), "a runs: the engine "
+          + "cancels it");
+      assertEquals(RefreshQueue.Cancel.NOT_HELD, q.cancel(b.jobId(), A), "b is not a's job");
+      RefreshQueue.Cancel cb = q.cancel(b.jobId(), B);
+      assertEquals(RefreshResult.JobStatus.CANCELLED, cb.ended().status());
+      assertEquals(RefreshResult.JobStatus.CANCELLED, q.cancel(next.jobId(), A).ended()
+          .status(), "the follow-up of a running refresh can be cancelled too");
+      assertFalse(q.busy(B), "a cancelled refresh leaves its view free");
+      assertEquals(RefreshResult.JobStatus.CANCELLED, q.ended(b.jobId()).orElseThrow().status());
+
+      release.countDown();
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+      while (q.busy(A) && System.nanoTime() < deadline) {
+        Thread.sleep(20);
+      }
+      assertFalse(q.busy(A), "a's refresh did not end within 30 s");
+      assertEquals(List.of(a.jobId()), ran, "the cancelled refreshes never ran");
+      assertEquals("CANCELLED " + b.jobId() + ": cancelled before it started (CANCEL JOB)",
+          ledger.get(2));
     }
   }
 }

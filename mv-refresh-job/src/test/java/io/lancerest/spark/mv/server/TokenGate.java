@@ -6,9 +6,11 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.URI;
+import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import okhttp3.Response;
@@ -21,8 +23,23 @@ import okhttp3.Response;
  */
 final class TokenGate implements AutoCloseable {
 
-  /** What a token may do. */
-  enum Rights { ALL, NONE }
+  /**
+   * What a token may do: everything, nothing, or the objects under some top-level namespaces
+   * (and the root's listings, which a catalog reads when it starts).
+   */
+  record Rights(Set<String> namespaces) {
+    static final Rights ALL = new Rights(null);
+    static final Rights NONE = new Rights(Set.of());
+
+    static Rights only(String... namespaces) {
+      return new Rights(Set.of(namespaces));
+    }
+
+    boolean allows(String topNamespace) {
+      return namespaces == null || topNamespace == null && !namespaces.isEmpty()
+          || namespaces.contains(topNamespace);
+    }
+  }
 
   private final HttpServer server;
   private final ExecutorService workers = Executors.newFixedThreadPool(16, r -> {
@@ -51,7 +68,7 @@ final class TokenGate implements AutoCloseable {
       String auth = ex.getRequestHeaders().getFirst("Authorization");
       Rights r = auth == null || !auth.startsWith("Bearer ") ? null
           : tokens.get(auth.substring("Bearer ".length()));
-      if (r != Rights.ALL) {
+      if (r == null || !r.allows(topNamespace(ex.getRequestURI()))) {
         int status = r == null ? 401 : 403;
         byte[] b = ("{\"error\":\"" + (r == null ? "missing or unknown token"
             : "this token may not use the namespace") + "\",\"code\":" + (r == null ? 16 : 15)
@@ -83,6 +100,29 @@ final class TokenGate implements AutoCloseable {
         }
       }
     }
+  }
+
+  /** The first part of the object's id in {@code /v1/<kind>/<id>/<op>}, {@code null}: root. */
+  static String topNamespace(URI u) {
+    String[] parts = u.getRawPath().split("/");
+    if (parts.length < 5 || !parts[1].equals("v1")) {
+      return null;
+    }
+    String delimiter = "$";
+    if (u.getRawQuery() != null) {
+      for (String kv : u.getRawQuery().split("&")) {
+        if (kv.startsWith("delimiter=")) {
+          delimiter = URLDecoder.decode(kv.substring("delimiter=".length()),
+              StandardCharsets.UTF_8);
+        }
+      }
+    }
+    String id = URLDecoder.decode(parts[3], StandardCharsets.UTF_8);
+    if (id.isEmpty() || id.equals(delimiter)) {
+      return null;
+    }
+    int at = id.indexOf(delimiter);
+    return at < 0 ? id : id.substring(0, at);
   }
 
   @Override

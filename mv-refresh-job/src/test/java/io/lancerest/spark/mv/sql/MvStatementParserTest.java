@@ -97,9 +97,18 @@ class MvStatementParserTest {
     assertEquals(new MvStatement.ShowJobs("lance", List.of("lance", "ns", "v"), 20),
         parse("show jobs in lance for lance.ns.v limit 20;"));
     assertEquals(new MvStatement.ShowJobs(null, null, 5), parse("SHOW JOBS LIMIT 5"));
-    assertEquals(new MvStatement.DescribeJob("3f2a", null), parse("DESCRIBE JOB '3f2a'"));
-    assertEquals(new MvStatement.DescribeJob("3f2a", "lance"), parse("DESC JOB '3f2a' IN lance"));
-    assertEquals(new MvStatement.CancelJob("j-1", "lance"), parse("CANCEL JOB 'j-1' IN lance"));
+    assertEquals(new MvStatement.DescribeJob("3f2a", null, null), parse("DESCRIBE JOB '3f2a'"));
+    assertEquals(new MvStatement.DescribeJob("3f2a", "lance", null),
+        parse("DESC JOB '3f2a' IN lance"));
+    assertEquals(new MvStatement.CancelJob("j-1", "lance", null),
+        parse("CANCEL JOB 'j-1' IN lance"));
+    assertEquals(new MvStatement.DescribeJob("3f2a", null, List.of("svc", "ns", "v")),
+        parse("DESCRIBE JOB '3f2a' FOR svc.ns.v"));
+    assertEquals(new MvStatement.CancelJob("j-1", null, List.of("ns", "v")),
+        parse("CANCEL JOB 'j-1' FOR ns.v;"));
+    assertEquals("Give IN <catalog> or FOR <view>, not both: the view names its catalog at "
+        + "position 17:", error("CANCEL JOB 'j-1' FOR ns.v IN lance").getMessage().lines()
+        .findFirst().orElseThrow());
     assertEquals("Expected the number of jobs after LIMIT (0 or more), found 'ten' at position "
         + "16:", error("SHOW JOBS LIMIT ten").getMessage().lines().findFirst().orElseThrow());
     assertEquals("Expected the job id as a string literal ('3f2a...'), found 'j1' at position "
