@@ -16,8 +16,8 @@ import java.util.Map;
  * another's JIT state, caches or heap), with one summary at the end: each {@code RESULT} line
  * the benchmarks print, the ratio against its target. Not a test.
  *
- * <p>Arguments, all optional: {@code only=catalog,query,scattered,scale,chunker} (which to run,
- * default all), {@code scale-sizes=5000000,50000000} and {@code charts=DIR} (the benchmarks'
+ * <p>Arguments, all optional: {@code only=catalog,query,scattered,scale,chunker,joblog} (which to
+ * run, default all), {@code scale-sizes=5000000,50000000} and {@code charts=DIR} (the benchmarks'
  * charts; by default none, so the suite's shorter runs do not replace docs/img). Each benchmark's
  * own output goes to standard output as it runs.
  */
@@ -39,9 +39,10 @@ public final class BenchmarkSuite {
             "pattern=scattered")),
         new Bench("scale", QueryScaleBenchmark.class, List.of("sizes="
             + args.getOrDefault("scale-sizes", "5000000,50000000"))),
-        new Bench("chunker", ChunkerViewBenchmark.class, List.of()));
+        new Bench("chunker", ChunkerViewBenchmark.class, List.of()),
+        new Bench("joblog", JobLogBenchmark.class, List.of()));
     List<String> only = List.of(args.getOrDefault("only",
-        "catalog,query,scattered,scale,chunker").split(","));
+        "catalog,query,scattered,scale,chunker,joblog").split(","));
     String charts = "charts=" + args.getOrDefault("charts", "none");
     List<String> results = new ArrayList<>();
     for (Bench b : all) {

@@ -37,6 +37,10 @@ public final class JobService implements AutoCloseable {
   public static final String HEARTBEAT_TIMEOUT_CONF = "spark.lancerest.mv.jobs.heartbeatTimeout";
   public static final String ASYNC_THREADS_CONF = "spark.lancerest.mv.jobs.asyncThreads";
   public static final String CANCEL_WAIT_CONF = "spark.lancerest.mv.jobs.cancelWait";
+  /** How long the job log keeps an ended job, from its end ({@link JobLogRetention}). */
+  public static final String RETENTION_CONF = "spark.lancerest.mv.jobs.retention";
+  /** The ended jobs of each view the job log keeps, newest first ({@link JobLogRetention}). */
+  public static final String KEEP_PER_VIEW_CONF = "spark.lancerest.mv.jobs.keepPerView";
   /**
    * Spark local property (per thread) naming who starts the refreshes of this thread, recorded
    * as the job's {@code launched_by}; the Spark user when unset.
@@ -45,6 +49,8 @@ public final class JobService implements AutoCloseable {
   static final String DEFAULT_HEARTBEAT_INTERVAL = "10s";
   static final String DEFAULT_HEARTBEAT_TIMEOUT = "120s";
   static final String DEFAULT_CANCEL_WAIT = "60s";
+  static final String DEFAULT_RETENTION = "30d";
+  static final String DEFAULT_KEEP_PER_VIEW = "1000";
   /** Local properties a pooled thread inherits from whichever thread created it. */
   private static final String[] INHERITED = {"spark.sql.execution.id",
       "spark.sql.execution.root.id", "spark.jobGroup.id", "spark.job.description",
@@ -68,7 +74,7 @@ public final class JobService implements AutoCloseable {
     this.sc = spark.sparkContext();
     this.table = new JobsTable(cat,
         spark.conf().get(JobsTable.NAMESPACE_CONF, JobsTable.DEFAULT_NAMESPACE),
-        spark.conf().get(JobsTable.TABLE_CONF, JobsTable.DEFAULT_TABLE));
+        spark.conf().get(JobsTable.TABLE_CONF, JobsTable.DEFAULT_TABLE), retention(spark));
     long interval = Math.max(100, millis(spark, HEARTBEAT_INTERVAL_CONF,
         DEFAULT_HEARTBEAT_INTERVAL));
     int threads = Integer.parseInt(spark.conf().get(ASYNC_THREADS_CONF, "2").trim());
@@ -94,13 +100,40 @@ public final class JobService implements AutoCloseable {
   }
 
   static long millis(SparkSession spark, String conf, String dflt) {
-    String v = spark.conf().get(conf, dflt).trim();
+    return millis(conf, spark.conf().get(conf, dflt).trim(), "30s or 2min");
+  }
+
+  private static long millis(String conf, String v, String examples) {
     try {
       return JavaUtils.timeStringAsMs(v);
     } catch (NumberFormatException e) {
       throw new io.lancerest.spark.mv.error.InvalidOptionException(conf + " must be a duration such "
-          + "as 30s or 2min, got '" + v + "'");
+          + "as " + examples + ", got '" + v + "'");
     }
+  }
+
+  /** The session's {@value #RETENTION_CONF} and {@value #KEEP_PER_VIEW_CONF}. */
+  static JobLogRetention retention(SparkSession spark) {
+    String age = spark.conf().get(RETENTION_CONF, DEFAULT_RETENTION).trim();
+    long ms = millis(RETENTION_CONF, age, "30d or 12h");
+    if (ms <= 0) {
+      throw new io.lancerest.spark.mv.error.InvalidOptionException(RETENTION_CONF, age,
+          "a duration longer than zero such as 30d or 12h (how long an ended job stays in the "
+              + "job log)");
+    }
+    String keep = spark.conf().get(KEEP_PER_VIEW_CONF, DEFAULT_KEEP_PER_VIEW).trim();
+    int n;
+    try {
+      n = Integer.parseInt(keep);
+    } catch (NumberFormatException e) {
+      n = 0;
+    }
+    if (n < 1) {
+      throw new io.lancerest.spark.mv.error.InvalidOptionException(KEEP_PER_VIEW_CONF, keep,
+          "a whole number from 1 to " + Integer.MAX_VALUE + " (the ended jobs of each view the "
+              + "job log keeps)");
+    }
+    return new JobLogRetention(java.time.Duration.ofMillis(ms), n);
   }
 
   JobsTable table() {

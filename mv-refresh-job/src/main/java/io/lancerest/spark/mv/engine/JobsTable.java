@@ -44,7 +44,8 @@ import org.lance.operation.Append;
  * new row, and a job's row with the highest {@code seq} is its state. Appends never conflict with
  * each other in Lance (two drivers recording at once both land), an update would (and would
  * leave deletion files, which make lance-core 4.0.0 scans slow), and the history of a job stays
- * readable. Each append is one small fragment; {@link #maintain} merges them.
+ * readable. Each append is one small fragment; {@link #maintain} merges them, and deletes every
+ * row of the ended jobs its {@link JobLogRetention} no longer keeps (rows are never changed).
  */
 final class JobsTable implements JobLog {
   static final String NAMESPACE_CONF = "spark.lancerest.mv.jobs.namespace";
@@ -101,11 +102,14 @@ final class JobsTable implements JobLog {
 
   private final CatalogBinding cat;
   private final List<String> id;
+  private final JobLogRetention retention;
   private volatile TableLocation location;
 
-  JobsTable(CatalogBinding cat, String namespace, String table) {
+  /** @param retention which ended jobs {@link #maintain()} deletes */
+  JobsTable(CatalogBinding cat, String namespace, String table, JobLogRetention retention) {
     this.cat = cat;
     this.id = List.of(namespace, table);
+    this.retention = retention;
   }
 
   /** {@code catalog.__system.mv_jobs}, as users name it. */
@@ -171,22 +175,24 @@ final class JobsTable implements JobLog {
   }
 
   /**
-   * Merges the small fragments the appends made, once there are more than {@value
-   * #COMPACT_ABOVE_FRAGMENTS}, and removes the versions replaced more than {@link
-   * #VERSION_RETENTION} ago. The log is append-only, so there are no deletions to rewrite and
-   * concurrent appends still land. Runs on the heartbeat thread after jobs end, never inside a
-   * refresh.
+   * Once there are more than {@value #COMPACT_ABOVE_FRAGMENTS} fragments (each append adds one),
+   * deletes the ended jobs the retention no longer keeps ({@link JobLogRetention}) and merges the
+   * fragments, which drops the deleted rows from the files; then removes the versions replaced
+   * more than {@link #VERSION_RETENTION} ago. Pruning goes with the compaction because that
+   * rewrites the log anyway: a prune at every run would, once a view is at its cap, delete one
+   * job per refresh, each a commit and a deletion file. Concurrent appends still land. Runs on
+   * the heartbeat thread after jobs end, never inside a refresh.
    */
   void maintain() {
-    maintain(VERSION_RETENTION);
+    maintain(VERSION_RETENTION, retention);
   }
 
   /**
-   * {@link #maintain()}, removing the versions replaced more than {@code retention} ago. One
-   * run at a time in a driver: two cleanups of the log at once fail each other (a manifest one
-   * of them lists is gone when it reads it).
+   * {@link #maintain()}, removing the versions replaced more than {@code versions} ago and
+   * pruning by {@code jobs}. One run at a time in a driver: two cleanups of the log at once fail
+   * each other (a manifest one of them lists is gone when it reads it).
    */
-  synchronized void maintain(java.time.Duration retention) {
+  synchronized void maintain(java.time.Duration versions, JobLogRetention jobs) {
     TableLocation loc = location(false);
     if (loc == null) {
       return;
@@ -194,7 +200,11 @@ final class JobsTable implements JobLog {
     try (BufferAllocator a = new RootAllocator(); Dataset ds = open(a, loc)) {
       boolean compacted = ds.getFragments().size() > COMPACT_ABOVE_FRAGMENTS;
       if (compacted) {
-        ds.compact();
+        jobs.prune(() -> open(a, loc), System.currentTimeMillis(), display());
+        // on the version after the prune, so that it merges its deletions away
+        try (Dataset pruned = open(a, loc)) {
+          pruned.compact();
+        }
       }
       // Every append is a version (two or more per refresh), and committing the next one takes
       // longer with each one kept. The newest version created before the cutoff was the log
@@ -202,7 +212,7 @@ final class JobsTable implements JobLog {
       try (Dataset latest = compacted ? open(a, loc) : null) {
         Dataset now = compacted ? latest : ds;
         Long keepFrom = ViewMaintenance.oldestKept(now.listVersions(),
-            System.currentTimeMillis() - retention.toMillis());
+            System.currentTimeMillis() - versions.toMillis());
         if (keepFrom != null) {
           // and the newest few whatever their age: another driver's clock may run behind
           keepFrom = Math.min(keepFrom, Math.max(1, now.version() - KEEP_LATEST + 1));
@@ -337,7 +347,7 @@ final class JobsTable implements JobLog {
     }
   }
 
-  private static String text(VectorSchemaRoot root, String col, int i) {
+  static String text(VectorSchemaRoot root, String col, int i) {
     VarCharVector vec = (VarCharVector) root.getVector(col);
     return vec.isNull(i) ? null : new String(vec.get(i), StandardCharsets.UTF_8);
   }
@@ -351,7 +361,7 @@ final class JobsTable implements JobLog {
     }
   }
 
-  private static Long num(VectorSchemaRoot root, String col, int i) {
+  static Long num(VectorSchemaRoot root, String col, int i) {
     BigIntVector vec = (BigIntVector) root.getVector(col);
     return vec.isNull(i) ? null : vec.get(i);
   }
@@ -367,7 +377,7 @@ final class JobsTable implements JobLog {
     }
   }
 
-  private static Long millis(VectorSchemaRoot root, String col, int i) {
+  static Long millis(VectorSchemaRoot root, String col, int i) {
     TimeStampVector ts = (TimeStampVector) root.getVector(col);
     return ts.isNull(i) ? null : ts.get(i) / 1000;
   }

@@ -26,10 +26,20 @@ import org.junit.jupiter.api.Test;
 class JobLogTest {
   static EngineFixture f;
 
+  /**
+   * What these tests prune: nothing. They count the jobs they wrote, and the job service's own
+   * maintenance of the log (on its heartbeat thread, after jobs end) must not prune those of
+   * showJobsPagesPastAThousandJobsNewestFirst (1,200 of one view) meanwhile; JobLogRetentionTest
+   * tests the pruning.
+   */
+  static final JobLogRetention KEEP_ALL = new JobLogRetention(java.time.Duration.ofDays(36500),
+      Integer.MAX_VALUE);
+
   @BeforeAll
   static void start() {
     f = new EngineFixture(Map.of());
     f.spark.conf().set(JobService.HEARTBEAT_INTERVAL_CONF, "500ms");
+    f.spark.conf().set(JobService.KEEP_PER_VIEW_CONF, Integer.toString(Integer.MAX_VALUE));
   }
 
   @AfterAll
@@ -357,14 +367,14 @@ class JobLogTest {
         .boxed().toList();
     assertTrue(before.containsAll(appended), before + " holds the appends' " + appended);
     // A long retention keeps them (they were all replaced just now).
-    log.maintain(java.time.Duration.ofHours(1));
+    log.maintain(java.time.Duration.ofHours(1), KEEP_ALL);
     try (org.apache.arrow.memory.BufferAllocator a = new org.apache.arrow.memory.RootAllocator();
         org.lance.Dataset ds = org.lance.Dataset.open(loc.location(), a)) {
       List<Long> kept = versionIds(ds);
       assertTrue(kept.containsAll(appended), kept + " kept every append's version");
     }
     Thread.sleep(20);
-    log.maintain(java.time.Duration.ofMillis(10));
+    log.maintain(java.time.Duration.ofMillis(10), KEEP_ALL);
     try (org.apache.arrow.memory.BufferAllocator a = new org.apache.arrow.memory.RootAllocator();
         org.lance.Dataset ds = org.lance.Dataset.open(loc.location(), a)) {
       List<Long> ids = versionIds(ds);
@@ -411,7 +421,7 @@ class JobLogTest {
     assertTrue(f.spark.sql("SELECT count(*) FROM " + table + " VERSION AS OF 2").first()
         .getLong(0) > 0);
 
-    log.maintain(java.time.Duration.ZERO);
+    log.maintain(java.time.Duration.ZERO, KEEP_ALL);
 
     long fragmentsAfter = f.spark.sql("SELECT count(DISTINCT _fragid) FROM " + table).first()
         .getLong(0);
