@@ -277,6 +277,33 @@ class JobLogTest {
   }
 
   @Test
+  void refreshesAServiceLeftWaitingAreFailedWhenTheServiceStartsAgain() {
+    JobsTable log = JobService.of(f.spark, CatalogBinding.of(f.spark, "lance")).table();
+    long then = System.currentTimeMillis() - 60_000;
+    List<String> view = List.of("queued", "v");
+    log.append(List.of(
+        new JobRecord("left-1", view, null, JobStatus.SUBMITTED, null, then, null, then, 0, 0,
+            0, 0, 0, 0, "waiting for a free refresh slot", "app-before", "service", then * 1000),
+        new JobRecord("left-2", view, null, JobStatus.SUBMITTED, null, then, null, then, 0, 0,
+            0, 0, 0, 0, null, "app-before", "someone", then * 1000)));
+    QueuedJobs queued = QueuedJobs.of(f.spark, "lance");
+    assertEquals(1, queued.failLeftOver("the service restarted"), "only the service's own");
+    Row failed = jobRow(f.spark, "lance.queued.v", "left-1");
+    assertEquals("FAILED", failed.getString(3));
+    assertEquals("the service restarted", failed.getString(11));
+    assertEquals("SUBMITTED", jobRow(f.spark, "lance.queued.v", "left-2").getString(3));
+    assertEquals(0, queued.failLeftOver("again"), "nothing left the second time");
+
+    queued.submitted("wait-1", view, "service", System.currentTimeMillis());
+    assertEquals("SUBMITTED", jobRow(f.spark, "lance.queued.v", "wait-1").getString(3));
+    queued.endedWaiting("wait-1", view, "service", System.currentTimeMillis(),
+        JobStatus.CANCELLED, "cancelled before it started (CANCEL JOB)");
+    Row cancelled = jobRow(f.spark, "lance.queued.v", "wait-1");
+    assertEquals("CANCELLED", cancelled.getString(3));
+    assertEquals(0, queued.failLeftOver("again"), "an ended one is not failed");
+  }
+
+  @Test
   void aRunningJobOfALostDriverIsShownFailedAndOneOfAnotherAppCannotBeCancelled()
       throws Exception {
     JobsTable log = JobService.of(f.spark, CatalogBinding.of(f.spark, "lance")).table();
