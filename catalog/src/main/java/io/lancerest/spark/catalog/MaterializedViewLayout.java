@@ -5,13 +5,15 @@ import java.util.Arrays;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 import org.apache.spark.sql.types.StructType;
 
 /**
  * What the catalog knows of materialized views, whose tables it serves like any other: a view
  * table carries {@value #MARKER} in its Arrow schema metadata (the Geneva layout the
  * materialized-view engine writes, and LanceDB's Geneva too), and may start with layout columns
- * ({@code __source_row_id}, {@code __is_set}, {@code __child_index}) that the engine and LanceDB
+ * ({@code __source_row_id}, {@code __is_set}, {@code __child_index}, and an aggregate view's
+ * {@code __agg_…} state) that the engine and LanceDB
  * tooling need on disk but users do not expect from {@code SELECT *}.
  *
  * <p>For a view the catalog therefore hides those columns from the table schema (they stay
@@ -46,8 +48,9 @@ final class MaterializedViewLayout {
       Map<String, String> m = schemaMetadata.get();
       return m != null && m.containsKey(MARKER);
     });
-    boolean layout = Arrays.stream(schema.fieldNames()).anyMatch(LAYOUT_COLUMNS::contains);
-    Set<String> hidden = layout && view.get() ? LAYOUT_COLUMNS : Set.of();
+    Set<String> layout = Arrays.stream(schema.fieldNames())
+        .filter(ViewTableLayout::isLayoutColumn).collect(Collectors.toUnmodifiableSet());
+    Set<String> hidden = !layout.isEmpty() && view.get() ? layout : Set.of();
     return new MaterializedViewLayout(view, hidden);
   }
 

@@ -15,6 +15,16 @@ public final class ViewTableLayout {
   public static final String CHILD_INDEX = "__child_index";
   /** Columns a view table has for the engine, not for {@code SELECT *}. */
   public static final Set<String> LAYOUT_COLUMNS = Set.of(SOURCE_ROW_ID, IS_SET, CHILD_INDEX);
+  /**
+   * Prefix of the columns an aggregate view keeps its per-group state in (row counts, non-NULL
+   * counts, running sums, keys and aggregates only HAVING uses): engine columns too.
+   */
+  public static final String AGGREGATE_STATE_PREFIX = "__agg_";
+
+  /** Whether {@code column} of a view table is the engine's, not the user's. */
+  public static boolean isLayoutColumn(String column) {
+    return LAYOUT_COLUMNS.contains(column) || column.startsWith(AGGREGATE_STATE_PREFIX);
+  }
 
   private ViewTableLayout() {}
 }

@@ -18,22 +18,42 @@ import java.util.Set;
  * @param projection output columns in order: name and expression over the source columns
  * @param filter a boolean expression over the source columns, or {@code null}
  * @param limit the maximum number of source rows the view takes, or {@code null}
+ * @param aggregation the grouping of an aggregate view, or {@code null} for a view 1:1 with the
+ *     filtered source rows. An aggregate view is written in format {@value #FORMAT_V2}, so that a
+ *     reader that knows only {@value #FORMAT} refuses it instead of reading its projection as
+ *     per-row expressions
  */
 public record SourceQuery(String format, String dialect, List<String> sourceTableId,
-    List<String> sourceNamespace, List<OutputColumn> projection, String filter, Long limit) {
+    List<String> sourceNamespace, List<OutputColumn> projection, String filter, Long limit,
+    Aggregation aggregation) {
   public static final String FORMAT = "lancerest.source_query.v1";
+  /** The format of aggregate views: {@value #FORMAT} with {@code aggregation}. */
+  public static final String FORMAT_V2 = "lancerest.source_query.v2";
   public static final String DIALECT = "spark-sql";
 
   /** One output column: {@code expr} is a Spark SQL expression; a plain column is its name. */
   public record OutputColumn(String name, String expr) {}
 
   public SourceQuery {
-    format = format == null ? FORMAT : format;
+    format = format == null ? (aggregation == null ? FORMAT : FORMAT_V2) : format;
     dialect = dialect == null ? DIALECT : dialect;
-    if (!FORMAT.equals(format)) {
+    if (!FORMAT.equals(format) && !FORMAT_V2.equals(format)) {
       throw new InvalidViewDefinitionException("source_query has format '" + format
-          + "'; this engine reads '" + FORMAT + "'. The view was defined by another client; "
-          + "upgrade this one or re-create the view");
+          + "'; this engine reads '" + FORMAT + "' and '" + FORMAT_V2 + "'. The view was "
+          + "defined by another client; upgrade this one or re-create the view");
+    }
+    if (FORMAT_V2.equals(format) != (aggregation != null)) {
+      throw new InvalidViewDefinitionException("source_query of format '" + format + "' "
+          + (aggregation == null ? "has no aggregation; format " + FORMAT_V2 + " is for "
+          + "aggregate views" : "has an aggregation, which needs format " + FORMAT_V2));
+    }
+    if (aggregation != null && (projection == null || projection.isEmpty())) {
+      throw new InvalidViewDefinitionException("source_query of an aggregate view needs its "
+          + "projection: the SELECT's columns, keys and aggregates, in order");
+    }
+    if (aggregation != null && limit != null) {
+      throw new InvalidViewDefinitionException("source_query of an aggregate view cannot have "
+          + "a limit");
     }
     if (!DIALECT.equals(dialect)) {
       throw new InvalidViewDefinitionException("source_query is written in dialect '" + dialect
@@ -67,10 +87,29 @@ public record SourceQuery(String format, String dialect, List<String> sourceTabl
     }
   }
 
+  /** A query without grouping, in format {@value #FORMAT}, as clients before v2 wrote it. */
+  public SourceQuery(String format, String dialect, List<String> sourceTableId,
+      List<String> sourceNamespace, List<OutputColumn> projection, String filter, Long limit) {
+    this(format, dialect, sourceTableId, sourceNamespace, projection, filter, limit, null);
+  }
+
   public static SourceQuery of(List<String> sourceTableId, List<String> sourceNamespace,
       List<OutputColumn> projection, String filter, Long limit) {
     return new SourceQuery(FORMAT, DIALECT, sourceTableId, sourceNamespace, projection, filter,
-        limit);
+        limit, null);
+  }
+
+  /** An aggregate view's query, in format {@value #FORMAT_V2}. */
+  public static SourceQuery grouped(List<String> sourceTableId, List<String> sourceNamespace,
+      List<OutputColumn> projection, String filter, Aggregation aggregation) {
+    return new SourceQuery(FORMAT_V2, DIALECT, sourceTableId, sourceNamespace, projection,
+        filter, null, aggregation);
+  }
+
+  /** The same query with another projection (CREATE fills in {@code SELECT *}). */
+  public SourceQuery withProjection(List<OutputColumn> columns) {
+    return new SourceQuery(format, dialect, sourceTableId, sourceNamespace, columns, filter,
+        limit, aggregation);
   }
 
   /** The source table's name (last part of the identifier). */

@@ -98,9 +98,12 @@ record PreparedView(ViewDefinition definition, StructType viewSchema, Schema arr
             + "catalog '" + cat.name() + "'");
       }
       sourceRelative = a.sourceRelativeId();
-      query = SourceQuery.of(cat.serverId(sourceRelative),
-          sourceRelative.subList(0, sourceRelative.size() - 1), a.projection(), a.filter(),
-          a.limit());
+      List<String> ns = sourceRelative.subList(0, sourceRelative.size() - 1);
+      query = a.aggregation() == null
+          ? SourceQuery.of(cat.serverId(sourceRelative), ns, a.projection(), a.filter(),
+              a.limit())
+          : SourceQuery.grouped(cat.serverId(sourceRelative), ns, a.projection(), a.filter(),
+              a.aggregation());
     } else {
       query = r.sourceQuery();
       sourceRelative = cat.relativeId(query.sourceTableId());
@@ -116,8 +119,7 @@ record PreparedView(ViewDefinition definition, StructType viewSchema, Schema arr
       for (String c : sourceDf.columns()) {
         all.add(new SourceQuery.OutputColumn(c, "`" + c.replace("`", "``") + "`"));
       }
-      query = SourceQuery.of(query.sourceTableId(), query.sourceNamespace(), all, query.filter(),
-          query.limit());
+      query = query.withProjection(all);
     }
     StructType queryView = QueryLayout.viewSchema(sourceDf, query, viewName);
     StructType selected = new StructType(Arrays.copyOfRange(queryView.fields(), 2,

@@ -115,6 +115,9 @@ public final class QueryLayout {
 
   /** The Spark schema of the view table for {@code q} over {@code source}. */
   public static StructType viewSchema(Dataset<Row> source, SourceQuery q, String viewName) {
+    if (q.aggregation() != null) {
+      return AggregateState.of(q, source, viewName).viewSchema(source);
+    }
     StructType projected = project(source, q, null, viewName).schema();
     List<StructField> fields = new ArrayList<>();
     fields.add(DataTypes.createStructField(GenevaLayout.SOURCE_ROW_ID, DataTypes.LongType,

@@ -80,6 +80,8 @@ public final class QueryRefresh {
   private static ViewRefresh<RefreshResult> kind(ViewTables t, SourceQuery q, RefreshOptions o) {
     return ViewRefresh.of(MaterializedViewKind.QUERY, r -> new ViewRefresh.Outcome(r.status(),
         r.sourceVersion(), r.rowsInserted(), r.rowsDeleted(), r.skipped()),
-        (ctx, srcVersion) -> new QueryAttempt(ctx, t, q, o, new RefreshStart(t, o, srcVersion)));
+        (ctx, srcVersion) -> q.aggregation() != null
+            ? new AggregateAttempt(ctx, t, q, o, new RefreshStart(t, o, srcVersion))
+            : new QueryAttempt(ctx, t, q, o, new RefreshStart(t, o, srcVersion)));
   }
 }

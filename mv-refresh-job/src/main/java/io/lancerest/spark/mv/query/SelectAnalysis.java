@@ -1,5 +1,6 @@
 package io.lancerest.spark.mv.query;
 
+import io.lancerest.spark.mv.definition.Aggregation;
 import io.lancerest.spark.mv.definition.MaterializedViewKind;
 import io.lancerest.spark.mv.definition.SourceQuery;
 import io.lancerest.spark.mv.error.InvalidViewDefinitionException;
@@ -59,10 +60,12 @@ public final class SelectAnalysis {
    * @param filter the WHERE predicate, or {@code null}
    * @param limit the LIMIT, or {@code null}
    * @param outputSchema the SELECT's columns as Spark analyzed them
+   * @param aggregation the grouping of an aggregate view ({@link AggregateAnalysis}), or {@code
+   *     null}
    */
   public record Analyzed(String catalogName, Identifier sourceIdent,
       List<SourceQuery.OutputColumn> projection, String filter, Long limit,
-      StructType outputSchema) {
+      StructType outputSchema, Aggregation aggregation) {
     /** The catalog-relative identifier of the source (namespace parts, then name). */
     public List<String> sourceRelativeId() {
       List<String> id = new ArrayList<>(Arrays.asList(sourceIdent.namespace()));
@@ -89,14 +92,31 @@ public final class SelectAnalysis {
       // AnalysisException is a checked exception to javac but thrown unchecked by Scala.
       throw translate(e, selectSql, viewName);
     }
+    AggregateAnalysis.Shape grouped = kind == MaterializedViewKind.QUERY
+        ? AggregateAnalysis.split(plan) : null;
+    if (grouped != null) {
+      String below = forbiddenShape(grouped.aggregate().child());
+      if (below != null) {
+        throw new InvalidViewDefinitionException("The SELECT of view " + viewName + " uses "
+            + below + " below its GROUP BY. An aggregate view groups the rows of ONE source "
+            + "table: SELECT <keys>, <aggregates> FROM <table> [WHERE <predicate>] GROUP BY "
+            + "<keys> [HAVING <predicate>]");
+      }
+      AggregateAnalysis.Result r = AggregateAnalysis.analyze(grouped, viewName);
+      Source from = source(grouped.aggregate().child(), viewName);
+      return new Analyzed(from.rel.catalog().get().name(), from.rel.identifier().get(),
+          r.projection(), from.filter, null, plan.schema(), r.aggregation());
+    }
     String shape = forbiddenShape(plan);
     if (shape != null) {
       throw new InvalidViewDefinitionException("The SELECT of " + kind.wire() + " view "
           + viewName + " uses " + shape + ". A materialized view reads ONE source table: "
           + (kind == MaterializedViewKind.QUERY
               ? "a query view is 1:1 with the filtered source rows (SELECT <expressions> FROM "
-                  + "<table> [WHERE <predicate>] [LIMIT n]), so it can be refreshed "
-                  + "incrementally. Materialize the result with CREATE TABLE … AS SELECT instead"
+                  + "<table> [WHERE <predicate>] [LIMIT n]) or groups them (SELECT <keys>, "
+                  + "<count/sum/avg/min/max> FROM <table> [WHERE …] GROUP BY <keys> [HAVING …]), "
+                  + "so it can be refreshed incrementally. Materialize the result with CREATE "
+                  + "TABLE … AS SELECT instead"
               : "give the columns and filter, and let the function do the rest"));
     }
     Long limit = null;
@@ -112,7 +132,29 @@ public final class SelectAnalysis {
     if (!(p instanceof Project project)) {
       throw unsupported(viewName, p);
     }
-    p = project.child();
+    Source from = source(project.child(), viewName);
+    List<SourceQuery.OutputColumn> projection = new ArrayList<>();
+    for (NamedExpression ne : JavaConverters.seqAsJavaList(project.projectList())) {
+      String expr;
+      if (ne instanceof Alias a) {
+        expr = sqlOf(a.child(), viewName, "column " + a.name());
+      } else if (ne instanceof Attribute attr) {
+        expr = QuotingUtils.quoteIfNeeded(attr.name());
+      } else {
+        throw new InvalidViewDefinitionException("Column " + ne.name() + " of view " + viewName
+            + " is not an expression over the source columns");
+      }
+      projection.add(new SourceQuery.OutputColumn(ne.name(), expr));
+    }
+    return new Analyzed(from.rel.catalog().get().name(), from.rel.identifier().get(),
+        projection, from.filter, limit, plan.schema(), null);
+  }
+
+  /** The table a SELECT reads and its WHERE. */
+  private record Source(DataSourceV2Relation rel, String filter) {}
+
+  /** {@code [WHERE …] FROM <table>}: the part under the projection or the GROUP BY. */
+  private static Source source(LogicalPlan p, String viewName) {
     String filter = null;
     if (p instanceof Filter f) {
       filter = sqlOf(f.condition(), viewName, "WHERE");
@@ -133,21 +175,7 @@ public final class SelectAnalysis {
               + "subquery; a materialized view reads one table directly (FROM <table>)")
           : unsupported(viewName, p);
     }
-    List<SourceQuery.OutputColumn> projection = new ArrayList<>();
-    for (NamedExpression ne : JavaConverters.seqAsJavaList(project.projectList())) {
-      String expr;
-      if (ne instanceof Alias a) {
-        expr = sqlOf(a.child(), viewName, "column " + a.name());
-      } else if (ne instanceof Attribute attr) {
-        expr = QuotingUtils.quoteIfNeeded(attr.name());
-      } else {
-        throw new InvalidViewDefinitionException("Column " + ne.name() + " of view " + viewName
-            + " is not an expression over the source columns");
-      }
-      projection.add(new SourceQuery.OutputColumn(ne.name(), expr));
-    }
-    return new Analyzed(rel.catalog().get().name(), rel.identifier().get(), projection, filter,
-        limit, plan.schema());
+    return new Source(rel, filter);
   }
 
   private static RuntimeException translate(Exception e, String sql, String viewName) {

@@ -1,0 +1,263 @@
+package io.lancerest.spark.mv.query;
+
+import static io.lancerest.spark.mv.query.QueryRefresh.LOG;
+
+import io.lancerest.spark.mv.RefreshListener;
+import io.lancerest.spark.mv.RefreshOptions;
+import io.lancerest.spark.mv.definition.MaterializedViewKind;
+import io.lancerest.spark.mv.definition.SourceQuery;
+import io.lancerest.spark.mv.error.InvalidViewDefinitionException;
+import io.lancerest.spark.mv.fragments.FragmentScopedRead;
+import io.lancerest.spark.mv.fragments.LanceReads;
+import io.lancerest.spark.mv.fragments.SourceChanges;
+import io.lancerest.spark.mv.refresh.RefreshContext;
+import io.lancerest.spark.mv.refresh.StagedRefresh;
+import io.lancerest.spark.mv.refresh.ViewRefresh;
+import io.lancerest.spark.mv.refresh.ViewTables;
+import io.lancerest.spark.mv.result.RefreshPlan;
+import io.lancerest.spark.mv.result.RefreshResult;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.broadcast.Broadcast;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.expressions.UserDefinedFunction;
+import org.apache.spark.sql.functions;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.storage.StorageLevel;
+
+/**
+ * One attempt of an aggregate view's refresh ({@link AggregateState}). Incrementally, from the
+ * source's change set since the watermark ({@link SourceChanges}): the rows of the new and
+ * rewritten fragments at the target version add to their groups, the rows that left changed
+ * fragments, read at the watermark version, subtract from theirs; each group touched gets its
+ * new state from its view row and that change, and a group whose state cannot tell its new
+ * values ({@link AggregateState#merge}) is recomputed from its rows at the target version. The
+ * view rows of touched groups are deleted and their new rows written, in the one commit every
+ * refresh makes. A rebuild aggregates the whole source.
+ */
+record AggregateAttempt(RefreshContext ctx, ViewTables t, SourceQuery q, RefreshOptions o,
+    RefreshStart s) implements ViewRefresh.Attempt<RefreshResult> {
+  @Override
+  public boolean upToDate() {
+    return s.upToDate();
+  }
+
+  @Override
+  public RefreshResult skipped() {
+    return new RefreshResult(ctx.jobId(), RefreshResult.JobStatus.SKIPPED,
+        MaterializedViewKind.QUERY, s.srcVersion, 0, 0, 0, ctx.elapsedMillis());
+  }
+
+  private Dataset<Row> sourceAt(long version) {
+    return QueryLayout.readSource(ctx.spark(), t.source(), version, s.sourceBatchRows);
+  }
+
+  private AggregateState state(Dataset<Row> source) {
+    AggregateState st = AggregateState.of(q, source, t.viewName());
+    List<String> want = Arrays.asList(st.viewSchema(source).fieldNames());
+    List<String> have = Arrays.asList(s.target.fieldNames());
+    if (!want.equals(have)) {
+      throw new InvalidViewDefinitionException("View " + t.viewName() + " has columns " + have
+          + " but its definition needs " + want + "; the view table was altered. Re-create the "
+          + "view");
+    }
+    return st;
+  }
+
+  /** The change set, or {@code null} when the view is rebuilt (with the reason logged). */
+  private SourceChanges changes() {
+    if (s.replaceAll || s.watermark == 0 || !ctx.listener().readChangedFragmentsOnly()) {
+      return null;
+    }
+    SourceChanges ch = new FragmentDiffRead(ctx, t).changes(s);
+    if (ch.diff == null) {
+      LOG.info("View {} (job {}): {}; rebuilding the aggregate view", t.viewName(),
+          ctx.jobId(), ch.why);
+      return null;
+    }
+    return ch;
+  }
+
+  @Override
+  public StagedRefresh<RefreshResult> compute() {
+    if (s.watermarkRemoved != null) {
+      LOG.warn("View {} (job {}): {}", t.viewName(), ctx.jobId(), s.watermarkRemovedReason());
+    }
+    long t0 = System.currentTimeMillis();
+    Dataset<Row> now = sourceAt(s.srcVersion);
+    AggregateState st = state(now);
+    SourceChanges ch = changes();
+    if (ch == null) {
+      ctx.describe("aggregate the source");
+      LOG.info("View {} (job {}): source version {} (watermark {}): rebuilding the aggregate "
+          + "view ({})", t.viewName(), ctx.jobId(), s.srcVersion, s.watermark,
+          s.rebuildReason());
+      Dataset<Row> rows = st.viewRows(st.complete(st.delta(st.changes(now, 1))), s.target);
+      WrittenFragments w = new SparkRefreshWrite(ctx, t, o).write(rows,
+          WriteTask.every(t, s.plain, o), 0);
+      return QueryCommit.stage(ctx, t, s, w, List.of(), true, String.format(
+          "aggregate and write %d ms", System.currentTimeMillis() - t0));
+    }
+    ctx.observe(RefreshListener.Probe.SOURCE_FRAGMENTS_READ, List.copyOf(ch.rescan));
+    ctx.observe(RefreshListener.Probe.FRAGMENT_DIFF, ch.diff);
+    JavaSparkContext jsc = JavaSparkContext.fromSparkContext(ctx.spark().sparkContext());
+    Broadcast<byte[]> departed = jsc.broadcast(RowIdSet.serialize(ch.departed));
+    Dataset<Row> merged = null;
+    try {
+      Dataset<Row> delta = st.delta(changeRows(st, now, ch, departed));
+      Dataset<Row> view = LanceReads.load(ctx.spark(), t.view(), s.readVersion)
+          .select(viewColumns());
+      merged = st.merge(delta, view).persist(StorageLevel.MEMORY_AND_DISK());
+      ctx.describe("merge the changes of " + ch.departed.getLongCardinality()
+          + " departed rows and " + ch.rescanRows + " rows of changed fragments into the "
+          + "groups");
+      List<Row> touched = merged.select("__v_addr", "__recompute").collectAsList();
+      long t1 = System.currentTimeMillis();
+      List<Long> deletes = new ArrayList<>();
+      long recompute = 0;
+      for (Row r : touched) {
+        if (!r.isNullAt(0)) {
+          deletes.add(r.getLong(0));
+        }
+        recompute += r.getBoolean(1) ? 1 : 0;
+      }
+      Dataset<Row> write = st.viewRows(merged.where("NOT __recompute"), s.target);
+      if (recompute > 0) {
+        write = write.unionByName(st.viewRows(st.complete(st.delta(st.changes(
+            recomputed(st, now, merged), 1))), s.target));
+      }
+      LOG.info("View {} (job {}): source version {} (watermark {}): {}; {} source rows left "
+          + "changed fragments, {} rows arrived in them; {} groups touched, {} in the view, {} "
+          + "recomputed from their rows", t.viewName(), ctx.jobId(), s.srcVersion, s.watermark,
+          ch.diff, ch.departed.getLongCardinality(), ch.rescanRows, touched.size(),
+          deletes.size(), recompute);
+      WrittenFragments w = touched.isEmpty()
+          ? new WrittenFragments(List.of(), 0, null, List.of())
+          : new SparkRefreshWrite(ctx, t, o).write(write, WriteTask.every(t, s.plain, o), 0);
+      long t2 = System.currentTimeMillis();
+      return QueryCommit.stage(ctx, t, s, w, deletes, false, String.format(
+          "fragment diff %d ms, groups %d ms, write %d ms", ch.millis, t1 - t0, t2 - t1));
+    } finally {
+      if (merged != null) {
+        merged.unpersist();
+      }
+      departed.destroy();
+    }
+  }
+
+  /**
+   * The rows that arrived (+1: the changed fragments at the target version) and that left (-1:
+   * the departed rows, read at the watermark version from the fragments that held them).
+   */
+  private Dataset<Row> changeRows(AggregateState st, Dataset<Row> now, SourceChanges ch,
+      Broadcast<byte[]> departed) {
+    Dataset<Row> arrived = st.changes(FragmentScopedRead.restrict(now,
+        new HashSet<>(ch.rescan)), 1);
+    if (ch.departed.isEmpty()) {
+      return arrived;
+    }
+    Set<Integer> held = new HashSet<>(ch.diff.replaced);
+    held.addAll(ch.diff.deletionsChanged);
+    UserDefinedFunction in = functions.udf(new RowIdMembership(departed),
+        DataTypes.BooleanType);
+    Dataset<Row> then = FragmentScopedRead.restrict(sourceAt(s.watermark), held);
+    Dataset<Row> left = st.changes(then.where(in.apply(functions.col("_rowid"))), -1);
+    return arrived.unionByName(left);
+  }
+
+  /** The source rows, at the target version, of the groups {@code merged} marks. */
+  private Dataset<Row> recomputed(AggregateState st, Dataset<Row> now, Dataset<Row> merged) {
+    int keys = q.aggregation().groupBy().size();
+    Dataset<Row> marked = merged.where("__recompute");
+    if (keys == 0) {
+      return now;
+    }
+    org.apache.spark.sql.Column on = functions.lit(true);
+    List<org.apache.spark.sql.Column> k = new ArrayList<>();
+    for (int j = 0; j < keys; j++) {
+      k.add(functions.col("__g" + j).as("__rk" + j));
+    }
+    Dataset<Row> wanted = marked.select(k.toArray(new org.apache.spark.sql.Column[0]));
+    List<org.apache.spark.sql.Column> keyed = new ArrayList<>();
+    keyed.add(functions.col("*"));
+    for (int j = 0; j < keys; j++) {
+      keyed.add(functions.expr(q.aggregation().groupBy().get(j).expr()).as("__sk" + j));
+    }
+    Dataset<Row> source = QueryLayout.filtered(now, q).select(keyed.toArray(
+        new org.apache.spark.sql.Column[0]));
+    for (int j = 0; j < keys; j++) {
+      org.apache.spark.sql.Column c = functions.col("__sk" + j).eqNullSafe(
+          functions.col("__rk" + j));
+      on = on.and(c);
+    }
+    Dataset<Row> rows = source.join(wanted, on, "left_semi");
+    List<org.apache.spark.sql.Column> back = new ArrayList<>();
+    for (String c : now.columns()) {
+      back.add(functions.col(AggregateState.quoted(c)));
+    }
+    return rows.select(back.toArray(new org.apache.spark.sql.Column[0]));
+  }
+
+  private org.apache.spark.sql.Column[] viewColumns() {
+    List<org.apache.spark.sql.Column> cols = new ArrayList<>();
+    cols.add(functions.col("_rowaddr"));
+    for (String c : s.target.fieldNames()) {
+      cols.add(functions.col(AggregateState.quoted(c)));
+    }
+    return cols.toArray(new org.apache.spark.sql.Column[0]);
+  }
+
+  @Override
+  public RefreshPlan explain() {
+    if (upToDate()) {
+      return new RefreshPlan(t.viewName(), MaterializedViewKind.QUERY, RefreshPlan.Mode.NO_OP,
+          "the view already reflects source version " + s.srcVersion, s.watermark,
+          s.srcVersion, s.sourceFragments, List.of(), 0, s.viewRows, 0L, 0L,
+          RefreshPlan.Write.NONE, null, "");
+    }
+    Long from = s.watermark == 0 ? null : s.watermark;
+    Dataset<Row> now = sourceAt(s.srcVersion);
+    AggregateState st = state(now);
+    SourceChanges ch = changes();
+    SparkRefreshWrite writes = new SparkRefreshWrite(ctx, t, o);
+    if (ch == null) {
+      long groups = st.complete(st.delta(st.changes(now, 1))).count();
+      String reason = o.force() ? "force = true" : s.watermarkRemoved != null
+          ? s.watermarkRemovedReason() : s.replaceAll ? "the view is empty"
+          : "the source's changes since version " + s.watermark + " cannot be told";
+      return new RefreshPlan(t.viewName(), MaterializedViewKind.QUERY, RefreshPlan.Mode.FULL,
+          reason, from, s.srcVersion, s.sourceFragments, null, s.sourceRows, s.viewRows,
+          s.viewRows, groups, RefreshPlan.Write.SPARK_JOB,
+          writes.writeTasks(s.sourceFragments, 0), "aggregates every source row into "
+              + groups + " groups");
+    }
+    JavaSparkContext jsc = JavaSparkContext.fromSparkContext(ctx.spark().sparkContext());
+    Broadcast<byte[]> departed = jsc.broadcast(RowIdSet.serialize(ch.departed));
+    try {
+      Dataset<Row> view = LanceReads.load(ctx.spark(), t.view(), s.readVersion)
+          .select(viewColumns());
+      List<Row> touched = st.merge(st.delta(changeRows(st, now, ch, departed)), view)
+          .select("__v_addr", "__recompute").collectAsList();
+      long inView = touched.stream().filter(r -> !r.isNullAt(0)).count();
+      long recompute = touched.stream().filter(r -> r.getBoolean(1)).count();
+      String reason = "source changed since version " + s.watermark + ": " + ch.diff + "; "
+          + ch.departed.getLongCardinality() + " source rows left changed fragments; "
+          + touched.size() + " groups touched (" + inView + " in the view, "
+          + (touched.size() - inView) + " new), " + recompute + " recomputed from their rows";
+      return new RefreshPlan(t.viewName(), MaterializedViewKind.QUERY,
+          RefreshPlan.Mode.INCREMENTAL, reason, from, s.srcVersion, s.sourceFragments,
+          ch.rescan, ch.rescanRows, s.viewRows, inView, (long) touched.size(),
+          touched.isEmpty() ? RefreshPlan.Write.NONE : RefreshPlan.Write.SPARK_JOB,
+          touched.isEmpty() ? null : 1, recompute == 0 ? "" : "groups whose departing rows "
+              + "may have held their min or max, or that HAVING hid, are aggregated again "
+              + "from the whole source");
+    } finally {
+      departed.destroy();
+    }
+  }
+}
