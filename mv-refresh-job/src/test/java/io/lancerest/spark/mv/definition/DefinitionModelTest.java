@@ -69,8 +69,8 @@ class DefinitionModelTest {
   @Test
   void sourceQueryRejectsOtherFormatsDuplicatesAndForeignJson() {
     assertEquals("source_query has format 'lancerest.source_query.v9'; this engine reads "
-        + "'lancerest.source_query.v1'. The view was defined by another client; upgrade this one "
-        + "or re-create the view", assertThrows(InvalidViewDefinitionException.class,
+        + "'lancerest.source_query.v1' and 'lancerest.source_query.v2'. The view was defined by "
+        + "another client; upgrade this one or re-create the view", assertThrows(InvalidViewDefinitionException.class,
             () -> SourceQuery.fromJson("{\"format\":\"lancerest.source_query.v9\","
                 + "\"source_table_id\":[\"t\"]}")).getMessage());
     assertEquals("source_query projection has two columns named 'A'; give one of them an alias",
