@@ -40,9 +40,11 @@ public final class BenchmarkSuite {
         new Bench("scale", QueryScaleBenchmark.class, List.of("sizes="
             + args.getOrDefault("scale-sizes", "5000000,50000000"))),
         new Bench("chunker", ChunkerViewBenchmark.class, List.of()),
+        new Bench("aggregate", AggregateViewBenchmark.class, List.of("rows=5000000",
+            "groups=1000", "rounds=5")),
         new Bench("joblog", JobLogBenchmark.class, List.of()));
     List<String> only = List.of(args.getOrDefault("only",
-        "catalog,query,scattered,scale,chunker,joblog").split(","));
+        "catalog,query,scattered,scale,chunker,aggregate,joblog").split(","));
     String charts = "charts=" + args.getOrDefault("charts", "none");
     List<String> results = new ArrayList<>();
     for (Bench b : all) {
