@@ -20,7 +20,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.sql.Dataset;
@@ -42,6 +41,9 @@ import org.apache.spark.storage.StorageLevel;
  */
 record AggregateAttempt(RefreshContext ctx, ViewTables t, SourceQuery q, RefreshOptions o,
     RefreshStart s) implements ViewRefresh.Attempt<RefreshResult> {
+  /** Groups to recompute that are named in a filter rather than joined. */
+  static final int PUSHED_GROUPS = 1024;
+
   @Override
   public boolean upToDate() {
     return s.upToDate();
@@ -99,7 +101,7 @@ record AggregateAttempt(RefreshContext ctx, ViewTables t, SourceQuery q, Refresh
           s.rebuildReason());
       Dataset<Row> rows = st.viewRows(st.complete(st.delta(st.changes(now, 1))), s.target);
       WrittenFragments w = new SparkRefreshWrite(ctx, t, o).write(rows,
-          WriteTask.every(t, s.plain, o), 0);
+          WriteTask.every(t, s.plain, o), 1);
       return QueryCommit.stage(ctx, t, s, w, List.of(), true, String.format(
           "aggregate and write %d ms", System.currentTimeMillis() - t0));
     }
@@ -129,7 +131,7 @@ record AggregateAttempt(RefreshContext ctx, ViewTables t, SourceQuery q, Refresh
       Dataset<Row> write = st.viewRows(merged.where("NOT __recompute"), s.target);
       if (recompute > 0) {
         write = write.unionByName(st.viewRows(st.complete(st.delta(st.changes(
-            recomputed(st, now, merged), 1))), s.target));
+            recomputed(now, merged), 1))), s.target));
       }
       LOG.info("View {} (job {}): source version {} (watermark {}): {}; {} source rows left "
           + "changed fragments, {} rows arrived in them; {} groups touched, {} in the view, {} "
@@ -138,7 +140,7 @@ record AggregateAttempt(RefreshContext ctx, ViewTables t, SourceQuery q, Refresh
           deletes.size(), recompute);
       WrittenFragments w = touched.isEmpty()
           ? new WrittenFragments(List.of(), 0, null, List.of())
-          : new SparkRefreshWrite(ctx, t, o).write(write, WriteTask.every(t, s.plain, o), 0);
+          : new SparkRefreshWrite(ctx, t, o).write(write, WriteTask.every(t, s.plain, o), 1);
       long t2 = System.currentTimeMillis();
       return QueryCommit.stage(ctx, t, s, w, deletes, false, String.format(
           "fragment diff %d ms, groups %d ms, write %d ms", ch.millis, t1 - t0, t2 - t1));
@@ -161,41 +163,72 @@ record AggregateAttempt(RefreshContext ctx, ViewTables t, SourceQuery q, Refresh
     if (ch.departed.isEmpty()) {
       return arrived;
     }
-    Set<Integer> held = new HashSet<>(ch.diff.replaced);
-    held.addAll(ch.diff.deletionsChanged);
     UserDefinedFunction in = functions.udf(new RowIdMembership(departed),
         DataTypes.BooleanType);
-    Dataset<Row> then = FragmentScopedRead.restrict(sourceAt(s.watermark), held);
-    Dataset<Row> left = st.changes(then.where(in.apply(functions.col("_rowid"))), -1);
+    Dataset<Row> left = DepartedRows.changes(ctx, t, s, ch, st, sourceAt(s.watermark),
+        in.apply(functions.col("_rowid")));
     return arrived.unionByName(left);
   }
 
-  /** The source rows, at the target version, of the groups {@code merged} marks. */
-  private Dataset<Row> recomputed(AggregateState st, Dataset<Row> now, Dataset<Row> merged) {
-    int keys = q.aggregation().groupBy().size();
-    Dataset<Row> marked = merged.where("__recompute");
-    if (keys == 0) {
+  /**
+   * The source rows, at the target version, of the groups {@code merged} marks. Up to {@value
+   * #PUSHED_GROUPS} groups are named by their keys in a filter, which the read hands to Lance
+   * where Lance evaluates it as Spark does ({@code FaithfulFilters}): Lance then reads the key
+   * columns of every row but the other columns of those groups' rows only. More groups are
+   * found by a join with the whole source.
+   */
+  private Dataset<Row> recomputed(Dataset<Row> now, Dataset<Row> merged) {
+    List<org.apache.spark.sql.Column> keys = new ArrayList<>();
+    List<org.apache.spark.sql.Column> exprs = new ArrayList<>();
+    List<SourceQuery.OutputColumn> groupBy = q.aggregation().groupBy();
+    for (int j = 0; j < groupBy.size(); j++) {
+      keys.add(functions.col("__g" + j));
+      exprs.add(functions.expr(groupBy.get(j).expr()));
+    }
+    if (keys.isEmpty()) {
       return now;
     }
-    org.apache.spark.sql.Column on = functions.lit(true);
-    List<org.apache.spark.sql.Column> k = new ArrayList<>();
-    for (int j = 0; j < keys; j++) {
-      k.add(functions.col("__g" + j).as("__rk" + j));
+    Dataset<Row> marked = merged.where("__recompute")
+        .select(keys.toArray(new org.apache.spark.sql.Column[0]));
+    List<Row> groups = marked.limit(PUSHED_GROUPS + 1).collectAsList();
+    if (groups.size() <= PUSHED_GROUPS) {
+      org.apache.spark.sql.Column any = functions.lit(false);
+      if (exprs.size() == 1) {
+        List<Object> values = new ArrayList<>();
+        boolean nulls = false;
+        for (Row g : groups) {
+          if (g.isNullAt(0)) {
+            nulls = true;
+          } else {
+            values.add(g.get(0));
+          }
+        }
+        any = values.isEmpty() ? any : exprs.get(0).isin(values.toArray());
+        any = nulls ? any.or(exprs.get(0).isNull()) : any;
+      } else {
+        for (Row g : groups) {
+          org.apache.spark.sql.Column all = functions.lit(true);
+          for (int j = 0; j < exprs.size(); j++) {
+            all = all.and(g.isNullAt(j) ? exprs.get(j).isNull()
+                : exprs.get(j).equalTo(functions.lit(g.get(j))));
+          }
+          any = any.or(all);
+        }
+      }
+      return now.where(any);
     }
-    Dataset<Row> wanted = marked.select(k.toArray(new org.apache.spark.sql.Column[0]));
+    org.apache.spark.sql.Column on = functions.lit(true);
     List<org.apache.spark.sql.Column> keyed = new ArrayList<>();
     keyed.add(functions.col("*"));
-    for (int j = 0; j < keys; j++) {
-      keyed.add(functions.expr(q.aggregation().groupBy().get(j).expr()).as("__sk" + j));
+    List<org.apache.spark.sql.Column> wanted = new ArrayList<>();
+    for (int j = 0; j < exprs.size(); j++) {
+      keyed.add(exprs.get(j).as("__sk" + j));
+      wanted.add(functions.col("__g" + j).as("__rk" + j));
+      on = on.and(functions.col("__sk" + j).eqNullSafe(functions.col("__rk" + j)));
     }
-    Dataset<Row> source = QueryLayout.filtered(now, q).select(keyed.toArray(
-        new org.apache.spark.sql.Column[0]));
-    for (int j = 0; j < keys; j++) {
-      org.apache.spark.sql.Column c = functions.col("__sk" + j).eqNullSafe(
-          functions.col("__rk" + j));
-      on = on.and(c);
-    }
-    Dataset<Row> rows = source.join(wanted, on, "left_semi");
+    Dataset<Row> rows = now.select(keyed.toArray(new org.apache.spark.sql.Column[0]))
+        .join(marked.select(wanted.toArray(new org.apache.spark.sql.Column[0])), on,
+            "left_semi");
     List<org.apache.spark.sql.Column> back = new ArrayList<>();
     for (String c : now.columns()) {
       back.add(functions.col(AggregateState.quoted(c)));

@@ -224,7 +224,7 @@ final class LocalRefreshWrite {
     }
   }
 
-  private static long conf(SparkSession spark, String key, long dflt) {
+  static long conf(SparkSession spark, String key, long dflt) {
     String v = spark.conf().get(key, null);
     if (v == null || v.isBlank()) {
       return dflt;

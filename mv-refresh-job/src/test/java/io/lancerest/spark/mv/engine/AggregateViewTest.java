@@ -87,7 +87,26 @@ class AggregateViewTest {
 
   @Test
   void everyRefreshEqualsItsSelectAndAViewBuiltFromScratch() {
-    String ns = f.namespace("agg");
+    scenario("agg");
+  }
+
+  /**
+   * The same with departed rows read by a Spark scan of their fragments instead of fetched by
+   * place on the driver.
+   */
+  @Test
+  void theSameWhenDepartedRowsAreScannedInSpark() {
+    String conf = "spark.lancerest.mv.query.localRefreshMaxRows";
+    f.spark.conf().set(conf, "0");
+    try {
+      scenario("ags");
+    } finally {
+      f.spark.conf().unset(conf);
+    }
+  }
+
+  private static void scenario(String prefix) {
+    String ns = f.namespace(prefix);
     String src = source(ns);
     String v = "lance." + ns + ".v";
     String select = select(src);

@@ -1,0 +1,185 @@
+package io.lancerest.spark.mv.query;
+
+import static io.lancerest.spark.mv.query.QueryRefresh.LOG;
+import static io.lancerest.spark.mv.query.RefreshDatasets.open;
+
+import io.lancerest.spark.connector.read.SafeLanceTake;
+import io.lancerest.spark.mv.fragments.DeletionVectors;
+import io.lancerest.spark.mv.fragments.FragmentScopedRead;
+import io.lancerest.spark.mv.fragments.SourceChanges;
+import io.lancerest.spark.mv.refresh.RefreshContext;
+import io.lancerest.spark.mv.refresh.ViewTables;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.FieldVector;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.catalyst.CatalystTypeConverters;
+import org.apache.spark.sql.catalyst.expressions.Attribute;
+import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.util.LanceArrowUtils;
+import org.apache.spark.sql.vectorized.ColumnVector;
+import org.apache.spark.sql.vectorized.ColumnarBatch;
+import org.lance.FragmentMetadata;
+import org.lance.spark.vectorized.LanceArrowColumnVector;
+import org.roaringbitmap.RoaringBitmap;
+import scala.collection.JavaConverters;
+
+/**
+ * The rows that left the source since the watermark, as they were at the watermark version:
+ * what an aggregate view subtracts from its groups.
+ *
+ * <p>A row deleted from a fragment that kept its data files (a DELETE, or lance-spark's UPDATE,
+ * which deletes the old row and writes the new one elsewhere) is fetched by its place at the
+ * watermark version ({@link SafeLanceTake}), on the driver, with only the columns the
+ * definition reads: the place is an offset its deletion file gained since the watermark. So
+ * updates spread over every fragment cost a fetch of those rows, not a scan of the table.
+ * Fragments whose rows all left (compaction input, fragments emptied or rewritten), fragments
+ * whose deletion files cannot be read directly (an object store), rows that came back, and
+ * more departed rows than {@value LocalRefreshWrite#MAX_ROWS_CONF} are read by a Spark scan of
+ * those fragments at the watermark version instead, keeping the departed rows.
+ */
+final class DepartedRows {
+  private DepartedRows() {}
+
+  /**
+   * The departed rows as changes ({@link AggregateState#changes} with sign -1).
+   *
+   * @param then the source at the watermark version, read through lance-spark
+   * @param inDeparted the filter that keeps the departed rows of a scan ({@code _rowid} in the
+   *     set)
+   */
+  static Dataset<Row> changes(RefreshContext ctx, ViewTables t, RefreshStart s, SourceChanges ch,
+      AggregateState st, Dataset<Row> then, org.apache.spark.sql.Column inDeparted) {
+    Set<Integer> scanned = new HashSet<>(ch.diff.replaced);
+    Map<Integer, RoaringBitmap> offsets = new HashMap<>();
+    Map<Integer, RoaringBitmap> deletedThen = new HashMap<>();
+    Dataset<Row> fetched = null;
+    long maxRows = LocalRefreshWrite.conf(ctx.spark(), LocalRefreshWrite.MAX_ROWS_CONF,
+        LocalRefreshWrite.DEFAULT_MAX_ROWS);
+    StructType columns = columnsRead(st, then);
+    if (columns != null && maxRows > 0 && !ch.diff.deletionsChanged.isEmpty()) {
+      try (BufferAllocator a = new RootAllocator();
+          org.lance.Dataset old = open(a, t.source(), s.watermark, "source table")) {
+        Map<Integer, FragmentMetadata> nowById = new HashMap<>();
+        s.sourceAt.forEach(f -> nowById.put(f.getId(), f));
+        DeletionVectors.Reader dv = ctx.deletionVectors();
+        long rows = 0;
+        for (int id : ch.diff.deletionsChanged) {
+          FragmentMetadata before = old.getFragment(id).metadata();
+          RoaringBitmap was = before.getDeletionFile() == null ? new RoaringBitmap()
+              : dv.read(old.uri(), before);
+          FragmentMetadata after = nowById.get(id);
+          RoaringBitmap is = after == null || after.getDeletionFile() == null ? null
+              : dv.read(old.uri(), after);
+          if (was == null || is == null || !RoaringBitmap.andNot(was, is).isEmpty()) {
+            scanned.add(id); // not local, or rows came back: the scan tells
+            continue;
+          }
+          RoaringBitmap left = RoaringBitmap.andNot(is, was);
+          offsets.put(id, left);
+          deletedThen.put(id, was);
+          rows += left.getLongCardinality();
+        }
+        if (rows > maxRows) {
+          LOG.info("View {} (job {}): {} departed rows > {} = {}; scanning their fragments",
+              t.viewName(), ctx.jobId(), rows, LocalRefreshWrite.MAX_ROWS_CONF, maxRows);
+          scanned.addAll(offsets.keySet());
+        } else if (!offsets.isEmpty()) {
+          fetched = fetch(ctx, old, offsets, deletedThen, columns);
+          if (fetched == null) {
+            scanned.addAll(offsets.keySet());
+          }
+        }
+      } catch (Exception e) {
+        LOG.info("View {} (job {}): departed rows not fetched by place ({}); scanning their "
+            + "fragments", t.viewName(), ctx.jobId(), e.toString());
+        fetched = null;
+        scanned.addAll(ch.diff.deletionsChanged);
+      }
+    } else {
+      scanned.addAll(ch.diff.deletionsChanged);
+    }
+    Dataset<Row> out = fetched == null ? null : st.changes(fetched, -1);
+    if (!scanned.isEmpty()) {
+      Dataset<Row> scan = st.changes(FragmentScopedRead.restrict(then, scanned)
+          .where(inDeparted), -1);
+      out = out == null ? scan : out.unionByName(scan);
+    }
+    return out;
+  }
+
+  /**
+   * The source columns the definition reads (every column an expression above the read
+   * references, the filter's included), or {@code null} when it reads a metadata column, which
+   * a fetch by place does not give.
+   */
+  private static StructType columnsRead(AggregateState st, Dataset<Row> then) {
+    Set<String> used = new java.util.LinkedHashSet<>();
+    references(st.changes(then, -1).queryExecution().analyzed(), used);
+    List<StructField> fields = new ArrayList<>();
+    StructType all = then.schema();
+    for (StructField f : all.fields()) {
+      if (used.contains(f.name())) {
+        if (f.name().startsWith("_")) {
+          return null;
+        }
+        fields.add(f);
+      }
+    }
+    return fields.isEmpty() ? null : new StructType(fields.toArray(new StructField[0]));
+  }
+
+  private static void references(LogicalPlan p, Set<String> out) {
+    for (Attribute a : JavaConverters.seqAsJavaList(p.references().toSeq())) {
+      out.add(a.name());
+    }
+    for (LogicalPlan c : JavaConverters.seqAsJavaList(p.children())) {
+      references(c, out);
+    }
+  }
+
+  /** The rows at {@code offsets}, as a local Dataset of {@code columns}; null if types differ. */
+  private static Dataset<Row> fetch(RefreshContext ctx, org.lance.Dataset old,
+      Map<Integer, RoaringBitmap> offsets, Map<Integer, RoaringBitmap> deletedThen,
+      StructType columns) throws Exception {
+    List<String> names = List.of(columns.fieldNames());
+    scala.Function1<Object, Object> toRow =
+        CatalystTypeConverters.createToScalaConverter(columns);
+    List<Row> rows = new ArrayList<>();
+    boolean[] differ = {false};
+    long t0 = System.currentTimeMillis();
+    SafeLanceTake.take(old, offsets, deletedThen, names, root -> {
+      ColumnVector[] vectors = new ColumnVector[names.size()];
+      for (int i = 0; i < vectors.length; i++) {
+        FieldVector v = root.getVector(names.get(i));
+        DataType got = v == null ? null : LanceArrowUtils.fromArrowField(v.getField());
+        if (got == null || !got.equals(columns.fields()[i].dataType())) {
+          differ[0] = true;
+          return;
+        }
+        vectors[i] = new LanceArrowColumnVector(v);
+      }
+      ColumnarBatch batch = new ColumnarBatch(vectors, root.getRowCount());
+      for (int r = 0; r < batch.numRows(); r++) {
+        rows.add((Row) toRow.apply(batch.getRow(r).copy()));
+      }
+    });
+    if (differ[0]) {
+      return null;
+    }
+    LOG.info("View {} (job {}): {} departed rows fetched by place from {} fragments at source "
+        + "version {} in {} ms", ctx.viewName(), ctx.jobId(), rows.size(), offsets.size(),
+        old.version(), System.currentTimeMillis() - t0);
+    return ctx.spark().createDataFrame(rows, columns);
+  }
+}
