@@ -118,6 +118,9 @@ final class CreateRequests {
     if (q.filter() != null) {
       sql.append(" WHERE (").append(q.filter()).append(')');
     }
+    if (q.aggregation() != null) {
+      sql.append(AggregateSql.groupByAndHaving(q.aggregation()));
+    }
     if (q.limit() != null) {
       sql.append(" LIMIT ").append(q.limit());
     }

@@ -518,6 +518,30 @@ class MaterializedViewServerTest {
   }
 
   @Test
+  void anAggregateViewIsCreatedAndRefreshedIncrementallyThroughTheService() {
+    String ns = newSource();
+    SparkSession s = serviceSession();
+    String select = "SELECT cat, count(*) AS n, sum(id) AS s, max(doc) AS m FROM svc." + ns
+        + ".src GROUP BY cat";
+    Row created = s.sql("CREATE MATERIALIZED VIEW svc." + ns + ".agg AS " + select)
+        .collectAsList().get(0);
+    assertEquals("SUBMITTED", created.getAs("status"), created.toString());
+    awaitJob(ns, "agg", created.getAs("job_id"));
+    String read = "SELECT cat, n, s, m FROM lance." + ns + ".agg";
+    assertEquals(List.of("x|2|4|delta epsilon zeta", "y|1|2|gamma"), rows(read));
+
+    sql("INSERT INTO lance." + ns + ".src VALUES (7, 'omega', 'y'), (8, 'new', 'z')");
+    sql("DELETE FROM lance." + ns + ".src WHERE id = 3");
+    SparkSession.setActiveSession(s);
+    Row waited = s.sql("REFRESH MATERIALIZED VIEW svc." + ns + ".agg WAIT").collectAsList()
+        .get(0);
+    assertEquals("DONE", waited.getAs("status"), waited.toString());
+    assertEquals(List.of("x|1|1|alpha beta", "y|2|9|omega", "z|1|8|new"), rows(read));
+    assertEquals(rows(select.replace("svc.", "lance.")), rows("SELECT * FROM lance." + ns
+        + ".agg"), "SELECT * shows the SELECT's columns only");
+  }
+
+  @Test
   void aViewCreatedInSqlWithAutoRefreshIsFoundWhenTheServiceStarts() throws IOException {
     String ns = newSource();
     sql("CREATE MATERIALIZED VIEW lance." + ns + ".a OPTIONS (auto_refresh = true) AS SELECT id "
