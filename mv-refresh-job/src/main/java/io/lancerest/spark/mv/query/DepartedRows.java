@@ -3,7 +3,7 @@ package io.lancerest.spark.mv.query;
 import static io.lancerest.spark.mv.query.QueryRefresh.LOG;
 import static io.lancerest.spark.mv.query.RefreshDatasets.open;
 
-import io.lancerest.spark.connector.read.SafeLanceTake;
+import io.lancerest.spark.connector.read.SafeLanceScan;
 import io.lancerest.spark.mv.fragments.DeletionVectors;
 import io.lancerest.spark.mv.fragments.FragmentScopedRead;
 import io.lancerest.spark.mv.fragments.SourceChanges;
@@ -39,10 +39,11 @@ import scala.collection.JavaConverters;
  * what an aggregate view subtracts from its groups.
  *
  * <p>A row deleted from a fragment that kept its data files (a DELETE, or lance-spark's UPDATE,
- * which deletes the old row and writes the new one elsewhere) is fetched by its place at the
- * watermark version ({@link SafeLanceTake}), on the driver, with only the columns the
- * definition reads: the place is an offset its deletion file gained since the watermark. So
- * updates spread over every fragment cost a fetch of those rows, not a scan of the table.
+ * which deletes the old row and writes the new one elsewhere) is found by its place: an offset
+ * its fragment's deletion file gained since the watermark. Those fragments are read at the
+ * watermark version on the driver, with lance-core, only the columns the definition reads and
+ * the row addresses, and the rows at those places kept: no Spark job, no {@code _rowid}, no
+ * filter handed to Lance ({@link SafeLanceScan}).
  * Fragments whose rows all left (compaction input, fragments emptied or rewritten), fragments
  * whose deletion files cannot be read directly (an object store), rows that came back, and
  * more departed rows than {@value LocalRefreshWrite#MAX_ROWS_CONF} are read by a Spark scan of
@@ -62,7 +63,6 @@ final class DepartedRows {
       AggregateState st, Dataset<Row> then, org.apache.spark.sql.Column inDeparted) {
     Set<Integer> scanned = new HashSet<>(ch.diff.replaced);
     Map<Integer, RoaringBitmap> offsets = new HashMap<>();
-    Map<Integer, RoaringBitmap> deletedThen = new HashMap<>();
     Dataset<Row> fetched = null;
     long maxRows = LocalRefreshWrite.conf(ctx.spark(), LocalRefreshWrite.MAX_ROWS_CONF,
         LocalRefreshWrite.DEFAULT_MAX_ROWS);
@@ -87,7 +87,6 @@ final class DepartedRows {
           }
           RoaringBitmap left = RoaringBitmap.andNot(is, was);
           offsets.put(id, left);
-          deletedThen.put(id, was);
           rows += left.getLongCardinality();
         }
         if (rows > maxRows) {
@@ -95,13 +94,13 @@ final class DepartedRows {
               t.viewName(), ctx.jobId(), rows, LocalRefreshWrite.MAX_ROWS_CONF, maxRows);
           scanned.addAll(offsets.keySet());
         } else if (!offsets.isEmpty()) {
-          fetched = fetch(ctx, old, offsets, deletedThen, columns);
+          fetched = pick(ctx, old, offsets, columns);
           if (fetched == null) {
             scanned.addAll(offsets.keySet());
           }
         }
       } catch (Exception e) {
-        LOG.info("View {} (job {}): departed rows not fetched by place ({}); scanning their "
+        LOG.info("View {} (job {}): departed rows not picked on the driver ({}); scanning their "
             + "fragments", t.viewName(), ctx.jobId(), e.toString());
         fetched = null;
         scanned.addAll(ch.diff.deletionsChanged);
@@ -148,20 +147,31 @@ final class DepartedRows {
     }
   }
 
-  /** The rows at {@code offsets}, as a local Dataset of {@code columns}; null if types differ. */
-  private static Dataset<Row> fetch(RefreshContext ctx, org.lance.Dataset old,
-      Map<Integer, RoaringBitmap> offsets, Map<Integer, RoaringBitmap> deletedThen,
-      StructType columns) throws Exception {
+  /**
+   * The rows at {@code offsets} (fragment id → physical offsets), picked from a plain scan of
+   * their fragments at this version with their row addresses, as a local Dataset of {@code
+   * columns}; {@code null} when a column reads with another type than through lance-spark.
+   * Not lance-core's {@code take}: with stable row ids it builds the dataset's row-id index,
+   * which takes minutes on fragments with deletions.
+   */
+  private static Dataset<Row> pick(RefreshContext ctx, org.lance.Dataset old,
+      Map<Integer, RoaringBitmap> offsets, StructType columns) throws Exception {
     List<String> names = List.of(columns.fieldNames());
     scala.Function1<Object, Object> toRow =
         CatalystTypeConverters.createToScalaConverter(columns);
     List<Row> rows = new ArrayList<>();
     boolean[] differ = {false};
     long t0 = System.currentTimeMillis();
-    SafeLanceTake.take(old, offsets, deletedThen, names, root -> {
+    SafeLanceScan.Request req = SafeLanceScan.Request.of(new ArrayList<>(
+        new java.util.TreeSet<>(offsets.keySet())), names).withRowAddresses()
+        .withoutScalarIndex();
+    SafeLanceScan.scan(old, req, b -> {
+      if (differ[0]) {
+        return;
+      }
       ColumnVector[] vectors = new ColumnVector[names.size()];
       for (int i = 0; i < vectors.length; i++) {
-        FieldVector v = root.getVector(names.get(i));
+        FieldVector v = b.column(names.get(i));
         DataType got = v == null ? null : LanceArrowUtils.fromArrowField(v.getField());
         if (got == null || !got.equals(columns.fields()[i].dataType())) {
           differ[0] = true;
@@ -169,17 +179,21 @@ final class DepartedRows {
         }
         vectors[i] = new LanceArrowColumnVector(v);
       }
-      ColumnarBatch batch = new ColumnarBatch(vectors, root.getRowCount());
-      for (int r = 0; r < batch.numRows(); r++) {
-        rows.add((Row) toRow.apply(batch.getRow(r).copy()));
+      ColumnarBatch batch = new ColumnarBatch(vectors, b.rowCount());
+      for (int r = 0; r < b.rowCount(); r++) {
+        long address = b.rowAddress(r);
+        RoaringBitmap wanted = offsets.get((int) (address >>> 32));
+        if (wanted != null && wanted.contains((int) address)) {
+          rows.add((Row) toRow.apply(batch.getRow(r).copy()));
+        }
       }
     });
     if (differ[0]) {
       return null;
     }
-    LOG.info("View {} (job {}): {} departed rows fetched by place from {} fragments at source "
-        + "version {} in {} ms", ctx.viewName(), ctx.jobId(), rows.size(), offsets.size(),
-        old.version(), System.currentTimeMillis() - t0);
+    LOG.info("View {} (job {}): {} departed rows picked from {} fragments at source version {} "
+        + "in {} ms", ctx.viewName(), ctx.jobId(), rows.size(), offsets.size(), old.version(),
+        System.currentTimeMillis() - t0);
     return ctx.spark().createDataFrame(rows, columns);
   }
 }
