@@ -19,8 +19,9 @@ import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.lance.namespace.RestAdapter;
 
 /**
- * The examples a newcomer runs twice in a row: the second run works too, and neither leaves
- * anything in the temp directory (each child JVM gets one of its own to check).
+ * Examples a newcomer runs twice in a row: the second run works too, and none leaves anything in
+ * the temp directory (each child JVM gets one of its own to check). The others reset their
+ * warehouse folder the same way (Quickstart: QuickstartWarehouseTest; try.sql: SqlRunnerTest).
  */
 @Tag("slow")
 @Execution(ExecutionMode.CONCURRENT) // the work is in child JVMs
@@ -57,6 +58,15 @@ class ExamplesRunTwiceTest {
     }
     assertEquals(List.of(), leftIn(tmp));
     assertTrue(Files.isDirectory(Path.of("target/examples-warehouse/view-service")));
+  }
+
+  @Test
+  void restClientExampleRunsTwice(@TempDir Path dir) throws IOException {
+    Path tmp = Files.createDirectories(dir.resolve("tmp"));
+    for (int run = 1; run <= 2; run++) {
+      run("RestClientExample, run " + run, RestClientExample.class, tmp);
+    }
+    assertEquals(List.of(), leftIn(tmp));
   }
 
   private static String run(String what, Class<?> main, Path tmp, String... args) {
