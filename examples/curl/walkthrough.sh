@@ -32,12 +32,20 @@ SERVICE="http://127.0.0.1:$SERVICE_PORT"  # the view service; every other route 
 OPENS=$(sed -n 's:.*<spark.java17.opens>\(.*\)</spark.java17.opens>.*:\1:p' pom.xml)
 
 if [ -z "${LANCE_CLASSPATH:-}" ]; then
-  echo "== building the modules and resolving the class path (Maven; about 1 min once the jars are downloaded)"
+  echo "== building the modules and resolving the class path (Maven, quiet; about 1 min, plus"\
+    "about 0.5 GB of jars to download the first time)"
   mvn -B -q -DskipTests -pl examples -am package dependency:build-classpath \
     -Dmdep.includeScope=runtime -Dmdep.outputFile="$PWD/examples/target/walkthrough.classpath" >/dev/null
   LANCE_CLASSPATH="$PWD/examples/target/classes:$(cat examples/target/walkthrough.classpath)"
 fi
 
+for port in "$LANCE_PORT" "$SERVICE_PORT"; do
+  if curl -s -o /dev/null --max-time 2 "http://127.0.0.1:$port/"; then
+    echo "walkthrough: port $port is in use (a dev server or a service of an earlier run?);" \
+      "stop it, or choose other ports: LANCE_PORT=2343 SERVICE_PORT=2344 $0" >&2
+    exit 1
+  fi
+done
 rm -rf "$WORK"
 mkdir -p "$WORK"
 PIDS=()
@@ -61,11 +69,19 @@ await_http() {
   done
 }
 
-# POST $2 (JSON) to the service's route $1, showing the command and the answer.
+# POST $2 (JSON) to the service's route $1, showing the command and the answer; stops the
+# walkthrough on an error answer.
 post() {
   echo "\$ curl -s -X POST '$SERVICE$1' -H 'Content-Type: application/json' -d '$2'"
-  ANSWER=$(curl -s -X POST "$SERVICE$1" -H 'Content-Type: application/json' -d "$2")
+  local out code
+  out=$(curl -s -w '\n%{http_code}' -X POST "$SERVICE$1" -H 'Content-Type: application/json' -d "$2")
+  code=${out##*$'\n'}
+  ANSWER=${out%$'\n'*}
   echo "$ANSWER"
+  if [ "$code" -ge 400 ]; then
+    echo "walkthrough: POST $1 answered HTTP $code; the service's log: $WORK/service.log" >&2
+    exit 1
+  fi
 }
 
 # The string field $1 of the last answer.
