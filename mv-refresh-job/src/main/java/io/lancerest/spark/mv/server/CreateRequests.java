@@ -1,8 +1,11 @@
 package io.lancerest.spark.mv.server;
 
 import io.lancerest.client.arrow.ArrowBatches;
+import io.lancerest.client.LanceJson;
 import io.lancerest.client.arrow.ArrowIpc;
+import io.lancerest.client.arrow.JsonArrowSchemas;
 import io.lancerest.client.model.CreateMaterializedViewRequest;
+import io.lancerest.client.model.JsonArrowSchema;
 import io.lancerest.client.model.MaterializedViewUdtfEntry;
 import io.lancerest.spark.mv.CreateViewRequest;
 import io.lancerest.spark.mv.definition.FunctionSpec;
@@ -162,8 +165,21 @@ final class CreateRequests {
     }
   }
 
-  /** The base64 Arrow IPC schema of the request. */
+  /**
+   * The request's schema: base64 of an Arrow IPC stream (the spec's form), or, readable, the
+   * spec's {@code JsonArrowSchema} (the table routes' {@code schema}) as a JSON string.
+   */
   static Schema schema(String base64) {
+    if (base64.strip().startsWith("{")) {
+      try {
+        return JsonArrowSchemas.toArrow(LanceJson.mapper().readValue(base64,
+            JsonArrowSchema.class));
+      } catch (Exception e) {
+        throw ServiceError.badRequest("output_schema starts with '{' but is not a JsonArrowSchema "
+            + "({\"fields\": [{\"name\": …, \"type\": {\"type\": \"int64\"}, \"nullable\": …}]}): "
+            + e.getMessage());
+      }
+    }
     byte[] bytes;
     try {
       bytes = Base64.getDecoder().decode(base64.trim());

@@ -320,6 +320,22 @@ class MaterializedViewServerTest {
         ALICE);
     assertEquals(201, asPrinted.status(), asPrinted.body());
     assertTrue(tableExists(ns, "p2"));
+
+    // a readable output_schema: the table routes' JsonArrowSchema, as a JSON string
+    ObjectNode readable = bare.deepCopy();
+    readable.put("with_no_data", true);
+    readable.put("output_schema", "{\"fields\":[{\"name\":\"id\",\"type\":{\"type\":"
+        + "\"int64\"},\"nullable\":true},{\"name\":\"loud\",\"type\":{\"type\":\"utf8\"},"
+        + "\"nullable\":true}]}");
+    readable.remove("id");
+    Answer json = post("/v1/materialized_view/" + ns + "$p3/create", readable.toString(), ALICE);
+    assertEquals(201, json.status(), json.body());
+    readable.put("output_schema", "{\"fields\": 7}");
+    Answer badJson = post("/v1/materialized_view/" + ns + "$p4/create", readable.toString(),
+        ALICE);
+    assertEquals(400, badJson.status(), badJson.body());
+    assertTrue(badJson.json().path("error").asText().contains("not a JsonArrowSchema"),
+        badJson.body());
   }
 
   @Test
