@@ -7,7 +7,8 @@ import org.apache.spark.sql.SparkSession;
  * Prepares a server for the {@code spark-submit} refresh job (examples/README.md): namespace
  * {@code demo}, source table {@code demo.orders} and a query view {@code demo.big_orders} created
  * {@code WITH NO DATA}, so that the first {@code RefreshJob} run fills it. With {@code --append}
- * it adds orders to an existing setup instead, for an incremental refresh.
+ * it adds orders to an existing setup instead, for an incremental refresh. Without it, a namespace
+ * {@code demo} an earlier run left is dropped first, so that it can be run again.
  *
  * <p>Usage: {@code RefreshJobSetup [--uri URL] [--append]} (default uri http://127.0.0.1:2333,
  * the dev server's).
@@ -32,7 +33,9 @@ public final class RefreshJobSetup {
         Quickstart.sql(spark, "INSERT INTO lance.demo.orders VALUES "
             + "(6, 'eve', 420.0), (7, 'frank', 12.5)");
       } else {
-        Quickstart.sql(spark, "CREATE NAMESPACE IF NOT EXISTS lance.demo");
+        // a second run starts again from the same state: what an earlier run made goes first
+        Quickstart.sql(spark, "DROP NAMESPACE IF EXISTS lance.demo CASCADE");
+        Quickstart.sql(spark, "CREATE NAMESPACE lance.demo");
         Quickstart.sql(spark, "CREATE TABLE lance.demo.orders (id BIGINT, customer STRING, "
             + "amount DOUBLE)");
         Quickstart.sql(spark, "INSERT INTO lance.demo.orders VALUES (1, 'ann', 120.0), "

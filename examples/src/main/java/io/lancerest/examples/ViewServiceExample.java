@@ -8,7 +8,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Base64;
@@ -39,7 +38,9 @@ public final class ViewServiceExample {
   private ViewServiceExample() {}
 
   public static void main(String[] args) throws Exception {
-    Path root = Files.createTempDirectory("view-service-example");
+    // its own folder, emptied on every run (nothing is left in the temp directory)
+    Path root = Path.of("target/examples-warehouse/view-service").toAbsolutePath();
+    Warehouses.reset(root);
     RestAdapter upstream = new RestAdapter("dir", Map.of("root", root.toString()), "127.0.0.1",
         0);
     upstream.start();

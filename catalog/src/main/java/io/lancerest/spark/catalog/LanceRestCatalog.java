@@ -67,6 +67,9 @@ public class LanceRestCatalog
         () -> resource(CredentialRelay.class, this::startRelay));
     this.namespaces = new NamespaceOperations(client);
     lifecycle.closeWithSparkContext(this::close);
+    // lance-core leaves a 150 MiB copy of its native library in the temp directory of every
+    // killed JVM (it cannot reuse one): clean up after those
+    io.lancerest.spark.connector.NativeLibrarySweep.sweepTempDir();
   }
 
   /**

@@ -1,5 +1,6 @@
 package io.lancerest.spark.mv;
 
+import io.lancerest.client.model.CreateMaterializedViewRequest;
 import io.lancerest.spark.mv.error.MaterializedViewException;
 import io.lancerest.spark.mv.result.JobRecord;
 import io.lancerest.spark.mv.result.MaintenanceResult;
@@ -16,6 +17,17 @@ import org.apache.spark.sql.SparkSession;
 public interface MaterializedViews {
   /** Creates a view; with {@code withData}, also runs its first refresh. */
   RefreshResult create(CreateViewRequest request);
+
+  /**
+   * The body of the spec's CreateMaterializedView that a CREATE of {@code request} sends to a
+   * server managing views: {@code source_query} and {@code output_schema} derived from the
+   * request as CREATE derives them (the SELECT analyzed against the source's schema). Nothing
+   * is created, and the view may already exist.
+   */
+  default CreateMaterializedViewRequest createRequest(CreateViewRequest request) {
+    throw new MaterializedViewException(getClass().getName() + " does not derive "
+        + "CreateMaterializedView requests");
+  }
 
   /** Refreshes a view. Throws {@link MaterializedViewNotFoundException} if it does not exist. */
   default RefreshResult refresh(List<String> viewId, RefreshOptions options) {

@@ -4,6 +4,7 @@ import io.lancerest.client.RestClientConfig;
 import io.lancerest.client.error.ClientConfigException;
 import io.lancerest.client.error.NotFoundException;
 import io.lancerest.spark.mv.cli.ConnectionFlags;
+import io.lancerest.spark.mv.cli.MainSessions;
 import io.lancerest.spark.mv.error.InvalidOptionException;
 import io.lancerest.spark.mv.error.MaterializedViewNotFoundException;
 import io.lancerest.spark.mv.result.RefreshResult;
@@ -233,7 +234,7 @@ public final class RefreshJob {
 
   /** The default runner: a Spark session with the project's catalog, then the one engine. */
   static RefreshResult runInSpark(Args args) {
-    SparkSession spark = SparkSession.builder().appName("lance-mv-refresh "
+    SparkSession spark = MainSessions.builder("lance-mv-refresh "
         + String.join(".", args.viewId())).getOrCreate();
     String prefix = "spark.sql.catalog." + CATALOG;
     spark.conf().set(prefix, "io.lancerest.spark.catalog.LanceRestCatalog");

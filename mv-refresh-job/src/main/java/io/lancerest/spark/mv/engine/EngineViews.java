@@ -1,6 +1,7 @@
 package io.lancerest.spark.mv.engine;
 
 import io.lancerest.client.error.ForbiddenException;
+import io.lancerest.client.model.CreateMaterializedViewRequest;
 import io.lancerest.client.error.UnsupportedOperationByServerException;
 import io.lancerest.spark.mv.CreateViewRequest;
 import io.lancerest.spark.mv.MaterializedViews;
@@ -99,6 +100,12 @@ public final class EngineViews implements MaterializedViews {
       }
     }
     return clientCreate.create(r, p);
+  }
+
+  @Override
+  public CreateMaterializedViewRequest createRequest(CreateViewRequest r) {
+    return ServerViews.request(r, PreparedView.prepare(spark, cat, r, cat.display(r.viewId()),
+        false));
   }
 
   @Override

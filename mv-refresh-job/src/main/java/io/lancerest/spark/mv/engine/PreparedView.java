@@ -45,6 +45,15 @@ record PreparedView(ViewDefinition definition, StructType viewSchema, Schema arr
   /** The checked request; {@code null} when the view exists and the CREATE said IF NOT EXISTS. */
   static PreparedView prepare(SparkSession spark, CatalogBinding cat, CreateViewRequest r,
       String viewName) {
+    return prepare(spark, cat, r, viewName, true);
+  }
+
+  /**
+   * @param creating whether the view is about to be created: then an existing one is refused
+   *     (or, under IF NOT EXISTS, answered {@code null}); else only the request is derived
+   */
+  static PreparedView prepare(SparkSession spark, CatalogBinding cat, CreateViewRequest r,
+      String viewName, boolean creating) {
     MaterializedViewKind kind = r.kind();
     Map<String, String> options = FunctionOptions.normalized(r.options());
     Long outputLimit = null;
@@ -77,7 +86,7 @@ record PreparedView(ViewDefinition definition, StructType viewSchema, Schema arr
     } catch (InvalidOptionException e) {
       throw e.withSuffix(" (view " + viewName + ")");
     }
-    if (viewExists(cat, r.viewId())) {
+    if (creating && viewExists(cat, r.viewId())) {
       if (r.ifNotExists()) {
         LOG.info("View {} exists; IF NOT EXISTS: nothing to do", viewName);
         return null;

@@ -48,15 +48,7 @@ final class ServerViews {
    */
   RefreshResult create(CreateViewRequest r, PreparedView p, long started) {
     ViewDefinition d = p.definition();
-    byte[] ipc = ArrowIpc.toStream(p.arrowSchema(), List.of());
-    CreateMaterializedViewRequest req = CreateMaterializedViewRequest.builder(d.viewId())
-        .kind(d.kind().wire())
-        .sourceQuery(d.sourceQuery().toJson())
-        .outputSchema(Base64.getEncoder().encodeToString(ipc))
-        .udtfSpec(d.function() == null ? null : d.function().toWire())
-        .withNoData(!r.withData())
-        .autoRefresh(d.autoRefresh())
-        .build();
+    CreateMaterializedViewRequest req = request(r, p);
     CreateMaterializedViewResponse resp;
     try {
       resp = cat.client().createMaterializedView(req);
@@ -75,6 +67,24 @@ final class ServerViews {
     }
     return new RefreshResult(resp.jobId(), RefreshResult.JobStatus.SUBMITTED, d.kind(), null,
         0, 0, 0, System.currentTimeMillis() - started);
+  }
+
+  /**
+   * The CreateMaterializedView body for a prepared CREATE: {@code output_schema} is the view
+   * table's whole schema (for a query view its layout columns {@code __source_row_id} and
+   * {@code __is_set} first, then the SELECT's), as base64 of an Arrow IPC stream with no batch.
+   */
+  static CreateMaterializedViewRequest request(CreateViewRequest r, PreparedView p) {
+    ViewDefinition d = p.definition();
+    byte[] ipc = ArrowIpc.toStream(p.arrowSchema(), List.of());
+    return CreateMaterializedViewRequest.builder(d.viewId())
+        .kind(d.kind().wire())
+        .sourceQuery(d.sourceQuery().toJson())
+        .outputSchema(Base64.getEncoder().encodeToString(ipc))
+        .udtfSpec(d.function() == null ? null : d.function().toWire())
+        .withNoData(!r.withData())
+        .autoRefresh(d.autoRefresh())
+        .build();
   }
 
   /**

@@ -1,8 +1,11 @@
 package io.lancerest.spark.mv.server;
 
 import io.lancerest.client.arrow.ArrowBatches;
+import io.lancerest.client.LanceJson;
 import io.lancerest.client.arrow.ArrowIpc;
+import io.lancerest.client.arrow.JsonArrowSchemas;
 import io.lancerest.client.model.CreateMaterializedViewRequest;
+import io.lancerest.client.model.JsonArrowSchema;
 import io.lancerest.client.model.MaterializedViewUdtfEntry;
 import io.lancerest.spark.mv.CreateViewRequest;
 import io.lancerest.spark.mv.definition.FunctionSpec;
@@ -21,7 +24,8 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * The spec's CreateMaterializedViewRequest as the engine's {@link CreateViewRequest}: the same
  * fields a SQL {@code CREATE MATERIALIZED VIEW} gives, so a view created through the service
  * is the view the catalog would have created. Everything the spec requires of the request is
- * checked here, before anything is created.
+ * checked here, before anything is created. {@code output_schema}, which the spec requires, may
+ * be left out: the engine derives the view's columns from {@code source_query} in any case.
  */
 final class CreateRequests {
   private CreateRequests() {}
@@ -49,13 +53,13 @@ final class CreateRequests {
     if (r.sourceQuery() == null || r.sourceQuery().isBlank()) {
       throw ServiceError.badRequest("source_query is required");
     }
-    if (r.outputSchema() == null || r.outputSchema().isBlank()) {
-      throw ServiceError.badRequest("output_schema is required (a base64 Arrow IPC schema)");
-    }
     try {
       MaterializedViewKind kind = MaterializedViewKind.fromWire(r.kind());
       SourceQuery query = SourceQuery.fromJson(r.sourceQuery());
-      Schema declared = schema(r.outputSchema());
+      // The view's columns are derived from source_query (and the function) at CREATE, as for
+      // SQL; a given output_schema is read, and a UDTF view's checked against its function.
+      Schema declared = r.outputSchema() == null || r.outputSchema().isBlank() ? null
+          : schema(r.outputSchema());
       MaterializedViewUdtfEntry e = r.udtfSpec();
       Map<String, String> options = new LinkedHashMap<>();
       if (Boolean.TRUE.equals(r.autoRefresh())) {
@@ -79,7 +83,7 @@ final class CreateRequests {
           throw ServiceError.badRequest("partition_by and partition_by_indexed_column are for "
               + "udtf views; a chunker runs once per source row");
         }
-        if (kind == MaterializedViewKind.UDTF) {
+        if (kind == MaterializedViewKind.UDTF && declared != null) {
           checkOutput(declared, spec.envelope().outputSchema());
         }
         functionClass = spec.envelope().className();
@@ -164,8 +168,21 @@ final class CreateRequests {
     }
   }
 
-  /** The base64 Arrow IPC schema of the request. */
+  /**
+   * The request's schema: base64 of an Arrow IPC stream (the spec's form), or, readable, the
+   * spec's {@code JsonArrowSchema} (the table routes' {@code schema}) as a JSON string.
+   */
   static Schema schema(String base64) {
+    if (base64.strip().startsWith("{")) {
+      try {
+        return JsonArrowSchemas.toArrow(LanceJson.mapper().readValue(base64,
+            JsonArrowSchema.class));
+      } catch (Exception e) {
+        throw ServiceError.badRequest("output_schema starts with '{' but is not a JsonArrowSchema "
+            + "({\"fields\": [{\"name\": …, \"type\": {\"type\": \"int64\"}, \"nullable\": …}]}): "
+            + e.getMessage());
+      }
+    }
     byte[] bytes;
     try {
       bytes = Base64.getDecoder().decode(base64.trim());

@@ -8,6 +8,7 @@ import io.lancerest.spark.connector.LanceLocation;
 import io.lancerest.spark.mv.CreateViewRequest;
 import io.lancerest.spark.mv.MaterializedViews;
 import io.lancerest.spark.mv.RefreshOptions;
+import io.lancerest.spark.mv.cli.MainSessions;
 import io.lancerest.spark.mv.definition.ViewState;
 import io.lancerest.spark.mv.engine.JobService;
 import io.lancerest.spark.mv.engine.QueuedJobs;
@@ -130,7 +131,7 @@ public final class MaterializedViewServer implements AutoCloseable {
       err.println("Run with --help for the options.");
       return 2;
     }
-    SparkSession spark = SparkSession.builder().appName("lance-mv-service").getOrCreate();
+    SparkSession spark = MainSessions.builder("lance-mv-service").getOrCreate();
     MaterializedViewServer s = start(spark, cfg);
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {

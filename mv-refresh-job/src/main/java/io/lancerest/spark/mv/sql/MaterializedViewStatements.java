@@ -89,16 +89,44 @@ public final class MaterializedViewStatements {
   /** A multipart name split into the catalog and the catalog-relative identifier. */
   record Resolved(String catalog, List<String> id) {}
 
+  /** A CREATE MATERIALIZED VIEW statement as the engine's request, in the catalog it names. */
+  public record CreateStatement(String catalog, CreateViewRequest request) {}
+
+  /**
+   * Parses {@code sql}, which must be one CREATE MATERIALIZED VIEW statement, with names
+   * resolved as running it in {@code spark} would resolve them; nothing is run.
+   */
+  public static CreateStatement parseCreate(SparkSession spark, String sql) {
+    MvStatement s = null;
+    if (MvStatementParser.handles(sql)) {
+      try {
+        s = MvStatementParser.parse(spark.sessionState().sqlParser(), sql);
+      } catch (org.apache.spark.sql.catalyst.parser.ParseException e) {
+        throw new MaterializedViewException("The statement does not parse: " + e.getMessage(),
+            e);
+      }
+    }
+    if (!(s instanceof MvStatement.Create c)) {
+      throw new MaterializedViewException("Expected one CREATE MATERIALIZED VIEW statement, got: "
+          + sql.strip().lines().findFirst().orElse(""));
+    }
+    return create(spark, c);
+  }
+
+  private static CreateStatement create(SparkSession spark, MvStatement.Create c) {
+    Resolved r = resolveObject(spark, c.name());
+    return new CreateStatement(r.catalog(), new CreateViewRequest(r.id(), c.ifNotExists(),
+        c.kind(), c.query(), null, c.functionClass(), c.partitionBy(), c.partitionByIndexed(),
+        c.options(), c.tableProperties(), c.withData()));
+  }
+
   static List<Row> execute(SparkSession spark, MvStatement s) {
     if (s instanceof MvStatement.CreateVectorIndex ci) {
       return VectorIndexes.create(spark, ci);
     }
     if (s instanceof MvStatement.Create c) {
-      Resolved r = resolveObject(spark, c.name());
-      RefreshResult res = MaterializedViews.forCatalog(spark, r.catalog()).create(
-          new CreateViewRequest(r.id(), c.ifNotExists(), c.kind(), c.query(), null,
-              c.functionClass(), c.partitionBy(), c.partitionByIndexed(), c.options(),
-              c.tableProperties(), c.withData()));
+      CreateStatement cs = create(spark, c);
+      RefreshResult res = MaterializedViews.forCatalog(spark, cs.catalog()).create(cs.request());
       return res == null ? List.of() : List.of(row(res));
     }
     if (s instanceof MvStatement.Refresh rf) {

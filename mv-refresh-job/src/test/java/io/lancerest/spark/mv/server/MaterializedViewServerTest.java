@@ -282,6 +282,63 @@ class MaterializedViewServerTest {
   }
 
   @Test
+  void aQueryViewCreatedWithoutOutputSchemaGetsTheColumnsPrintCreateRequestDerives() {
+    String ns = newSource();
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+    int rc = io.lancerest.spark.mv.PrintCreateRequest.run(new String[] {"--uri", gate.uri(),
+        "--token", ALICE, "--sql", "CREATE MATERIALIZED VIEW " + ns + ".p AS SELECT id, "
+        + "upper(doc) AS loud FROM " + ns + ".src WHERE id > 1"},
+        new java.io.PrintStream(out, true), new java.io.PrintStream(err, true),
+        TestSpark::newSession);
+    String printed = out.toString(StandardCharsets.UTF_8);
+    assertEquals(0, rc, err.toString(StandardCharsets.UTF_8));
+    assertEquals(1, printed.strip().lines().count(), printed);
+    assertFalse((printed + err).contains(ALICE), "the token was printed");
+    ObjectNode body = (ObjectNode) tree(printed);
+    assertEquals("query", body.path("kind").asText(), printed);
+    assertTrue(body.path("source_query").asText().contains("upper(doc)"), printed);
+    Schema declared = CreateRequests.schema(body.path("output_schema").asText());
+    assertEquals(List.of("__source_row_id", "__is_set", "id", "loud"),
+        declared.getFields().stream().map(Field::getName).toList());
+    assertFalse(tableExists(ns, "p"), "printing created the view");
+
+    // without output_schema, the service derives the same columns
+    ObjectNode bare = body.deepCopy();
+    bare.remove("output_schema");
+    bare.put("with_no_data", false);
+    Answer created = post("/v1/materialized_view/" + ns + "$p/create", bare.toString(), ALICE);
+    assertEquals(201, created.status(), created.body());
+    JsonNode done = awaitJob(ns, "p", created.json().path("job_id").asText());
+    assertEquals("DONE", done.path("status").asText(), done.toString());
+    assertEquals(List.of("2|GAMMA", "3|DELTA EPSILON ZETA"),
+        rows("SELECT id, loud FROM lance." + ns + ".p"));
+
+    // the printed body, output_schema and all, is accepted as it is (another view's path)
+    body.remove("id");
+    Answer asPrinted = post("/v1/materialized_view/" + ns + "$p2/create", body.toString(),
+        ALICE);
+    assertEquals(201, asPrinted.status(), asPrinted.body());
+    assertTrue(tableExists(ns, "p2"));
+
+    // a readable output_schema: the table routes' JsonArrowSchema, as a JSON string
+    ObjectNode readable = bare.deepCopy();
+    readable.put("with_no_data", true);
+    readable.put("output_schema", "{\"fields\":[{\"name\":\"id\",\"type\":{\"type\":"
+        + "\"int64\"},\"nullable\":true},{\"name\":\"loud\",\"type\":{\"type\":\"utf8\"},"
+        + "\"nullable\":true}]}");
+    readable.remove("id");
+    Answer json = post("/v1/materialized_view/" + ns + "$p3/create", readable.toString(), ALICE);
+    assertEquals(201, json.status(), json.body());
+    readable.put("output_schema", "{\"fields\": 7}");
+    Answer badJson = post("/v1/materialized_view/" + ns + "$p4/create", readable.toString(),
+        ALICE);
+    assertEquals(400, badJson.status(), badJson.body());
+    assertTrue(badJson.json().path("error").asText().contains("not a JsonArrowSchema"),
+        badJson.body());
+  }
+
+  @Test
   void aChunkerViewCreatedWithoutDataHasNoJobUntilARefresh() {
     String ns = newSource();
     Schema out = new Schema(List.of(
