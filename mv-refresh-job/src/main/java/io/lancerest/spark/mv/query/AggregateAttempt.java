@@ -99,7 +99,7 @@ record AggregateAttempt(RefreshContext ctx, ViewTables t, SourceQuery q, Refresh
       LOG.info("View {} (job {}): source version {} (watermark {}): rebuilding the aggregate "
           + "view ({})", t.viewName(), ctx.jobId(), s.srcVersion, s.watermark,
           s.rebuildReason());
-      Dataset<Row> rows = st.viewRows(st.complete(st.delta(st.changes(now, 1))), s.target);
+      Dataset<Row> rows = st.viewRows(st.totals(st.changes(now, 1)), s.target);
       WrittenFragments w = new SparkRefreshWrite(ctx, t, o).write(rows,
           WriteTask.every(t, s.plain, o), 1);
       return QueryCommit.stage(ctx, t, s, w, List.of(), true, String.format(
@@ -130,8 +130,8 @@ record AggregateAttempt(RefreshContext ctx, ViewTables t, SourceQuery q, Refresh
       }
       Dataset<Row> write = st.viewRows(merged.where("NOT __recompute"), s.target);
       if (recompute > 0) {
-        write = write.unionByName(st.viewRows(st.complete(st.delta(st.changes(
-            recomputed(now, merged), 1))), s.target));
+        write = write.unionByName(st.viewRows(st.totals(st.changes(
+            recomputed(now, merged), 1)), s.target));
       }
       LOG.info("View {} (job {}): source version {} (watermark {}): {}; {} source rows left "
           + "changed fragments, {} rows arrived in them; {} groups touched, {} in the view, {} "
@@ -259,7 +259,7 @@ record AggregateAttempt(RefreshContext ctx, ViewTables t, SourceQuery q, Refresh
     SourceChanges ch = changes();
     SparkRefreshWrite writes = new SparkRefreshWrite(ctx, t, o);
     if (ch == null) {
-      long groups = st.complete(st.delta(st.changes(now, 1))).count();
+      long groups = st.totals(st.changes(now, 1)).count();
       String reason = o.force() ? "force = true" : s.watermarkRemoved != null
           ? s.watermarkRemovedReason() : s.replaceAll ? "the view is empty"
           : "the source's changes since version " + s.watermark + " cannot be told";
