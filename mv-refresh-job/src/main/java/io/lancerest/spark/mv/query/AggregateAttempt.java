@@ -20,6 +20,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.sql.Dataset;
@@ -27,6 +29,7 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.expressions.UserDefinedFunction;
 import org.apache.spark.sql.functions;
 import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
 import org.apache.spark.storage.StorageLevel;
 
 /**
@@ -112,9 +115,7 @@ record AggregateAttempt(RefreshContext ctx, ViewTables t, SourceQuery q, Refresh
     Dataset<Row> merged = null;
     try {
       Dataset<Row> delta = st.delta(changeRows(st, now, ch, departed));
-      Dataset<Row> view = LanceReads.load(ctx.spark(), t.view(), s.readVersion)
-          .select(viewColumns());
-      merged = st.merge(delta, view).persist(StorageLevel.MEMORY_AND_DISK());
+      merged = st.merge(delta, view()).persist(StorageLevel.MEMORY_AND_DISK());
       ctx.describe("merge the changes of " + ch.departed.getLongCardinality()
           + " departed rows and " + ch.rescanRows + " rows of changed fragments into the "
           + "groups");
@@ -158,8 +159,7 @@ record AggregateAttempt(RefreshContext ctx, ViewTables t, SourceQuery q, Refresh
    */
   private Dataset<Row> changeRows(AggregateState st, Dataset<Row> now, SourceChanges ch,
       Broadcast<byte[]> departed) {
-    Dataset<Row> arrived = st.changes(FragmentScopedRead.restrict(now,
-        new HashSet<>(ch.rescan)), 1);
+    Dataset<Row> arrived = arrivals(st, now, ch);
     if (ch.departed.isEmpty()) {
       return arrived;
     }
@@ -236,6 +236,59 @@ record AggregateAttempt(RefreshContext ctx, ViewTables t, SourceQuery q, Refresh
     return rows.select(back.toArray(new org.apache.spark.sql.Column[0]));
   }
 
+  private long driverRows() {
+    return LocalRefreshWrite.conf(ctx.spark(), LocalRefreshWrite.MAX_ROWS_CONF,
+        LocalRefreshWrite.DEFAULT_MAX_ROWS);
+  }
+
+  /**
+   * The rows of the changed fragments at the target version, arriving: read on the driver when
+   * they are at most {@value LocalRefreshWrite#MAX_ROWS_CONF} ({@link DriverRows}), else by a
+   * Spark scan of those fragments.
+   */
+  private Dataset<Row> arrivals(AggregateState st, Dataset<Row> now, SourceChanges ch) {
+    long max = driverRows();
+    StructType columns = max > 0 && ch.rescanRows <= max ? DepartedRows.columnsRead(st, now)
+        : null;
+    if (columns != null) {
+      try (BufferAllocator a = new RootAllocator();
+          org.lance.Dataset ds = RefreshDatasets.open(a, t.source(), s.srcVersion,
+              "source table")) {
+        List<Row> rows = ch.rescan.isEmpty() ? List.of() : DriverRows.read(ds,
+            new ArrayList<>(new java.util.TreeSet<>(ch.rescan)), columns, false, x -> true);
+        if (rows != null) {
+          return st.changes(ctx.spark().createDataFrame(rows, columns), 1);
+        }
+      } catch (Exception e) {
+        LOG.info("View {} (job {}): changed fragments not read on the driver ({}); reading "
+            + "them in Spark", t.viewName(), ctx.jobId(), e.toString());
+      }
+    }
+    return st.changes(FragmentScopedRead.restrict(now, new HashSet<>(ch.rescan)), 1);
+  }
+
+  /**
+   * The view's rows with their {@code _rowaddr}, at the version the refresh read: on the driver
+   * when it has at most {@value LocalRefreshWrite#MAX_ROWS_CONF} rows, else through lance-spark.
+   */
+  private Dataset<Row> view() {
+    long max = driverRows();
+    if (max > 0 && s.viewRows <= max) {
+      try (BufferAllocator a = new RootAllocator();
+          org.lance.Dataset ds = RefreshDatasets.open(a, t.view(), s.readVersion, "view")) {
+        List<Row> rows = DriverRows.read(ds, null, s.target, true, x -> true);
+        if (rows != null) {
+          return ctx.spark().createDataFrame(rows, s.target.add("_rowaddr",
+              DataTypes.LongType, false));
+        }
+      } catch (Exception e) {
+        LOG.info("View {} (job {}): view rows not read on the driver ({}); reading them in "
+            + "Spark", t.viewName(), ctx.jobId(), e.toString());
+      }
+    }
+    return LanceReads.load(ctx.spark(), t.view(), s.readVersion).select(viewColumns());
+  }
+
   private org.apache.spark.sql.Column[] viewColumns() {
     List<org.apache.spark.sql.Column> cols = new ArrayList<>();
     cols.add(functions.col("_rowaddr"));
@@ -272,9 +325,7 @@ record AggregateAttempt(RefreshContext ctx, ViewTables t, SourceQuery q, Refresh
     JavaSparkContext jsc = JavaSparkContext.fromSparkContext(ctx.spark().sparkContext());
     Broadcast<byte[]> departed = jsc.broadcast(RowIdSet.serialize(ch.departed));
     try {
-      Dataset<Row> view = LanceReads.load(ctx.spark(), t.view(), s.readVersion)
-          .select(viewColumns());
-      List<Row> touched = st.merge(st.delta(changeRows(st, now, ch, departed)), view)
+      List<Row> touched = st.merge(st.delta(changeRows(st, now, ch, departed)), view())
           .select("__v_addr", "__recompute").collectAsList();
       long inView = touched.stream().filter(r -> !r.isNullAt(0)).count();
       long recompute = touched.stream().filter(r -> r.getBoolean(1)).count();

@@ -3,7 +3,6 @@ package io.lancerest.spark.mv.query;
 import static io.lancerest.spark.mv.query.QueryRefresh.LOG;
 import static io.lancerest.spark.mv.query.RefreshDatasets.open;
 
-import io.lancerest.spark.connector.read.SafeLanceScan;
 import io.lancerest.spark.mv.fragments.DeletionVectors;
 import io.lancerest.spark.mv.fragments.FragmentScopedRead;
 import io.lancerest.spark.mv.fragments.SourceChanges;
@@ -17,20 +16,13 @@ import java.util.Map;
 import java.util.Set;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
-import org.apache.arrow.vector.FieldVector;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.catalyst.CatalystTypeConverters;
 import org.apache.spark.sql.catalyst.expressions.Attribute;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
-import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
-import org.apache.spark.sql.util.LanceArrowUtils;
-import org.apache.spark.sql.vectorized.ColumnVector;
-import org.apache.spark.sql.vectorized.ColumnarBatch;
 import org.lance.FragmentMetadata;
-import org.lance.spark.vectorized.LanceArrowColumnVector;
 import org.roaringbitmap.RoaringBitmap;
 import scala.collection.JavaConverters;
 
@@ -43,7 +35,7 @@ import scala.collection.JavaConverters;
  * its fragment's deletion file gained since the watermark. Those fragments are read at the
  * watermark version on the driver, with lance-core, only the columns the definition reads and
  * the row addresses, and the rows at those places kept: no Spark job, no {@code _rowid}, no
- * filter handed to Lance ({@link SafeLanceScan}).
+ * filter handed to Lance ({@link DriverRows}).
  * Fragments whose rows all left (compaction input, fragments emptied or rewritten), fragments
  * whose deletion files cannot be read directly (an object store), rows that came back, and
  * more departed rows than {@value LocalRefreshWrite#MAX_ROWS_CONF} are read by a Spark scan of
@@ -122,7 +114,7 @@ final class DepartedRows {
    * references, the filter's included), or {@code null} when it reads a metadata column, which
    * a fetch by place does not give.
    */
-  private static StructType columnsRead(AggregateState st, Dataset<Row> then) {
+  static StructType columnsRead(AggregateState st, Dataset<Row> then) {
     Set<String> used = new java.util.LinkedHashSet<>();
     references(st.changes(then, -1).queryExecution().analyzed(), used);
     List<StructField> fields = new ArrayList<>();
@@ -156,39 +148,13 @@ final class DepartedRows {
    */
   private static Dataset<Row> pick(RefreshContext ctx, org.lance.Dataset old,
       Map<Integer, RoaringBitmap> offsets, StructType columns) throws Exception {
-    List<String> names = List.of(columns.fieldNames());
-    scala.Function1<Object, Object> toRow =
-        CatalystTypeConverters.createToScalaConverter(columns);
-    List<Row> rows = new ArrayList<>();
-    boolean[] differ = {false};
     long t0 = System.currentTimeMillis();
-    SafeLanceScan.Request req = SafeLanceScan.Request.of(new ArrayList<>(
-        new java.util.TreeSet<>(offsets.keySet())), names).withRowAddresses()
-        .withoutScalarIndex();
-    SafeLanceScan.scan(old, req, b -> {
-      if (differ[0]) {
-        return;
-      }
-      ColumnVector[] vectors = new ColumnVector[names.size()];
-      for (int i = 0; i < vectors.length; i++) {
-        FieldVector v = b.column(names.get(i));
-        DataType got = v == null ? null : LanceArrowUtils.fromArrowField(v.getField());
-        if (got == null || !got.equals(columns.fields()[i].dataType())) {
-          differ[0] = true;
-          return;
-        }
-        vectors[i] = new LanceArrowColumnVector(v);
-      }
-      ColumnarBatch batch = new ColumnarBatch(vectors, b.rowCount());
-      for (int r = 0; r < b.rowCount(); r++) {
-        long address = b.rowAddress(r);
-        RoaringBitmap wanted = offsets.get((int) (address >>> 32));
-        if (wanted != null && wanted.contains((int) address)) {
-          rows.add((Row) toRow.apply(batch.getRow(r).copy()));
-        }
-      }
-    });
-    if (differ[0]) {
+    List<Row> rows = DriverRows.read(old, new ArrayList<>(new java.util.TreeSet<>(
+        offsets.keySet())), columns, false, address -> {
+          RoaringBitmap wanted = offsets.get((int) (address >>> 32));
+          return wanted != null && wanted.contains((int) address);
+        });
+    if (rows == null) {
       return null;
     }
     LOG.info("View {} (job {}): {} departed rows picked from {} fragments at source version {} "
