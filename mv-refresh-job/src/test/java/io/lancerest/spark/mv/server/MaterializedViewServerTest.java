@@ -286,7 +286,7 @@ class MaterializedViewServerTest {
     String ns = newSource();
     java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
     java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
-    int rc = io.lancerest.spark.mv.PrintCreateRequest.run(new String[] {"--uri", gate.uri(),
+    int rc = io.lancerest.spark.mv.sql.PrintCreateRequest.run(new String[] {"--uri", gate.uri(),
         "--token", ALICE, "--sql", "CREATE MATERIALIZED VIEW " + ns + ".p AS SELECT id, "
         + "upper(doc) AS loud FROM " + ns + ".src WHERE id > 1"},
         new java.io.PrintStream(out, true), new java.io.PrintStream(err, true),

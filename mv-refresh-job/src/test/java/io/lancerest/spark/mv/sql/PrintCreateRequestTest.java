@@ -1,4 +1,4 @@
-package io.lancerest.spark.mv;
+package io.lancerest.spark.mv.sql;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

@@ -1,4 +1,4 @@
-package io.lancerest.spark.mv;
+package io.lancerest.spark.mv.sql;
 
 import io.lancerest.client.LanceJson;
 import io.lancerest.client.RestClientConfig;
@@ -7,7 +7,8 @@ import io.lancerest.client.model.CreateMaterializedViewRequest;
 import io.lancerest.spark.mv.cli.ConnectionFlags;
 import io.lancerest.spark.mv.cli.MainSessions;
 import io.lancerest.spark.mv.error.MaterializedViewNotFoundException;
-import io.lancerest.spark.mv.sql.MaterializedViewStatements;
+import io.lancerest.spark.mv.MaterializedViews;
+import io.lancerest.spark.mv.RefreshJob;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
