@@ -53,13 +53,20 @@ class ViewValidationTest {
   }
 
   @Test
-  void joinsAggregatesWindowsAndSubqueriesAreRefusedForQueryViews() {
+  void joinsWindowsSubqueriesAndAggregatesThatCannotBeMaintainedAreRefused() {
     refused(InvalidViewDefinitionException.class, "uses a join", "j", create("j",
         "AS SELECT a.id FROM " + src + " a JOIN " + src + " b ON a.id = b.id"));
     refused(InvalidViewDefinitionException.class, "uses an aggregate", "g", create("g",
-        "AS SELECT name, count(*) AS n FROM " + src + " GROUP BY name"));
-    refused(InvalidViewDefinitionException.class, "uses an aggregate", "g2", create("g2",
-        "AS SELECT count(*) AS n FROM " + src));
+        "AS SELECT DISTINCT name FROM " + src));
+    refused(InvalidViewDefinitionException.class, "cannot maintain incrementally", "g2",
+        create("g2", "AS SELECT count(DISTINCT name) AS n FROM " + src));
+    refused(InvalidViewDefinitionException.class, "below its GROUP BY", "g3", create("g3",
+        "AS SELECT a.name, count(*) AS n FROM " + src + " a JOIN " + src + " b ON a.id = b.id "
+        + "GROUP BY a.name"));
+    // a chunker groups nothing: its SELECT is 1:1 with source rows
+    refused(InvalidViewDefinitionException.class, "uses an aggregate", "g4", create("g4",
+        "USING CHUNKER 'io.lancerest.spark.mv.chunker.TextSplitter' AS SELECT name, "
+        + "count(*) AS n FROM " + src + " GROUP BY name"));
     refused(InvalidViewDefinitionException.class, "uses a window function", "w", create("w",
         "AS SELECT id, row_number() OVER (ORDER BY id) AS r FROM " + src));
     refused(InvalidViewDefinitionException.class, "uses a subquery", "s", create("s",
