@@ -2,6 +2,7 @@ package io.lancerest.spark.catalog;
 
 import io.lancerest.spark.connector.Memoized;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Supplier;
@@ -48,8 +49,9 @@ final class MaterializedViewLayout {
       Map<String, String> m = schemaMetadata.get();
       return m != null && m.containsKey(MARKER);
     });
-    Set<String> layout = Arrays.stream(schema.fieldNames())
-        .filter(ViewTableLayout::isLayoutColumn).collect(Collectors.toUnmodifiableSet());
+    List<String> names = Arrays.asList(schema.fieldNames());
+    Set<String> layout = names.stream().filter(n -> ViewTableLayout.isLayoutColumn(n, names))
+        .collect(Collectors.toUnmodifiableSet());
     Set<String> hidden = !layout.isEmpty() && view.get() ? layout : Set.of();
     return new MaterializedViewLayout(view, hidden);
   }

@@ -21,9 +21,17 @@ public final class ViewTableLayout {
    */
   public static final String AGGREGATE_STATE_PREFIX = "__agg_";
 
-  /** Whether {@code column} of a view table is the engine's, not the user's. */
-  public static boolean isLayoutColumn(String column) {
-    return LAYOUT_COLUMNS.contains(column) || column.startsWith(AGGREGATE_STATE_PREFIX);
+  /** The group row count every aggregate view has: what tells an aggregate view's table. */
+  public static final String AGGREGATE_ROWS = AGGREGATE_STATE_PREFIX + "rows";
+
+  /**
+   * Whether {@code column} of a view table whose columns are {@code columns} is the engine's,
+   * not the user's: the {@code __agg_} prefix only in an aggregate view (other views may have
+   * user columns named so).
+   */
+  public static boolean isLayoutColumn(String column, java.util.Collection<String> columns) {
+    return LAYOUT_COLUMNS.contains(column) || column.startsWith(AGGREGATE_STATE_PREFIX)
+        && columns.contains(AGGREGATE_ROWS);
   }
 
   private ViewTableLayout() {}

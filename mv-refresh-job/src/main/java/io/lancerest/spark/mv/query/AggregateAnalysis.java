@@ -74,6 +74,33 @@ final class AggregateAnalysis {
   }
 
   /**
+   * The first subquery or nondeterministic expression in the grouping keys, the aggregates'
+   * arguments or HAVING, described; else {@code null}.
+   */
+  static String forbiddenExpression(Shape shape) {
+    List<Expression> all = new ArrayList<>(JavaConverters.seqAsJavaList(
+        shape.aggregate().groupingExpressions()));
+    for (NamedExpression ne : JavaConverters.seqAsJavaList(
+        shape.aggregate().aggregateExpressions())) {
+      Expression e = ne instanceof Alias a ? a.child() : (Expression) ne;
+      // keys are among the grouping expressions; other columns are refused by analyze
+      if (e instanceof AggregateExpression ae) {
+        all.addAll(JavaConverters.seqAsJavaList(ae.aggregateFunction().children()));
+      }
+    }
+    if (shape.having() != null) {
+      all.add(shape.having());
+    }
+    for (Expression e : all) {
+      String s = SelectAnalysis.forbiddenExpression(e);
+      if (s != null) {
+        return s;
+      }
+    }
+    return null;
+  }
+
+  /**
    * The view's projection (SELECT order) and its {@link Aggregation}.
    *
    * @param shape what {@link #split} found

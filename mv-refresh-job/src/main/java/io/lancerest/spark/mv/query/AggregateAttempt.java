@@ -119,6 +119,14 @@ record AggregateAttempt(RefreshContext ctx, ViewTables t, SourceQuery q, Refresh
       ctx.describe("merge the changes of " + ch.departed.getLongCardinality()
           + " departed rows and " + ch.rescanRows + " rows of changed fragments into the "
           + "groups");
+      if (s.viewRows + ch.rescanRows <= driverRows()) {
+        // One computed copy on the driver: which groups are recomputed (a floating sum's drift
+        // test depends on the order of its additions) is decided once for both sides.
+        List<Row> all = merged.collectAsList();
+        Dataset<Row> local = ctx.spark().createDataFrame(all, merged.schema());
+        merged.unpersist();
+        merged = local;
+      }
       List<Row> touched = merged.select("__v_addr", "__recompute").collectAsList();
       long t1 = System.currentTimeMillis();
       List<Long> deletes = new ArrayList<>();
@@ -191,7 +199,7 @@ record AggregateAttempt(RefreshContext ctx, ViewTables t, SourceQuery q, Refresh
     Dataset<Row> marked = merged.where("__recompute")
         .select(keys.toArray(new org.apache.spark.sql.Column[0]));
     List<Row> groups = marked.limit(PUSHED_GROUPS + 1).collectAsList();
-    if (groups.size() <= PUSHED_GROUPS) {
+    if (groups.size() <= PUSHED_GROUPS && groups.stream().allMatch(AggregateAttempt::literals)) {
       org.apache.spark.sql.Column any = functions.lit(false);
       if (exprs.size() == 1) {
         List<Object> values = new ArrayList<>();
@@ -234,6 +242,18 @@ record AggregateAttempt(RefreshContext ctx, ViewTables t, SourceQuery q, Refresh
       back.add(functions.col(AggregateState.quoted(c)));
     }
     return rows.select(back.toArray(new org.apache.spark.sql.Column[0]));
+  }
+
+  /** Whether every key of {@code g} can be written as a literal (not a struct, array, map). */
+  private static boolean literals(Row g) {
+    for (int j = 0; j < g.length(); j++) {
+      Object v = g.get(j);
+      if (v instanceof Row || v instanceof scala.collection.Iterable<?>
+          || v instanceof java.util.Map<?, ?>) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private long driverRows() {

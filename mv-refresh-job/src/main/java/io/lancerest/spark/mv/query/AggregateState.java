@@ -40,7 +40,7 @@ import org.apache.spark.sql.types.StructType;
  * / count in double, or for decimals the decimal division cast to decimal(p+4, s+4).
  */
 final class AggregateState {
-  static final String ROWS = Aggregation.HIDDEN_PREFIX + "rows";
+  static final String ROWS = io.lancerest.spark.catalog.ViewTableLayout.AGGREGATE_ROWS;
   /** Cancellation beyond 2^20 (a million-fold) in a floating sum makes the group recompute. */
   private static final double DRIFT = 1L << 20;
 
@@ -199,6 +199,23 @@ final class AggregateState {
     return keys;
   }
 
+  /**
+   * {@code a + b} in the sum's own type. Decimals are added exactly, as Spark's sum adds its
+   * buffer: Spark SQL's {@code +} on two decimal(38, s) values would round to decimal(38, s-1)
+   * under {@code spark.sql.decimalOperations.allowPrecisionLoss}.
+   */
+  private Column add(int i, Column a, Column b) {
+    if (sumType(i) instanceof DecimalType d) {
+      return functions.udf((org.apache.spark.sql.api.java.UDF2<java.math.BigDecimal,
+          java.math.BigDecimal, java.math.BigDecimal>) AggregateState::exactSum, d).apply(a, b);
+    }
+    return a.plus(b);
+  }
+
+  private static java.math.BigDecimal exactSum(java.math.BigDecimal a, java.math.BigDecimal b) {
+    return a == null || b == null ? null : a.add(b);
+  }
+
   private static Column notFinite(Column a) {
     return functions.isnan(a).or(functions.abs(a).equalTo(lit(Double.POSITIVE_INFINITY)));
   }
@@ -221,8 +238,10 @@ final class AggregateState {
       }
       cols.add(coalesce(col("__d_n" + i), lit(0L)).as("__n" + i));
       if (c.keepsSum()) {
-        cols.add(coalesce(col("__d_s" + i).cast(sumType(i)), lit(0).cast(sumType(i)))
-            .as("__s" + i));
+        // 0 for a group with no value (Spark's sum is NULL then, and so is the view's); a
+        // decimal sum that overflowed stays NULL, as Spark's does
+        cols.add(when(col("__n" + i).equalTo(0L), lit(0).cast(sumType(i)))
+            .otherwise(col("__d_s" + i).cast(sumType(i))).as("__s" + i));
       } else if (c.fn() != Aggregation.Function.COUNT) {
         cols.add(col("__d_add" + i).as("__x" + i));
       }
@@ -284,9 +303,16 @@ final class AggregateState {
       cols.add(n.as("__n" + i));
       if (c.keepsSum()) {
         Column old = col("__v_s" + i);
-        Column s = coalesce(old, lit(0).cast(sumType(i)))
-            .plus(coalesce(col("__d_s" + i), lit(0).cast(sumType(i))));
-        cols.add(s.cast(sumType(i)).as("__s" + i));
+        Column zero = lit(0).cast(sumType(i));
+        Column s = add(i, coalesce(old, zero), coalesce(col("__d_s" + i), zero));
+        // A group left with no value keeps exactly 0, not what rounding left of its sum.
+        cols.add(when(n.equalTo(0L), zero).otherwise(s).cast(sumType(i)).as("__s" + i));
+        if (sumType(i) instanceof DecimalType) {
+          // A decimal sum that overflowed is NULL (as Spark's is): the group's rows must tell
+          // its sum once values leave it.
+          recompute = recompute.or(present.and(n.gt(0)).and(old.isNull()
+              .and(col("__v_n" + i).gt(0)).or(s.isNull())));
+        }
         if (floatingSum(i)) {
           // Sums of doubles are exact only up to their rounding: subtracting a departed value
           // from a sum that is much larger than what remains, or from a sum a NaN or an
@@ -380,14 +406,33 @@ final class AggregateState {
         if (argTypes[i] instanceof DecimalType d) {
           DecimalType result = DecimalType.apply(Math.min(38, d.precision() + 4),
               Math.min(38, d.scale() + 4));
-          return when(none, lit(null)).otherwise(col("__s" + i)
-              .divide(n.cast(DecimalType.apply(20, 0))).cast(result));
+          int scale = result.scale();
+          int precision = result.precision();
+          return when(none, lit(null)).otherwise(functions.udf(
+              (org.apache.spark.sql.api.java.UDF2<java.math.BigDecimal, Long,
+                  java.math.BigDecimal>) (sum, count) -> decimalAverage(sum, count, precision,
+                  scale), result).apply(col("__s" + i), n));
         }
         return when(none, lit(null)).otherwise(col("__s" + i).divide(n.cast(
             DataTypes.DoubleType)));
       default:
         return when(none, lit(null)).otherwise(col("__x" + i));
     }
+  }
+
+  /**
+   * A decimal average as Spark's {@code avg} computes it from its buffer (its decimal division:
+   * to 38 places, half up, then to the result's scale, half up; NULL when it does not fit the
+   * result's precision).
+   */
+  static java.math.BigDecimal decimalAverage(java.math.BigDecimal sum, Long count,
+      int precision, int scale) {
+    if (sum == null || count == null || count == 0) {
+      return null;
+    }
+    java.math.BigDecimal q = sum.divide(java.math.BigDecimal.valueOf(count), 38,
+        java.math.RoundingMode.HALF_UP).setScale(scale, java.math.RoundingMode.HALF_UP);
+    return q.precision() > precision ? null : q;
   }
 
   /**

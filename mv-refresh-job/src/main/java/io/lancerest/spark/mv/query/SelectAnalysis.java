@@ -102,6 +102,13 @@ public final class SelectAnalysis {
             + "table: SELECT <keys>, <aggregates> FROM <table> [WHERE <predicate>] GROUP BY "
             + "<keys> [HAVING <predicate>]");
       }
+      String inside = AggregateAnalysis.forbiddenExpression(grouped);
+      if (inside != null) {
+        throw new InvalidViewDefinitionException("The SELECT of view " + viewName + " uses "
+            + inside + " in its GROUP BY, aggregates or HAVING; an aggregate view keeps each "
+            + "group's state from its rows alone, so every expression must be deterministic "
+            + "and read only the source row");
+      }
       AggregateAnalysis.Result r = AggregateAnalysis.analyze(grouped, viewName);
       Source from = source(grouped.aggregate().child(), viewName);
       return new Analyzed(from.rel.catalog().get().name(), from.rel.identifier().get(),
@@ -228,7 +235,7 @@ public final class SelectAnalysis {
     return null;
   }
 
-  private static String forbiddenExpression(Expression e) {
+  static String forbiddenExpression(Expression e) {
     if (e instanceof SubqueryExpression) {
       return "a subquery (" + abbreviate(e.sql()) + ")";
     }

@@ -49,7 +49,8 @@ final class AggregateSql {
 
   private static Expression substitute(Expression e, Map<String, Expression> byName) {
     if (e instanceof UnresolvedAttribute a && a.nameParts().size() == 1) {
-      Expression r = byName.get(a.name().toLowerCase(Locale.ROOT));
+      // nameParts, not name(): name() quotes a part that holds a dot
+      Expression r = byName.get(a.nameParts().head().toLowerCase(Locale.ROOT));
       if (r != null) {
         return r;
       }

@@ -239,6 +239,61 @@ class AggregateViewTest {
   }
 
   @Test
+  void wideDecimalSumsStayExactAcrossRefreshes() {
+    String ns = f.namespace("agd");
+    String t = "lance." + ns + ".src";
+    f.sql("CREATE TABLE " + t + " (k INT, d DECIMAL(38,18))");
+    f.sql("INSERT INTO " + t + " SELECT CAST(id % 3 AS INT), CAST(id AS DECIMAL(38,18)) / 7 "
+        + "FROM range(0, 60)");
+    String select = "SELECT k, sum(d) AS s, avg(d) AS a FROM " + t + " GROUP BY k";
+    f.sql("CREATE MATERIALIZED VIEW lance." + ns + ".v AS " + select);
+    f.sql("INSERT INTO " + t + " SELECT CAST(id % 3 AS INT), CAST(id AS DECIMAL(38,18)) / 13 "
+        + "FROM range(60, 90)");
+    f.sql("DELETE FROM " + t + " WHERE k = 1 AND d < 2");
+    refreshIncrementally(ns, "v");
+    assertEquals(f.rows(select), f.rows("SELECT * FROM lance." + ns + ".v"));
+  }
+
+  @Test
+  void aStructKeyWhoseGroupIsRecomputedIsFoundByAJoin() {
+    String ns = f.namespace("agk");
+    String t = "lance." + ns + ".src";
+    f.sql("CREATE TABLE " + t + " (id BIGINT, s STRUCT<a: INT, b: STRING>, x INT)");
+    f.sql("INSERT INTO " + t + " SELECT id, named_struct('a', CAST(id % 2 AS INT), 'b', 'z'), "
+        + "CAST(id AS INT) FROM range(0, 20)");
+    String select = "SELECT s, min(x) AS lo, count(*) AS n FROM " + t + " GROUP BY s";
+    f.sql("CREATE MATERIALIZED VIEW lance." + ns + ".v AS " + select);
+    f.sql("DELETE FROM " + t + " WHERE id = 0"); // the min of group {0, z}
+    refreshIncrementally(ns, "v");
+    assertEquals(f.rows(select), f.rows("SELECT * FROM lance." + ns + ".v"));
+  }
+
+  @Test
+  void aGrandTotalWhoseValuesAllLeftStartsAfreshWhenValuesArrive() {
+    String ns = f.namespace("agz");
+    String t = "lance." + ns + ".src";
+    f.sql("CREATE TABLE " + t + " (id BIGINT, y DOUBLE)");
+    f.sql("INSERT INTO " + t + " VALUES (1, 1e16), (2, 1.0), (3, 1.0), (4, -1e16)");
+    String select = "SELECT count(*) AS n, sum(y) AS s FROM " + t + " WHERE id > 0";
+    f.sql("CREATE MATERIALIZED VIEW lance." + ns + ".v AS " + select);
+    f.sql("UPDATE " + t + " SET y = NULL");
+    refreshIncrementally(ns, "v");
+    assertEquals(List.of("4|null"), f.rows("SELECT * FROM lance." + ns + ".v"));
+    f.sql("INSERT INTO " + t + " VALUES (5, 0.5)");
+    refreshIncrementally(ns, "v");
+    assertEquals(List.of("5|0.5"), f.rows("SELECT * FROM lance." + ns + ".v"));
+  }
+
+  @Test
+  void aColumnNamedLikeTheStateIsAUserColumnInAViewThatDoesNotGroup() {
+    String ns = f.namespace("agu");
+    String src = source(ns);
+    f.sql("CREATE MATERIALIZED VIEW lance." + ns + ".v AS SELECT id, k1 AS __agg_k FROM " + src);
+    assertEquals(List.of("id", "__agg_k"),
+        Arrays.asList(f.spark.table("lance." + ns + ".v").columns()));
+  }
+
+  @Test
   void aggregatesThatCannotBeMaintainedAreRefusedNamingThem() {
     String ns = f.namespace("agr");
     String src = source(ns);
@@ -256,6 +311,14 @@ class AggregateViewTest {
             + ".e AS SELECT k1, sum(x) / count(*) AS r FROM " + src + " GROUP BY k1"));
     assertTrue(expression.getMessage().contains("neither a grouping key nor one aggregate"),
         expression.getMessage());
+    InvalidViewDefinitionException random = assertThrows(InvalidViewDefinitionException.class,
+        () -> f.sql("CREATE MATERIALIZED VIEW lance." + ns + ".r AS SELECT k1, sum(x) AS s FROM "
+            + src + " GROUP BY k1 HAVING rand() < 2"));
+    assertTrue(random.getMessage().contains("nondeterministic"), random.getMessage());
+    InvalidViewDefinitionException subquery = assertThrows(InvalidViewDefinitionException.class,
+        () -> f.sql("CREATE MATERIALIZED VIEW lance." + ns + ".q AS SELECT k1, sum(x) AS s FROM "
+            + src + " GROUP BY k1 HAVING sum(x) > (SELECT 1)"));
+    assertTrue(subquery.getMessage().contains("a subquery"), subquery.getMessage());
     assertTrue(f.rows("SHOW MATERIALIZED VIEWS IN lance." + ns).isEmpty(), "nothing created");
   }
 
