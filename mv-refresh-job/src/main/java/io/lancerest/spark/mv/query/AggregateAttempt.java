@@ -358,8 +358,8 @@ record AggregateAttempt(RefreshContext ctx, ViewTables t, SourceQuery q, Refresh
           ch.rescan, ch.rescanRows, s.viewRows, inView, (long) touched.size(),
           touched.isEmpty() ? RefreshPlan.Write.NONE : RefreshPlan.Write.SPARK_JOB,
           touched.isEmpty() ? null : 1, recompute == 0 ? "" : "groups whose departing rows "
-              + "may have held their min or max, or that HAVING hid, are aggregated again "
-              + "from the whole source");
+              + "may have held their min or max, that HAVING hid, or whose sum must be "
+              + "rebuilt are aggregated again from their rows in the source");
     } finally {
       departed.destroy();
     }
