@@ -74,18 +74,59 @@ record AggregateAttempt(RefreshContext ctx, ViewTables t, SourceQuery q, Refresh
     return st;
   }
 
-  /** The change set, or {@code null} when the view is rebuilt (with the reason logged). */
-  private SourceChanges changes() {
-    if (s.replaceAll || s.watermark == 0 || !ctx.listener().readChangedFragmentsOnly()) {
-      return null;
+  /**
+   * Setting: rebuild when applying the change set would read at least this fraction of the
+   * source's rows; 0 turns the rule off.
+   */
+  static final String REBUILD_FRACTION_CONF = "spark.lancerest.mv.query.aggregateRebuildFraction";
+  static final double DEFAULT_REBUILD_FRACTION = 0.5;
+
+  /** The change set to apply, or why the view is rebuilt instead. */
+  private record Plan(SourceChanges changes, String rebuild) {}
+
+  private Plan plan() {
+    if (s.replaceAll) {
+      return new Plan(null, s.rebuildReason());
+    }
+    if (s.watermark == 0 || !ctx.listener().readChangedFragmentsOnly()) {
+      return new Plan(null, "the view has no change set to apply");
     }
     SourceChanges ch = new FragmentDiffRead(ctx, t).changes(s);
     if (ch.diff == null) {
-      LOG.info("View {} (job {}): {}; rebuilding the aggregate view", t.viewName(),
-          ctx.jobId(), ch.why);
-      return null;
+      return new Plan(null, ch.why);
     }
-    return ch;
+    // The departed rows are picked from whole fragments and the arrived ones read whole: when
+    // that is most of the table, aggregating the whole table reads no more and does less.
+    long read = ch.rescanRows + ch.departed.getLongCardinality();
+    java.util.Map<Integer, Long> rows = new java.util.HashMap<>();
+    s.sourceAt.forEach(f -> rows.put(f.getId(), f.getPhysicalRows()));
+    for (int id : ch.diff.deletionsChanged) {
+      read += rows.getOrDefault(id, 0L);
+    }
+    double fraction = rebuildFraction();
+    if (fraction > 0 && s.sourceRows > 0 && read >= fraction * s.sourceRows) {
+      return new Plan(null, String.format("applying the change would read %,d rows of the "
+          + "source's %,d (the fragments it touched), at least %s = %s of them; aggregating "
+          + "the whole source reads no more", read, s.sourceRows, REBUILD_FRACTION_CONF,
+          fraction));
+    }
+    return new Plan(ch, null);
+  }
+
+  private double rebuildFraction() {
+    String v = ctx.spark().conf().get(REBUILD_FRACTION_CONF,
+        String.valueOf(DEFAULT_REBUILD_FRACTION));
+    try {
+      double d = Double.parseDouble(v.trim());
+      if (d >= 0 && !Double.isInfinite(d)) {
+        return d;
+      }
+    } catch (NumberFormatException e) {
+      // falls through to the error
+    }
+    throw new io.lancerest.spark.mv.error.InvalidOptionException(REBUILD_FRACTION_CONF, v,
+        "a number of 0 or more (the default " + DEFAULT_REBUILD_FRACTION + "; 0 never rebuilds for "
+        + "cost)");
   }
 
   @Override
@@ -96,12 +137,12 @@ record AggregateAttempt(RefreshContext ctx, ViewTables t, SourceQuery q, Refresh
     long t0 = System.currentTimeMillis();
     Dataset<Row> now = sourceAt(s.srcVersion);
     AggregateState st = state(now);
-    SourceChanges ch = changes();
+    Plan plan = plan();
+    SourceChanges ch = plan.changes();
     if (ch == null) {
       ctx.describe("aggregate the source");
       LOG.info("View {} (job {}): source version {} (watermark {}): rebuilding the aggregate "
-          + "view ({})", t.viewName(), ctx.jobId(), s.srcVersion, s.watermark,
-          s.rebuildReason());
+          + "view ({})", t.viewName(), ctx.jobId(), s.srcVersion, s.watermark, plan.rebuild());
       Dataset<Row> rows = st.viewRows(st.totals(st.changes(now, 1)), s.target);
       WrittenFragments w = new SparkRefreshWrite(ctx, t, o).write(rows,
           WriteTask.every(t, s.plain, o), 1);
@@ -329,13 +370,13 @@ record AggregateAttempt(RefreshContext ctx, ViewTables t, SourceQuery q, Refresh
     Long from = s.watermark == 0 ? null : s.watermark;
     Dataset<Row> now = sourceAt(s.srcVersion);
     AggregateState st = state(now);
-    SourceChanges ch = changes();
+    Plan plan = plan();
+    SourceChanges ch = plan.changes();
     SparkRefreshWrite writes = new SparkRefreshWrite(ctx, t, o);
     if (ch == null) {
       long groups = st.totals(st.changes(now, 1)).count();
       String reason = o.force() ? "force = true" : s.watermarkRemoved != null
-          ? s.watermarkRemovedReason() : s.replaceAll ? "the view is empty"
-          : "the source's changes since version " + s.watermark + " cannot be told";
+          ? s.watermarkRemovedReason() : plan.rebuild();
       return new RefreshPlan(t.viewName(), MaterializedViewKind.QUERY, RefreshPlan.Mode.FULL,
           reason, from, s.srcVersion, s.sourceFragments, null, s.sourceRows, s.viewRows,
           s.viewRows, groups, RefreshPlan.Write.SPARK_JOB,

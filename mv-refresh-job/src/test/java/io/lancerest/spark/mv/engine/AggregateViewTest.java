@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.lancerest.spark.mv.Probes;
 import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.definition.SourceQuery;
+import io.lancerest.spark.mv.error.InvalidOptionException;
 import io.lancerest.spark.mv.error.InvalidViewDefinitionException;
 import io.lancerest.spark.mv.result.RefreshResult;
 import java.util.Arrays;
@@ -27,9 +28,15 @@ import org.junit.jupiter.api.Test;
 class AggregateViewTest {
   static EngineFixture f;
 
+  /** The cost rule that rebuilds a view whose change reads most of its source. */
+  static final String REBUILD = "spark.lancerest.mv.query.aggregateRebuildFraction";
+
   @BeforeAll
   static void start() {
     f = new EngineFixture(Map.of());
+    // These small sources' scattered changes touch every fragment: by default the refresh
+    // would rebuild them; here the incremental path is what is tested.
+    f.spark.conf().set(REBUILD, "0");
   }
 
   @AfterAll
@@ -236,6 +243,36 @@ class AggregateViewTest {
     assertTrue(plan.get("Reason").contains("2 groups touched (1 in the view, 1 new)"),
         plan.toString());
     assertEquals(11L, f.sql("SELECT count(*) FROM " + v).get(0).getLong(0), "nothing committed");
+  }
+
+  @Test
+  void byDefaultAChangeThatReadsMostOfTheSourceRebuildsAndASmallOneDoesNot() {
+    String ns = f.namespace("agc");
+    String src = source(ns);
+    String v = "lance." + ns + ".v";
+    String select = select(src);
+    f.sql("CREATE MATERIALIZED VIEW " + v + " AS " + select);
+    f.spark.conf().unset(REBUILD);
+    try {
+      insert(src, 200, 205);
+      assertEquals("incremental", explain(v).get("Mode"));
+      f.sql("REFRESH MATERIALIZED VIEW " + v);
+      assertEqualsSelect(v, select);
+      f.sql("UPDATE " + src + " SET x = x + 1 WHERE id % 9 = 2"); // every fragment
+      Map<String, String> plan = explain(v);
+      assertEquals("full", plan.get("Mode"), plan.toString());
+      assertTrue(plan.get("Reason").contains("aggregating the whole source reads no more"),
+          plan.toString());
+      f.sql("REFRESH MATERIALIZED VIEW " + v);
+      assertEqualsSelect(v, select);
+      insert(src, 300, 301);
+      f.spark.conf().set(REBUILD, "zero");
+      InvalidOptionException bad = assertThrows(InvalidOptionException.class,
+          () -> f.sql("EXPLAIN REFRESH MATERIALIZED VIEW " + v + " WITH (force = false)"));
+      assertTrue(bad.getMessage().contains(REBUILD), bad.getMessage());
+    } finally {
+      f.spark.conf().set(REBUILD, "0");
+    }
   }
 
   @Test
