@@ -57,7 +57,8 @@ public final class LanceRestClient implements Closeable {
   /** One page of child namespaces. */
   public ListNamespacesResponse listNamespaces(ListNamespacesRequest request) {
     return calls.noBody(Operation.LIST_NAMESPACES, request,
-        RestCalls.pageQuery(request.getPageToken(), request.getLimit()), ListNamespacesResponse.class);
+        RestCalls.pageQuery(request.getPageToken(), request.getLimit()),
+            ListNamespacesResponse.class);
   }
 
   /** Every child namespace of {@code parent}, following every page. */
@@ -376,7 +377,8 @@ public final class LanceRestClient implements Closeable {
 
   /** One page of tags. The route takes no body: paging goes in the query. */
   public ListTableTagsResponse listTableTags(ListTableTagsRequest request) {
-    return calls.noBody(Operation.LIST_TABLE_TAGS, request, RestCalls.pageQuery(request.getPageToken(),
+    return calls.noBody(Operation.LIST_TABLE_TAGS, request,
+        RestCalls.pageQuery(request.getPageToken(),
         request.getLimit()), ListTableTagsResponse.class);
   }
 
@@ -410,7 +412,8 @@ public final class LanceRestClient implements Closeable {
 
   /** One page of branches. The route takes no body: paging goes in the query. */
   public ListTableBranchesResponse listTableBranches(ListTableBranchesRequest request) {
-    return calls.noBody(Operation.LIST_TABLE_BRANCHES, request, RestCalls.pageQuery(request.getPageToken(),
+    return calls.noBody(Operation.LIST_TABLE_BRANCHES, request,
+        RestCalls.pageQuery(request.getPageToken(),
         request.getLimit()), ListTableBranchesResponse.class);
   }
 

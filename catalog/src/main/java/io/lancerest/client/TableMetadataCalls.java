@@ -79,6 +79,7 @@ final class TableMetadataCalls {
     } else if (node.isObject()) {
       wrapped.set("metadata", node);
     }
-    return answers.fromTree(op, request.getId(), r, wrapped, UpdateTableSchemaMetadataResponse.class);
+    return answers.fromTree(op, request.getId(), r, wrapped,
+        UpdateTableSchemaMetadataResponse.class);
   }
 }

@@ -110,7 +110,8 @@ class RealServerClientTest {
     createNs("n1");
     createNs("n1", "n2");
     client.createNamespace(
-        new CreateNamespaceRequest().id(List.of("n1", "n2", "n3")).properties(Map.of("owner", "ann")));
+        new CreateNamespaceRequest().id(List.of("n1", "n2", "n3"))
+            .properties(Map.of("owner", "ann")));
 
     assertEquals(Map.of("owner", "ann"),
         client.describeNamespace(new DescribeNamespaceRequest().id(List.of("n1", "n2", "n3")))
@@ -180,7 +181,8 @@ class RealServerClientTest {
 
     DescribeTableResponse plain = client.describeTable(new DescribeTableRequest().id(id));
     assertEquals(created.getLocation(), plain.getLocation());
-    DescribeTableResponse detailed = client.describeTable(new DescribeTableRequest().id(id).withTableUri(true).loadDetailedMetadata(true).checkDeclared(true));
+    DescribeTableResponse detailed = client.describeTable(new DescribeTableRequest().id(id)
+        .withTableUri(true).loadDetailedMetadata(true).checkDeclared(true));
     assertEquals(1L, detailed.getVersion());
     assertEquals(SCHEMA, JsonArrowSchemas.toArrow(detailed.getSchema()));
     assertNotNull(detailed.getTableUri());
@@ -202,7 +204,8 @@ class RealServerClientTest {
         java.net.URI.create(dereg.getLocation())).toString();
     var reg = client.registerTable(new RegisterTableRequest().id(id).location(relative));
     assertTrue(reg.getLocation().endsWith("life$t"), reg.getLocation());
-    assertEquals(1L, client.describeTable(new DescribeTableRequest().id(id).loadDetailedMetadata(true)).getVersion());
+    assertEquals(1L, client.describeTable(new DescribeTableRequest().id(id)
+        .loadDetailedMetadata(true)).getVersion());
 
     DropTableResponse dropped = client.dropTable(new DropTableRequest().id(id));
     assertEquals(id, dropped.getId());
@@ -210,7 +213,8 @@ class RealServerClientTest {
         () -> client.describeTable(new DescribeTableRequest().id(id)));
     assertEquals("DescribeTable 'life.t': table not found (server said: Table 'life$t' not "
         + "found) [HTTP 404]", missing.getMessage());
-    assertThrows(TableNotFoundException.class, () -> client.dropTable(new DropTableRequest().id(id)));
+    assertThrows(TableNotFoundException.class, () -> client.dropTable(new DropTableRequest()
+        .id(id)));
   }
 
   @Test
@@ -221,12 +225,14 @@ class RealServerClientTest {
         client.declareTable(new DeclareTableRequest().id(id).properties(Map.of("k", "v")));
     assertTrue(declared.getLocation().endsWith("decl$d"), declared.getLocation());
     // The dir server leaves is_only_declared null even with check_declared=true.
-    DescribeTableResponse d = client.describeTable(new DescribeTableRequest().id(id).checkDeclared(true));
+    DescribeTableResponse d = client.describeTable(new DescribeTableRequest().id(id)
+        .checkDeclared(true));
     assertEquals(declared.getLocation(), d.getLocation());
     assertNull(d.getVersion());
     assertThrows(TableAlreadyExistsException.class,
         () -> client.declareTable(new DeclareTableRequest().id(id)));
-    assertEquals(List.of("d"), client.listTables(new ListTablesRequest().id(List.of("decl")).includeDeclared(true)).getTables());
+    assertEquals(List.of("d"), client.listTables(new ListTablesRequest().id(List.of("decl"))
+        .includeDeclared(true)).getTables());
   }
 
   @Test
@@ -237,7 +243,8 @@ class RealServerClientTest {
       createTable(List.of("paged", "t" + i), 1);
     }
     // The dir server ignores 'limit' and answers everything, newest first, in one page.
-    ListTablesResponse page = client.listTables(new ListTablesRequest().id(List.of("paged")).limit(2L));
+    ListTablesResponse page = client.listTables(new ListTablesRequest().id(List.of("paged"))
+        .limit(2L));
     assertEquals(List.of("t4", "t3", "t2", "t1", "t0"), page.getTables());
     assertNull(page.getPageToken());
     assertEquals(page.getTables(), client.listAllTables(List.of("paged")).toList());
@@ -291,7 +298,8 @@ class RealServerClientTest {
     UnsupportedOperationByServerException mv =
         assertThrows(UnsupportedOperationByServerException.class,
             () -> client.createMaterializedView(new CreateMaterializedViewRequest().id(
-                List.of("unsup", "mv")).kind(CreateMaterializedViewRequest.KindEnum.QUERY).sourceQuery("SELECT 1")
+                List.of("unsup", "mv")).kind(CreateMaterializedViewRequest.KindEnum.QUERY)
+                    .sourceQuery("SELECT 1")
                 .outputSchema("{}")));
     assertTrue(mv.getMessage().contains("the server has no route for this operation"),
         mv.getMessage());

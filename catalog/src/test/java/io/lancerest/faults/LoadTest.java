@@ -78,7 +78,8 @@ class LoadTest {
     List<String> namespaces = new ArrayList<>();
     for (int i = 0; i < NAMESPACES; i++) {
       namespaces.add(prefix + "_" + i);
-      direct.createNamespace(new CreateNamespaceRequest().id(List.of(prefix + "_" + i)).properties(Map.of()));
+      direct.createNamespace(new CreateNamespaceRequest().id(List.of(prefix + "_" + i))
+          .properties(Map.of()));
     }
     long t1 = System.nanoTime();
     List<List<String>> ids = new ArrayList<>();

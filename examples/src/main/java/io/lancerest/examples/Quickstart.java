@@ -77,7 +77,8 @@ public final class Quickstart {
   static void restClientTour(LanceRestClient client, BufferAllocator allocator) {
     List<String> ns = List.of("quickstart");
     List<String> table = List.of("quickstart", "cities");
-    client.createNamespace(new CreateNamespaceRequest().id(ns).properties(Map.of("owner", "quickstart")));
+    client.createNamespace(new CreateNamespaceRequest().id(ns)
+        .properties(Map.of("owner", "quickstart")));
     System.out.println("created namespace " + ns);
 
     Schema schema = new Schema(List.of(

@@ -61,7 +61,8 @@ public final class RestClientExample {
     List<String> ns = List.of("client_demo");
     List<String> table = List.of("client_demo", "points");
 
-    client.createNamespace(new CreateNamespaceRequest().id(ns).properties(Map.of("owner", "examples")));
+    client.createNamespace(new CreateNamespaceRequest().id(ns)
+        .properties(Map.of("owner", "examples")));
     System.out.println("namespace exists: " + client.namespaceExists(ns));
     System.out.println("namespace properties: "
         + client.describeNamespace(new DescribeNamespaceRequest().id(ns)).getProperties());

@@ -115,7 +115,8 @@ final class TableCreation {
       OutcomeUnknown.reconciled("DeclareTable", id, "not declared, declaring again", lost);
       DeclareTableResponse r = client.declareTable(request);
       return new Declared(described.handle(id, r.getLocation(), r.getStorageOptions(),
-          Boolean.TRUE.equals(r.getManagedVersioning()), r.getProperties()), r.getProperties() != null);
+          Boolean.TRUE.equals(r.getManagedVersioning()), r.getProperties()),
+              r.getProperties() != null);
     }
     if (d.getLocation() == null || d.getLocation().isBlank()) {
       throw lost;

@@ -53,7 +53,8 @@ final class TableDrops {
       LanceTables.purge(entry.handle.location(), entry.handle.storageOptions());
       return true;
     } catch (RuntimeException e) {
-      return reconcileGone("DropTable", id, e, () -> client.dropTable(new DropTableRequest().id(id)));
+      return reconcileGone("DropTable", id, e, () -> client.dropTable(new DropTableRequest()
+          .id(id)));
     } finally {
       described.invalidate(id);
     }
@@ -88,7 +89,8 @@ final class TableDrops {
     List<String> fromNs = from.subList(0, from.size() - 1);
     List<String> toNs = to.subList(0, to.size() - 1);
     try {
-      client.renameTable(new RenameTableRequest().id(from).newTableName(to.get(to.size() - 1)).newNamespaceId(fromNs.equals(toNs) ? null : toNs));
+      client.renameTable(new RenameTableRequest().id(from).newTableName(to.get(to.size() - 1))
+          .newNamespaceId(fromNs.equals(toNs) ? null : toNs));
     } catch (UnsupportedOperationByServerException e) {
       throw new UnsupportedCatalogOperationException("Cannot rename table "
           + Identifiers.display(from) + " to " + Identifiers.display(to) + ": the namespace "

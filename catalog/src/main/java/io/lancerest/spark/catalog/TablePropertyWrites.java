@@ -35,7 +35,8 @@ final class TablePropertyWrites {
   void replace(List<String> id, DescribedTable e, boolean serverProps, Map<String, String> props) {
     if (serverProps && !Boolean.FALSE.equals(serverSchemaMetadata)) {
       try {
-        client.updateTableSchemaMetadata(new UpdateTableSchemaMetadataRequest().id(id).metadata(props));
+        client.updateTableSchemaMetadata(new UpdateTableSchemaMetadataRequest().id(id)
+            .metadata(props));
         serverSchemaMetadata = true;
         return;
       } catch (UnsupportedOperationByServerException ex) {
@@ -74,7 +75,8 @@ final class TablePropertyWrites {
         }
         next.putAll(set);
         unset.forEach(next::remove);
-        client.updateTableSchemaMetadata(new UpdateTableSchemaMetadataRequest().id(id).metadata(next));
+        client.updateTableSchemaMetadata(new UpdateTableSchemaMetadataRequest().id(id)
+            .metadata(next));
         serverSchemaMetadata = true;
         return;
       } catch (UnsupportedOperationByServerException ex) {

@@ -80,14 +80,16 @@ class JsonArrowSchemasTest {
     Field a = JsonArrowSchemas.toArrow(
         new JsonArrowField().name("c").type(new JsonArrowDataType().type(alias)).nullable(true));
     Field c = JsonArrowSchemas.toArrow(
-        new JsonArrowField().name("c").type(new JsonArrowDataType().type(canonical)).nullable(true));
+        new JsonArrowField().name("c").type(new JsonArrowDataType().type(canonical))
+            .nullable(true));
     assertEquals(c, a);
   }
 
   @Test
   void unknownTypeNameIsAClearError() {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> JsonArrowSchemas.toArrow(new JsonArrowField().name("when").type(new JsonArrowDataType().type("interval_month_day_nano")).nullable(true)));
+        () -> JsonArrowSchemas.toArrow(new JsonArrowField().name("when")
+            .type(new JsonArrowDataType().type("interval_month_day_nano")).nullable(true)));
     assertEquals("Field 'when' has JSON Arrow type 'interval_month_day_nano', which this client "
         + "does not know", e.getMessage().substring(0, e.getMessage().indexOf("know") + 4));
   }

@@ -131,7 +131,8 @@ class AnswerShapesTest extends ScriptedServerTest {
     enqueue(new MockResponse().setResponseCode(201).setHeader("x-request-id", "r1"));
 
     CreateMaterializedViewResponse r = client().createMaterializedView(
-        new CreateMaterializedViewRequest().id(T).kind(CreateMaterializedViewRequest.KindEnum.QUERY).sourceQuery("{}"));
+        new CreateMaterializedViewRequest().id(T).kind(CreateMaterializedViewRequest.KindEnum.QUERY)
+            .sourceQuery("{}"));
 
     assertNull(r.getVersion());
     assertNull(r.getJobId());
@@ -162,7 +163,8 @@ class AnswerShapesTest extends ScriptedServerTest {
     enqueue(ok("{\"owner\":\"ana\",\"tier\":\"gold\"}"));
 
     UpdateTableSchemaMetadataResponse r = client().updateTableSchemaMetadata(
-        new UpdateTableSchemaMetadataRequest().id(T).branch("dev").metadata(Map.of("owner", "ana")));
+        new UpdateTableSchemaMetadataRequest().id(T).branch("dev")
+            .metadata(Map.of("owner", "ana")));
 
     RecordedRequest sent = next();
     assertEquals("{\"owner\":\"ana\"}", sent.getBody().readUtf8());

@@ -29,7 +29,8 @@ class HeadersAndContextTest extends ScriptedServerTest {
   private RecordedRequest describeWith(LanceRestClient c, Identity identity,
       Map<String, String> context) throws InterruptedException {
     enqueue(ok(PROPS));
-    c.describeNamespace(new DescribeNamespaceRequest().id(List.of("ns")).identity(identity).context(context));
+    c.describeNamespace(new DescribeNamespaceRequest().id(List.of("ns")).identity(identity)
+        .context(context));
     return next();
   }
 
@@ -105,7 +106,8 @@ class HeadersAndContextTest extends ScriptedServerTest {
   void delimiterIsSentAsQueryParameter() throws InterruptedException {
     enqueue(ok(PROPS), ok(PROPS));
     client().describeNamespace(new DescribeNamespaceRequest().id(List.of("a", "b")));
-    client("delimiter", ".").describeNamespace(new DescribeNamespaceRequest().id(List.of("a", "b")));
+    client("delimiter", ".").describeNamespace(new DescribeNamespaceRequest()
+        .id(List.of("a", "b")));
 
     RecordedRequest dollar = next();
     assertEquals("/v1/namespace/a%24b/describe?delimiter=%24", dollar.getPath());

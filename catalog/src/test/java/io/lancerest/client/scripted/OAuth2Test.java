@@ -303,7 +303,8 @@ class OAuth2Test extends ScriptedServerTest {
   void perCallBearerIdentityIsNotOverwrittenByTheCatalogToken() {
     LanceRestClient c = oauthClient();
 
-    c.describeNamespace(new DescribeNamespaceRequest().id(List.of("ns")).identity(Identity.bearer("user-token")).context(Map.of()));
+    c.describeNamespace(new DescribeNamespaceRequest().id(List.of("ns"))
+        .identity(Identity.bearer("user-token")).context(Map.of()));
 
     assertEquals("Bearer user-token", lastBearer());
   }
@@ -348,7 +349,8 @@ class OAuth2Test extends ScriptedServerTest {
     revoked = "user-token";
 
     assertThrows(UnauthenticatedException.class, () -> c.describeNamespace(
-        new DescribeNamespaceRequest().id(List.of("ns")).identity(Identity.bearer("user-token")).context(Map.of())));
+        new DescribeNamespaceRequest().id(List.of("ns")).identity(Identity.bearer("user-token"))
+            .context(Map.of())));
 
     assertEquals(1, apiRequests.size());
     assertEquals(1, tokenRequests.size());

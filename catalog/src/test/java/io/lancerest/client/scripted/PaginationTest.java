@@ -125,7 +125,8 @@ class PaginationTest extends ScriptedServerTest {
     HttpTransport t = transport();
 
     List<String> all = Pages.stream(Operation.LIST_ALL_TABLES, null,
-        token -> readPage(t, token), ListTablesResponse::getTables, ListTablesResponse::getPageToken)
+        token -> readPage(t, token), ListTablesResponse::getTables,
+            ListTablesResponse::getPageToken)
         .toList();
 
     assertEquals(List.of("ns$a", "ns$b", "other$c"), all);

@@ -104,7 +104,8 @@ class SecretsTest extends ScriptedServerTest {
     enqueue(json(500, "{}"), json(500, "{}"), json(500, "{}"));
     failing(() -> c.describeNamespace(new DescribeNamespaceRequest().id(List.of("ns"))));
     enqueue(json(403, "{\"error\":\"key " + API_KEY + " may not read ns\"}"));
-    failing(() -> c.describeNamespace(new DescribeNamespaceRequest().id(List.of("ns")).identity(Identity.bearer(USER_TOKEN))));
+    failing(() -> c.describeNamespace(new DescribeNamespaceRequest().id(List.of("ns"))
+        .identity(Identity.bearer(USER_TOKEN))));
 
     assertTrue(shown.get(0).contains("X-Team=blue"), shown.get(0));
     assertTrue(logs.text().contains("retrying in"), "DEBUG logging is not captured:\n"

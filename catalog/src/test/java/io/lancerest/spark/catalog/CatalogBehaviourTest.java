@@ -389,7 +389,8 @@ class CatalogBehaviourTest {
       sql("CREATE NAMESPACE lance_p.sub");
       sql("CREATE TABLE lance_p.sub.t (x INT)");
       assertEquals(List.of("sub"), client.listAllNamespaces(List.of(parent)).toList());
-      assertEquals("t", client.describeTable(new DescribeTableRequest().id(List.of(parent, "sub", "t")))
+      assertEquals("t", client.describeTable(new DescribeTableRequest()
+          .id(List.of(parent, "sub", "t")))
           .getTable());
       assertEquals("red", sql("SHOW TBLPROPERTIES lance_p.sub.t").stream()
           .filter(r -> r.getString(0).equals("team")).findFirst().orElseThrow().getString(1));

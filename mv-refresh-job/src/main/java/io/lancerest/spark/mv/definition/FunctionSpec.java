@@ -63,8 +63,16 @@ public record FunctionSpec(MaterializedViewKind kind, FunctionEnvelope envelope,
   /** The wire entry: envelope base64 + SHA-256, name and version, and the other fields. */
   public MaterializedViewUdtfEntry toWire() {
     return new MaterializedViewUdtfEntry()
-        .kind(MaterializedViewUdtfEntry.KindEnum.fromValue(kind.wire())).udtf(envelope.toBase64()).udtfSha(envelope.sha256Hex()).udtfName(envelope.name()).udtfVersion(envelope.version()).inputColumns(envelope.inputColumns()).partitionBy(partitionBy).partitionByIndexedColumn(partitionByIndexedColumn).numCpus(numCpus).numGpus(numGpus).memory(memory).errorHandling(errorHandling == ErrorHandling.FAIL ? null
-            : LanceJson.mapper().valueToTree(errorHandling)).batch(kind == MaterializedViewKind.CHUNKER ? envelope.batch() : null).manifest(manifest).manifestChecksum(manifestChecksum);
+        .kind(MaterializedViewUdtfEntry.KindEnum.fromValue(kind.wire()))
+        .udtf(envelope.toBase64()).udtfSha(envelope.sha256Hex())
+        .udtfName(envelope.name()).udtfVersion(envelope.version())
+        .inputColumns(envelope.inputColumns())
+        .partitionBy(partitionBy).partitionByIndexedColumn(partitionByIndexedColumn)
+        .numCpus(numCpus).numGpus(numGpus).memory(memory)
+        .errorHandling(errorHandling == ErrorHandling.FAIL ? null
+            : LanceJson.mapper().valueToTree(errorHandling))
+        .batch(kind == MaterializedViewKind.CHUNKER ? envelope.batch() : null)
+        .manifest(manifest).manifestChecksum(manifestChecksum);
   }
 
   /**
@@ -90,9 +98,9 @@ public record FunctionSpec(MaterializedViewKind kind, FunctionEnvelope envelope,
     if (e.getBatch() != null) {
       agree("batch", e.getBatch(), env.batch());
     }
-    return new FunctionSpec(k, env, e.getPartitionBy(), e.getPartitionByIndexedColumn(), e.getNumCpus(),
-        e.getNumGpus(), e.getMemory(), ErrorHandling.fromWire(e.getErrorHandling()), e.getManifest(),
-        e.getManifestChecksum());
+    return new FunctionSpec(k, env, e.getPartitionBy(), e.getPartitionByIndexedColumn(),
+        e.getNumCpus(), e.getNumGpus(), e.getMemory(),
+        ErrorHandling.fromWire(e.getErrorHandling()), e.getManifest(), e.getManifestChecksum());
   }
 
   private static void agree(String field, Object wire, Object envelope) {

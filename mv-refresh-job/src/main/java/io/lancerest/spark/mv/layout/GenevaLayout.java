@@ -141,7 +141,13 @@ public final class GenevaLayout {
           ? DefinitionJson.read(m.get(UDTF_SPEC), MaterializedViewUdtfEntry.class, UDTF_SPEC)
           : FunctionSpec.of(kind, env).toWire();
       MaterializedViewUdtfEntry e = new MaterializedViewUdtfEntry()
-          .kind(MaterializedViewUdtfEntry.KindEnum.fromValue(kind.wire())).udtf(envelope).udtfSha(sha).udtfName(rest.getUdtfName()).udtfVersion(rest.getUdtfVersion()).inputColumns(rest.getInputColumns()).partitionBy(rest.getPartitionBy()).partitionByIndexedColumn(rest.getPartitionByIndexedColumn()).numCpus(rest.getNumCpus()).numGpus(rest.getNumGpus()).memory(rest.getMemory()).errorHandling(rest.getErrorHandling()).batch(rest.getBatch()).manifest(m.get(MANIFEST)).manifestChecksum(m.get(MANIFEST_CHECKSUM));
+          .kind(MaterializedViewUdtfEntry.KindEnum.fromValue(kind.wire())).udtf(envelope)
+          .udtfSha(sha).udtfName(rest.getUdtfName()).udtfVersion(rest.getUdtfVersion())
+          .inputColumns(rest.getInputColumns()).partitionBy(rest.getPartitionBy())
+          .partitionByIndexedColumn(rest.getPartitionByIndexedColumn())
+          .numCpus(rest.getNumCpus()).numGpus(rest.getNumGpus()).memory(rest.getMemory())
+          .errorHandling(rest.getErrorHandling()).batch(rest.getBatch())
+          .manifest(m.get(MANIFEST)).manifestChecksum(m.get(MANIFEST_CHECKSUM));
       function = FunctionSpec.fromWire(kind, e);
     }
     SourceQuery q = SourceQuery.fromJson(m.get(QUERY));
@@ -154,7 +160,11 @@ public final class GenevaLayout {
   }
 
   private static MaterializedViewUdtfEntry withoutEnvelope(MaterializedViewUdtfEntry w) {
-    return new MaterializedViewUdtfEntry().kind(w.getKind()).udtfName(w.getUdtfName()).udtfVersion(w.getUdtfVersion()).inputColumns(w.getInputColumns()).partitionBy(w.getPartitionBy()).partitionByIndexedColumn(w.getPartitionByIndexedColumn()).numCpus(w.getNumCpus()).numGpus(w.getNumGpus()).memory(w.getMemory()).errorHandling(w.getErrorHandling()).batch(w.getBatch());
+    return new MaterializedViewUdtfEntry().kind(w.getKind()).udtfName(w.getUdtfName())
+        .udtfVersion(w.getUdtfVersion()).inputColumns(w.getInputColumns())
+        .partitionBy(w.getPartitionBy()).partitionByIndexedColumn(w.getPartitionByIndexedColumn())
+        .numCpus(w.getNumCpus()).numGpus(w.getNumGpus()).memory(w.getMemory())
+        .errorHandling(w.getErrorHandling()).batch(w.getBatch());
   }
 
   private static byte[] decodeBase64(List<String> viewId, String envelope) {

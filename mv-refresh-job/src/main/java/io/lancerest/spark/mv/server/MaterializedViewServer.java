@@ -159,7 +159,8 @@ public final class MaterializedViewServer implements AutoCloseable {
       return d.getVersion();
     }
     try (BufferAllocator a = new RootAllocator();
-        org.lance.Dataset ds = LanceLocation.of(d.getLocation(), d.getStorageOptions()).open(a, null)) {
+        org.lance.Dataset ds = LanceLocation.of(d.getLocation(), d.getStorageOptions())
+            .open(a, null)) {
       return ds.version();
     }
   }

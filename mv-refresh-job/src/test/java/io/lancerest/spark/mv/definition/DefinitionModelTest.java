@@ -166,7 +166,9 @@ class DefinitionModelTest {
     assertEquals(3L << 30, wire.getMemory()); // ≥ 2 GiB stays 64-bit
     assertEquals(spec, FunctionSpec.fromWire(MaterializedViewKind.CHUNKER, wire));
 
-    MaterializedViewUdtfEntry renamed = new MaterializedViewUdtfEntry().kind(wire.getKind()).udtf(wire.getUdtf()).udtfSha(wire.getUdtfSha()).udtfName("other").udtfVersion(wire.getUdtfVersion());
+    MaterializedViewUdtfEntry renamed = new MaterializedViewUdtfEntry().kind(wire.getKind())
+        .udtf(wire.getUdtf()).udtfSha(wire.getUdtfSha()).udtfName("other")
+        .udtfVersion(wire.getUdtfVersion());
     assertEquals("udtf_spec.udtf_name is other but the envelope says split; they must agree",
         assertThrows(InvalidViewDefinitionException.class,
             () -> FunctionSpec.fromWire(MaterializedViewKind.CHUNKER, renamed)).getMessage());

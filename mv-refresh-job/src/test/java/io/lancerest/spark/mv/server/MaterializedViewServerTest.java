@@ -292,7 +292,8 @@ class MaterializedViewServerTest {
     SourceQuery q = SourceQuery.of(List.of(ns, "src"), List.of(ns), List.of(
         new SourceQuery.OutputColumn("id", "id"), new SourceQuery.OutputColumn("doc", "doc")),
         null, null);
-    String body = write(new CreateMaterializedViewRequest().id(List.of(ns, "c")).kind(CreateMaterializedViewRequest.KindEnum.CHUNKER)
+    String body = write(new CreateMaterializedViewRequest().id(List.of(ns, "c"))
+        .kind(CreateMaterializedViewRequest.KindEnum.CHUNKER)
         .sourceQuery(q.toJson()).outputSchema(schemaOf(field("chunk", ArrowType.Utf8.INSTANCE)))
         .udtfSpec(FunctionSpec.of(MaterializedViewKind.CHUNKER, env).toWire()));
     Answer created = post("/v1/materialized_view/" + ns + "$c/create", body, ALICE);
@@ -574,7 +575,8 @@ class MaterializedViewServerTest {
         new SourceQuery.OutputColumn("id", "id"), new SourceQuery.OutputColumn("stolen",
             "(SELECT max(doc) FROM " + MaterializedViewServer.CATALOG + "." + other + ".src)")),
         null, null);
-    String body = write(new CreateMaterializedViewRequest().id(List.of(ns, "x")).kind(CreateMaterializedViewRequest.KindEnum.QUERY)
+    String body = write(new CreateMaterializedViewRequest().id(List.of(ns, "x"))
+        .kind(CreateMaterializedViewRequest.KindEnum.QUERY)
         .sourceQuery(q.toJson()).outputSchema(schemaOf(field("id", new ArrowType.Int(64, true)))));
     Answer a = post("/v1/materialized_view/" + ns + "$x/create", body, ALICE);
     assertEquals(400, a.status(), a.body());
