@@ -62,11 +62,7 @@ final class RestAnswers {
   /** The response model from a JSON object, which gains the answer's {@code context}. */
   <T> T fromTree(Operation op, List<String> id, RestResponse r, ObjectNode node, Class<T> type) {
     try {
-      T value = json.treeToValue(node, type);
-      if (value == null) {
-        throw invalidResponse(op, id, r, "expected a JSON object, got null");
-      }
-      return ModelParts.withContext(value, contextOf(r));
+      return ModelParts.withContext(json.treeToValue(node, type), contextOf(r));
     } catch (IOException | IllegalArgumentException e) {
       throw invalidResponse(op, id, r, e);
     }
