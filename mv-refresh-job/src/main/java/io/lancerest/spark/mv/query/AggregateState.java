@@ -199,23 +199,6 @@ final class AggregateState {
     return keys;
   }
 
-  /**
-   * {@code a + b} in the sum's own type. Decimals are added exactly, as Spark's sum adds its
-   * buffer: Spark SQL's {@code +} on two decimal(38, s) values would round to decimal(38, s-1)
-   * under {@code spark.sql.decimalOperations.allowPrecisionLoss}.
-   */
-  private Column add(int i, Column a, Column b) {
-    if (sumType(i) instanceof DecimalType d) {
-      return functions.udf((org.apache.spark.sql.api.java.UDF2<java.math.BigDecimal,
-          java.math.BigDecimal, java.math.BigDecimal>) AggregateState::exactSum, d).apply(a, b);
-    }
-    return a.plus(b);
-  }
-
-  private static java.math.BigDecimal exactSum(java.math.BigDecimal a, java.math.BigDecimal b) {
-    return a == null || b == null ? null : a.add(b);
-  }
-
   private static Column notFinite(Column a) {
     return functions.isnan(a).or(functions.abs(a).equalTo(lit(Double.POSITIVE_INFINITY)));
   }
@@ -304,7 +287,8 @@ final class AggregateState {
       if (c.keepsSum()) {
         Column old = col("__v_s" + i);
         Column zero = lit(0).cast(sumType(i));
-        Column s = add(i, coalesce(old, zero), coalesce(col("__d_s" + i), zero));
+        Column s = AggregateArithmetic.add(sumType(i), coalesce(old, zero),
+            coalesce(col("__d_s" + i), zero));
         // A group left with no value keeps exactly 0, not what rounding left of its sum.
         cols.add(when(n.equalTo(0L), zero).otherwise(s).cast(sumType(i)).as("__s" + i));
         if (sumType(i) instanceof DecimalType) {
@@ -410,29 +394,14 @@ final class AggregateState {
           int precision = result.precision();
           return when(none, lit(null)).otherwise(functions.udf(
               (org.apache.spark.sql.api.java.UDF2<java.math.BigDecimal, Long,
-                  java.math.BigDecimal>) (sum, count) -> decimalAverage(sum, count, precision,
-                  scale), result).apply(col("__s" + i), n));
+                  java.math.BigDecimal>) (sum, count) -> AggregateArithmetic.decimalAverage(sum, count,
+                  precision, scale), result).apply(col("__s" + i), n));
         }
         return when(none, lit(null)).otherwise(col("__s" + i).divide(n.cast(
             DataTypes.DoubleType)));
       default:
         return when(none, lit(null)).otherwise(col("__x" + i));
     }
-  }
-
-  /**
-   * A decimal average as Spark's {@code avg} computes it from its buffer (its decimal division:
-   * to 38 places, half up, then to the result's scale, half up; NULL when it does not fit the
-   * result's precision).
-   */
-  static java.math.BigDecimal decimalAverage(java.math.BigDecimal sum, Long count,
-      int precision, int scale) {
-    if (sum == null || count == null || count == 0) {
-      return null;
-    }
-    java.math.BigDecimal q = sum.divide(java.math.BigDecimal.valueOf(count), 38,
-        java.math.RoundingMode.HALF_UP).setScale(scale, java.math.RoundingMode.HALF_UP);
-    return q.precision() > precision ? null : q;
   }
 
   /**
