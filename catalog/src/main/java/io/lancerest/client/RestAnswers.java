@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.lancerest.client.error.ErrorDetails;
 import io.lancerest.client.error.InvalidResponseException;
 import io.lancerest.client.error.LanceRestException;
-import io.lancerest.client.internal.ModelParts;
 import io.lancerest.client.spec.Operation;
 import java.io.IOException;
 import java.util.LinkedHashMap;

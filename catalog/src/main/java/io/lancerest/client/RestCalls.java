@@ -3,7 +3,6 @@ package io.lancerest.client;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lancerest.client.error.ClientConfigException;
 import io.lancerest.client.model.Identity;
-import io.lancerest.client.internal.ModelParts;
 import io.lancerest.client.spec.Operation;
 import java.io.IOException;
 import java.util.LinkedHashMap;

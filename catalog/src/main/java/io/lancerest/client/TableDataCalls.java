@@ -9,7 +9,6 @@ import io.lancerest.client.model.CreateTableRequest;
 import io.lancerest.client.model.CreateTableResponse;
 import io.lancerest.client.model.InsertIntoTableRequest;
 import io.lancerest.client.model.InsertIntoTableResponse;
-import io.lancerest.client.internal.ModelParts;
 import io.lancerest.client.model.MergeInsertIntoTableRequest;
 import io.lancerest.client.model.MergeInsertIntoTableResponse;
 import io.lancerest.client.model.QueryTableRequest;

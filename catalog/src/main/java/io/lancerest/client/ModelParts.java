@@ -1,4 +1,4 @@
-package io.lancerest.client.internal;
+package io.lancerest.client;
 
 import io.lancerest.client.model.Identity;
 import io.lancerest.client.model.LanceRequest;
@@ -17,7 +17,7 @@ import java.util.Map;
  * {@code context}, and every response schema {@code context}. The few hand-written requests of
  * this project's own routes implement {@link LanceRequest} instead. Lookups are cached per class.
  */
-public final class ModelParts {
+final class ModelParts {
   private static final ClassValue<Accessors> ACCESSORS = new ClassValue<>() {
     @Override
     protected Accessors computeValue(Class<?> type) {
