@@ -57,14 +57,15 @@ public final class LanceRestClient implements Closeable {
   /** One page of child namespaces. */
   public ListNamespacesResponse listNamespaces(ListNamespacesRequest request) {
     return calls.noBody(Operation.LIST_NAMESPACES, request,
-        RestCalls.pageQuery(request.pageToken(), request.limit()), ListNamespacesResponse.class);
+        RestCalls.pageQuery(request.getPageToken(), request.getLimit()),
+            ListNamespacesResponse.class);
   }
 
   /** Every child namespace of {@code parent}, following every page. */
   public Stream<String> listAllNamespaces(List<String> parent) {
     return Pages.stream(Operation.LIST_NAMESPACES, parent,
-        token -> listNamespaces(new ListNamespacesRequest(parent, token, null)),
-        ListNamespacesResponse::namespaces, ListNamespacesResponse::pageToken);
+        token -> listNamespaces(new ListNamespacesRequest().id(parent).pageToken(token)),
+        ListNamespacesResponse::getNamespaces, ListNamespacesResponse::getPageToken);
   }
 
   public DescribeNamespaceResponse describeNamespace(DescribeNamespaceRequest request) {
@@ -83,7 +84,7 @@ public final class LanceRestClient implements Closeable {
   /** True when the namespace exists; false only for a genuine not-found, other errors propagate. */
   public boolean namespaceExists(List<String> id) {
     try {
-      namespaceExists(new NamespaceExistsRequest(id));
+      namespaceExists(new NamespaceExistsRequest().id(id));
       return true;
     } catch (NotFoundException e) {
       return false;
@@ -92,16 +93,16 @@ public final class LanceRestClient implements Closeable {
 
   /** One page of the tables in a namespace. */
   public ListTablesResponse listTables(ListTablesRequest request) {
-    Map<String, Object> q = RestCalls.pageQuery(request.pageToken(), request.limit());
-    q.put("include_declared", request.includeDeclared());
+    Map<String, Object> q = RestCalls.pageQuery(request.getPageToken(), request.getLimit());
+    q.put("include_declared", request.getIncludeDeclared());
     return calls.noBody(Operation.LIST_TABLES, request, q, ListTablesResponse.class);
   }
 
   /** Every table of a namespace, following every page. */
   public Stream<String> listAllTables(List<String> namespace) {
     return Pages.stream(Operation.LIST_TABLES, namespace,
-        token -> listTables(new ListTablesRequest(namespace, token, null)),
-        ListTablesResponse::tables, ListTablesResponse::pageToken);
+        token -> listTables(new ListTablesRequest().id(namespace).pageToken(token)),
+        ListTablesResponse::getTables, ListTablesResponse::getPageToken);
   }
 
   /**
@@ -119,7 +120,7 @@ public final class LanceRestClient implements Closeable {
   public Stream<String> streamAllTables() {
     return Pages.stream(Operation.LIST_ALL_TABLES, null,
         token -> listAllTables(new ListAllTablesRequest(token, null, null)),
-        ListTablesResponse::tables, ListTablesResponse::pageToken);
+        ListTablesResponse::getTables, ListTablesResponse::getPageToken);
   }
 
   // ---------------------------------------------------------------- table metadata
@@ -212,18 +213,18 @@ public final class LanceRestClient implements Closeable {
   /** One page of versions. The route takes no body: paging and branch go in the query. */
   public ListTableVersionsResponse listTableVersions(ListTableVersionsRequest request) {
     Map<String, Object> q = new LinkedHashMap<>();
-    q.put("branch", request.branch());
-    q.put("page_token", request.pageToken());
-    q.put("limit", request.limit());
-    q.put("descending", request.descending());
+    q.put("branch", request.getBranch());
+    q.put("page_token", request.getPageToken());
+    q.put("limit", request.getLimit());
+    q.put("descending", request.getDescending());
     return calls.noBody(Operation.LIST_TABLE_VERSIONS, request, q, ListTableVersionsResponse.class);
   }
 
   /** Every version of a table (main branch), following every page. */
   public Stream<TableVersion> listAllTableVersions(List<String> id) {
     return Pages.stream(Operation.LIST_TABLE_VERSIONS, id,
-        token -> listTableVersions(new ListTableVersionsRequest(id, null, token, null, null)),
-        ListTableVersionsResponse::versions, ListTableVersionsResponse::pageToken);
+        token -> listTableVersions(new ListTableVersionsRequest().id(id).pageToken(token)),
+        ListTableVersionsResponse::getVersions, ListTableVersionsResponse::getPageToken);
   }
 
   public CreateTableVersionResponse createTableVersion(CreateTableVersionRequest request) {
@@ -352,14 +353,14 @@ public final class LanceRestClient implements Closeable {
   /** Every index of a table (latest version, main branch), following every page. */
   public Stream<IndexContent> listAllTableIndices(List<String> id) {
     return Pages.stream(Operation.LIST_TABLE_INDICES, id,
-        token -> listTableIndices(new ListTableIndicesRequest(id, null, null, token, null)),
-        ListTableIndicesResponse::indexes, ListTableIndicesResponse::pageToken);
+        token -> listTableIndices(new ListTableIndicesRequest().id(id).pageToken(token)),
+        ListTableIndicesResponse::getIndexes, ListTableIndicesResponse::getPageToken);
   }
 
   public DescribeTableIndexStatsResponse describeTableIndexStats(
       DescribeTableIndexStatsRequest request) {
     Operation op = Operation.DESCRIBE_TABLE_INDEX_STATS;
-    return calls.send(op, request, Map.of(), RestCalls.indexName(op, request.indexName()),
+    return calls.send(op, request, Map.of(), RestCalls.indexName(op, request.getIndexName()),
         calls.jsonBody(request), DescribeTableIndexStatsResponse.class);
   }
 
@@ -367,8 +368,8 @@ public final class LanceRestClient implements Closeable {
   public DropTableIndexResponse dropTableIndex(DropTableIndexRequest request) {
     Operation op = Operation.DROP_TABLE_INDEX;
     Map<String, Object> q = new LinkedHashMap<>();
-    q.put("branch", request.branch());
-    return calls.send(op, request, q, RestCalls.indexName(op, request.indexName()), null,
+    q.put("branch", request.getBranch());
+    return calls.send(op, request, q, RestCalls.indexName(op, request.getIndexName()), null,
         DropTableIndexResponse.class);
   }
 
@@ -376,16 +377,17 @@ public final class LanceRestClient implements Closeable {
 
   /** One page of tags. The route takes no body: paging goes in the query. */
   public ListTableTagsResponse listTableTags(ListTableTagsRequest request) {
-    return calls.noBody(Operation.LIST_TABLE_TAGS, request, RestCalls.pageQuery(request.pageToken(),
-        request.limit()), ListTableTagsResponse.class);
+    return calls.noBody(Operation.LIST_TABLE_TAGS, request,
+        RestCalls.pageQuery(request.getPageToken(),
+        request.getLimit()), ListTableTagsResponse.class);
   }
 
   /** Every tag of a table, following every page, in the server's order. */
   public Map<String, TagContents> listAllTableTags(List<String> id) {
     Map<String, TagContents> out = new LinkedHashMap<>();
     Pages.stream(Operation.LIST_TABLE_TAGS, id,
-            token -> listTableTags(new ListTableTagsRequest(id, token, null)),
-            (ListTableTagsResponse p) -> p.tags().entrySet(), ListTableTagsResponse::pageToken)
+            token -> listTableTags(new ListTableTagsRequest().id(id).pageToken(token)),
+            (ListTableTagsResponse p) -> entries(p.getTags()), ListTableTagsResponse::getPageToken)
         .forEach(e -> out.put(e.getKey(), e.getValue()));
     return out;
   }
@@ -410,17 +412,18 @@ public final class LanceRestClient implements Closeable {
 
   /** One page of branches. The route takes no body: paging goes in the query. */
   public ListTableBranchesResponse listTableBranches(ListTableBranchesRequest request) {
-    return calls.noBody(Operation.LIST_TABLE_BRANCHES, request, RestCalls.pageQuery(request.pageToken(),
-        request.limit()), ListTableBranchesResponse.class);
+    return calls.noBody(Operation.LIST_TABLE_BRANCHES, request,
+        RestCalls.pageQuery(request.getPageToken(),
+        request.getLimit()), ListTableBranchesResponse.class);
   }
 
   /** Every branch of a table, following every page, in the server's order. */
   public Map<String, BranchContents> listAllTableBranches(List<String> id) {
     Map<String, BranchContents> out = new LinkedHashMap<>();
     Pages.stream(Operation.LIST_TABLE_BRANCHES, id,
-            token -> listTableBranches(new ListTableBranchesRequest(id, token, null)),
-            (ListTableBranchesResponse p) -> p.branches().entrySet(),
-            ListTableBranchesResponse::pageToken)
+            token -> listTableBranches(new ListTableBranchesRequest().id(id).pageToken(token)),
+            (ListTableBranchesResponse p) -> entries(p.getBranches()),
+            ListTableBranchesResponse::getPageToken)
         .forEach(e -> out.put(e.getKey(), e.getValue()));
     return out;
   }
@@ -475,6 +478,11 @@ public final class LanceRestClient implements Closeable {
   /** Cancels a view's job waiting or running in the view service (an extension route). */
   public MaterializedViewJob cancelMaterializedViewJob(CancelMaterializedViewJobRequest request) {
     return calls.json(Operation.CANCEL_MATERIALIZED_VIEW_JOB, request, MaterializedViewJob.class);
+  }
+
+  /** A page's map entries; a page without the map has none. */
+  private static <V> java.util.Set<Map.Entry<String, V>> entries(Map<String, V> page) {
+    return page == null ? java.util.Set.of() : page.entrySet();
   }
 
   /** Whether {@link #close} has run; calls after it fail with an IllegalStateException. */

@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.lancerest.client.error.ErrorDetails;
 import io.lancerest.client.error.InvalidResponseException;
 import io.lancerest.client.error.LanceRestException;
-import io.lancerest.client.internal.RecordContext;
 import io.lancerest.client.spec.Operation;
 import java.io.IOException;
 import java.util.LinkedHashMap;
@@ -14,7 +13,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Decodes a successful answer into the spec's response record, with the response headers as its
+ * Decodes a successful answer into the spec's response model, with the response headers as its
  * {@code context}, or says why the answer is not one without quoting its body.
  */
 final class RestAnswers {
@@ -28,7 +27,7 @@ final class RestAnswers {
 
   /** Reads a JSON response, with the response headers as {@code context} entries. */
   <T> T read(Operation op, List<String> id, RestResponse r, Class<T> type) {
-    if (r.body().length > 0 && RecordContext.supports(type)) {
+    if (r.body().length > 0) {
       // Fast path: decode the bytes directly. Any failure (or a JSON null) goes through the
       // tree path below, which then decides the answer or the error.
       T direct = null;
@@ -38,7 +37,7 @@ final class RestAnswers {
         // reported by the tree path
       }
       if (direct != null) {
-        return RecordContext.withContext(direct, contextOf(r));
+        return ModelParts.withContext(direct, contextOf(r));
       }
     }
     JsonNode node = readTree(op, id, r);
@@ -59,11 +58,10 @@ final class RestAnswers {
     }
   }
 
-  /** The response record from a JSON object, which gains the answer's {@code context}. */
+  /** The response model from a JSON object, which gains the answer's {@code context}. */
   <T> T fromTree(Operation op, List<String> id, RestResponse r, ObjectNode node, Class<T> type) {
-    node.set("context", json.valueToTree(contextOf(r)));
     try {
-      return json.treeToValue(node, type);
+      return ModelParts.withContext(json.treeToValue(node, type), contextOf(r));
     } catch (IOException | IllegalArgumentException e) {
       throw invalidResponse(op, id, r, e);
     }

@@ -3,7 +3,6 @@ package io.lancerest.client;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.lancerest.client.error.ClientConfigException;
 import io.lancerest.client.model.Identity;
-import io.lancerest.client.model.LanceRequest;
 import io.lancerest.client.spec.Operation;
 import java.io.IOException;
 import java.util.LinkedHashMap;
@@ -32,37 +31,37 @@ final class RestCalls {
   }
 
   /** Sends a JSON-bodied request without query parameters and reads a JSON response. */
-  <T> T json(Operation op, LanceRequest request, Class<T> type) {
+  <T> T json(Operation op, Object request, Class<T> type) {
     return json(op, request, Map.of(), type);
   }
 
   /** Sends a JSON-bodied request and reads a JSON response of type {@code type}. */
-  <T> T json(Operation op, LanceRequest request, Map<String, Object> query, Class<T> type) {
+  <T> T json(Operation op, Object request, Map<String, Object> query, Class<T> type) {
     return send(op, request, query, Map.of(), jsonBody(request), type);
   }
 
   /** Sends a request without a body (GET lists, and POST routes whose spec has no body). */
-  <T> T noBody(Operation op, LanceRequest request, Map<String, Object> query, Class<T> type) {
+  <T> T noBody(Operation op, Object request, Map<String, Object> query, Class<T> type) {
     return send(op, request, query, Map.of(), null, type);
   }
 
   /** Sends {@code body} (null: none) and reads a JSON response of type {@code type}. */
-  <T> T send(Operation op, LanceRequest request, Map<String, Object> query,
+  <T> T send(Operation op, Object request, Map<String, Object> query,
       Map<String, String> pathParams, RestRequest.Body body, Class<T> type) {
     RestResponse r = call(op, request, query, pathParams, body);
-    return answers.read(op, request.id(), r, type);
+    return answers.read(op, ModelParts.id(request), r, type);
   }
 
   RestResponse call(
-      Operation op, LanceRequest request, Map<String, Object> query, RestRequest.Body body) {
+      Operation op, Object request, Map<String, Object> query, RestRequest.Body body) {
     return call(op, request, query, Map.of(), body);
   }
 
-  RestResponse call(Operation op, LanceRequest request, Map<String, Object> query,
+  RestResponse call(Operation op, Object request, Map<String, Object> query,
       Map<String, String> pathParams, RestRequest.Body body) {
     RestRequest.Builder b = RestRequest.builder(op)
-        .id(op.pathTemplate().contains("{id}") ? safeId(request.id()) : null)
-        .headers(headersOf(request.identity(), request.context()));
+        .id(op.pathTemplate().contains("{id}") ? safeId(ModelParts.id(request)) : null)
+        .headers(headersOf(ModelParts.identity(request), ModelParts.context(request)));
     query.forEach(b::query);
     pathParams.forEach(b::pathParam);
     if (body != null) {
@@ -109,7 +108,7 @@ final class RestCalls {
   }
 
   /** The query of a paged listing whose route takes no body. */
-  static Map<String, Object> pageQuery(String pageToken, Integer limit) {
+  static Map<String, Object> pageQuery(String pageToken, Number limit) {
     Map<String, Object> q = new LinkedHashMap<>();
     q.put("page_token", pageToken);
     q.put("limit", limit);

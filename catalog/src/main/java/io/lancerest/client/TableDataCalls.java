@@ -9,7 +9,6 @@ import io.lancerest.client.model.CreateTableRequest;
 import io.lancerest.client.model.CreateTableResponse;
 import io.lancerest.client.model.InsertIntoTableRequest;
 import io.lancerest.client.model.InsertIntoTableResponse;
-import io.lancerest.client.model.LanceRequest;
 import io.lancerest.client.model.MergeInsertIntoTableRequest;
 import io.lancerest.client.model.MergeInsertIntoTableResponse;
 import io.lancerest.client.model.QueryTableRequest;
@@ -35,37 +34,37 @@ final class TableDataCalls {
   /** {@code mode}, {@code properties} and {@code storage_options} go in the query. */
   CreateTableResponse createTable(CreateTableRequest request, byte[] arrowStream) {
     Map<String, Object> q = new LinkedHashMap<>();
-    q.put("mode", request.mode());
-    q.put("properties", calls.jsonQuery(request.properties()));
-    q.put("storage_options", calls.jsonQuery(request.storageOptions()));
+    q.put("mode", request.getMode());
+    q.put("properties", calls.jsonQuery(request.getProperties()));
+    q.put("storage_options", calls.jsonQuery(request.getStorageOptions()));
     RestResponse r = calls.call(Operation.CREATE_TABLE, request, q, arrowBody(arrowStream));
-    return answers.read(Operation.CREATE_TABLE, request.id(), r, CreateTableResponse.class);
+    return answers.read(Operation.CREATE_TABLE, request.getId(), r, CreateTableResponse.class);
   }
 
   InsertIntoTableResponse insertIntoTable(InsertIntoTableRequest request, byte[] arrowStream) {
     Map<String, Object> q = new LinkedHashMap<>();
-    q.put("branch", request.branch());
-    q.put("mode", request.mode());
+    q.put("branch", request.getBranch());
+    q.put("mode", request.getMode());
     RestResponse r = calls.call(Operation.INSERT_INTO_TABLE, request, q, arrowBody(arrowStream));
     return answers.read(
-        Operation.INSERT_INTO_TABLE, request.id(), r, InsertIntoTableResponse.class);
+        Operation.INSERT_INTO_TABLE, request.getId(), r, InsertIntoTableResponse.class);
   }
 
   MergeInsertIntoTableResponse mergeInsertIntoTable(
       MergeInsertIntoTableRequest request, byte[] arrowStream) {
     Map<String, Object> q = new LinkedHashMap<>();
-    q.put("branch", request.branch());
-    q.put("on", request.on());
-    q.put("when_matched_update_all", request.whenMatchedUpdateAll());
-    q.put("when_matched_update_all_filt", request.whenMatchedUpdateAllFilt());
-    q.put("when_not_matched_insert_all", request.whenNotMatchedInsertAll());
-    q.put("when_not_matched_by_source_delete", request.whenNotMatchedBySourceDelete());
-    q.put("when_not_matched_by_source_delete_filt", request.whenNotMatchedBySourceDeleteFilt());
-    q.put("timeout", request.timeout());
-    q.put("use_index", request.useIndex());
+    q.put("branch", request.getBranch());
+    q.put("on", request.getOn());
+    q.put("when_matched_update_all", request.getWhenMatchedUpdateAll());
+    q.put("when_matched_update_all_filt", request.getWhenMatchedUpdateAllFilt());
+    q.put("when_not_matched_insert_all", request.getWhenNotMatchedInsertAll());
+    q.put("when_not_matched_by_source_delete", request.getWhenNotMatchedBySourceDelete());
+    q.put("when_not_matched_by_source_delete_filt", request.getWhenNotMatchedBySourceDeleteFilt());
+    q.put("timeout", request.getTimeout());
+    q.put("use_index", request.getUseIndex());
     Operation op = Operation.MERGE_INSERT_INTO_TABLE;
     RestResponse r = calls.call(op, request, q, arrowBody(arrowStream));
-    return answers.read(op, request.id(), r, MergeInsertIntoTableResponse.class);
+    return answers.read(op, request.getId(), r, MergeInsertIntoTableResponse.class);
   }
 
   private static RestRequest.Body arrowBody(byte[] arrowStream) {
@@ -87,7 +86,7 @@ final class TableDataCalls {
     try {
       return ArrowIpc.read(r.body(), allocator);
     } catch (IOException | RuntimeException e) {
-      throw RestAnswers.invalidResponse(Operation.QUERY_TABLE, request.id(), r,
+      throw RestAnswers.invalidResponse(Operation.QUERY_TABLE, request.getId(), r,
           "not an Arrow IPC file or stream: " + e.getClass().getSimpleName());
     }
   }
@@ -96,25 +95,25 @@ final class TableDataCalls {
   long countTableRows(CountTableRowsRequest request) {
     Operation op = Operation.COUNT_TABLE_ROWS;
     RestResponse r = calls.call(op, request, Map.of(), calls.jsonBody(request));
-    JsonNode node = answers.readTree(op, request.id(), r);
+    JsonNode node = answers.readTree(op, request.getId(), r);
     JsonNode n = node.isObject() ? node.get("count") : node;
     if (n == null || !n.canConvertToLong() || !(n.isIntegralNumber() || n.isTextual())) {
       if (n != null && n.isTextual()) {
         try {
           return Long.parseLong(n.asText().trim());
         } catch (NumberFormatException e) {
-          throw RestAnswers.invalidResponse(op, request.id(), r, "expected an integer row count,"
+          throw RestAnswers.invalidResponse(op, request.getId(), r, "expected an integer row count,"
               + " got text that is not one");
         }
       }
-      throw RestAnswers.invalidResponse(op, request.id(), r,
+      throw RestAnswers.invalidResponse(op, request.getId(), r,
           "expected an integer row count, got " + (n == null ? node : n).getNodeType());
     }
     return n.asLong();
   }
 
   /** ExplainTableQueryPlan and AnalyzeTableQueryPlan: their answer is text. */
-  String textAnswer(Operation op, LanceRequest request, String field) {
+  String textAnswer(Operation op, Object request, String field) {
     RestResponse r = calls.call(op, request, Map.of(), calls.jsonBody(request));
     return answers.text(r, field);
   }

@@ -30,9 +30,9 @@ final class TableMetadataCalls {
 
   DescribeTableResponse describeTable(DescribeTableRequest request) {
     Map<String, Object> q = new LinkedHashMap<>();
-    q.put("with_table_uri", request.withTableUri());
-    q.put("load_detailed_metadata", request.loadDetailedMetadata());
-    q.put("check_declared", request.checkDeclared());
+    q.put("with_table_uri", request.getWithTableUri());
+    q.put("load_detailed_metadata", request.getLoadDetailedMetadata());
+    q.put("check_declared", request.getCheckDeclared());
     return calls.json(Operation.DESCRIBE_TABLE, request, q, DescribeTableResponse.class);
   }
 
@@ -43,7 +43,7 @@ final class TableMetadataCalls {
   /** False only for a genuine not-found; every other failure propagates. */
   boolean tableExists(List<String> id) {
     try {
-      tableExists(new TableExistsRequest(id, null));
+      tableExists(new TableExistsRequest().id(id));
       return true;
     } catch (NotFoundException e) {
       return false;
@@ -52,7 +52,7 @@ final class TableMetadataCalls {
       // manifest mode is enabled") to TableExists for a nested table it does not know, while
       // DescribeTable answers a proper 404. Ask again that way rather than guess.
       try {
-        describeTable(DescribeTableRequest.of(id));
+        describeTable(new DescribeTableRequest().id(id));
         return true;
       } catch (NotFoundException e) {
         return false;
@@ -68,10 +68,10 @@ final class TableMetadataCalls {
       UpdateTableSchemaMetadataRequest request) {
     Operation op = Operation.UPDATE_TABLE_SCHEMA_METADATA;
     Map<String, Object> q = new LinkedHashMap<>();
-    q.put("branch", request.branch());
-    Map<String, String> metadata = request.metadata() == null ? Map.of() : request.metadata();
+    q.put("branch", request.getBranch());
+    Map<String, String> metadata = request.getMetadata() == null ? Map.of() : request.getMetadata();
     RestResponse r = calls.call(op, request, q, calls.jsonBody(metadata));
-    JsonNode node = answers.readTree(op, request.id(), r);
+    JsonNode node = answers.readTree(op, request.getId(), r);
     ObjectNode wrapped = answers.newObject();
     if (node.isObject() && node.has("metadata") && node.get("metadata").isObject()) {
       // A server that follows the schema rather than the route answers {metadata, ...}.
@@ -79,6 +79,7 @@ final class TableMetadataCalls {
     } else if (node.isObject()) {
       wrapped.set("metadata", node);
     }
-    return answers.fromTree(op, request.id(), r, wrapped, UpdateTableSchemaMetadataResponse.class);
+    return answers.fromTree(op, request.getId(), r, wrapped,
+        UpdateTableSchemaMetadataResponse.class);
   }
 }

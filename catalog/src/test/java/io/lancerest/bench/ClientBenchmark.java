@@ -62,8 +62,8 @@ public final class ClientBenchmark {
       List<List<String>> tables = setUp(ours, allocator);
 
       IntConsumer oursCall = i -> {
-        ours.describeTable(DescribeTableRequest.of(tables.get(i % TABLES)));
-        ours.listTables(new ListTablesRequest(List.of("bench"), null, null));
+        ours.describeTable(new DescribeTableRequest().id(tables.get(i % TABLES)));
+        ours.listTables(new ListTablesRequest().id(List.of("bench")));
       };
       IntConsumer peerCall = i -> {
         peer.describeTable(new org.lance.namespace.model.DescribeTableRequest()
@@ -134,14 +134,14 @@ public final class ClientBenchmark {
   }
 
   private static List<List<String>> setUp(LanceRestClient client, BufferAllocator allocator) {
-    client.createNamespace(new CreateNamespaceRequest(List.of("bench"), null, null));
+    client.createNamespace(new CreateNamespaceRequest().id(List.of("bench")));
     Schema schema = new Schema(List.of(Field.nullable("id", new ArrowType.Int(32, true))));
     List<List<String>> ids = new ArrayList<>();
     try (VectorSchemaRoot empty = VectorSchemaRoot.create(schema, allocator)) {
       empty.setRowCount(0);
       for (int t = 0; t < TABLES; t++) {
         List<String> id = List.of("bench", "t" + t);
-        client.createTable(new CreateTableRequest(id, null, null, null), empty);
+        client.createTable(new CreateTableRequest().id(id), empty);
         ids.add(id);
       }
     }

@@ -33,7 +33,7 @@ import io.lancerest.client.model.CreateTableTagRequest;
 import io.lancerest.client.model.GetTableStatsRequest;
 import io.lancerest.client.model.InsertIntoTableRequest;
 import io.lancerest.client.model.QueryTableRequest;
-import io.lancerest.client.model.QueryVector;
+import io.lancerest.client.model.QueryTableRequestVector;
 import io.lancerest.client.model.ListAllTablesRequest;
 import io.lancerest.client.model.ListNamespacesRequest;
 import io.lancerest.client.model.ListNamespacesResponse;
@@ -88,7 +88,7 @@ class RealServerClientTest {
   }
 
   private static void createNs(String... id) {
-    client.createNamespace(new CreateNamespaceRequest(List.of(id), null, null));
+    client.createNamespace(new CreateNamespaceRequest().id(List.of(id)));
   }
 
   /** A table in {@code ns} holding rows 0..rows-1 named "n0", "n1", …. */
@@ -101,7 +101,7 @@ class RealServerClientTest {
         names.setSafe(i, ("n" + i).getBytes(java.nio.charset.StandardCharsets.UTF_8));
       }
       root.setRowCount(rows);
-      return client.createTable(new CreateTableRequest(id, null, null, null), root);
+      return client.createTable(new CreateTableRequest().id(id), root);
     }
   }
 
@@ -110,11 +110,12 @@ class RealServerClientTest {
     createNs("n1");
     createNs("n1", "n2");
     client.createNamespace(
-        new CreateNamespaceRequest(List.of("n1", "n2", "n3"), null, Map.of("owner", "ann")));
+        new CreateNamespaceRequest().id(List.of("n1", "n2", "n3"))
+            .properties(Map.of("owner", "ann")));
 
     assertEquals(Map.of("owner", "ann"),
-        client.describeNamespace(new DescribeNamespaceRequest(List.of("n1", "n2", "n3")))
-            .properties());
+        client.describeNamespace(new DescribeNamespaceRequest().id(List.of("n1", "n2", "n3")))
+            .getProperties());
     assertEquals(List.of("n2"), client.listAllNamespaces(List.of("n1")).toList());
     assertEquals(List.of("n3"), client.listAllNamespaces(List.of("n1", "n2")).toList());
     assertTrue(client.listAllNamespaces(List.of()).toList().contains("n1"));
@@ -127,21 +128,20 @@ class RealServerClientTest {
         dup.getMessage());
 
     NamespaceNotEmptyException notEmpty = assertThrows(NamespaceNotEmptyException.class,
-        () -> client.dropNamespace(new DropNamespaceRequest(List.of("n1", "n2"), null, null)));
+        () -> client.dropNamespace(new DropNamespaceRequest().id(List.of("n1", "n2"))));
     assertTrue(notEmpty.getMessage().contains("namespace is not empty"), notEmpty.getMessage());
     // The dir server refuses Cascade as well: a catalog promising CASCADE must drop children.
     assertThrows(NamespaceNotEmptyException.class, () -> client.dropNamespace(
-        new DropNamespaceRequest(List.of("n1", "n2"), null, "Cascade")));
+        new DropNamespaceRequest().id(List.of("n1", "n2")).behavior("Cascade")));
 
-    client.dropNamespace(new DropNamespaceRequest(List.of("n1", "n2", "n3"), null, null));
+    client.dropNamespace(new DropNamespaceRequest().id(List.of("n1", "n2", "n3")));
     assertFalse(client.namespaceExists(List.of("n1", "n2", "n3")));
     NamespaceNotFoundException gone = assertThrows(NamespaceNotFoundException.class,
-        () -> client.dropNamespace(new DropNamespaceRequest(List.of("n1", "n2", "n3"), null,
-            null)));
+        () -> client.dropNamespace(new DropNamespaceRequest().id(List.of("n1", "n2", "n3"))));
     assertTrue(gone.getMessage().startsWith("DropNamespace 'n1.n2.n3': namespace not found"),
         gone.getMessage());
     assertThrows(NamespaceNotFoundException.class, () -> client.describeNamespace(
-        new DescribeNamespaceRequest(List.of("n1", "n2", "n3"))));
+        new DescribeNamespaceRequest().id(List.of("n1", "n2", "n3"))));
   }
 
   @Test
@@ -153,16 +153,16 @@ class RealServerClientTest {
     List<String> table = List.of(odd.get(0), odd.get(1), "t 1%/é");
     createTable(table, 2);
     assertEquals(List.of("t 1%/é"), client.listAllTables(odd).toList());
-    DescribeTableResponse d = client.describeTable(DescribeTableRequest.of(table));
-    assertEquals("t 1%/é", d.table());
-    assertEquals(odd, d.namespace());
+    DescribeTableResponse d = client.describeTable(new DescribeTableRequest().id(table));
+    assertEquals("t 1%/é", d.getTable());
+    assertEquals(odd, d.getNamespace());
     assertTrue(client.tableExists(table));
   }
 
   @Test
   void aNameContainingTheDelimiterIsRefusedBeforeAnyCall() {
     ClientConfigException e = assertThrows(ClientConfigException.class,
-        () -> client.describeTable(DescribeTableRequest.of(List.of("ns", "a$b"))));
+        () -> client.describeTable(new DescribeTableRequest().id(List.of("ns", "a$b"))));
     assertTrue(e.getMessage().contains("contains the namespace delimiter '$'"), e.getMessage());
   }
 
@@ -171,49 +171,50 @@ class RealServerClientTest {
     createNs("life");
     List<String> id = List.of("life", "t");
     CreateTableResponse created = createTable(id, 3);
-    assertEquals(1L, created.version());
-    assertTrue(created.location().endsWith("life$t"), created.location());
+    assertEquals(1L, created.getVersion());
+    assertTrue(created.getLocation().endsWith("life$t"), created.getLocation());
 
     TableAlreadyExistsException dup =
         assertThrows(TableAlreadyExistsException.class, () -> createTable(id, 1));
     assertTrue(dup.getMessage().startsWith("CreateTable 'life.t': table already exists"),
         dup.getMessage());
 
-    DescribeTableResponse plain = client.describeTable(DescribeTableRequest.of(id));
-    assertEquals(created.location(), plain.location());
-    DescribeTableResponse detailed = client.describeTable(new DescribeTableRequest(
-        id, null, null, null, true, true, true, null, null, null));
-    assertEquals(1L, detailed.version());
-    assertEquals(SCHEMA, JsonArrowSchemas.toArrow(detailed.schema()));
-    assertNotNull(detailed.tableUri());
-    assertEquals(1L, client.describeTable(DescribeTableRequest.of(id).withVersion(1L)
-        .withLoadDetailedMetadata(true)).version());
+    DescribeTableResponse plain = client.describeTable(new DescribeTableRequest().id(id));
+    assertEquals(created.getLocation(), plain.getLocation());
+    DescribeTableResponse detailed = client.describeTable(new DescribeTableRequest().id(id)
+        .withTableUri(true).loadDetailedMetadata(true).checkDeclared(true));
+    assertEquals(1L, detailed.getVersion());
+    assertEquals(SCHEMA, JsonArrowSchemas.toArrow(detailed.getSchema()));
+    assertNotNull(detailed.getTableUri());
+    assertEquals(1L, client.describeTable(new DescribeTableRequest().id(id).version(1L)
+        .loadDetailedMetadata(true)).getVersion());
 
     List<TableVersion> versions = client.listAllTableVersions(id).toList();
-    assertEquals(List.of(1L), versions.stream().map(TableVersion::version).toList());
-    assertTrue(versions.get(0).manifestPath().contains("_versions"));
+    assertEquals(List.of(1L), versions.stream().map(TableVersion::getVersion).toList());
+    assertTrue(versions.get(0).getManifestPath().contains("_versions"));
 
     assertTrue(client.tableExists(id));
     assertFalse(client.tableExists(List.of("life", "missing")));
     assertFalse(client.tableExists(List.of("no_such_ns", "missing")));
 
     // Deregister forgets the table, register brings the same data back.
-    var dereg = client.deregisterTable(new DeregisterTableRequest(id));
+    var dereg = client.deregisterTable(new DeregisterTableRequest().id(id));
     assertFalse(client.tableExists(id));
     String relative = server.rootDir().toUri().relativize(
-        java.net.URI.create(dereg.location())).toString();
-    var reg = client.registerTable(new RegisterTableRequest(id, relative, null, null));
-    assertTrue(reg.location().endsWith("life$t"), reg.location());
-    assertEquals(1L, client.describeTable(new DescribeTableRequest(
-        id, null, null, null, null, true, null, null, null, null)).version());
+        java.net.URI.create(dereg.getLocation())).toString();
+    var reg = client.registerTable(new RegisterTableRequest().id(id).location(relative));
+    assertTrue(reg.getLocation().endsWith("life$t"), reg.getLocation());
+    assertEquals(1L, client.describeTable(new DescribeTableRequest().id(id)
+        .loadDetailedMetadata(true)).getVersion());
 
-    DropTableResponse dropped = client.dropTable(new DropTableRequest(id));
-    assertEquals(id, dropped.id());
+    DropTableResponse dropped = client.dropTable(new DropTableRequest().id(id));
+    assertEquals(id, dropped.getId());
     TableNotFoundException missing = assertThrows(TableNotFoundException.class,
-        () -> client.describeTable(DescribeTableRequest.of(id)));
+        () -> client.describeTable(new DescribeTableRequest().id(id)));
     assertEquals("DescribeTable 'life.t': table not found (server said: Table 'life$t' not "
         + "found) [HTTP 404]", missing.getMessage());
-    assertThrows(TableNotFoundException.class, () -> client.dropTable(new DropTableRequest(id)));
+    assertThrows(TableNotFoundException.class, () -> client.dropTable(new DropTableRequest()
+        .id(id)));
   }
 
   @Test
@@ -221,17 +222,17 @@ class RealServerClientTest {
     createNs("decl");
     List<String> id = List.of("decl", "d");
     var declared =
-        client.declareTable(new DeclareTableRequest(id, null, null, Map.of("k", "v")));
-    assertTrue(declared.location().endsWith("decl$d"), declared.location());
+        client.declareTable(new DeclareTableRequest().id(id).properties(Map.of("k", "v")));
+    assertTrue(declared.getLocation().endsWith("decl$d"), declared.getLocation());
     // The dir server leaves is_only_declared null even with check_declared=true.
-    DescribeTableResponse d = client.describeTable(new DescribeTableRequest(
-        id, null, null, null, null, null, true, null, null, null));
-    assertEquals(declared.location(), d.location());
-    assertNull(d.version());
+    DescribeTableResponse d = client.describeTable(new DescribeTableRequest().id(id)
+        .checkDeclared(true));
+    assertEquals(declared.getLocation(), d.getLocation());
+    assertNull(d.getVersion());
     assertThrows(TableAlreadyExistsException.class,
-        () -> client.declareTable(new DeclareTableRequest(id, null, null, null)));
-    assertEquals(List.of("d"), client.listTables(new ListTablesRequest(
-        List.of("decl"), null, null, true, null, null)).tables());
+        () -> client.declareTable(new DeclareTableRequest().id(id)));
+    assertEquals(List.of("d"), client.listTables(new ListTablesRequest().id(List.of("decl"))
+        .includeDeclared(true)).getTables());
   }
 
   @Test
@@ -242,15 +243,16 @@ class RealServerClientTest {
       createTable(List.of("paged", "t" + i), 1);
     }
     // The dir server ignores 'limit' and answers everything, newest first, in one page.
-    ListTablesResponse page = client.listTables(new ListTablesRequest(List.of("paged"), null, 2));
-    assertEquals(List.of("t4", "t3", "t2", "t1", "t0"), page.tables());
-    assertNull(page.pageToken());
-    assertEquals(page.tables(), client.listAllTables(List.of("paged")).toList());
+    ListTablesResponse page = client.listTables(new ListTablesRequest().id(List.of("paged"))
+        .limit(2L));
+    assertEquals(List.of("t4", "t3", "t2", "t1", "t0"), page.getTables());
+    assertNull(page.getPageToken());
+    assertEquals(page.getTables(), client.listAllTables(List.of("paged")).toList());
 
     ListNamespacesResponse first = client.listNamespaces(
-        new ListNamespacesRequest(List.of("paged"), null, 2));
-    assertEquals(5, first.namespaces().size(), first.namespaces().toString());
-    assertEquals(java.util.Set.copyOf(first.namespaces()),
+        new ListNamespacesRequest().id(List.of("paged")).limit(2L));
+    assertEquals(5, first.getNamespaces().size(), first.getNamespaces().toString());
+    assertEquals(java.util.Set.copyOf(first.getNamespaces()),
         java.util.Set.copyOf(client.listAllNamespaces(List.of("paged")).toList()));
   }
 
@@ -261,47 +263,48 @@ class RealServerClientTest {
     createTable(id, 1);
     UnsupportedOperationByServerException rename =
         assertThrows(UnsupportedOperationByServerException.class, () -> client.renameTable(
-            new RenameTableRequest(id, "t2", null)));
+            new RenameTableRequest().id(id).newTableName("t2")));
     assertTrue(rename.getMessage().startsWith(
         "RenameTable 'unsup.t': the server does not support this operation"), rename.getMessage());
     assertThrows(UnsupportedOperationByServerException.class,
         () -> client.updateTableSchemaMetadata(
-            new UpdateTableSchemaMetadataRequest(id, null, Map.of("a", "b"))));
+            new UpdateTableSchemaMetadataRequest().id(id).metadata(Map.of("a", "b"))));
     assertThrows(UnsupportedOperationByServerException.class,
         () -> client.listAllTables(new ListAllTablesRequest(null, null, null)));
     // Served as GET by this server although the spec says POST: answered 405.
     assertThrows(UnsupportedOperationByServerException.class,
-        () -> client.countTableRows(new CountTableRowsRequest(id, null, null, null)));
+        () -> client.countTableRows(new CountTableRowsRequest().id(id)));
     assertThrows(UnsupportedOperationByServerException.class,
-        () -> client.getTableStats(new GetTableStatsRequest(id, null)));
+        () -> client.getTableStats(new GetTableStatsRequest().id(id)));
     assertThrows(UnsupportedOperationByServerException.class,
-        () -> client.listTableTags(new ListTableTagsRequest(id, null, null)));
+        () -> client.listTableTags(new ListTableTagsRequest().id(id)));
     assertThrows(UnsupportedOperationByServerException.class,
         () -> client.listAllTableIndices(id).toList());
     assertThrows(UnsupportedOperationByServerException.class,
         () -> client.listAllTableBranches(id));
     assertThrows(UnsupportedOperationByServerException.class,
-        () -> client.createTableScalarIndex(CreateTableIndexRequest.builder(id)
-            .column("id").indexType("BTREE").build()));
+        () -> client.createTableScalarIndex(new CreateTableIndexRequest().id(id)
+            .column("id").indexType("BTREE")));
     try (VectorSchemaRoot empty = VectorSchemaRoot.create(SCHEMA, allocator)) {
       empty.setRowCount(0);
       assertThrows(UnsupportedOperationByServerException.class, () -> client.insertIntoTable(
-          new InsertIntoTableRequest(id, null, "append"), empty));
+          new InsertIntoTableRequest().id(id).mode("append"), empty));
     }
     assertThrows(UnsupportedOperationByServerException.class, () -> client.queryTable(
-        QueryTableRequest.builder(id).k(10).filter("id >= 0")
-            .vector(new QueryVector(List.of(), null)).build(), allocator));
+        new QueryTableRequest().id(id).k(10L).filter("id >= 0")
+            .vector(new QueryTableRequestVector().singleVector(List.of())), allocator));
     assertThrows(UnsupportedOperationByServerException.class, () -> client.createTableTag(
-        new CreateTableTagRequest(id, "v1", 1L, null)));
+        new CreateTableTagRequest().id(id).tag("v1").version(1L)));
     UnsupportedOperationByServerException mv =
         assertThrows(UnsupportedOperationByServerException.class,
-            () -> client.createMaterializedView(CreateMaterializedViewRequest.builder(
-                List.of("unsup", "mv")).kind("query").sourceQuery("SELECT 1")
-                .outputSchema("{}").build()));
+            () -> client.createMaterializedView(new CreateMaterializedViewRequest().id(
+                List.of("unsup", "mv")).kind(CreateMaterializedViewRequest.KindEnum.QUERY)
+                    .sourceQuery("SELECT 1")
+                .outputSchema("{}")));
     assertTrue(mv.getMessage().contains("the server has no route for this operation"),
         mv.getMessage());
     assertThrows(UnsupportedOperationByServerException.class,
         () -> client.refreshMaterializedView(
-            RefreshMaterializedViewRequest.builder(List.of("unsup", "mv")).build()));
+            new RefreshMaterializedViewRequest().id(List.of("unsup", "mv"))));
   }
 }

@@ -80,7 +80,7 @@ class CatalogFaultsTest {
   }
 
   private String location(String table) {
-    return direct.describeTable(DescribeTableRequest.of(List.of(ns, table))).location();
+    return direct.describeTable(new DescribeTableRequest().id(List.of(ns, table))).getLocation();
   }
 
   private boolean listed(String table) {

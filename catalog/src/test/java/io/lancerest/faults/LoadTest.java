@@ -78,7 +78,8 @@ class LoadTest {
     List<String> namespaces = new ArrayList<>();
     for (int i = 0; i < NAMESPACES; i++) {
       namespaces.add(prefix + "_" + i);
-      direct.createNamespace(new CreateNamespaceRequest(List.of(prefix + "_" + i), null, Map.of()));
+      direct.createNamespace(new CreateNamespaceRequest().id(List.of(prefix + "_" + i))
+          .properties(Map.of()));
     }
     long t1 = System.nanoTime();
     List<List<String>> ids = new ArrayList<>();
@@ -93,7 +94,7 @@ class LoadTest {
     // The server itself sees them as declared tables.
     assertEquals(TABLES / NAMESPACES, direct.listAllTables(List.of(namespaces.get(3))).toList()
         .size());
-    assertTrue(direct.describeTable(DescribeTableRequest.of(ids.get(17))).location()
+    assertTrue(direct.describeTable(new DescribeTableRequest().id(ids.get(17))).getLocation()
         .endsWith(ids.get(17).get(0) + "$t17"));
 
     long s0 = System.nanoTime();

@@ -77,7 +77,8 @@ public final class Quickstart {
   static void restClientTour(LanceRestClient client, BufferAllocator allocator) {
     List<String> ns = List.of("quickstart");
     List<String> table = List.of("quickstart", "cities");
-    client.createNamespace(new CreateNamespaceRequest(ns, null, Map.of("owner", "quickstart")));
+    client.createNamespace(new CreateNamespaceRequest().id(ns)
+        .properties(Map.of("owner", "quickstart")));
     System.out.println("created namespace " + ns);
 
     Schema schema = new Schema(List.of(
@@ -85,12 +86,12 @@ public final class Quickstart {
         new Field("name", FieldType.nullable(new ArrowType.Utf8()), null)));
     try (VectorSchemaRoot first = rows(schema, allocator, new long[] {1, 2, 3},
         new String[] {"Lisbon", "Oslo", "Kyoto"})) {
-      client.createTable(CreateTableRequest.builder(table).build(), first);
+      client.createTable(new CreateTableRequest().id(table), first);
     }
     DescribeTableResponse d = client.describeTable(
-        DescribeTableRequest.of(table).withLoadDetailedMetadata(true));
-    System.out.println("created table " + table + " with 3 rows at version " + d.version()
-        + ", location " + d.location());
+        new DescribeTableRequest().id(table).loadDetailedMetadata(true));
+    System.out.println("created table " + table + " with 3 rows at version " + d.getVersion()
+        + ", location " + d.getLocation());
     System.out.println("namespaces: " + client.listAllNamespaces(List.of()).toList());
     System.out.println("tables in " + ns + ": " + client.listAllTables(ns).toList());
   }

@@ -61,10 +61,11 @@ public final class RestClientExample {
     List<String> ns = List.of("client_demo");
     List<String> table = List.of("client_demo", "points");
 
-    client.createNamespace(new CreateNamespaceRequest(ns, null, Map.of("owner", "examples")));
+    client.createNamespace(new CreateNamespaceRequest().id(ns)
+        .properties(Map.of("owner", "examples")));
     System.out.println("namespace exists: " + client.namespaceExists(ns));
     System.out.println("namespace properties: "
-        + client.describeNamespace(new DescribeNamespaceRequest(ns)).properties());
+        + client.describeNamespace(new DescribeNamespaceRequest().id(ns)).getProperties());
     System.out.println("top-level namespaces: " + client.listAllNamespaces(List.of()).toList());
 
     Schema schema = new Schema(List.of(
@@ -73,34 +74,34 @@ public final class RestClientExample {
     // CreateTable carries the first rows as an Arrow IPC stream.
     try (VectorSchemaRoot rows = Quickstart.rows(schema, allocator, new long[] {1, 2},
         new String[] {"alpha", "beta"})) {
-      client.createTable(CreateTableRequest.builder(table).build(), rows);
+      client.createTable(new CreateTableRequest().id(table), rows);
     }
     DescribeTableResponse d = client.describeTable(
-        DescribeTableRequest.of(table).withLoadDetailedMetadata(true));
-    System.out.println("table " + String.join(".", table) + ": version " + d.version()
-        + ", location " + d.location());
+        new DescribeTableRequest().id(table).loadDetailedMetadata(true));
+    System.out.println("table " + String.join(".", table) + ": version " + d.getVersion()
+        + ", location " + d.getLocation());
     System.out.println("tables in client_demo: " + client.listAllTables(ns).toList());
     System.out.println("versions: " + client.listAllTableVersions(table)
-        .map(v -> "v" + v.version()).toList());
+        .map(v -> "v" + v.getVersion()).toList());
 
     // Errors are typed: catch the specific class, or LanceRestException for all server errors.
     try {
-      client.describeTable(DescribeTableRequest.of(List.of("client_demo", "missing")));
+      client.describeTable(new DescribeTableRequest().id(List.of("client_demo", "missing")));
     } catch (TableNotFoundException e) {
       System.out.println("expected TableNotFoundException: code=" + e.code() + " http="
           + e.httpStatus() + " operation=" + e.operation().specName() + " message="
           + e.getMessage());
     }
     try {
-      client.countTableRows(new CountTableRowsRequest(table, null, null, null));
+      client.countTableRows(new CountTableRowsRequest().id(table));
     } catch (UnsupportedOperationByServerException e) {
       System.out.println("expected on the dir server: " + e.getMessage());
     } catch (LanceRestException e) {
       System.out.println("server error: " + e.getMessage());
     }
 
-    client.dropTable(new DropTableRequest(table));
-    client.dropNamespace(new DropNamespaceRequest(ns, null, null));
+    client.dropTable(new DropTableRequest().id(table));
+    client.dropNamespace(new DropNamespaceRequest().id(ns));
     System.out.println("dropped; namespace exists: " + client.namespaceExists(ns));
   }
 }

@@ -60,8 +60,8 @@ public final class TimeTravelExample {
     long latest = version(client);
     System.out.println("version after the first insert: " + v1 + ", latest: " + latest);
 
-    String location = client.describeTable(DescribeTableRequest.of(List.of("tt", "prices")))
-        .location();
+    String location = client.describeTable(new DescribeTableRequest().id(List.of("tt", "prices")))
+        .getLocation();
     try (Dataset ds = Dataset.open(location)) {
       ds.tags().create("launch_prices", v1);
     }
@@ -87,7 +87,7 @@ public final class TimeTravelExample {
 
   private static long version(LanceRestClient client) {
     // The dir server returns the version only with load_detailed_metadata.
-    return client.describeTable(DescribeTableRequest.of(List.of("tt", "prices"))
-        .withLoadDetailedMetadata(true)).version();
+    return client.describeTable(new DescribeTableRequest().id(List.of("tt", "prices"))
+        .loadDetailedMetadata(true)).getVersion();
   }
 }

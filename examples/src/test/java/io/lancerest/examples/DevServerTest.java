@@ -32,7 +32,7 @@ class DevServerTest {
         LanceRestClient client = LanceRestClient.create(Map.of("uri", running.uri()))) {
       assertEquals(caller.resolve("warehouse"), running.root());
       assertTrue(running.uri().matches("http://127\\.0\\.0\\.1:\\d+"), running.uri());
-      client.createNamespace(new CreateNamespaceRequest(List.of("ns1"), null, Map.of()));
+      client.createNamespace(new CreateNamespaceRequest().id(List.of("ns1")).properties(Map.of()));
       assertTrue(Files.isDirectory(running.root()), running.root().toString());
       assertEquals(List.of("ns1"), client.listAllNamespaces(List.of()).toList());
     }

@@ -1,8 +1,8 @@
 package io.lancerest.client.arrow;
 
 import io.lancerest.client.model.JsonArrowSchema;
-import io.lancerest.client.model.JsonArrowSchema.JsonArrowDataType;
-import io.lancerest.client.model.JsonArrowSchema.JsonArrowField;
+import io.lancerest.client.model.JsonArrowDataType;
+import io.lancerest.client.model.JsonArrowField;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -39,27 +39,29 @@ public final class JsonArrowSchemas {
 
   public static Schema toArrow(JsonArrowSchema json) {
     List<Field> fields = new ArrayList<>();
-    for (JsonArrowField f : nonNull(json.fields())) {
+    for (JsonArrowField f : nonNull(json.getFields())) {
       fields.add(toArrow(f));
     }
-    return new Schema(fields, json.metadata());
+    return new Schema(fields, json.getMetadata());
   }
 
   public static Field toArrow(JsonArrowField f) {
-    JsonArrowDataType t = f.type();
-    if (t == null || t.type() == null) {
-      throw new IllegalArgumentException("Field '" + f.name() + "' has no type");
+    JsonArrowDataType t = f.getType();
+    if (t == null || t.getType() == null) {
+      throw new IllegalArgumentException("Field '" + f.getName() + "' has no type");
     }
     List<Field> children = new ArrayList<>();
-    for (JsonArrowField c : nonNull(t.fields())) {
+    for (JsonArrowField c : nonNull(t.getFields())) {
       children.add(toArrow(c));
     }
-    ArrowType type = arrowType(f.name(), t);
-    return new Field(f.name(), new FieldType(f.nullable(), type, null, f.metadata()), children);
+    ArrowType type = arrowType(f.getName(), t);
+    // A field that leaves out 'nullable' is not nullable, as in Arrow's own JSON form.
+    boolean nullable = Boolean.TRUE.equals(f.getNullable());
+    return new Field(f.getName(), new FieldType(nullable, type, null, f.getMetadata()), children);
   }
 
   private static ArrowType arrowType(String field, JsonArrowDataType t) {
-    String name = t.type().toLowerCase(Locale.ROOT);
+    String name = t.getType().toLowerCase(Locale.ROOT);
     return switch (name) {
       case "null" -> ArrowType.Null.INSTANCE;
       case "bool", "boolean" -> ArrowType.Bool.INSTANCE;
@@ -93,17 +95,17 @@ public final class JsonArrowSchemas {
       case "struct" -> ArrowType.Struct.INSTANCE;
       case "map" -> new ArrowType.Map(false);
       default -> throw new IllegalArgumentException(
-          "Field '" + field + "' has JSON Arrow type '" + t.type() + "', which this client "
+          "Field '" + field + "' has JSON Arrow type '" + t.getType() + "', which this client "
               + "does not know");
     };
   }
 
   private static int length(String field, JsonArrowDataType t) {
-    if (t.length() == null) {
+    if (t.getLength() == null) {
       throw new IllegalArgumentException(
-          "Field '" + field + "' of type " + t.type() + " has no 'length'");
+          "Field '" + field + "' of type " + t.getType() + " has no 'length'");
     }
-    return Math.toIntExact(t.length());
+    return Math.toIntExact(t.getLength());
   }
 
   public static JsonArrowSchema fromArrow(Schema schema) {
@@ -112,7 +114,7 @@ public final class JsonArrowSchemas {
       fields.add(fromArrow(f));
     }
     Map<String, String> md = schema.getCustomMetadata();
-    return new JsonArrowSchema(fields, md == null || md.isEmpty() ? null : md);
+    return new JsonArrowSchema().fields(fields).metadata(md == null || md.isEmpty() ? null : md);
   }
 
   public static JsonArrowField fromArrow(Field f) {
@@ -132,8 +134,9 @@ public final class JsonArrowSchemas {
       default -> null;
     };
     Map<String, String> md = f.getMetadata();
-    return new JsonArrowField(f.getName(), new JsonArrowDataType(typeName(f), children, length),
-        f.isNullable(), md == null || md.isEmpty() ? null : md);
+    return new JsonArrowField().name(f.getName())
+        .type(new JsonArrowDataType().type(typeName(f)).fields(children).length(length))
+        .nullable(f.isNullable()).metadata(md == null || md.isEmpty() ? null : md);
   }
 
   private static String typeName(Field f) {

@@ -183,7 +183,7 @@ public final class CredentialRelay implements AutoCloseable {
       }
       DescribeTableResponse d;
       try {
-        d = client.describeTable(DescribeTableRequest.of(id).withVendCredentials(true));
+        d = client.describeTable(new DescribeTableRequest().id(id).vendCredentials(true));
       } catch (NotFoundException e) {
         reply(ex, 404, error(e.getMessage(), 404));
         return;
@@ -195,17 +195,17 @@ public final class CredentialRelay implements AutoCloseable {
         return;
       }
       Map<String, Object> out = new LinkedHashMap<>();
-      out.put("location", d.location());
-      out.put("storage_options", d.storageOptions() == null ? Map.of() : d.storageOptions());
+      out.put("location", d.getLocation());
+      out.put("storage_options", d.getStorageOptions() == null ? Map.of() : d.getStorageOptions());
       // What decides how lance-core opens the table, passed on as the server said it.
-      if (d.managedVersioning() != null) {
-        out.put("managed_versioning", d.managedVersioning());
+      if (d.getManagedVersioning() != null) {
+        out.put("managed_versioning", d.getManagedVersioning());
       }
-      if (d.version() != null) {
-        out.put("version", d.version());
+      if (d.getVersion() != null) {
+        out.put("version", d.getVersion());
       }
       byte[] json = LanceJson.mapper().writeValueAsBytes(out);
-      Long expires = io.lancerest.spark.connector.CredentialRefresh.expiresAt(d.storageOptions());
+      Long expires = io.lancerest.spark.connector.CredentialRefresh.expiresAt(d.getStorageOptions());
       if (expires != null) {
         answers.put(id, new Answer(json, System.currentTimeMillis(), expires));
       }

@@ -89,19 +89,19 @@ final class DescribedTables {
 
   DescribedTable describeFresh(List<String> id) {
     DescribeTableResponse d =
-        client.describeTable(DescribeTableRequest.of(id).withVendCredentials(true));
-    if (d.location() == null || d.location().isBlank()) {
+        client.describeTable(new DescribeTableRequest().id(id).vendCredentials(true));
+    if (d.getLocation() == null || d.getLocation().isBlank()) {
       throw new IllegalStateException("The server described table " + Identifiers.display(id)
           + " without a location; the catalog cannot read it");
     }
-    if (!isAbsolute(d.location())) {
+    if (!isAbsolute(d.getLocation())) {
       // A relative location would resolve against the driver's working directory.
       throw new IllegalStateException("The server described table " + Identifiers.display(id)
-          + " with location '" + d.location() + "', which is neither an absolute URI nor an "
+          + " with location '" + d.getLocation() + "', which is neither an absolute URI nor an "
           + "absolute path; the catalog cannot read it. Check the server's answer");
     }
-    return new DescribedTable(d, handle(id, d.location(), d.storageOptions(),
-        Boolean.TRUE.equals(d.managedVersioning()), d.properties()));
+    return new DescribedTable(d, handle(id, d.getLocation(), d.getStorageOptions(),
+        Boolean.TRUE.equals(d.getManagedVersioning()), d.getProperties()));
   }
 
   private static boolean isAbsolute(String location) {

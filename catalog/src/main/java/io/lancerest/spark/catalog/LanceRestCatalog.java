@@ -224,8 +224,8 @@ public class LanceRestCatalog
       return Map.of();
     }
     try {
-      return client.describeNamespace(new DescribeNamespaceRequest(nsId(namespace)))
-          .properties();
+      return client.describeNamespace(new DescribeNamespaceRequest().id(nsId(namespace)))
+          .getProperties();
     } catch (NotFoundException e) {
       throw new NoSuchNamespaceException(namespace);
     }

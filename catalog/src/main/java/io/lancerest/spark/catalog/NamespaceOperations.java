@@ -24,7 +24,7 @@ final class NamespaceOperations {
 
   void create(List<String> id, Map<String, String> metadata) {
     try {
-      client.createNamespace(new CreateNamespaceRequest(id, null, metadata));
+      client.createNamespace(new CreateNamespaceRequest().id(id).properties(metadata));
     } catch (AlreadyExistsException e) {
       throw e;
     } catch (RuntimeException e) {
@@ -38,7 +38,7 @@ final class NamespaceOperations {
         return;
       }
       OutcomeUnknown.reconciled("CreateNamespace", id, "not created, creating again", e);
-      client.createNamespace(new CreateNamespaceRequest(id, null, metadata));
+      client.createNamespace(new CreateNamespaceRequest().id(id).properties(metadata));
     }
   }
 
@@ -48,7 +48,7 @@ final class NamespaceOperations {
       if (cascade) {
         dropContents(id);
       }
-      client.dropNamespace(new DropNamespaceRequest(id, null, "Restrict"));
+      client.dropNamespace(new DropNamespaceRequest().id(id).behavior("Restrict"));
     } catch (NamespaceNotEmptyException | NotFoundException e) {
       throw e;
     } catch (RuntimeException e) {
@@ -70,13 +70,13 @@ final class NamespaceOperations {
       List<String> childId = new ArrayList<>(id);
       childId.add(child);
       dropContents(childId);
-      client.dropNamespace(new DropNamespaceRequest(childId, null, "Restrict"));
+      client.dropNamespace(new DropNamespaceRequest().id(childId).behavior("Restrict"));
     }
     for (String table : client.listAllTables(id).toList()) {
       List<String> tableId = new ArrayList<>(id);
       tableId.add(table);
       try {
-        client.dropTable(new DropTableRequest(tableId));
+        client.dropTable(new DropTableRequest().id(tableId));
       } catch (NotFoundException ignored) {
         // dropped concurrently
       }

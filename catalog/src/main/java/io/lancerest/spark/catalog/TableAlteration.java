@@ -116,8 +116,8 @@ final class TableAlteration {
       return false;
     }
     try {
-      client.alterTableDropColumns(new AlterTableDropColumnsRequest(id, null,
-          List.of(String.join(".", d.fieldNames()))));
+      client.alterTableDropColumns(new AlterTableDropColumnsRequest().id(id)
+          .columns(List.of(String.join(".", d.fieldNames()))));
       return true;
     } catch (UnsupportedOperationByServerException ex) {
       serverColumnOps = false;

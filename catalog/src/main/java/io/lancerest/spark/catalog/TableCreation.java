@@ -79,8 +79,8 @@ final class TableCreation {
   private Declared declare(List<String> id, Map<String, String> props) {
     Map<String, String> userProps = new LinkedHashMap<>(props);
     String location = userProps.remove(TableCatalog.PROP_LOCATION);
-    DeclareTableRequest request = DeclareTableRequest.builder(id)
-        .location(location).vendCredentials(true).properties(userProps).build();
+    DeclareTableRequest request = new DeclareTableRequest().id(id)
+        .location(location).vendCredentials(true).properties(userProps);
     DeclareTableResponse r;
     try {
       r = client.declareTable(request);
@@ -90,15 +90,15 @@ final class TableCreation {
       }
       return reconcileDeclare(id, request, e);
     }
-    if (r.location() == null || r.location().isBlank()) {
+    if (r.getLocation() == null || r.getLocation().isBlank()) {
       deregisterQuietly(id);
       throw new IllegalStateException("The server declared table " + Identifiers.display(id)
           + " without giving it a location; the catalog cannot write its data");
     }
     return new Declared(
-        described.handle(id, r.location(), r.storageOptions(),
-            Boolean.TRUE.equals(r.managedVersioning()), r.properties()),
-        r.properties() != null);
+        described.handle(id, r.getLocation(), r.getStorageOptions(),
+            Boolean.TRUE.equals(r.getManagedVersioning()), r.getProperties()),
+        r.getProperties() != null);
   }
 
   /**
@@ -110,24 +110,25 @@ final class TableCreation {
       RuntimeException lost) {
     DescribeTableResponse d;
     try {
-      d = client.describeTable(DescribeTableRequest.of(id).withVendCredentials(true));
+      d = client.describeTable(new DescribeTableRequest().id(id).vendCredentials(true));
     } catch (NotFoundException notApplied) {
       OutcomeUnknown.reconciled("DeclareTable", id, "not declared, declaring again", lost);
       DeclareTableResponse r = client.declareTable(request);
-      return new Declared(described.handle(id, r.location(), r.storageOptions(),
-          Boolean.TRUE.equals(r.managedVersioning()), r.properties()), r.properties() != null);
+      return new Declared(described.handle(id, r.getLocation(), r.getStorageOptions(),
+          Boolean.TRUE.equals(r.getManagedVersioning()), r.getProperties()),
+              r.getProperties() != null);
     }
-    if (d.location() == null || d.location().isBlank()) {
+    if (d.getLocation() == null || d.getLocation().isBlank()) {
       throw lost;
     }
-    TableHandle h = described.handle(id, d.location(), d.storageOptions(),
-        Boolean.TRUE.equals(d.managedVersioning()), d.properties());
+    TableHandle h = described.handle(id, d.getLocation(), d.getStorageOptions(),
+        Boolean.TRUE.equals(d.getManagedVersioning()), d.getProperties());
     if (LanceTables.datasetExists(h.location(), h.storageOptions())) {
       OutcomeUnknown.reconciled("DeclareTable", id, "a table with data exists", lost);
       throw othersTable(id, lost);
     }
     OutcomeUnknown.reconciled("DeclareTable", id, "declared, going on", lost);
-    return new Declared(h, d.properties() != null);
+    return new Declared(h, d.getProperties() != null);
   }
 
   /** The dataset create found data at the location: someone else's, never to be cleaned up. */
@@ -198,7 +199,7 @@ final class TableCreation {
     props.remove(TableCatalog.PROP_LOCATION);
     described.invalidate(id);
     DescribedTable e = described.describe(id);
-    boolean serverProps = e.describe.properties() != null;
+    boolean serverProps = e.describe.getProperties() != null;
     if (!serverProps && !props.isEmpty()) {
       // Checked before any data is written, so a refused RTAS leaves the table untouched.
       e.requireUnmanaged(id, "replace table properties");
@@ -236,7 +237,7 @@ final class TableCreation {
 
   private void deregisterQuietly(List<String> id) {
     try {
-      client.deregisterTable(new DeregisterTableRequest(id));
+      client.deregisterTable(new DeregisterTableRequest().id(id));
     } catch (NotFoundException ignored) {
       // already gone
     } catch (RuntimeException e) {

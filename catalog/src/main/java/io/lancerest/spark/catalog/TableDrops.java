@@ -27,13 +27,13 @@ final class TableDrops {
   /** DROP TABLE: the namespace forgets the table, its data stays. False when it did not exist. */
   boolean drop(List<String> id) {
     try {
-      client.deregisterTable(new DeregisterTableRequest(id));
+      client.deregisterTable(new DeregisterTableRequest().id(id));
       return true;
     } catch (NotFoundException e) {
       return false;
     } catch (RuntimeException e) {
       return reconcileGone("DeregisterTable", id, e,
-          () -> client.deregisterTable(new DeregisterTableRequest(id)));
+          () -> client.deregisterTable(new DeregisterTableRequest().id(id)));
     } finally {
       described.invalidate(id);
     }
@@ -42,18 +42,19 @@ final class TableDrops {
   /** DROP TABLE … PURGE: table and data are deleted. */
   boolean purge(List<String> id) {
     try {
-      client.dropTable(new DropTableRequest(id));
+      client.dropTable(new DropTableRequest().id(id));
       return true;
     } catch (NotFoundException e) {
       return false;
     } catch (UnsupportedOperationByServerException e) {
       // The server can only forget tables: delete the data ourselves, then forget it.
       DescribedTable entry = described.describeFresh(id);
-      client.deregisterTable(new DeregisterTableRequest(id));
+      client.deregisterTable(new DeregisterTableRequest().id(id));
       LanceTables.purge(entry.handle.location(), entry.handle.storageOptions());
       return true;
     } catch (RuntimeException e) {
-      return reconcileGone("DropTable", id, e, () -> client.dropTable(new DropTableRequest(id)));
+      return reconcileGone("DropTable", id, e, () -> client.dropTable(new DropTableRequest()
+          .id(id)));
     } finally {
       described.invalidate(id);
     }
@@ -70,7 +71,7 @@ final class TableDrops {
     }
     described.invalidate(id);
     try {
-      client.describeTable(DescribeTableRequest.of(id));
+      client.describeTable(new DescribeTableRequest().id(id));
     } catch (NotFoundException gone) {
       OutcomeUnknown.reconciled(what, id, "the table is gone, the drop was applied", e);
       return true;
@@ -88,8 +89,8 @@ final class TableDrops {
     List<String> fromNs = from.subList(0, from.size() - 1);
     List<String> toNs = to.subList(0, to.size() - 1);
     try {
-      client.renameTable(new RenameTableRequest(from, to.get(to.size() - 1),
-          fromNs.equals(toNs) ? null : toNs));
+      client.renameTable(new RenameTableRequest().id(from).newTableName(to.get(to.size() - 1))
+          .newNamespaceId(fromNs.equals(toNs) ? null : toNs));
     } catch (UnsupportedOperationByServerException e) {
       throw new UnsupportedCatalogOperationException("Cannot rename table "
           + Identifiers.display(from) + " to " + Identifiers.display(to) + ": the namespace "

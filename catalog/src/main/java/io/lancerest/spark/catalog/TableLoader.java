@@ -55,13 +55,13 @@ final class TableLoader {
         ? LanceTables.loadTable(e.handle, catalogName)
         : LanceTables.loadTableAtVersion(e.handle, version, catalogName);
     Map<String, String> props = new LinkedHashMap<>();
-    if (e.describe.metadata() != null) {
-      props.putAll(e.describe.metadata());
+    if (e.describe.getMetadata() != null) {
+      props.putAll(e.describe.getMetadata());
     }
-    if (e.describe.properties() != null) {
-      props.putAll(e.describe.properties());
+    if (e.describe.getProperties() != null) {
+      props.putAll(e.describe.getProperties());
     }
-    props.put(TableCatalog.PROP_LOCATION, e.describe.location());
+    props.put(TableCatalog.PROP_LOCATION, e.describe.getLocation());
     props.put(TableCatalog.PROP_PROVIDER, TableProperties.PROVIDER_LANCE);
     if (e.handle.managedVersioning()) {
       props.put(TableProperties.MANAGED_VERSIONING, "true");

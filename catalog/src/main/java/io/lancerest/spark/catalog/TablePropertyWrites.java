@@ -35,7 +35,8 @@ final class TablePropertyWrites {
   void replace(List<String> id, DescribedTable e, boolean serverProps, Map<String, String> props) {
     if (serverProps && !Boolean.FALSE.equals(serverSchemaMetadata)) {
       try {
-        client.updateTableSchemaMetadata(new UpdateTableSchemaMetadataRequest(id, null, props));
+        client.updateTableSchemaMetadata(new UpdateTableSchemaMetadataRequest().id(id)
+            .metadata(props));
         serverSchemaMetadata = true;
         return;
       } catch (UnsupportedOperationByServerException ex) {
@@ -65,16 +66,17 @@ final class TablePropertyWrites {
       try {
         // The operation replaces the whole map: start from what the server holds now.
         DescribeTableResponse d = client.describeTable(
-            DescribeTableRequest.of(id).withLoadDetailedMetadata(true));
+            new DescribeTableRequest().id(id).loadDetailedMetadata(true));
         Map<String, String> next = new LinkedHashMap<>();
-        if (d.metadata() != null) {
-          next.putAll(d.metadata());
-        } else if (d.properties() != null) {
-          next.putAll(d.properties());
+        if (d.getMetadata() != null) {
+          next.putAll(d.getMetadata());
+        } else if (d.getProperties() != null) {
+          next.putAll(d.getProperties());
         }
         next.putAll(set);
         unset.forEach(next::remove);
-        client.updateTableSchemaMetadata(new UpdateTableSchemaMetadataRequest(id, null, next));
+        client.updateTableSchemaMetadata(new UpdateTableSchemaMetadataRequest().id(id)
+            .metadata(next));
         serverSchemaMetadata = true;
         return;
       } catch (UnsupportedOperationByServerException ex) {

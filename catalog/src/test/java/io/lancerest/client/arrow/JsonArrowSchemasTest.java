@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.lancerest.client.LanceJson;
 import io.lancerest.client.model.JsonArrowSchema;
-import io.lancerest.client.model.JsonArrowSchema.JsonArrowDataType;
-import io.lancerest.client.model.JsonArrowSchema.JsonArrowField;
+import io.lancerest.client.model.JsonArrowDataType;
+import io.lancerest.client.model.JsonArrowField;
 import java.util.List;
 import java.util.Map;
 import org.apache.arrow.vector.types.DateUnit;
@@ -78,17 +78,18 @@ class JsonArrowSchemasTest {
       "float, float32", "double, float64", "INT32, int32"})
   void aliasesReadAsTheCanonicalType(String alias, String canonical) {
     Field a = JsonArrowSchemas.toArrow(
-        new JsonArrowField("c", new JsonArrowDataType(alias, null, null), true, null));
+        new JsonArrowField().name("c").type(new JsonArrowDataType().type(alias)).nullable(true));
     Field c = JsonArrowSchemas.toArrow(
-        new JsonArrowField("c", new JsonArrowDataType(canonical, null, null), true, null));
+        new JsonArrowField().name("c").type(new JsonArrowDataType().type(canonical))
+            .nullable(true));
     assertEquals(c, a);
   }
 
   @Test
   void unknownTypeNameIsAClearError() {
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> JsonArrowSchemas.toArrow(new JsonArrowField("when",
-            new JsonArrowDataType("interval_month_day_nano", null, null), true, null)));
+        () -> JsonArrowSchemas.toArrow(new JsonArrowField().name("when")
+            .type(new JsonArrowDataType().type("interval_month_day_nano")).nullable(true)));
     assertEquals("Field 'when' has JSON Arrow type 'interval_month_day_nano', which this client "
         + "does not know", e.getMessage().substring(0, e.getMessage().indexOf("know") + 4));
   }

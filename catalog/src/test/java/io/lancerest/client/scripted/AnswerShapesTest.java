@@ -89,7 +89,7 @@ class AnswerShapesTest extends ScriptedServerTest {
     enqueue(bytes(200, twoRows(fileFormat), "application/vnd.apache.arrow.file"));
     LanceRestClient c = client();
 
-    try (ArrowBatches b = c.queryTable(QueryTableRequest.builder(T).k(2).build(), allocator)) {
+    try (ArrowBatches b = c.queryTable(new QueryTableRequest().id(T).k(2L), allocator)) {
       assertEquals(2, b.rowCount());
       assertEquals(List.of(1, 2), b.column("id"));
       assertEquals("a", String.valueOf(b.column("name").get(0)));
@@ -103,7 +103,7 @@ class AnswerShapesTest extends ScriptedServerTest {
     enqueue(ok("{\"rows\":[]}"));
 
     InvalidResponseException e = assertThrows(InvalidResponseException.class,
-        () -> client().queryTable(QueryTableRequest.builder(T).k(2).build(), allocator));
+        () -> client().queryTable(new QueryTableRequest().id(T).k(2L), allocator));
 
     assertTrue(e.getMessage().startsWith("QueryTable 'ns.t': the server answered HTTP 200 with "
         + "a body that is not a valid QueryTable response (not an Arrow IPC file or stream"),
@@ -114,14 +114,14 @@ class AnswerShapesTest extends ScriptedServerTest {
   @ValueSource(strings = {"42", "{\"count\": 42}", "\"42\"", "{\"count\": \"42\"}"})
   void rowCountIsReadFromEveryShape(String body) {
     enqueue(ok(body));
-    assertEquals(42L, client().countTableRows(CountTableRowsRequest.builder(T).build()));
+    assertEquals(42L, client().countTableRows(new CountTableRowsRequest().id(T)));
   }
 
   @Test
   void fractionalRowCountIsAnInvalidResponse() {
     enqueue(ok("{\"count\": 4.5}"));
     InvalidResponseException e = assertThrows(InvalidResponseException.class,
-        () -> client().countTableRows(CountTableRowsRequest.builder(T).build()));
+        () -> client().countTableRows(new CountTableRowsRequest().id(T)));
     assertTrue(e.getMessage().contains("(expected an integer row count, got NUMBER)"),
         e.getMessage());
   }
@@ -131,11 +131,12 @@ class AnswerShapesTest extends ScriptedServerTest {
     enqueue(new MockResponse().setResponseCode(201).setHeader("x-request-id", "r1"));
 
     CreateMaterializedViewResponse r = client().createMaterializedView(
-        CreateMaterializedViewRequest.builder(T).kind("sql").sourceQuery("{}").build());
+        new CreateMaterializedViewRequest().id(T).kind(CreateMaterializedViewRequest.KindEnum.QUERY)
+            .sourceQuery("{}"));
 
-    assertNull(r.version());
-    assertNull(r.jobId());
-    assertEquals("r1", r.context().get("header.x-request-id"));
+    assertNull(r.getVersion());
+    assertNull(r.getJobId());
+    assertEquals("r1", r.getContext().get("header.x-request-id"));
     assertEquals("POST", next().getMethod());
   }
 
@@ -143,7 +144,7 @@ class AnswerShapesTest extends ScriptedServerTest {
   void refreshMaterializedViewReads202WithJobId() {
     enqueue(json(202, "{\"job_id\":\"job-7\"}"));
     assertEquals("job-7", client().refreshMaterializedView(
-        RefreshMaterializedViewRequest.builder(T).build()).jobId());
+        new RefreshMaterializedViewRequest().id(T)).getJobId());
   }
 
   @Test
@@ -162,13 +163,14 @@ class AnswerShapesTest extends ScriptedServerTest {
     enqueue(ok("{\"owner\":\"ana\",\"tier\":\"gold\"}"));
 
     UpdateTableSchemaMetadataResponse r = client().updateTableSchemaMetadata(
-        new UpdateTableSchemaMetadataRequest(T, "dev", Map.of("owner", "ana")));
+        new UpdateTableSchemaMetadataRequest().id(T).branch("dev")
+            .metadata(Map.of("owner", "ana")));
 
     RecordedRequest sent = next();
     assertEquals("{\"owner\":\"ana\"}", sent.getBody().readUtf8());
     assertEquals("dev", sent.getRequestUrl().queryParameter("branch"));
-    assertEquals(Map.of("owner", "ana", "tier", "gold"), r.metadata());
-    assertNull(r.transactionId());
+    assertEquals(Map.of("owner", "ana", "tier", "gold"), r.getMetadata());
+    assertNull(r.getTransactionId());
   }
 
   @Test
@@ -176,10 +178,10 @@ class AnswerShapesTest extends ScriptedServerTest {
     enqueue(ok("{\"metadata\":{\"owner\":\"ana\"},\"transaction_id\":\"tx1\"}"));
 
     UpdateTableSchemaMetadataResponse r = client().updateTableSchemaMetadata(
-        new UpdateTableSchemaMetadataRequest(T, null, Map.of("owner", "ana")));
+        new UpdateTableSchemaMetadataRequest().id(T).metadata(Map.of("owner", "ana")));
 
-    assertEquals(Map.of("owner", "ana"), r.metadata());
-    assertEquals("tx1", r.transactionId());
+    assertEquals(Map.of("owner", "ana"), r.getMetadata());
+    assertEquals("tx1", r.getTransactionId());
   }
 
   @Test
@@ -189,13 +191,12 @@ class AnswerShapesTest extends ScriptedServerTest {
         ok("\"ProjectionExec: expr=[id]\\n  LanceScan: uri=/t.lance\""),
         ok("{\"analysis\":\"" + "ProjectionExec: expr=[id]\\n  LanceScan: uri=/t.lance\"}"));
     LanceRestClient c = client();
-    QueryTableRequest q = QueryTableRequest.builder(T).k(1).build();
+    QueryTableRequest q = new QueryTableRequest().id(T).k(1L);
 
     assertEquals(plan, c.explainTableQueryPlan(
-        ExplainTableQueryPlanRequest.builder(T).query(q).build()));
+        new ExplainTableQueryPlanRequest().id(T).query(q)));
     assertEquals(plan, c.explainTableQueryPlan(
-        ExplainTableQueryPlanRequest.builder(T).query(q).build()));
-    assertEquals(plan, c.analyzeTableQueryPlan(AnalyzeTableQueryPlanRequest.builder(T).k(1)
-        .build()));
+        new ExplainTableQueryPlanRequest().id(T).query(q)));
+    assertEquals(plan, c.analyzeTableQueryPlan(new AnalyzeTableQueryPlanRequest().id(T).k(1L)));
   }
 }

@@ -22,7 +22,7 @@ class ConnectionReuseTest extends ScriptedServerTest {
   private static final String PROPS = "{\"properties\":{}}";
 
   private static void describe(LanceRestClient c) {
-    c.describeNamespace(new DescribeNamespaceRequest(List.of("ns")));
+    c.describeNamespace(new DescribeNamespaceRequest().id(List.of("ns")));
   }
 
   @Test
@@ -61,9 +61,9 @@ class ConnectionReuseTest extends ScriptedServerTest {
     Thread.sleep(1_200); // idle long enough to be checked before reuse
 
     CreateNamespaceResponse r =
-        c.createNamespace(new CreateNamespaceRequest(List.of("ns2"), null, Map.of()));
+        c.createNamespace(new CreateNamespaceRequest().id(List.of("ns2")).properties(Map.of()));
 
-    assertEquals(Map.of("a", "1"), r.properties());
+    assertEquals(Map.of("a", "1"), r.getProperties());
     assertEquals(2, requestCount(), "the mutation reached the server once");
     next();
     assertEquals(0, next().getSequenceNumber(), "on a new connection");

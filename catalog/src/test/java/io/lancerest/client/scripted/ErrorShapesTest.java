@@ -230,7 +230,7 @@ class ErrorShapesTest extends ScriptedServerTest {
     enqueue(ok(body).setHeader("x-request-id", "r-9"));
 
     InvalidResponseException e = assertThrows(InvalidResponseException.class,
-        () -> client().describeTable(DescribeTableRequest.of(NS_T)));
+        () -> client().describeTable(new DescribeTableRequest().id(NS_T)));
 
     assertEquals(200, e.httpStatus());
     assertEquals("r-9", e.requestId());

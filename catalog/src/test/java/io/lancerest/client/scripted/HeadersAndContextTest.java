@@ -29,7 +29,8 @@ class HeadersAndContextTest extends ScriptedServerTest {
   private RecordedRequest describeWith(LanceRestClient c, Identity identity,
       Map<String, String> context) throws InterruptedException {
     enqueue(ok(PROPS));
-    c.describeNamespace(new DescribeNamespaceRequest(List.of("ns"), identity, context));
+    c.describeNamespace(new DescribeNamespaceRequest().id(List.of("ns")).identity(identity)
+        .context(context));
     return next();
   }
 
@@ -64,11 +65,11 @@ class HeadersAndContextTest extends ScriptedServerTest {
     enqueue(ok(PROPS).setHeader("X-Request-Id", "rid-5").setHeader("X-Lance-Version", "7"));
 
     DescribeNamespaceResponse r =
-        client().describeNamespace(new DescribeNamespaceRequest(List.of("ns")));
+        client().describeNamespace(new DescribeNamespaceRequest().id(List.of("ns")));
 
-    assertEquals("rid-5", r.context().get("header.x-request-id"));
-    assertEquals("7", r.context().get("header.x-lance-version"));
-    assertEquals(Map.of("k", "v"), r.properties());
+    assertEquals("rid-5", r.getContext().get("header.x-request-id"));
+    assertEquals("7", r.getContext().get("header.x-lance-version"));
+    assertEquals(Map.of("k", "v"), r.getProperties());
   }
 
   @Test
@@ -104,8 +105,9 @@ class HeadersAndContextTest extends ScriptedServerTest {
   @Test
   void delimiterIsSentAsQueryParameter() throws InterruptedException {
     enqueue(ok(PROPS), ok(PROPS));
-    client().describeNamespace(new DescribeNamespaceRequest(List.of("a", "b")));
-    client("delimiter", ".").describeNamespace(new DescribeNamespaceRequest(List.of("a", "b")));
+    client().describeNamespace(new DescribeNamespaceRequest().id(List.of("a", "b")));
+    client("delimiter", ".").describeNamespace(new DescribeNamespaceRequest()
+        .id(List.of("a", "b")));
 
     RecordedRequest dollar = next();
     assertEquals("/v1/namespace/a%24b/describe?delimiter=%24", dollar.getPath());
@@ -128,7 +130,7 @@ class HeadersAndContextTest extends ScriptedServerTest {
   @Test
   void getListSendsNoBody() throws InterruptedException {
     enqueue(ok("{\"namespaces\":[]}"));
-    client().listNamespaces(new ListNamespacesRequest(List.of("ns"), null, 10));
+    client().listNamespaces(new ListNamespacesRequest().id(List.of("ns")).limit(10L));
 
     RecordedRequest r = next();
     assertEquals("GET", r.getMethod());
@@ -181,7 +183,7 @@ class HeadersAndContextTest extends ScriptedServerTest {
   void nameContainingTheDelimiterIsRejectedBeforeSending() {
     LanceRestClient c = client();
     ClientConfigException e = assertThrows(ClientConfigException.class,
-        () -> c.describeNamespace(new DescribeNamespaceRequest(List.of("ns", "a$b"))));
+        () -> c.describeNamespace(new DescribeNamespaceRequest().id(List.of("ns", "a$b"))));
 
     assertEquals("Name 'a$b' in identifier ns.`a$b` contains the namespace delimiter '$'; the "
         + "server would read it as nested names. Rename it, or configure another 'delimiter' for "

@@ -93,7 +93,7 @@ class OAuth2Test extends ScriptedServerTest {
   }
 
   private void describe(LanceRestClient c) {
-    c.describeNamespace(new DescribeNamespaceRequest(List.of("ns")));
+    c.describeNamespace(new DescribeNamespaceRequest().id(List.of("ns")));
   }
 
   private String lastBearer() {
@@ -303,8 +303,8 @@ class OAuth2Test extends ScriptedServerTest {
   void perCallBearerIdentityIsNotOverwrittenByTheCatalogToken() {
     LanceRestClient c = oauthClient();
 
-    c.describeNamespace(new DescribeNamespaceRequest(List.of("ns"),
-        Identity.bearer("user-token"), Map.of()));
+    c.describeNamespace(new DescribeNamespaceRequest().id(List.of("ns"))
+        .identity(Identity.bearer("user-token")).context(Map.of()));
 
     assertEquals("Bearer user-token", lastBearer());
   }
@@ -349,7 +349,8 @@ class OAuth2Test extends ScriptedServerTest {
     revoked = "user-token";
 
     assertThrows(UnauthenticatedException.class, () -> c.describeNamespace(
-        new DescribeNamespaceRequest(List.of("ns"), Identity.bearer("user-token"), Map.of())));
+        new DescribeNamespaceRequest().id(List.of("ns")).identity(Identity.bearer("user-token"))
+            .context(Map.of())));
 
     assertEquals(1, apiRequests.size());
     assertEquals(1, tokenRequests.size());

@@ -125,7 +125,8 @@ class PaginationTest extends ScriptedServerTest {
     HttpTransport t = transport();
 
     List<String> all = Pages.stream(Operation.LIST_ALL_TABLES, null,
-        token -> readPage(t, token), ListTablesResponse::tables, ListTablesResponse::pageToken)
+        token -> readPage(t, token), ListTablesResponse::getTables,
+            ListTablesResponse::getPageToken)
         .toList();
 
     assertEquals(List.of("ns$a", "ns$b", "other$c"), all);
@@ -143,8 +144,8 @@ class PaginationTest extends ScriptedServerTest {
 
     InvalidResponseException e = assertThrows(InvalidResponseException.class,
         () -> Pages.all(Operation.LIST_TABLES, List.of("ns"),
-            token -> readPage(t, token), ListTablesResponse::tables,
-            ListTablesResponse::pageToken));
+            token -> readPage(t, token), ListTablesResponse::getTables,
+            ListTablesResponse::getPageToken));
 
     assertEquals(Operation.LIST_TABLES, e.operation());
     assertTrue(e.getMessage().startsWith("ListTables 'ns': the server sent page token 'x1'"),

@@ -64,11 +64,11 @@ class RetryTest extends ScriptedServerTest {
     void run(HttpTransport t) {
       LanceRestClient c = new LanceRestClient(t);
       switch (this) {
-        case DESCRIBE_TABLE -> c.describeTable(DescribeTableRequest.of(NS_T));
-        case LIST_TABLES -> c.listTables(new ListTablesRequest(List.of("ns"), null, null));
+        case DESCRIBE_TABLE -> c.describeTable(new DescribeTableRequest().id(NS_T));
+        case LIST_TABLES -> c.listTables(new ListTablesRequest().id(List.of("ns")));
         case CREATE_NAMESPACE -> c.createNamespace(
-            new CreateNamespaceRequest(List.of("ns"), null, null));
-        case DROP_NAMESPACE -> c.dropNamespace(new DropNamespaceRequest(List.of("ns"), null, null));
+            new CreateNamespaceRequest().id(List.of("ns")));
+        case DROP_NAMESPACE -> c.dropNamespace(new DropNamespaceRequest().id(List.of("ns")));
         case DROP_TABLE -> t.execute(RestRequest.builder(Operation.DROP_TABLE).id(NS_T).build());
         default -> throw new AssertionError(this);
       }
@@ -85,9 +85,9 @@ class RetryTest extends ScriptedServerTest {
   void readIsRetriedOnTransientStatusAndThenSucceeds(int status) {
     enqueue(json(status, "{\"error\":\"blip\"}"), ok(TABLE));
 
-    DescribeTableResponse r = client().describeTable(DescribeTableRequest.of(NS_T));
+    DescribeTableResponse r = client().describeTable(new DescribeTableRequest().id(NS_T));
 
-    assertEquals(3L, r.version());
+    assertEquals(3L, r.getVersion());
     assertEquals(2, requestCount());
     assertEquals(1, waits.size());
   }
@@ -105,9 +105,9 @@ class RetryTest extends ScriptedServerTest {
   void readIsRetriedAfterConnectionReset(SocketPolicy policy) {
     enqueue(new MockResponse().setSocketPolicy(policy), ok(TABLE));
 
-    DescribeTableResponse r = client().describeTable(DescribeTableRequest.of(NS_T));
+    DescribeTableResponse r = client().describeTable(new DescribeTableRequest().id(NS_T));
 
-    assertEquals("/data/ns/t.lance", r.location());
+    assertEquals("/data/ns/t.lance", r.getLocation());
     assertEquals(2, requestCount());
     assertEquals(1, waits.size());
   }
@@ -117,7 +117,7 @@ class RetryTest extends ScriptedServerTest {
     enqueue(ok(TABLE).setHeadersDelay(2, TimeUnit.SECONDS), ok(TABLE));
 
     long start = System.nanoTime();
-    client("read-timeout-ms", "300").describeTable(DescribeTableRequest.of(NS_T));
+    client("read-timeout-ms", "300").describeTable(new DescribeTableRequest().id(NS_T));
 
     assertEquals(2, requestCount());
     assertTrue(System.nanoTime() - start < TimeUnit.SECONDS.toNanos(2),

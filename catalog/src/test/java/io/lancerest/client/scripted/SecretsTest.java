@@ -100,12 +100,12 @@ class SecretsTest extends ScriptedServerTest {
     show(t.config());
 
     enqueue(json(503, "{\"error\":\"busy\"}"), json(401, "{\"error\":\"Bearer " + "rejected\"}"));
-    failing(() -> c.describeNamespace(new DescribeNamespaceRequest(List.of("ns"))));
+    failing(() -> c.describeNamespace(new DescribeNamespaceRequest().id(List.of("ns"))));
     enqueue(json(500, "{}"), json(500, "{}"), json(500, "{}"));
-    failing(() -> c.describeNamespace(new DescribeNamespaceRequest(List.of("ns"))));
+    failing(() -> c.describeNamespace(new DescribeNamespaceRequest().id(List.of("ns"))));
     enqueue(json(403, "{\"error\":\"key " + API_KEY + " may not read ns\"}"));
-    failing(() -> c.describeNamespace(new DescribeNamespaceRequest(List.of("ns"),
-        Identity.bearer(USER_TOKEN), null)));
+    failing(() -> c.describeNamespace(new DescribeNamespaceRequest().id(List.of("ns"))
+        .identity(Identity.bearer(USER_TOKEN))));
 
     assertTrue(shown.get(0).contains("X-Team=blue"), shown.get(0));
     assertTrue(logs.text().contains("retrying in"), "DEBUG logging is not captured:\n"
@@ -133,7 +133,7 @@ class SecretsTest extends ScriptedServerTest {
     show(t.config());
     LanceRestClient c = new LanceRestClient(t);
 
-    failing(() -> c.describeNamespace(new DescribeNamespaceRequest(List.of("ns"))));
+    failing(() -> c.describeNamespace(new DescribeNamespaceRequest().id(List.of("ns"))));
     OAuth2ClientCredentials direct = new OAuth2ClientCredentials(new OkHttpClient(),
         URI.create(uri() + "/oauth/token"), "job", Secret.of(CLIENT_SECRET), null, Map.of(),
         Clock.systemUTC());
@@ -154,10 +154,10 @@ class SecretsTest extends ScriptedServerTest {
         + "\"aws_session_token\":\"" + STORAGE_KEY + "\"}}"));
     LanceRestClient c = client();
 
-    DescribeTableResponse r = c.describeTable(DescribeTableRequest.of(List.of("ns", "t")));
+    DescribeTableResponse r = c.describeTable(new DescribeTableRequest().id(List.of("ns", "t")));
     show(r);
 
-    assertEquals(STORAGE_KEY, r.storageOptions().get("aws_secret_access_key"));
+    assertEquals(STORAGE_KEY, r.getStorageOptions().get("aws_secret_access_key"));
     assertNothingLeaked();
   }
 
@@ -177,7 +177,7 @@ class SecretsTest extends ScriptedServerTest {
     enqueue(ok(body.replace("SECRET", STORAGE_KEY)));
 
     InvalidResponseException e = assertThrows(InvalidResponseException.class,
-        () -> client().describeTable(DescribeTableRequest.of(List.of("ns", "t"))));
+        () -> client().describeTable(new DescribeTableRequest().id(List.of("ns", "t"))));
     show(e);
     show(e.toString());
 
@@ -192,8 +192,7 @@ class SecretsTest extends ScriptedServerTest {
     enqueue(ok("{\"count\":\"" + STORAGE_KEY + "\"}"));
 
     InvalidResponseException e = assertThrows(InvalidResponseException.class,
-        () -> client().countTableRows(new CountTableRowsRequest(List.of("ns", "t"), null,
-            null, null, null, null)));
+        () -> client().countTableRows(new CountTableRowsRequest().id(List.of("ns", "t"))));
     show(e);
 
     assertTrue(e.getMessage().contains("(expected an integer row count, got text that is not "

@@ -66,7 +66,7 @@ class TlsAndProxyTest extends ScriptedServerTest {
         "tls.ca-file", caFile.toString())));
 
     assertEquals(Map.of("k", "v"),
-        c.describeNamespace(new DescribeNamespaceRequest(List.of("ns"))).properties());
+        c.describeNamespace(new DescribeNamespaceRequest().id(List.of("ns"))).getProperties());
     RecordedRequest r = https.takeRequest();
     assertEquals("/v1/namespace/ns/describe?delimiter=%24", r.getPath());
     assertTrue(r.getRequestUrl().isHttps());
@@ -78,7 +78,7 @@ class TlsAndProxyTest extends ScriptedServerTest {
         "retry.max-attempts", "4")));
 
     CommunicationException e = assertThrows(CommunicationException.class,
-        () -> c.describeNamespace(new DescribeNamespaceRequest(List.of("ns"))));
+        () -> c.describeNamespace(new DescribeNamespaceRequest().id(List.of("ns"))));
 
     assertInstanceOf(SSLException.class, e.getCause());
     assertTrue(waits.isEmpty(), "a TLS failure is not retried");
@@ -120,7 +120,7 @@ class TlsAndProxyTest extends ScriptedServerTest {
     LanceRestClient c = new LanceRestClient(transport(Map.of(
         "uri", "http://lance.internal.invalid:2333/api", "proxy", uri())));
 
-    c.describeNamespace(new DescribeNamespaceRequest(List.of("ns")));
+    c.describeNamespace(new DescribeNamespaceRequest().id(List.of("ns")));
 
     RecordedRequest r = next();
     assertEquals("POST http://lance.internal.invalid:2333/api/v1/namespace/ns/describe"

@@ -380,7 +380,8 @@ class CatalogBehaviourTest {
     String parent = SharedSpark.unique("parent");
     try (var client = shared.server.newClient()) {
       client.createNamespace(
-          new io.lancerest.client.model.CreateNamespaceRequest(List.of(parent), null, Map.of()));
+          new io.lancerest.client.model.CreateNamespaceRequest().id(List.of(parent))
+              .properties(Map.of()));
       spark.conf().set("spark.sql.catalog.lance_p", LanceRestCatalog.class.getName());
       spark.conf().set("spark.sql.catalog.lance_p.uri", shared.plain.uri());
       spark.conf().set("spark.sql.catalog.lance_p.parent", parent);
@@ -388,8 +389,9 @@ class CatalogBehaviourTest {
       sql("CREATE NAMESPACE lance_p.sub");
       sql("CREATE TABLE lance_p.sub.t (x INT)");
       assertEquals(List.of("sub"), client.listAllNamespaces(List.of(parent)).toList());
-      assertEquals("t", client.describeTable(DescribeTableRequest.of(List.of(parent, "sub", "t")))
-          .table());
+      assertEquals("t", client.describeTable(new DescribeTableRequest()
+          .id(List.of(parent, "sub", "t")))
+          .getTable());
       assertEquals("red", sql("SHOW TBLPROPERTIES lance_p.sub.t").stream()
           .filter(r -> r.getString(0).equals("team")).findFirst().orElseThrow().getString(1));
       assertEquals(1, sql("SHOW NAMESPACES IN lance_p").size());

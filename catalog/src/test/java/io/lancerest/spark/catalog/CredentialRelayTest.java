@@ -35,9 +35,9 @@ class CredentialRelayTest {
   static void start() {
     server = RestServerFixture.start();
     client = LanceRestClient.create(server.clientOptions(Map.of()));
-    client.createNamespace(new CreateNamespaceRequest(List.of("relay"), null, null));
-    client.declareTable(new DeclareTableRequest(List.of("relay", "a"), null, null, null));
-    client.declareTable(new DeclareTableRequest(List.of("relay", "b"), null, null, null));
+    client.createNamespace(new CreateNamespaceRequest().id(List.of("relay")));
+    client.declareTable(new DeclareTableRequest().id(List.of("relay", "a")));
+    client.declareTable(new DeclareTableRequest().id(List.of("relay", "b")));
     relay = CredentialRelay.start(client, "lance", "127.0.0.1", "127.0.0.1", 0);
   }
 

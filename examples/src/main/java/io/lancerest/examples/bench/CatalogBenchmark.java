@@ -329,8 +329,8 @@ public final class CatalogBenchmark {
             Map.of("uri", serverUri));
         org.apache.arrow.memory.RootAllocator a = new org.apache.arrow.memory.RootAllocator();
         org.lance.Dataset ds = org.lance.Dataset.open(rest.describeTable(
-            io.lancerest.client.model.DescribeTableRequest.of(List.of(NS, "rewritten")))
-            .location(), a)) {
+            new io.lancerest.client.model.DescribeTableRequest().id(List.of(NS, "rewritten")))
+            .getLocation(), a)) {
       ds.compact(org.lance.compaction.CompactionOptions.builder().withMaterializeDeletions(true)
           .withMaterializeDeletionsThreshold(0.0f).build());
     }

@@ -78,7 +78,8 @@ final class ViewBench implements AutoCloseable {
         Map.of("uri", "http://127.0.0.1:" + server.getPort()));
         org.apache.arrow.memory.BufferAllocator a = new org.apache.arrow.memory.RootAllocator();
         org.lance.Dataset ds = org.lance.Dataset.open(client.describeTable(
-            io.lancerest.client.model.DescribeTableRequest.of(List.of(ns, table))).location(), a)) {
+            new io.lancerest.client.model.DescribeTableRequest().id(List.of(ns, table)))
+                .getLocation(), a)) {
       return ds.listVersions().size();
     }
   }

@@ -162,9 +162,11 @@ public record RefreshOptions(Long srcVersion, Integer concurrency, Integer maxRo
 
   /** The spec request for server-managed refresh ({@code job_id} and {@code force} are ours). */
   public RefreshMaterializedViewRequest toWire(List<String> viewId) {
-    return new RefreshMaterializedViewRequest(viewId, toInt("src_version", srcVersion),
-        maxRowsPerFragment, concurrency, intraApplierConcurrency, sourceTaskSize, cluster,
-        toInt("output_limit", outputLimit), manifest);
+    return new RefreshMaterializedViewRequest().id(viewId).srcVersion(srcVersion)
+        .maxRowsPerFragment(wide(maxRowsPerFragment)).concurrency(wide(concurrency))
+        .intraApplierConcurrency(wide(intraApplierConcurrency))
+        .sourceTaskSize(wide(sourceTaskSize)).cluster(cluster).outputLimit(outputLimit)
+        .manifest(manifest);
   }
 
   /** Rejects {@code output_limit} on kinds other than chunker (the spec's 400). */
@@ -176,13 +178,18 @@ public record RefreshOptions(Long srcVersion, Integer concurrency, Integer maxRo
     }
   }
 
-  private static Integer toInt(String name, Long v) {
+  private static Long wide(Integer v) {
+    return v == null ? null : v.longValue();
+  }
+
+  /** A count the wire gives as a 64-bit integer, for an option this engine keeps in 32 bits. */
+  public static Integer narrow(String name, Long v) {
     if (v == null) {
       return null;
     }
-    if (v > Integer.MAX_VALUE) {
-      throw new InvalidOptionException(name + " = " + v + " does not fit the spec's 32-bit "
-          + "integer field of RefreshMaterializedViewRequest");
+    if (v > Integer.MAX_VALUE || v < Integer.MIN_VALUE) {
+      throw new InvalidOptionException(name + " = " + v + " is out of range (at most "
+          + Integer.MAX_VALUE + ")");
     }
     return v.intValue();
   }

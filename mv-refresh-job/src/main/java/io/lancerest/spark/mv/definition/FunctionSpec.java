@@ -62,13 +62,17 @@ public record FunctionSpec(MaterializedViewKind kind, FunctionEnvelope envelope,
 
   /** The wire entry: envelope base64 + SHA-256, name and version, and the other fields. */
   public MaterializedViewUdtfEntry toWire() {
-    return new MaterializedViewUdtfEntry(kind.wire(), envelope.toBase64(), envelope.sha256Hex(),
-        envelope.name(), envelope.version(), envelope.inputColumns(), partitionBy,
-        partitionByIndexedColumn, numCpus, numGpus, memory,
-        errorHandling == ErrorHandling.FAIL ? null
-            : LanceJson.mapper().valueToTree(errorHandling),
-        kind == MaterializedViewKind.CHUNKER ? envelope.batch() : null, manifest,
-        manifestChecksum);
+    return new MaterializedViewUdtfEntry()
+        .kind(MaterializedViewUdtfEntry.KindEnum.fromValue(kind.wire()))
+        .udtf(envelope.toBase64()).udtfSha(envelope.sha256Hex())
+        .udtfName(envelope.name()).udtfVersion(envelope.version())
+        .inputColumns(envelope.inputColumns())
+        .partitionBy(partitionBy).partitionByIndexedColumn(partitionByIndexedColumn)
+        .numCpus(numCpus).numGpus(numGpus).memory(memory)
+        .errorHandling(errorHandling == ErrorHandling.FAIL ? null
+            : LanceJson.mapper().valueToTree(errorHandling))
+        .batch(kind == MaterializedViewKind.CHUNKER ? envelope.batch() : null)
+        .manifest(manifest).manifestChecksum(manifestChecksum);
   }
 
   /**
@@ -79,23 +83,24 @@ public record FunctionSpec(MaterializedViewKind kind, FunctionEnvelope envelope,
     if (e == null) {
       throw new InvalidViewDefinitionException("A " + viewKind.wire() + " view needs udtf_spec");
     }
-    MaterializedViewKind k = MaterializedViewKind.fromWire(e.kind());
+    MaterializedViewKind k =
+        MaterializedViewKind.fromWire(e.getKind() == null ? null : e.getKind().getValue());
     if (k != viewKind) {
-      throw new InvalidViewDefinitionException("udtf_spec.kind '" + e.kind()
+      throw new InvalidViewDefinitionException("udtf_spec.kind '" + e.getKind()
           + "' does not match the view kind '" + viewKind.wire() + "'");
     }
-    FunctionEnvelope env = FunctionEnvelope.decode(e.udtf(), e.udtfSha());
-    agree("udtf_name", e.udtfName(), env.name());
-    agree("udtf_version", e.udtfVersion(), env.version());
-    if (e.inputColumns() != null) {
-      agree("input_columns", e.inputColumns(), env.inputColumns());
+    FunctionEnvelope env = FunctionEnvelope.decode(e.getUdtf(), e.getUdtfSha());
+    agree("udtf_name", e.getUdtfName(), env.name());
+    agree("udtf_version", e.getUdtfVersion(), env.version());
+    if (e.getInputColumns() != null) {
+      agree("input_columns", e.getInputColumns(), env.inputColumns());
     }
-    if (e.batch() != null) {
-      agree("batch", e.batch(), env.batch());
+    if (e.getBatch() != null) {
+      agree("batch", e.getBatch(), env.batch());
     }
-    return new FunctionSpec(k, env, e.partitionBy(), e.partitionByIndexedColumn(), e.numCpus(),
-        e.numGpus(), e.memory(), ErrorHandling.fromWire(e.errorHandling()), e.manifest(),
-        e.manifestChecksum());
+    return new FunctionSpec(k, env, e.getPartitionBy(), e.getPartitionByIndexedColumn(),
+        e.getNumCpus(), e.getNumGpus(), e.getMemory(),
+        ErrorHandling.fromWire(e.getErrorHandling()), e.getManifest(), e.getManifestChecksum());
   }
 
   private static void agree(String field, Object wire, Object envelope) {

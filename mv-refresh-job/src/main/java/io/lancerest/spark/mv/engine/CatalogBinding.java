@@ -149,24 +149,24 @@ public final class CatalogBinding {
   public TableLocation locate(List<String> relative, String what) {
     DescribeTableResponse d;
     try {
-      d = client.describeTable(DescribeTableRequest.of(serverId(relative))
-          .withVendCredentials(true));
+      d = client.describeTable(new DescribeTableRequest().id(serverId(relative))
+          .vendCredentials(true));
     } catch (NotFoundException e) {
       throw new MaterializedViewNotFoundException(what.substring(0, 1).toUpperCase(
           java.util.Locale.ROOT) + what.substring(1) + " " + display(relative)
           + " does not exist", e);
     }
-    if (d.location() == null || d.location().isBlank()) {
+    if (d.getLocation() == null || d.getLocation().isBlank()) {
       throw new MaterializedViewException("The server described " + what + " "
           + display(relative) + " without a location; its data cannot be read");
     }
     // With the route that renews expiring vended credentials (driver and tasks).
     Map<String, String> storage = catalog.engineStorageOptions(serverId(relative),
-        d.storageOptions());
-    return new TableLocation(List.copyOf(relative), LanceLocation.of(d.location(), storage),
-        Boolean.TRUE.equals(d.managedVersioning()),
-        d.properties() == null ? Map.of()
-            : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(d.properties())));
+        d.getStorageOptions());
+    return new TableLocation(List.copyOf(relative), LanceLocation.of(d.getLocation(), storage),
+        Boolean.TRUE.equals(d.getManagedVersioning()),
+        d.getProperties() == null ? Map.of()
+            : java.util.Collections.unmodifiableMap(new LinkedHashMap<>(d.getProperties())));
   }
 
   /** Invalidates Spark's cached table (after the engine changed it behind Spark's back). */

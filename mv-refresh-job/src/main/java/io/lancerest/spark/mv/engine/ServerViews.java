@@ -60,12 +60,12 @@ final class ServerViews {
           + cat.display(r.viewId()) + ": the server says it already exists", e);
     }
     LOG.info("Server created view {} (version {}, job {})", cat.display(r.viewId()),
-        resp.version(), resp.jobId());
-    jobs.answered(resp.jobId(), r.viewId());
+        resp.getVersion(), resp.getJobId());
+    jobs.answered(resp.getJobId(), r.viewId());
     if (!r.withData()) {
       return null;
     }
-    return new RefreshResult(resp.jobId(), RefreshResult.JobStatus.SUBMITTED, d.kind(), null,
+    return new RefreshResult(resp.getJobId(), RefreshResult.JobStatus.SUBMITTED, d.kind(), null,
         0, 0, 0, System.currentTimeMillis() - started);
   }
 
@@ -77,14 +77,13 @@ final class ServerViews {
   static CreateMaterializedViewRequest request(CreateViewRequest r, PreparedView p) {
     ViewDefinition d = p.definition();
     byte[] ipc = ArrowIpc.toStream(p.arrowSchema(), List.of());
-    return CreateMaterializedViewRequest.builder(d.viewId())
-        .kind(d.kind().wire())
+    return new CreateMaterializedViewRequest().id(d.viewId())
+        .kind(CreateMaterializedViewRequest.KindEnum.fromValue(d.kind().wire()))
         .sourceQuery(d.sourceQuery().toJson())
         .outputSchema(Base64.getEncoder().encodeToString(ipc))
         .udtfSpec(d.function() == null ? null : d.function().toWire())
         .withNoData(!r.withData())
-        .autoRefresh(d.autoRefresh())
-        .build();
+        .autoRefresh(d.autoRefresh());
   }
 
   /**
@@ -105,12 +104,12 @@ final class ServerViews {
       throw new MaterializedViewNotFoundException("Materialized view " + cat.display(viewId)
           + " does not exist on the server", e);
     }
-    LOG.info("Server accepted refresh of view {}: job {}", cat.display(viewId), resp.jobId());
-    jobs.answered(resp.jobId(), viewId);
+    LOG.info("Server accepted refresh of view {}: job {}", cat.display(viewId), resp.getJobId());
+    jobs.answered(resp.getJobId(), viewId);
     if (options.await()) {
-      return awaitServerJob(viewId, resp.jobId(), kind, started);
+      return awaitServerJob(viewId, resp.getJobId(), kind, started);
     }
-    return new RefreshResult(resp.jobId(), RefreshResult.JobStatus.SUBMITTED, kind,
+    return new RefreshResult(resp.getJobId(), RefreshResult.JobStatus.SUBMITTED, kind,
         null, 0, 0, 0, System.currentTimeMillis() - started);
   }
 

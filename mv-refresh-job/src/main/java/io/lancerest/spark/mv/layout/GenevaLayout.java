@@ -99,12 +99,12 @@ public final class GenevaLayout {
     putIfNotNull(m, LAST_JOB, state.lastJob());
     if (d.function() != null) {
       MaterializedViewUdtfEntry wire = d.function().toWire();
-      m.put(d.kind() == MaterializedViewKind.UDTF ? UDTF : CHUNKER, wire.udtf());
-      m.put(UDTF_SHA, wire.udtfSha());
+      m.put(d.kind() == MaterializedViewKind.UDTF ? UDTF : CHUNKER, wire.getUdtf());
+      m.put(UDTF_SHA, wire.getUdtfSha());
       // Everything else of udtf_spec; the envelope itself is under the Geneva key.
       m.put(UDTF_SPEC, DefinitionJson.write(withoutEnvelope(wire)));
-      putIfNotNull(m, MANIFEST, wire.manifest());
-      putIfNotNull(m, MANIFEST_CHECKSUM, wire.manifestChecksum());
+      putIfNotNull(m, MANIFEST, wire.getManifest());
+      putIfNotNull(m, MANIFEST_CHECKSUM, wire.getManifestChecksum());
     }
     Map<String, Map<String, String>> fields = new LinkedHashMap<>();
     if (d.kind().incremental() && state.watermark() != null) {
@@ -140,10 +140,14 @@ public final class GenevaLayout {
       MaterializedViewUdtfEntry rest = m.get(UDTF_SPEC) != null
           ? DefinitionJson.read(m.get(UDTF_SPEC), MaterializedViewUdtfEntry.class, UDTF_SPEC)
           : FunctionSpec.of(kind, env).toWire();
-      MaterializedViewUdtfEntry e = new MaterializedViewUdtfEntry(kind.wire(), envelope, sha,
-          rest.udtfName(), rest.udtfVersion(), rest.inputColumns(), rest.partitionBy(),
-          rest.partitionByIndexedColumn(), rest.numCpus(), rest.numGpus(), rest.memory(),
-          rest.errorHandling(), rest.batch(), m.get(MANIFEST), m.get(MANIFEST_CHECKSUM));
+      MaterializedViewUdtfEntry e = new MaterializedViewUdtfEntry()
+          .kind(MaterializedViewUdtfEntry.KindEnum.fromValue(kind.wire())).udtf(envelope)
+          .udtfSha(sha).udtfName(rest.getUdtfName()).udtfVersion(rest.getUdtfVersion())
+          .inputColumns(rest.getInputColumns()).partitionBy(rest.getPartitionBy())
+          .partitionByIndexedColumn(rest.getPartitionByIndexedColumn())
+          .numCpus(rest.getNumCpus()).numGpus(rest.getNumGpus()).memory(rest.getMemory())
+          .errorHandling(rest.getErrorHandling()).batch(rest.getBatch())
+          .manifest(m.get(MANIFEST)).manifestChecksum(m.get(MANIFEST_CHECKSUM));
       function = FunctionSpec.fromWire(kind, e);
     }
     SourceQuery q = SourceQuery.fromJson(m.get(QUERY));
@@ -156,9 +160,11 @@ public final class GenevaLayout {
   }
 
   private static MaterializedViewUdtfEntry withoutEnvelope(MaterializedViewUdtfEntry w) {
-    return new MaterializedViewUdtfEntry(w.kind(), null, null, w.udtfName(), w.udtfVersion(),
-        w.inputColumns(), w.partitionBy(), w.partitionByIndexedColumn(), w.numCpus(),
-        w.numGpus(), w.memory(), w.errorHandling(), w.batch(), null, null);
+    return new MaterializedViewUdtfEntry().kind(w.getKind()).udtfName(w.getUdtfName())
+        .udtfVersion(w.getUdtfVersion()).inputColumns(w.getInputColumns())
+        .partitionBy(w.getPartitionBy()).partitionByIndexedColumn(w.getPartitionByIndexedColumn())
+        .numCpus(w.getNumCpus()).numGpus(w.getNumGpus()).memory(w.getMemory())
+        .errorHandling(w.getErrorHandling()).batch(w.getBatch());
   }
 
   private static byte[] decodeBase64(List<String> viewId, String envelope) {

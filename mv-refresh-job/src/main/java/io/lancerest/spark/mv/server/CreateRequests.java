@@ -43,26 +43,26 @@ final class CreateRequests {
     if (viewId.size() < 2) {
       throw ServiceError.badRequest("View id " + viewId + " needs a namespace and a name");
     }
-    if (r.id() != null && !r.id().isEmpty() && !r.id().equals(viewId)) {
-      throw ServiceError.badRequest("The body's id " + r.id() + " is not the view of the path "
+    if (r.getId() != null && !r.getId().isEmpty() && !r.getId().equals(viewId)) {
+      throw ServiceError.badRequest("The body's id " + r.getId() + " is not the view of the path "
           + viewId);
     }
-    if (r.kind() == null) {
+    if (r.getKind() == null) {
       throw ServiceError.badRequest("kind is required: query, udtf or chunker");
     }
-    if (r.sourceQuery() == null || r.sourceQuery().isBlank()) {
+    if (r.getSourceQuery() == null || r.getSourceQuery().isBlank()) {
       throw ServiceError.badRequest("source_query is required");
     }
     try {
-      MaterializedViewKind kind = MaterializedViewKind.fromWire(r.kind());
-      SourceQuery query = SourceQuery.fromJson(r.sourceQuery());
+      MaterializedViewKind kind = MaterializedViewKind.fromWire(r.getKind().getValue());
+      SourceQuery query = SourceQuery.fromJson(r.getSourceQuery());
       // The view's columns are derived from source_query (and the function) at CREATE, as for
       // SQL; a given output_schema is read, and a UDTF view's checked against its function.
-      Schema declared = r.outputSchema() == null || r.outputSchema().isBlank() ? null
-          : schema(r.outputSchema());
-      MaterializedViewUdtfEntry e = r.udtfSpec();
+      Schema declared = r.getOutputSchema() == null || r.getOutputSchema().isBlank() ? null
+          : schema(r.getOutputSchema());
+      MaterializedViewUdtfEntry e = r.getUdtfSpec();
       Map<String, String> options = new LinkedHashMap<>();
-      if (Boolean.TRUE.equals(r.autoRefresh())) {
+      if (Boolean.TRUE.equals(r.getAutoRefresh())) {
         options.put("auto_refresh", "true");
       }
       String functionClass = null;
@@ -74,12 +74,12 @@ final class CreateRequests {
         }
       } else {
         FunctionSpec spec = FunctionSpec.fromWire(kind, e);
-        if (e.partitionBy() != null && e.partitionByIndexedColumn() != null) {
+        if (e.getPartitionBy() != null && e.getPartitionByIndexedColumn() != null) {
           throw ServiceError.badRequest("udtf_spec has both partition_by and "
               + "partition_by_indexed_column; they are mutually exclusive");
         }
-        if (kind == MaterializedViewKind.CHUNKER && (e.partitionBy() != null
-            || e.partitionByIndexedColumn() != null)) {
+        if (kind == MaterializedViewKind.CHUNKER && (e.getPartitionBy() != null
+            || e.getPartitionByIndexedColumn() != null)) {
           throw ServiceError.badRequest("partition_by and partition_by_indexed_column are for "
               + "udtf views; a chunker runs once per source row");
         }
@@ -87,15 +87,15 @@ final class CreateRequests {
           checkOutput(declared, spec.envelope().outputSchema());
         }
         functionClass = spec.envelope().className();
-        partitionBy = e.partitionBy();
-        partitionByIndexed = e.partitionByIndexedColumn();
+        partitionBy = e.getPartitionBy();
+        partitionByIndexed = e.getPartitionByIndexedColumn();
         wireOptions(e, spec, options);
       }
-      boolean withData = Boolean.FALSE.equals(r.withNoData());
+      boolean withData = Boolean.FALSE.equals(r.getWithNoData());
       CreateViewRequest req = new CreateViewRequest(viewId, false, kind, select(query, catalog),
           null, functionClass, partitionBy, partitionByIndexed, options, Map.of(), false);
       return new Mapped(req, query.sourceTableId(), withData,
-          Boolean.TRUE.equals(r.autoRefresh()));
+          Boolean.TRUE.equals(r.getAutoRefresh()));
     } catch (ServiceError se) {
       throw se;
     } catch (RuntimeException ex) {
@@ -138,33 +138,33 @@ final class CreateRequests {
   /** The udtf_spec fields as the CREATE options that carry them (SQL's OPTIONS names). */
   private static void wireOptions(MaterializedViewUdtfEntry e, FunctionSpec spec,
       Map<String, String> o) {
-    o.put("udtf", e.udtf());
-    o.put("udtf_sha", e.udtfSha());
-    o.put("udtf_name", e.udtfName());
-    o.put("udtf_version", e.udtfVersion());
+    o.put("udtf", e.getUdtf());
+    o.put("udtf_sha", e.getUdtfSha());
+    o.put("udtf_name", e.getUdtfName());
+    o.put("udtf_version", e.getUdtfVersion());
     if (spec.envelope().inputColumns() != null) {
       o.put("input_columns", String.join(",", spec.envelope().inputColumns()));
     }
-    if (e.batch() != null) {
-      o.put("batch", e.batch().toString());
+    if (e.getBatch() != null) {
+      o.put("batch", e.getBatch().toString());
     }
-    if (e.numCpus() != null) {
-      o.put("num_cpus", e.numCpus().toString());
+    if (e.getNumCpus() != null) {
+      o.put("num_cpus", e.getNumCpus().toString());
     }
-    if (e.numGpus() != null) {
-      o.put("num_gpus", e.numGpus().toString());
+    if (e.getNumGpus() != null) {
+      o.put("num_gpus", e.getNumGpus().toString());
     }
-    if (e.memory() != null) {
-      o.put("memory", e.memory().toString());
+    if (e.getMemory() != null) {
+      o.put("memory", e.getMemory().toString());
     }
-    if (e.errorHandling() != null) {
+    if (e.getErrorHandling() != null) {
       o.put("error_handling", spec.errorHandling().toJson());
     }
-    if (e.manifest() != null) {
-      o.put("manifest", e.manifest());
+    if (e.getManifest() != null) {
+      o.put("manifest", e.getManifest());
     }
-    if (e.manifestChecksum() != null) {
-      o.put("manifest_checksum", e.manifestChecksum());
+    if (e.getManifestChecksum() != null) {
+      o.put("manifest_checksum", e.getManifestChecksum());
     }
   }
 

@@ -155,12 +155,13 @@ public final class MaterializedViewServer implements AutoCloseable {
 
   /** The table's latest version: DescribeTable's, or its dataset's when a server leaves it out. */
   private long latestVersion(List<String> tableId) {
-    DescribeTableResponse d = client().describeTable(DescribeTableRequest.of(tableId));
-    if (d.version() != null) {
-      return d.version();
+    DescribeTableResponse d = client().describeTable(new DescribeTableRequest().id(tableId));
+    if (d.getVersion() != null) {
+      return d.getVersion();
     }
     try (BufferAllocator a = new RootAllocator();
-        org.lance.Dataset ds = LanceLocation.of(d.location(), d.storageOptions()).open(a, null)) {
+        org.lance.Dataset ds = LanceLocation.of(d.getLocation(), d.getStorageOptions())
+            .open(a, null)) {
       return ds.version();
     }
   }

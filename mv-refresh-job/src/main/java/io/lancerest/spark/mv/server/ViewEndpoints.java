@@ -104,10 +104,10 @@ final class ViewEndpoints {
 
   Answer refresh(List<String> viewId, String delimiter, byte[] body, Headers caller) {
     RefreshMaterializedViewRequest r = body.length == 0
-        ? new RefreshMaterializedViewRequest(null, null, null, null, null, null, null, null, null)
+        ? new RefreshMaterializedViewRequest()
         : parse(body, RefreshMaterializedViewRequest.class, "RefreshMaterializedViewRequest");
-    if (r.id() != null && !r.id().isEmpty() && !r.id().equals(viewId)) {
-      throw ServiceError.badRequest("The body's id " + r.id() + " is not the view of the path "
+    if (r.getId() != null && !r.getId().isEmpty() && !r.getId().equals(viewId)) {
+      throw ServiceError.badRequest("The body's id " + r.getId() + " is not the view of the path "
           + viewId);
     }
     RefreshOptions options = options(r);
@@ -126,12 +126,15 @@ final class ViewEndpoints {
   static RefreshOptions options(RefreshMaterializedViewRequest r) {
     try {
       return RefreshOptions.builder()
-          .srcVersion(r.srcVersion() == null ? null : r.srcVersion().longValue())
-          .maxRowsPerFragment(r.maxRowsPerFragment()).concurrency(r.concurrency())
-          .intraApplierConcurrency(r.intraApplierConcurrency())
-          .sourceTaskSize(r.sourceTaskSize())
-          .outputLimit(r.outputLimit() == null ? null : r.outputLimit().longValue())
-          .cluster(r.cluster()).manifest(r.manifest()).build();
+          .srcVersion(r.getSrcVersion())
+          .maxRowsPerFragment(
+              RefreshOptions.narrow("max_rows_per_fragment", r.getMaxRowsPerFragment()))
+          .concurrency(RefreshOptions.narrow("concurrency", r.getConcurrency()))
+          .intraApplierConcurrency(RefreshOptions.narrow("intra_applier_concurrency",
+              r.getIntraApplierConcurrency()))
+          .sourceTaskSize(RefreshOptions.narrow("source_task_size", r.getSourceTaskSize()))
+          .outputLimit(r.getOutputLimit())
+          .cluster(r.getCluster()).manifest(r.getManifest()).build();
     } catch (RuntimeException e) {
       throw ServiceError.of(e);
     }

@@ -161,14 +161,14 @@ class DefinitionModelTest {
     FunctionSpec spec = new FunctionSpec(MaterializedViewKind.CHUNKER, chunker(), null, null,
         2.0, null, 3L << 30, null, null, null);
     MaterializedViewUdtfEntry wire = spec.toWire();
-    assertEquals("chunker", wire.kind());
-    assertEquals(chunker().sha256Hex(), wire.udtfSha());
-    assertEquals(3L << 30, wire.memory()); // ≥ 2 GiB stays 64-bit
+    assertEquals("chunker", wire.getKind().getValue());
+    assertEquals(chunker().sha256Hex(), wire.getUdtfSha());
+    assertEquals(3L << 30, wire.getMemory()); // ≥ 2 GiB stays 64-bit
     assertEquals(spec, FunctionSpec.fromWire(MaterializedViewKind.CHUNKER, wire));
 
-    MaterializedViewUdtfEntry renamed = new MaterializedViewUdtfEntry(wire.kind(), wire.udtf(),
-        wire.udtfSha(), "other", wire.udtfVersion(), null, null, null, null, null, null, null,
-        null, null, null);
+    MaterializedViewUdtfEntry renamed = new MaterializedViewUdtfEntry().kind(wire.getKind())
+        .udtf(wire.getUdtf()).udtfSha(wire.getUdtfSha()).udtfName("other")
+        .udtfVersion(wire.getUdtfVersion());
     assertEquals("udtf_spec.udtf_name is other but the envelope says split; they must agree",
         assertThrows(InvalidViewDefinitionException.class,
             () -> FunctionSpec.fromWire(MaterializedViewKind.CHUNKER, renamed)).getMessage());

@@ -122,7 +122,7 @@ class HazardousSourcesViewTest {
 
   private static String location(String ns, String table) {
     try (LanceRestClient c = LanceRestClient.create(Map.of("uri", f.uri))) {
-      return c.describeTable(DescribeTableRequest.of(List.of(ns, table))).location();
+      return c.describeTable(new DescribeTableRequest().id(List.of(ns, table))).getLocation();
     }
   }
 

@@ -192,11 +192,11 @@ class MaterializedViewServerTest {
     SourceQuery q = SourceQuery.of(List.of(ns, "src"), List.of(ns), List.of(
         new SourceQuery.OutputColumn("id", "id"), new SourceQuery.OutputColumn("doc", "doc")),
         "id > 1", null);
-    CreateMaterializedViewRequest r = CreateMaterializedViewRequest.builder(List.of(ns, "v"))
-        .kind("query").sourceQuery(q.toJson())
+    CreateMaterializedViewRequest r = new CreateMaterializedViewRequest().id(List.of(ns, "v"))
+        .kind(CreateMaterializedViewRequest.KindEnum.QUERY).sourceQuery(q.toJson())
         .outputSchema(schemaOf(field("id", new ArrowType.Int(64, true)),
             field("doc", ArrowType.Utf8.INSTANCE)))
-        .withNoData(withNoData).build();
+        .withNoData(withNoData);
     return write(r);
   }
 
@@ -349,9 +349,10 @@ class MaterializedViewServerTest {
     SourceQuery q = SourceQuery.of(List.of(ns, "src"), List.of(ns), List.of(
         new SourceQuery.OutputColumn("id", "id"), new SourceQuery.OutputColumn("doc", "doc")),
         null, null);
-    String body = write(CreateMaterializedViewRequest.builder(List.of(ns, "c")).kind("chunker")
+    String body = write(new CreateMaterializedViewRequest().id(List.of(ns, "c"))
+        .kind(CreateMaterializedViewRequest.KindEnum.CHUNKER)
         .sourceQuery(q.toJson()).outputSchema(schemaOf(field("chunk", ArrowType.Utf8.INSTANCE)))
-        .udtfSpec(FunctionSpec.of(MaterializedViewKind.CHUNKER, env).toWire()).build());
+        .udtfSpec(FunctionSpec.of(MaterializedViewKind.CHUNKER, env).toWire()));
     Answer created = post("/v1/materialized_view/" + ns + "$c/create", body, ALICE);
     assertEquals(201, created.status(), created.body());
     assertTrue(created.json().path("job_id").isMissingNode(), created.body());
@@ -655,9 +656,9 @@ class MaterializedViewServerTest {
         new SourceQuery.OutputColumn("id", "id"), new SourceQuery.OutputColumn("stolen",
             "(SELECT max(doc) FROM " + MaterializedViewServer.CATALOG + "." + other + ".src)")),
         null, null);
-    String body = write(CreateMaterializedViewRequest.builder(List.of(ns, "x")).kind("query")
-        .sourceQuery(q.toJson()).outputSchema(schemaOf(field("id", new ArrowType.Int(64, true))))
-        .build());
+    String body = write(new CreateMaterializedViewRequest().id(List.of(ns, "x"))
+        .kind(CreateMaterializedViewRequest.KindEnum.QUERY)
+        .sourceQuery(q.toJson()).outputSchema(schemaOf(field("id", new ArrowType.Int(64, true)))));
     Answer a = post("/v1/materialized_view/" + ns + "$x/create", body, ALICE);
     assertEquals(400, a.status(), a.body());
     assertTrue(a.json().path("error").asText().contains("subquery"), a.body());

@@ -94,10 +94,11 @@ class ServiceKilledMidRefreshTest {
         Schema out = new Schema(List.of(
             new Field("id", FieldType.nullable(new ArrowType.Int(64, true)), null),
             new Field("doc", FieldType.nullable(ArrowType.Utf8.INSTANCE), null)));
-        String body = LanceJson.mapper().writeValueAsString(CreateMaterializedViewRequest
-            .builder(List.of("k", "v")).kind("query").sourceQuery(q.toJson())
+        String body = LanceJson.mapper().writeValueAsString(new CreateMaterializedViewRequest()
+            .id(List.of("k", "v")).kind(CreateMaterializedViewRequest.KindEnum.QUERY)
+            .sourceQuery(q.toJson())
             .outputSchema(Base64.getEncoder().encodeToString(ArrowIpc.toStream(out, List.of())))
-            .withNoData(false).build());
+            .withNoData(false));
         JsonNode created = post(base + "/v1/materialized_view/k$v/create", body);
         assertEquals(201, created.path("_status").asInt(), created.toString());
         jobId = created.path("job_id").asText();
