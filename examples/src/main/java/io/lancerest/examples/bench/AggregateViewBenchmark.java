@@ -27,7 +27,6 @@ public final class AggregateViewBenchmark {
       + "min(x) AS mn, max(x) AS mx, avg(x) AS ax FROM %s GROUP BY k";
   /** The view's columns as compared with the SELECT: the average rounded. */
   private static final String CHECK = "SELECT k, n, cx, sx, mn, mx, round(ax, 6) FROM (%s)";
-  private static final int DURATION = 7;
 
   private AggregateViewBenchmark() {}
 
@@ -50,14 +49,15 @@ public final class AggregateViewBenchmark {
     System.out.printf("source: %,d rows in %,d groups loaded in %.1f s%n", rows, groups,
         ViewBench.secs(t0));
     String select = String.format(SELECT, src);
-    timeCtas(spark, select, "warm_ctas");
-    timeFullRefresh(spark, select, "warm_view");
+    ViewBench.timeCtas(spark, select, NS + ".warm_ctas");
+    ViewBench.timeFullRefresh(spark, select, NS + ".warm_view");
     List<Double> ctas = new ArrayList<>();
     List<Double> full = new ArrayList<>();
     for (int r = 0; r < rounds; r++) {
       List<Runnable> turn = new ArrayList<>(List.of(
-          () -> ctas.add(timeCtas(spark, select, "c" + ctas.size())),
-          () -> full.add(timeFullRefresh(spark, select, "v" + full.size()))));
+          () -> ctas.add(ViewBench.timeCtas(spark, select, NS + ".c" + ctas.size())),
+          () -> full.add(ViewBench.timeFullRefresh(spark, select,
+              NS + ".v" + full.size()))));
       java.util.Collections.rotate(turn, r);
       turn.forEach(Runnable::run);
       System.out.printf("round %d: CTAS %.2f s, full refresh %.2f s%n", r, ctas.get(r),
@@ -95,8 +95,8 @@ public final class AggregateViewBenchmark {
     Row r = spark.sql("REFRESH MATERIALIZED VIEW " + view).collectAsList().get(0);
     double s = ViewBench.secs(t);
     System.out.printf("  incremental %s: %.2f s (refresh job %.2f s), %s rows inserted, %s "
-        + "deleted; / full = %.3f%n", label, s, r.getLong(DURATION) / 1e3, r.get(4), r.get(5),
-        s / full);
+        + "deleted; / full = %.3f%n", label, s, r.getLong(ViewBench.DURATION) / 1e3, r.get(4),
+        r.get(5), s / full);
     ViewBench.sameRows(spark, label, String.format(CHECK, "SELECT * FROM " + view),
         String.format(CHECK, String.format(SELECT, src)));
     return s;
@@ -106,21 +106,5 @@ public final class AggregateViewBenchmark {
     spark.sql("INSERT INTO " + table + " SELECT id, (id * 7919) % " + groups + ", CASE WHEN "
         + "id % 101 = 0 THEN NULL ELSE (id * 31) % 100003 END, 'p' FROM range(" + from + ", "
         + (from + n) + ")");
-  }
-
-  private static double timeCtas(SparkSession spark, String select, String name) {
-    long t = System.nanoTime();
-    spark.sql("CREATE TABLE " + NS + "." + name + " AS " + select);
-    return ViewBench.secs(t);
-  }
-
-  private static double timeFullRefresh(SparkSession spark, String select, String name) {
-    spark.sql("CREATE MATERIALIZED VIEW " + NS + "." + name + " AS " + select + " WITH NO DATA");
-    long t = System.nanoTime();
-    Row r = spark.sql("REFRESH MATERIALIZED VIEW " + NS + "." + name).collectAsList().get(0);
-    double s = ViewBench.secs(t);
-    System.out.printf("  %s: full refresh %.2f s, of which the refresh job %.2f s%n", name, s,
-        r.getLong(DURATION) / 1e3);
-    return s;
   }
 }

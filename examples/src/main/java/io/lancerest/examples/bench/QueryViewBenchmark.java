@@ -45,7 +45,6 @@ public final class QueryViewBenchmark {
       + "%% 10 <> 0";
 
   /** Column of the REFRESH result row with the job's own duration (ms). */
-  private static final int DURATION = 7;
 
   private QueryViewBenchmark() {}
 
@@ -113,8 +112,9 @@ public final class QueryViewBenchmark {
     System.out.printf("source: %,d rows loaded in %.1f s%n", rows, ViewBench.secs(t0));
     String select = String.format(PROJECTION, src);
     // warm-up: JIT, Spark code generation, lance-core
-    timeCtas(spark, String.format(PROJECTION, src) + " LIMIT 100000", "warm_ctas");
-    timeFullRefresh(spark, select, "warm_view");
+    ViewBench.timeCtas(spark, String.format(PROJECTION, src) + " LIMIT 100000",
+        NS + ".warm_ctas");
+    ViewBench.timeFullRefresh(spark, select, NS + ".warm_view");
 
     // The same SELECT with the view's two layout columns: what the view stores, written by a
     // CTAS; the floor of the full refresh against the plain CTAS.
@@ -124,9 +124,11 @@ public final class QueryViewBenchmark {
     List<Double> ctasLayout = new ArrayList<>();
     for (int r = 0; r < rounds; r++) {
       List<Runnable> turn = new ArrayList<>(List.of(
-          () -> ctas.add(timeCtas(spark, select, "c" + ctas.size())),
-          () -> full.add(timeFullRefresh(spark, select, "v" + full.size())),
-          () -> ctasLayout.add(timeCtas(spark, layout, "l" + ctasLayout.size()))));
+          () -> ctas.add(ViewBench.timeCtas(spark, select, NS + ".c" + ctas.size())),
+          () -> full.add(ViewBench.timeFullRefresh(spark, select,
+              NS + ".v" + full.size())),
+          () -> ctasLayout.add(ViewBench.timeCtas(spark, layout,
+              NS + ".l" + ctasLayout.size()))));
       java.util.Collections.rotate(turn, r); // who goes first changes every round
       turn.forEach(Runnable::run);
       System.out.printf("round %d: CTAS %.2f s, full refresh %.2f s, CTAS with the layout "
@@ -192,7 +194,8 @@ public final class QueryViewBenchmark {
     Row r = spark.sql("REFRESH MATERIALIZED VIEW " + view).collectAsList().get(0);
     double s = ViewBench.secs(t);
     System.out.printf("  incremental %s: %.2f s (refresh job %.2f s), %s inserted, %s deleted; "
-        + "/ full = %.3f%n", label, s, r.getLong(DURATION) / 1e3, r.get(4), r.get(5), s / full);
+        + "/ full = %.3f%n", label, s, r.getLong(ViewBench.DURATION) / 1e3, r.get(4), r.get(5),
+        s / full);
     ViewBench.sameRows(spark, label, "SELECT id, uname, s2, payload FROM " + view,
         String.format(PROJECTION, src));
     return s;
@@ -202,22 +205,4 @@ public final class QueryViewBenchmark {
     spark.sql("INSERT INTO " + table + " SELECT id, concat('name-', id), CAST(id % 97 AS INT), "
         + "id * 0.5 FROM range(" + from + ", " + (from + n) + ")");
   }
-
-  private static double timeCtas(SparkSession spark, String select, String name) {
-    long t = System.nanoTime();
-    spark.sql("CREATE TABLE " + NS + "." + name + " AS " + select);
-    return ViewBench.secs(t);
-  }
-
-  private static double timeFullRefresh(SparkSession spark, String select, String name) {
-    spark.sql("CREATE MATERIALIZED VIEW " + NS + "." + name + " AS " + select + " WITH NO DATA");
-    long t = System.nanoTime();
-    Row r = spark.sql("REFRESH MATERIALIZED VIEW " + NS + "." + name).collectAsList().get(0);
-    double s = ViewBench.secs(t);
-    System.out.printf("  %s: full refresh %.2f s, of which the refresh job %.2f s%n", name, s,
-        r.getLong(DURATION) / 1e3);
-    return s;
-  }
-
-
 }

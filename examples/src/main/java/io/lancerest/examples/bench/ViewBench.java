@@ -194,6 +194,28 @@ final class ViewBench implements AutoCloseable {
         + "%.3f s = %.3f of the full refresh%n", median(noop), median(noop) / fullSeconds);
   }
 
+  /** Column of the REFRESH result row with the job's own duration (ms). */
+  static final int DURATION = 7;
+
+  /** Times {@code CREATE TABLE table AS select}, the peer of a view's full refresh. */
+  static double timeCtas(SparkSession spark, String select, String table) {
+    long t = System.nanoTime();
+    spark.sql("CREATE TABLE " + table + " AS " + select);
+    return secs(t);
+  }
+
+  /** Creates {@code view} WITH NO DATA and times its first (full) REFRESH. */
+  static double timeFullRefresh(SparkSession spark, String select, String view) {
+    spark.sql("CREATE MATERIALIZED VIEW " + view + " AS " + select + " WITH NO DATA");
+    long t = System.nanoTime();
+    org.apache.spark.sql.Row r = spark.sql("REFRESH MATERIALIZED VIEW " + view)
+        .collectAsList().get(0);
+    double s = secs(t);
+    System.out.printf("  %s: full refresh %.2f s, of which the refresh job %.2f s%n",
+        view.substring(view.lastIndexOf('.') + 1), s, r.getLong(DURATION) / 1e3);
+    return s;
+  }
+
   static double secs(long startNanos) {
     return (System.nanoTime() - startNanos) / 1e9;
   }

@@ -17,7 +17,6 @@ import io.lancerest.spark.mv.refresh.ViewTables;
 import io.lancerest.spark.mv.result.RefreshPlan;
 import io.lancerest.spark.mv.result.RefreshResult;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
@@ -64,8 +63,8 @@ record AggregateAttempt(RefreshContext ctx, ViewTables t, SourceQuery q, Refresh
 
   private AggregateState state(Dataset<Row> source) {
     AggregateState st = AggregateState.of(q, source, t.viewName());
-    List<String> want = Arrays.asList(st.viewSchema(source).fieldNames());
-    List<String> have = Arrays.asList(s.target.fieldNames());
+    List<String> want = st.columnNames();
+    List<String> have = List.of(s.target.fieldNames());
     if (!want.equals(have)) {
       throw new InvalidViewDefinitionException("View " + t.viewName() + " has columns " + have
           + " but its definition needs " + want + "; the view table was altered. Re-create the "
@@ -208,14 +207,16 @@ record AggregateAttempt(RefreshContext ctx, ViewTables t, SourceQuery q, Refresh
    */
   private Dataset<Row> changeRows(AggregateState st, Dataset<Row> now, SourceChanges ch,
       Broadcast<byte[]> departed) {
-    Dataset<Row> arrived = arrivals(st, now, ch);
+    // The change set compares versions with the same columns: one set serves both sides.
+    StructType columns = DepartedRows.columnsRead(st, now);
+    Dataset<Row> arrived = arrivals(st, now, ch, columns);
     if (ch.departed.isEmpty()) {
       return arrived;
     }
     UserDefinedFunction in = functions.udf(new RowIdMembership(departed),
         DataTypes.BooleanType);
-    Dataset<Row> left = DepartedRows.changes(ctx, t, s, ch, st, sourceAt(s.watermark),
-        in.apply(functions.col("_rowid")));
+    Dataset<Row> left = DepartedRows.changes(ctx, t, s, ch, st, columns,
+        () -> sourceAt(s.watermark), in.apply(functions.col("_rowid")));
     return arrived.unionByName(left);
   }
 
@@ -307,11 +308,10 @@ record AggregateAttempt(RefreshContext ctx, ViewTables t, SourceQuery q, Refresh
    * they are at most {@value LocalRefreshWrite#MAX_ROWS_CONF} ({@link DriverRows}), else by a
    * Spark scan of those fragments.
    */
-  private Dataset<Row> arrivals(AggregateState st, Dataset<Row> now, SourceChanges ch) {
+  private Dataset<Row> arrivals(AggregateState st, Dataset<Row> now, SourceChanges ch,
+      StructType columns) {
     long max = driverRows();
-    StructType columns = max > 0 && ch.rescanRows <= max ? DepartedRows.columnsRead(st, now)
-        : null;
-    if (columns != null) {
+    if (columns != null && max > 0 && ch.rescanRows <= max) {
       try (BufferAllocator a = new RootAllocator();
           org.lance.Dataset ds = RefreshDatasets.open(a, t.source(), s.srcVersion,
               "source table")) {

@@ -333,26 +333,11 @@ final class AggregateState {
     // A group whose rows all left is gone; a grand total (no GROUP BY) is one row always, as
     // in Spark.
     Dataset<Row> live = agg.groupBy().isEmpty() ? state : state.where(col("__rows").gt(0));
-    List<Column> named = new ArrayList<>();
     List<String> keys = new ArrayList<>();
-    for (int j = 0; j < agg.groupBy().size(); j++) {
-      String name = agg.groupBy().get(j).name();
-      keys.add(quoted(name));
-      named.add(col(key(j)).as(name));
+    for (SourceQuery.OutputColumn k : agg.groupBy()) {
+      keys.add(quoted(k.name()));
     }
-    for (int i = 0; i < calls(); i++) {
-      named.add(value(i).as(call(i).name()));
-    }
-    named.add(col("__rows").as(ROWS));
-    for (int i = 0; i < calls(); i++) {
-      if (call(i).arg() != null) {
-        named.add(col("__n" + i).as(count(i)));
-        if (call(i).keepsSum()) {
-          named.add(col("__s" + i).as(sum(i)));
-        }
-      }
-    }
-    Dataset<Row> rows = live.select(named.toArray(new Column[0]));
+    Dataset<Row> rows = live.select(named());
     if (agg.having() != null) {
       rows = rows.where(expr(agg.having()));
     }
@@ -410,12 +395,54 @@ final class AggregateState {
    * SELECT does not show, {@value #ROWS}, and each aggregate's count and sum.
    */
   StructType viewSchema(Dataset<Row> source) {
-    return fullNames(totals(changes(source, 1)));
+    StructType computed = totals(changes(source, 1)).limit(0).select(named()).schema();
+    List<StructField> fields = new ArrayList<>();
+    fields.add(DataTypes.createStructField(GenevaLayout.SOURCE_ROW_ID, DataTypes.LongType,
+        false));
+    fields.add(DataTypes.createStructField(GenevaLayout.IS_SET, DataTypes.BooleanType, false));
+    List<String> names = columnNames();
+    for (String n : names.subList(2, names.size())) {
+      boolean notNull = n.equals(ROWS) || n.startsWith(Aggregation.HIDDEN_PREFIX)
+          && n.endsWith("_n");
+      fields.add(DataTypes.createStructField(n, computed.apply(n).dataType(), !notNull));
+    }
+    return DataTypes.createStructType(fields);
   }
 
-  /** The view's columns before their types are known: names only, types from the state. */
-  private StructType fullNames(Dataset<Row> state) {
-    Dataset<Row> live = state.limit(0);
+  /**
+   * The view table's column names, in order ({@link #viewSchema}), from the definition alone:
+   * a refresh checks the table against them without analysing a plan.
+   */
+  List<String> columnNames() {
+    List<String> order = new ArrayList<>(List.of(GenevaLayout.SOURCE_ROW_ID,
+        GenevaLayout.IS_SET));
+    for (SourceQuery.OutputColumn c : q.projection()) {
+      order.add(c.name());
+    }
+    for (SourceQuery.OutputColumn k : agg.groupBy()) {
+      if (!order.contains(k.name())) {
+        order.add(k.name());
+      }
+    }
+    for (Aggregation.Call c : agg.aggregates()) {
+      if (!order.contains(c.name())) {
+        order.add(c.name());
+      }
+    }
+    order.add(ROWS);
+    for (int i = 0; i < calls(); i++) {
+      if (call(i).arg() != null) {
+        order.add(count(i));
+        if (call(i).keepsSum()) {
+          order.add(sum(i));
+        }
+      }
+    }
+    return order;
+  }
+
+  /** The state's columns under the view's names: keys, values, then the hidden state. */
+  private Column[] named() {
     List<Column> named = new ArrayList<>();
     for (int j = 0; j < agg.groupBy().size(); j++) {
       named.add(col(key(j)).as(agg.groupBy().get(j).name()));
@@ -432,37 +459,7 @@ final class AggregateState {
         }
       }
     }
-    StructType computed = live.select(named.toArray(new Column[0])).schema();
-    List<StructField> fields = new ArrayList<>();
-    fields.add(DataTypes.createStructField(GenevaLayout.SOURCE_ROW_ID, DataTypes.LongType,
-        false));
-    fields.add(DataTypes.createStructField(GenevaLayout.IS_SET, DataTypes.BooleanType, false));
-    List<String> order = new ArrayList<>();
-    for (SourceQuery.OutputColumn c : q.projection()) {
-      order.add(c.name());
-    }
-    for (SourceQuery.OutputColumn k : agg.groupBy()) {
-      if (!order.contains(k.name())) {
-        order.add(k.name());
-      }
-    }
-    for (Aggregation.Call c : agg.aggregates()) {
-      if (!order.contains(c.name())) {
-        order.add(c.name());
-      }
-    }
-    for (StructField f : computed.fields()) {
-      if (Aggregation.hidden(f.name()) && !order.contains(f.name())) {
-        order.add(f.name());
-      }
-    }
-    for (String n : order) {
-      StructField f = computed.apply(n);
-      boolean notNull = n.equals(ROWS) || n.startsWith(Aggregation.HIDDEN_PREFIX)
-          && n.endsWith("_n");
-      fields.add(DataTypes.createStructField(n, f.dataType(), !notNull));
-    }
-    return DataTypes.createStructType(fields);
+    return named.toArray(new Column[0]);
   }
 
   static String quoted(String name) {

@@ -47,18 +47,21 @@ final class DepartedRows {
   /**
    * The departed rows as changes ({@link AggregateState#changes} with sign -1).
    *
-   * @param then the source at the watermark version, read through lance-spark
+   * @param columns the source columns the definition reads ({@link #columnsRead}), or {@code
+   *     null} when they cannot be picked on the driver
+   * @param then the source at the watermark version, read through lance-spark (opened only
+   *     when some fragment is scanned in Spark)
    * @param inDeparted the filter that keeps the departed rows of a scan ({@code _rowid} in the
    *     set)
    */
   static Dataset<Row> changes(RefreshContext ctx, ViewTables t, RefreshStart s, SourceChanges ch,
-      AggregateState st, Dataset<Row> then, org.apache.spark.sql.Column inDeparted) {
+      AggregateState st, StructType columns, java.util.function.Supplier<Dataset<Row>> then,
+      org.apache.spark.sql.Column inDeparted) {
     Set<Integer> scanned = new HashSet<>(ch.diff.replaced);
     Map<Integer, RoaringBitmap> offsets = new HashMap<>();
     Dataset<Row> fetched = null;
     long maxRows = LocalRefreshWrite.conf(ctx.spark(), LocalRefreshWrite.MAX_ROWS_CONF,
         LocalRefreshWrite.DEFAULT_MAX_ROWS);
-    StructType columns = columnsRead(st, then);
     if (columns != null && maxRows > 0 && !ch.diff.deletionsChanged.isEmpty()) {
       try (BufferAllocator a = new RootAllocator();
           org.lance.Dataset old = open(a, t.source(), s.watermark, "source table")) {
@@ -102,7 +105,7 @@ final class DepartedRows {
     }
     Dataset<Row> out = fetched == null ? null : st.changes(fetched, -1);
     if (!scanned.isEmpty()) {
-      Dataset<Row> scan = st.changes(FragmentScopedRead.restrict(then, scanned)
+      Dataset<Row> scan = st.changes(FragmentScopedRead.restrict(then.get(), scanned)
           .where(inDeparted), -1);
       out = out == null ? scan : out.unionByName(scan);
     }
@@ -114,11 +117,11 @@ final class DepartedRows {
    * references, the filter's included), or {@code null} when it reads a metadata column, which
    * a fetch by place does not give.
    */
-  static StructType columnsRead(AggregateState st, Dataset<Row> then) {
+  static StructType columnsRead(AggregateState st, Dataset<Row> source) {
     Set<String> used = new java.util.LinkedHashSet<>();
-    references(st.changes(then, -1).queryExecution().analyzed(), used);
+    references(st.changes(source, -1).queryExecution().analyzed(), used);
     List<StructField> fields = new ArrayList<>();
-    StructType all = then.schema();
+    StructType all = source.schema();
     for (StructField f : all.fields()) {
       if (used.contains(f.name())) {
         if (f.name().startsWith("_")) {
