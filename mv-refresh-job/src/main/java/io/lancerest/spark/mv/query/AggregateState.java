@@ -42,7 +42,7 @@ import org.apache.spark.sql.types.StructType;
 final class AggregateState {
   static final String ROWS = io.lancerest.spark.catalog.ViewTableLayout.AGGREGATE_ROWS;
   /** Cancellation beyond 2^20 (a million-fold) in a floating sum makes the group recompute. */
-  private static final double DRIFT = 1L << 20;
+  static final double DRIFT = 1L << 20;
 
   private final SourceQuery q;
   private final Aggregation agg;
@@ -85,20 +85,20 @@ final class AggregateState {
     return Aggregation.HIDDEN_PREFIX + i + "_sum";
   }
 
-  private static String key(int j) {
+  static String key(int j) {
     return "__g" + j;
   }
 
-  private Aggregation.Call call(int i) {
+  Aggregation.Call call(int i) {
     return agg.aggregates().get(i);
   }
 
-  private int calls() {
+  int calls() {
     return agg.aggregates().size();
   }
 
   /** The type the running sum of aggregate {@code i} is kept in. */
-  private DataType sumType(int i) {
+  DataType sumType(int i) {
     DataType t = argTypes[i];
     if (t instanceof DecimalType d) {
       return DecimalType.apply(Math.min(38, d.precision() + 10), d.scale());
@@ -110,7 +110,7 @@ final class AggregateState {
     return DataTypes.LongType;
   }
 
-  private boolean floatingSum(int i) {
+  boolean floatingSum(int i) {
     return call(i).keepsSum() && sumType(i) instanceof DoubleType;
   }
 

@@ -85,8 +85,16 @@ class AggregateViewTest {
   }
 
   private static RefreshResult refreshIncrementally(String ns, String v) {
+    return refreshIncrementally(ns, v, null);
+  }
+
+  /** @param write how EXPLAIN says the groups are merged and written, or {@code null} */
+  private static RefreshResult refreshIncrementally(String ns, String v, String write) {
     Map<String, String> plan = explain("lance." + ns + "." + v);
     assertEquals("incremental", plan.get("Mode"), plan.toString());
+    if (write != null) {
+      assertTrue(plan.get("Write").startsWith(write), plan.toString());
+    }
     RefreshResult r = f.views().refresh(List.of(ns, v), RefreshOptions.DEFAULTS);
     assertEquals(RefreshResult.JobStatus.DONE, r.status(), r.toString());
     return r;
@@ -94,25 +102,25 @@ class AggregateViewTest {
 
   @Test
   void everyRefreshEqualsItsSelectAndAViewBuiltFromScratch() {
-    scenario("agg");
+    scenario("agg", "on the driver");
   }
 
   /**
-   * The same with departed rows read by a Spark scan of their fragments instead of fetched by
-   * place on the driver.
+   * The same with arrived, departed and view rows read by Spark scans instead of on the
+   * driver, and the groups merged and written by Spark jobs.
    */
   @Test
   void theSameWhenDepartedRowsAreScannedInSpark() {
     String conf = "spark.lancerest.mv.query.localRefreshMaxRows";
     f.spark.conf().set(conf, "0");
     try {
-      scenario("ags");
+      scenario("ags", "Spark job");
     } finally {
       f.spark.conf().unset(conf);
     }
   }
 
-  private static void scenario(String prefix) {
+  private static void scenario(String prefix, String write) {
     String ns = f.namespace(prefix);
     String src = source(ns);
     String v = "lance." + ns + ".v";
@@ -130,13 +138,13 @@ class AggregateViewTest {
     insert(src, 200, 260);
     f.sql("INSERT INTO " + src + " VALUES (1000, 'new', 1, 5, 1.50, 2.5), "
         + "(1001, NULL, NULL, NULL, NULL, NULL)");
-    refreshIncrementally(ns, "v");
+    refreshIncrementally(ns, "v", write);
     assertEqualsSelect(v, select);
 
     // scattered updates, one of them to every row of a group
     f.sql("UPDATE " + src + " SET x = x + 1000, y = y * 2 WHERE id % 17 = 3");
     f.sql("UPDATE " + src + " SET d = d + 1 WHERE k1 = 'k4'");
-    refreshIncrementally(ns, "v");
+    refreshIncrementally(ns, "v", write);
     assertEqualsSelect(v, select);
 
     // the min and the max of a group leave, a group vanishes, a group's x all become NULL
@@ -148,7 +156,7 @@ class AggregateViewTest {
     f.sql("DELETE FROM " + src + " WHERE k1 = 'k6' AND k2 = 0");
     f.sql("UPDATE " + src + " SET x = NULL WHERE k1 = 'k7' AND k2 = 1");
     long groupsBefore = f.sql("SELECT count(*) FROM " + v).get(0).getLong(0);
-    RefreshResult r = refreshIncrementally(ns, "v");
+    RefreshResult r = refreshIncrementally(ns, "v", write);
     assertEqualsSelect(v, select);
     assertEquals(groupsBefore - 1, f.sql("SELECT count(*) FROM " + v).get(0).getLong(0),
         "the group whose rows all left is gone");
@@ -258,7 +266,8 @@ class AggregateViewTest {
       assertEquals("incremental", explain(v).get("Mode"));
       f.sql("REFRESH MATERIALIZED VIEW " + v);
       assertEqualsSelect(v, select);
-      f.sql("UPDATE " + src + " SET x = x + 1 WHERE id % 9 = 2"); // every fragment
+      // every fragment, most rows: rewritten rows arrive, their old values depart
+      f.sql("UPDATE " + src + " SET x = x + 1 WHERE id % 9 <> 2");
       Map<String, String> plan = explain(v);
       assertEquals("full", plan.get("Mode"), plan.toString());
       assertTrue(plan.get("Reason").contains("aggregating the whole source reads no more"),
