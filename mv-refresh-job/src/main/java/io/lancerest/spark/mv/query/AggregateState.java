@@ -33,7 +33,8 @@ import org.apache.spark.sql.types.StructType;
  * for whole numbers' sum, double for avg and floating sums, decimal(p+10, s) for decimals). A
  * row that arrives adds to its group's state, a row that leaves subtracts; min and max keep
  * their value and are only ever lowered / raised by arriving rows, so a group whose departing
- * row held its extreme is recomputed from its rows ({@link #mustRecompute}).
+ * row held its extreme, and no arriving row reached it, is recomputed from its rows ({@link
+ * #merge}).
  *
  * <p>The view's value columns are computed from the state as Spark computes them from its
  * buffers: count = the count; sum = NULL when no value was non-NULL, else the sum; avg = sum
@@ -314,10 +315,13 @@ final class AggregateState {
         Column removed = col("__d_rem" + i);
         cols.add((min ? functions.least(old, added) : functions.greatest(old, added))
             .as("__x" + i));
-        // The departing value may have been the group's extreme: only its rows can tell.
+        // The departing value may have been the group's extreme: only its rows can tell,
+        // unless an arriving value reaches the old extreme (an UPDATE that raised the max):
+        // then the new extreme is the arriving one.
         Column held = min ? removed.leq(old) : removed.geq(old);
+        Column covered = coalesce(min ? added.leq(old) : added.geq(old), lit(false));
         recompute = recompute.or(present.and(n.gt(0)).and(removed.isNotNull())
-            .and(old.isNull().or(held)));
+            .and(old.isNull().or(held.and(covered.unary_$bang()))));
       }
     }
     cols.add(coalesce(recompute, lit(false)).as("__recompute"));

@@ -262,7 +262,9 @@ final class LocalAggregateMerge {
           if (removed[i] != null) {
             boolean held = old == null || (min ? compare(removed[i], old) <= 0
                 : compare(removed[i], old) >= 0);
-            recompute |= live && held;
+            boolean covered = old != null && added[i] != null
+                && (min ? compare(added[i], old) <= 0 : compare(added[i], old) >= 0);
+            recompute |= live && held && !covered;
           }
         }
       }

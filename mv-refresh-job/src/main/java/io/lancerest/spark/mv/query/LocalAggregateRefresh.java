@@ -80,7 +80,9 @@ final class LocalAggregateRefresh {
       Inputs in, UnaryOperator<Dataset<Row>> recomputed, long t0) {
     ctx.describe("merge the changes of " + in.departed().size() + " departed rows and "
         + in.arrived().size() + " arrived rows into the groups on the driver");
+    long merging = System.currentTimeMillis();
     Merged m = merge(ctx, t, s, st, agg, in);
+    merging = System.currentTimeMillis() - merging;
     if (m == null) {
       return null;
     }
@@ -96,12 +98,14 @@ final class LocalAggregateRefresh {
     }
     List<Row> write = new ArrayList<>(st.viewRows(state.where("NOT __recompute"), s.target)
         .collectAsList());
+    long recomputing = System.currentTimeMillis();
     if (recompute > 0) {
       ctx.describe("aggregate " + recompute + " groups again from their rows");
       write.addAll(st.viewRows(st.totals(st.changes(recomputed.apply(state), 1)), s.target)
           .collectAsList());
     }
     long t1 = System.currentTimeMillis();
+    recomputing = t1 - recomputing;
     LOG.info("View {} (job {}): source version {} (watermark {}): {}; {} source rows left "
         + "changed fragments, {} rows arrived in them; {} groups touched, {} in the view, {} "
         + "recomputed from their rows; merged on the driver", t.viewName(), ctx.jobId(),
@@ -111,8 +115,9 @@ final class LocalAggregateRefresh {
     WrittenFragments w = write(ctx, t, s, o, write);
     long t2 = System.currentTimeMillis();
     return QueryCommit.stage(ctx, t, s, w, deletes, false, String.format(
-        "fragment diff %d ms, groups on the driver %d ms, write on the driver %d ms", ch.millis,
-        t1 - t0, t2 - t1));
+        "fragment diff %d ms, groups on the driver %d ms (plan and read %d ms, merge %d ms, %d groups "
+        + "recomputed %d ms), write on the driver %d ms", ch.millis, t1 - t0,
+        t1 - t0 - merging - recomputing, merging, recompute, recomputing, t2 - t1));
   }
 
   private static WrittenFragments write(RefreshContext ctx, ViewTables t, RefreshStart s,

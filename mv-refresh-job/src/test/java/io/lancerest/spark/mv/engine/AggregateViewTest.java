@@ -164,6 +164,20 @@ class AggregateViewTest {
         + " WHERE k1 = 'k7' AND k2 = 1"), "an all-NULL group: count 0, sum/min/avg NULL");
     assertTrue(r.rowsDeleted() > 0 && r.rowsInserted() > 0, r.toString());
 
+    // the max of a group raised and the min of another lowered by UPDATE: the arriving value
+    // is the new extreme, no group is recomputed
+    String raised = f.rows("SELECT max_by(id, x) FROM " + src + " WHERE k1 = 'k3' AND k2 = 0")
+        .get(0);
+    String lowered = f.rows("SELECT min_by(id, x) FROM " + src + " WHERE k1 = 'k4' AND k2 = 1")
+        .get(0);
+    f.sql("UPDATE " + src + " SET x = x + 5 WHERE id = " + raised);
+    f.sql("UPDATE " + src + " SET x = x - 5 WHERE id = " + lowered);
+    Map<String, String> covered = explain(v);
+    assertTrue(covered.get("Reason").endsWith(", 0 recomputed from their rows"),
+        covered.toString());
+    refreshIncrementally(ns, "v", write);
+    assertEqualsSelect(v, select);
+
     // nothing changed: SKIPPED
     assertEquals(RefreshResult.JobStatus.SKIPPED,
         f.views().refresh(List.of(ns, "v"), RefreshOptions.DEFAULTS).status());
