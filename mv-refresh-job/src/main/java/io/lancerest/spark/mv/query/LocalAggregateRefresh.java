@@ -28,8 +28,9 @@ import org.apache.spark.sql.types.StructType;
  * An aggregate view's incremental refresh with no Spark job for the change itself: the arrived,
  * departed and view rows are on the driver already, so the merge ({@link LocalAggregateMerge})
  * and the write ({@link FragmentShipping}) run there too. The keys, arguments and WHERE are
- * still Spark's own expressions, and so are the view's values and HAVING: they run over local
- * relations, which Spark's optimizer evaluates while planning, without a job. Only groups that
+ * still Spark's own expressions, compiled and run over those rows ({@link LocalProjection});
+ * so are the view's values and HAVING, over a local relation of the touched groups, which
+ * Spark's optimizer evaluates while planning, without a job. Only groups that
  * must be recomputed from their rows read the source in Spark, as on the Spark path.
  */
 final class LocalAggregateRefresh {
@@ -47,8 +48,15 @@ final class LocalAggregateRefresh {
    */
   static Merged merge(RefreshContext ctx, ViewTables t, RefreshStart s, AggregateState st,
       Aggregation agg, Inputs in) {
-    Dataset<Row> arriving = st.changes(ctx.spark().createDataFrame(in.arrived(),
-        in.columns()), 1);
+    LocalProjection arriving = LocalProjection.of(ctx.spark(), in.columns(),
+        d -> st.changes(d, 1));
+    LocalProjection departing = LocalProjection.of(ctx.spark(), in.columns(),
+        d -> st.changes(d, -1));
+    if (arriving == null || departing == null) {
+      LOG.info("View {} (job {}): groups merged in Spark: the keys, arguments or WHERE need a "
+          + "Spark job to evaluate", t.viewName(), ctx.jobId());
+      return null;
+    }
     StructType changes = arriving.schema();
     boolean ansi = Boolean.parseBoolean(ctx.spark().conf().get("spark.sql.ansi.enabled",
         "false"));
@@ -58,10 +66,9 @@ final class LocalAggregateRefresh {
           declined);
       return null;
     }
-    // Projections and filters over local relations: Spark's optimizer folds them, no job.
-    List<Row> rows = new ArrayList<>(arriving.collectAsList());
-    rows.addAll(st.changes(ctx.spark().createDataFrame(in.departed(), in.columns()), -1)
-        .collectAsList());
+    List<Row> rows = new ArrayList<>(in.arrived().size() + in.departed().size());
+    arriving.apply(in.arrived(), rows);
+    departing.apply(in.departed(), rows);
     StructType viewSchema = s.target.add("_rowaddr", org.apache.spark.sql.types.DataTypes
         .LongType, false);
     return new Merged(LocalAggregateMerge.merge(st, agg, changes, rows, viewSchema, in.view()),
