@@ -95,10 +95,14 @@ record AggregateAttempt(RefreshContext ctx, ViewTables t, SourceQuery q, Refresh
       return new Plan(null, ch.why);
     }
     // The arrived rows are read whole, and so are the fragments that hold departed rows unless
-    // those rows are read by their places (their deletion files are local: PlacedRows). When
-    // that is most of the table, aggregating the whole table reads no more and does less.
-    long read = ch.rescanRows + ch.departed.getLongCardinality();
-    if (io.lancerest.spark.mv.fragments.DeletionVectors.localRoot(t.source().uri()) == null) {
+    // those rows are read by their places (DepartedRows: their deletion files are local and
+    // the driver may hold them). When that is most of the table, aggregating the whole table
+    // reads no more and does less.
+    long departed = ch.departed.getLongCardinality();
+    long read = ch.rescanRows + departed;
+    long driverMax = driverRows();
+    if (io.lancerest.spark.mv.fragments.DeletionVectors.localRoot(t.source().uri()) == null
+        || driverMax <= 0 || departed > driverMax) {
       java.util.Map<Integer, Long> rows = new java.util.HashMap<>();
       s.sourceAt.forEach(f -> rows.put(f.getId(), f.getPhysicalRows()));
       for (int id : ch.diff.deletionsChanged) {
