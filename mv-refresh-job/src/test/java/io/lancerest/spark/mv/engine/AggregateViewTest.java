@@ -328,6 +328,37 @@ class AggregateViewTest {
     assertEquals(f.rows(select), f.rows("SELECT * FROM lance." + ns + ".v"));
   }
 
+  /**
+   * The driver's merge orders and adds as Spark does: -0.0 and 0.0 are one group and NaN one
+   * more, NaN is the largest double, strings order by their UTF-8 bytes (an emoji above
+   * U+FFFF, unlike Java's String order), a bigint sum wraps as Spark's non-ANSI sum does.
+   */
+  @Test
+  void floatsStringsAndWrappingSumsMergeOnTheDriverAsSparkComputesThem() {
+    String ns = f.namespace("agf");
+    String t = "lance." + ns + ".src";
+    f.sql("CREATE TABLE " + t + " (id BIGINT, k DOUBLE, s STRING, b BIGINT, y DOUBLE)");
+    f.sql("INSERT INTO " + t + " VALUES (1, 0.0, 'a', 9223372036854775806, 1.0), "
+        + "(2, 1.5, '\uFFFF', 1, double('NaN')), (3, double('NaN'), 'b', 2, 2.0), "
+        + "(4, NULL, NULL, NULL, NULL), (5, 1.5, 'c', 3, -1.0)");
+    String select = "SELECT k, count(*) AS n, min(s) AS lo, max(s) AS hi, sum(b) AS sb, "
+        + "min(y) AS ly, max(y) AS hy FROM " + t + " GROUP BY k";
+    String v = "lance." + ns + ".v";
+    f.sql("CREATE MATERIALIZED VIEW " + v + " AS " + select);
+    f.sql("INSERT INTO " + t + " VALUES (6, -0.0, 'z', 9223372036854775806, -0.0), "
+        + "(7, double('NaN'), 'a', 5, double('NaN')), (8, 1.5, '\uD83D\uDE00', 4, 7.0)");
+    f.sql("UPDATE " + t + " SET y = y + 1 WHERE id = 1"); // arrivals reach both extremes
+    assertTrue(explain(v).get("Reason").endsWith(", 0 recomputed from their rows"));
+    refreshIncrementally(ns, "v", "on the driver");
+    String read = "SELECT k, n, lo, hi, sb, ly, hy FROM ";
+    assertEquals(f.rows(read + "(" + select + ")"), f.rows(read + v));
+    assertEquals(List.of("\uD83D\uDE00"), f.rows("SELECT hi FROM " + v + " WHERE k = 1.5"));
+    // the max of a group and NaN's neighbours leave
+    f.sql("DELETE FROM " + t + " WHERE id IN (2, 6)");
+    refreshIncrementally(ns, "v");
+    assertEquals(f.rows(read + "(" + select + ")"), f.rows(read + v));
+  }
+
   @Test
   void aGrandTotalWhoseValuesAllLeftStartsAfreshWhenValuesArrive() {
     String ns = f.namespace("agz");
