@@ -83,7 +83,11 @@ record AggregateAttempt(RefreshContext ctx, ViewTables t, SourceQuery q, Refresh
   /** The change set to apply, or why the view is rebuilt instead. */
   private record Plan(SourceChanges changes, String rebuild) {}
 
-  private Plan plan() {
+  /**
+   * @param placeable whether departed rows can be read by place (the columns they need are
+   *     known); asked only when the view is not rebuilt for another reason
+   */
+  private Plan plan(java.util.function.BooleanSupplier placeable) {
     if (s.replaceAll) {
       return new Plan(null, s.rebuildReason());
     }
@@ -101,7 +105,8 @@ record AggregateAttempt(RefreshContext ctx, ViewTables t, SourceQuery q, Refresh
     long departed = ch.departed.getLongCardinality();
     long read = ch.rescanRows + departed;
     long driverMax = driverRows();
-    if (io.lancerest.spark.mv.fragments.DeletionVectors.localRoot(t.source().uri()) == null
+    if (!placeable.getAsBoolean()
+        || io.lancerest.spark.mv.fragments.DeletionVectors.localRoot(t.source().uri()) == null
         || driverMax <= 0 || departed > driverMax) {
       java.util.Map<Integer, Long> rows = new java.util.HashMap<>();
       s.sourceAt.forEach(f -> rows.put(f.getId(), f.getPhysicalRows()));
@@ -143,7 +148,11 @@ record AggregateAttempt(RefreshContext ctx, ViewTables t, SourceQuery q, Refresh
     long t0 = System.currentTimeMillis();
     Dataset<Row> now = sourceAt(s.srcVersion);
     AggregateState st = state(now);
-    Plan plan = plan();
+    // The change set compares versions with the same columns: one set serves both sides.
+    // Found only when a change set is applied (it analyses a plan).
+    StructType[] read = new StructType[1];
+    Plan plan = plan(() -> (read[0] = DepartedRows.columnsRead(st, now)) != null);
+    StructType columns = read[0];
     SourceChanges ch = plan.changes();
     if (ch == null) {
       ctx.describe("aggregate the source");
@@ -157,8 +166,6 @@ record AggregateAttempt(RefreshContext ctx, ViewTables t, SourceQuery q, Refresh
     }
     ctx.observe(RefreshListener.Probe.SOURCE_FRAGMENTS_READ, List.copyOf(ch.rescan));
     ctx.observe(RefreshListener.Probe.FRAGMENT_DIFF, ch.diff);
-    // The change set compares versions with the same columns: one set serves both sides.
-    StructType columns = DepartedRows.columnsRead(st, now);
     List<Row> arrived = arrivedRows(ch, columns);
     DepartedRows.Picked picked = ch.departed.isEmpty()
         ? new DepartedRows.Picked(List.of(), java.util.Set.of())
@@ -401,7 +408,11 @@ record AggregateAttempt(RefreshContext ctx, ViewTables t, SourceQuery q, Refresh
     Long from = s.watermark == 0 ? null : s.watermark;
     Dataset<Row> now = sourceAt(s.srcVersion);
     AggregateState st = state(now);
-    Plan plan = plan();
+    // The change set compares versions with the same columns: one set serves both sides.
+    // Found only when a change set is applied (it analyses a plan).
+    StructType[] read = new StructType[1];
+    Plan plan = plan(() -> (read[0] = DepartedRows.columnsRead(st, now)) != null);
+    StructType columns = read[0];
     SourceChanges ch = plan.changes();
     SparkRefreshWrite writes = new SparkRefreshWrite(ctx, t, o);
     if (ch == null) {
@@ -414,7 +425,6 @@ record AggregateAttempt(RefreshContext ctx, ViewTables t, SourceQuery q, Refresh
           writes.writeTasks(s.sourceFragments, 0), "aggregates every source row into "
               + groups + " groups");
     }
-    StructType columns = DepartedRows.columnsRead(st, now);
     List<Row> arrived = arrivedRows(ch, columns);
     DepartedRows.Picked picked = ch.departed.isEmpty()
         ? new DepartedRows.Picked(List.of(), java.util.Set.of())

@@ -164,6 +164,10 @@ final class AggregateState {
         case SUM, AVG -> {
           aggs.add(functions.sum(arrivalsOnly ? a : when(arrives, a)
               .otherwise(functions.negate(a))).as("__d_s" + i));
+          if (sumType(i) instanceof DecimalType && !arrivalsOnly) {
+            // tells a change whose sum overflowed (NULL) from one without values
+            aggs.add(functions.count(a).as("__d_any" + i));
+          }
           if (floatingSum(i) && !arrivalsOnly) {
             aggs.add(functions.sum(functions.abs(a)).as("__d_abs" + i));
             aggs.add(functions.max(when(arrives.unary_$bang().and(notFinite(a)), 1)
@@ -290,6 +294,11 @@ final class AggregateState {
         Column zero = lit(0).cast(sumType(i));
         Column s = AggregateArithmetic.add(sumType(i), coalesce(old, zero),
             coalesce(col("__d_s" + i), zero));
+        if (sumType(i) instanceof DecimalType) {
+          // the change's own sum overflowed decimal(38): so did the group's
+          s = when(col("__d_s" + i).isNull().and(col("__d_any" + i).gt(0)),
+              lit(null).cast(sumType(i))).otherwise(s);
+        }
         // A group left with no value keeps exactly 0, not what rounding left of its sum.
         cols.add(when(n.equalTo(0L), zero).otherwise(s).cast(sumType(i)).as("__s" + i));
         if (sumType(i) instanceof DecimalType) {

@@ -180,8 +180,16 @@ final class DepartedRows {
     List<Row> rows = new ArrayList<>();
     Map<Integer, RoaringBitmap> scan = new HashMap<>();
     for (Map.Entry<Integer, RoaringBitmap> e : new java.util.TreeMap<>(offsets).entrySet()) {
-      List<Row> placed = PlacedRows.read(a, t.source(), schema,
-          old.getFragment(e.getKey()).metadata(), e.getValue(), columns);
+      List<Row> placed;
+      try {
+        placed = PlacedRows.read(a, t.source(), schema, old.getFragment(e.getKey()).metadata(),
+            e.getValue(), columns);
+      } catch (Exception unreadable) {
+        // e.g. a file format the reader does not take: this fragment is scanned instead
+        LOG.info("View {} (job {}): departed rows of fragment {} not read by place ({})",
+            ctx.viewName(), ctx.jobId(), e.getKey(), unreadable.toString());
+        placed = null;
+      }
       if (placed == null) {
         scan.put(e.getKey(), e.getValue());
       } else {

@@ -59,14 +59,21 @@ final class LocalAggregateMerge {
    * Why the merge of {@code changes} (rows of {@link AggregateState#changes}) cannot run on the
    * driver, or {@code null} when it can.
    */
-  static String declines(AggregateState st, Aggregation agg, StructType changes, boolean ansi) {
+  static String declines(AggregateState st, Aggregation agg, StructType changes, boolean ansi,
+      StructType view) {
     if (ansi) {
       return "ANSI mode (an overflow must fail as Spark's sum fails)";
     }
     for (int j = 0; j < agg.groupBy().size(); j++) {
       DataType t = changes.fields()[j].dataType();
+      String name = agg.groupBy().get(j).name();
       if (!ordered(t)) {
-        return "group key " + agg.groupBy().get(j).name() + " is of type " + t.simpleString();
+        return "group key " + name + " is of type " + t.simpleString();
+      }
+      if (!view.apply(name).dataType().equals(t)) {
+        // the view's keys are matched by Java equality, which does not convert types
+        return "group key " + name + " is a " + t.simpleString() + " in the source and a "
+            + view.apply(name).dataType().simpleString() + " in the view";
       }
     }
     for (int i = 0; i < st.calls(); i++) {
@@ -75,6 +82,10 @@ final class LocalAggregateMerge {
         DataType t = changes.apply("__a" + i).dataType();
         if (!ordered(t)) {
           return st.call(i).name() + " takes the " + fn.wire() + " of a " + t.simpleString();
+        }
+        if (!view.apply(st.call(i).name()).dataType().equals(t)) {
+          return st.call(i).name() + " is a " + t.simpleString() + " in the source and a "
+              + view.apply(st.call(i).name()).dataType().simpleString() + " in the view";
         }
       }
     }
@@ -246,7 +257,10 @@ final class LocalAggregateMerge {
           Object old = valueOf(AggregateState.sum(i), viewSchema);
           Object s = plus(old == null ? zero(type) : old, sum[i] == null ? zero(type) : sum[i]);
           if (type instanceof DecimalType d) {
-            s = fitted((BigDecimal) s, d);
+            // Spark's sum of the change is NULL beyond decimal(38): so is the group's sum then
+            boolean overflowed = sum[i] != null
+                && fitted((BigDecimal) sum[i], DecimalType.apply(38, d.scale())) == null;
+            s = overflowed ? null : fitted((BigDecimal) s, d);
             recompute |= live && (old == null && oldN > 0 || s == null);
           }
           out.add(newN == 0 ? zero(type) : s);
@@ -256,8 +270,11 @@ final class LocalAggregateMerge {
         } else if (c.fn() != Aggregation.Function.COUNT) {
           boolean min = c.fn() == Aggregation.Function.MIN;
           Object old = valueOf(c.name(), viewSchema);
+          // ties keep the view's value, as Spark's least / greatest do (only -0.0 and 0.0 tie
+          // without being the same)
           Object x = old == null ? added[i] : added[i] == null ? old
-              : (compare(added[i], old) < 0) == min ? added[i] : old;
+              : min ? (compare(added[i], old) < 0 ? added[i] : old)
+              : (compare(added[i], old) > 0 ? added[i] : old);
           out.add(x);
           if (removed[i] != null) {
             boolean held = old == null || (min ? compare(removed[i], old) <= 0

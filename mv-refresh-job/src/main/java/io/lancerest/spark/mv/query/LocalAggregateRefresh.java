@@ -48,6 +48,20 @@ final class LocalAggregateRefresh {
    */
   static Merged merge(RefreshContext ctx, ViewTables t, RefreshStart s, AggregateState st,
       Aggregation agg, Inputs in) {
+    try {
+      return mergeOrDecline(ctx, t, s, st, agg, in);
+    } catch (MaterializedViewException e) {
+      throw e;
+    } catch (RuntimeException e) {
+      // Nothing was written: the Spark path evaluates the same rows and reports what fails.
+      LOG.info("View {} (job {}): groups merged in Spark: the merge on the driver failed ({})",
+          t.viewName(), ctx.jobId(), e.toString().lines().findFirst().orElse(""));
+      return null;
+    }
+  }
+
+  private static Merged mergeOrDecline(RefreshContext ctx, ViewTables t, RefreshStart s,
+      AggregateState st, Aggregation agg, Inputs in) {
     LocalProjection arriving = LocalProjection.of(ctx.spark(), in.columns(),
         d -> st.changes(d, 1));
     LocalProjection departing = LocalProjection.of(ctx.spark(), in.columns(),
@@ -60,7 +74,7 @@ final class LocalAggregateRefresh {
     StructType changes = arriving.schema();
     boolean ansi = Boolean.parseBoolean(ctx.spark().conf().get("spark.sql.ansi.enabled",
         "false"));
-    String declined = LocalAggregateMerge.declines(st, agg, changes, ansi);
+    String declined = LocalAggregateMerge.declines(st, agg, changes, ansi, s.target);
     if (declined != null) {
       LOG.info("View {} (job {}): groups merged in Spark: {}", t.viewName(), ctx.jobId(),
           declined);

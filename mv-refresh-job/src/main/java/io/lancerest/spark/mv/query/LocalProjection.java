@@ -57,7 +57,12 @@ final class LocalProjection {
       java.util.function.UnaryOperator<Dataset<Row>> chain) {
     Dataset<Row> out = chain.apply(spark.createDataFrame(List.of(), input));
     List<LogicalPlan> nodes = new ArrayList<>();
+    // The analyzed plan still holds expressions the optimizer swaps for their implementation
+    // (nvl, left, to_date...), which cannot be evaluated as they are; and fixes the statement
+    // time once, as a Spark job's plan has it.
     LogicalPlan p = out.queryExecution().analyzed();
+    p = org.apache.spark.sql.catalyst.optimizer.ReplaceExpressions$.MODULE$.apply(p);
+    p = org.apache.spark.sql.catalyst.optimizer.ComputeCurrentTime$.MODULE$.apply(p);
     while (p instanceof Project || p instanceof Filter || p instanceof SubqueryAlias) {
       if (!(p instanceof SubqueryAlias)) {
         nodes.add(p);
@@ -95,7 +100,8 @@ final class LocalProjection {
   }
 
   private static boolean unevaluable(Expression e) {
-    if (e instanceof Unevaluable && !(e instanceof AttributeReference)) {
+    if (e instanceof Unevaluable && !(e instanceof AttributeReference)
+        || e instanceof org.apache.spark.sql.catalyst.expressions.RuntimeReplaceable) {
       return true;
     }
     for (Expression c : JavaConverters.seqAsJavaList(e.children())) {

@@ -52,12 +52,12 @@ final class PlacedRows {
         ids.put(field.getName(), field.getId());
       }
     }
+    // every field's parent, children included: a data file lists its columns' child fields too
     Map<Integer, Integer> topLevel = new HashMap<>();
-    for (LanceField field : schema) {
-      topLevel.put(field.getId(), field.getParentId());
-    }
+    parents(schema, topLevel);
     DataFile file = null;
     int[] positions = new int[columns.size()];
+    int fileColumns = 0;
     for (DataFile d : f.getFiles()) {
       if (d.getBaseId().isPresent()) {
         return null;
@@ -94,6 +94,9 @@ final class PlacedRows {
       if (found == columns.size()) {
         file = d;
         positions = pos;
+        for (int field : fields) {
+          fileColumns += topLevel.get(field) < 0 ? 1 : 0;
+        }
         break;
       }
       if (found > 0) {
@@ -110,6 +113,9 @@ final class PlacedRows {
         return null;
       }
       List<Field> inFile = r.schema().getFields();
+      if (inFile.size() != fileColumns) {
+        return null; // the file's columns are not the ones its fragment lists: do not guess
+      }
       List<String> names = new ArrayList<>();
       for (int p : positions) {
         if (p >= inFile.size()) {
@@ -118,6 +124,13 @@ final class PlacedRows {
         names.add(inFile.get(p).getName());
       }
       return rows(r, names, ranges(offsets), columns);
+    }
+  }
+
+  private static void parents(List<LanceField> fields, Map<Integer, Integer> out) {
+    for (LanceField f : fields) {
+      out.put(f.getId(), f.getParentId());
+      parents(f.getChildren(), out);
     }
   }
 

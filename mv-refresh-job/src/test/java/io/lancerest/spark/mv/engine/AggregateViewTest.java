@@ -359,6 +359,42 @@ class AggregateViewTest {
     assertEquals(f.rows(read + "(" + select + ")"), f.rows(read + v));
   }
 
+  /**
+   * A key with a function the optimizer replaces (left) and a change whose
+   * own decimal sum overflows decimal(38), merged on the driver and by Spark alike.
+   */
+  @Test
+  void replacedFunctionsAndAnOverflowingChangeGiveSparksResultsOnBothPaths() {
+    String conf = "spark.lancerest.mv.query.localRefreshMaxRows";
+    for (String max : List.of("262144", "0")) {
+      f.spark.conf().set(conf, max);
+      try {
+        String ns = f.namespace("agr");
+        String t = "lance." + ns + ".src";
+        f.sql("CREATE TABLE " + t + " (id BIGINT, k STRING, x BIGINT, d DECIMAL(38,0))");
+        f.sql("INSERT INTO " + t + " VALUES (1, 'alpha', 1, 1), (2, 'beta', NULL, 2), "
+            + "(3, 'gamma', 3, 3)");
+        String select = "SELECT left(k, 1) AS k1, sum(coalesce(x, 10)) AS sx, sum(d) AS sd, "
+            + "count(*) AS n FROM " + t + " GROUP BY left(k, 1)";
+        f.sql("CREATE MATERIALIZED VIEW lance." + ns + ".v AS " + select);
+        f.sql("INSERT INTO " + t + " VALUES (4, 'bravo', NULL, 60000000000000000000000000000000000000), "
+            + "(5, 'bb', 5, 60000000000000000000000000000000000000), (6, 'gg', 6, 1)");
+        refreshIncrementally(ns, "v", max.equals("0") ? "Spark job" : "on the driver");
+        String read = "SELECT k1, sx, sd, n FROM ";
+        assertEquals(f.rows(read + "(" + select + ")"), f.rows(read + "lance." + ns + ".v"),
+            conf + " = " + max);
+        assertEquals(List.of("null"), f.rows("SELECT sd FROM lance." + ns + ".v WHERE k1 = 'b'"),
+            "the overflowing sum is NULL, as Spark's");
+        f.sql("DELETE FROM " + t + " WHERE id = 5");
+        refreshIncrementally(ns, "v");
+        assertEquals(f.rows(read + "(" + select + ")"), f.rows(read + "lance." + ns + ".v"),
+            conf + " = " + max);
+      } finally {
+        f.spark.conf().unset(conf);
+      }
+    }
+  }
+
   @Test
   void aGrandTotalWhoseValuesAllLeftStartsAfreshWhenValuesArrive() {
     String ns = f.namespace("agz");
