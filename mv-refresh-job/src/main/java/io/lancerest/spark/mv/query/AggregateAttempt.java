@@ -83,7 +83,11 @@ record AggregateAttempt(RefreshContext ctx, ViewTables t, SourceQuery q, Refresh
   /** The change set to apply, or why the view is rebuilt instead. */
   private record Plan(SourceChanges changes, String rebuild) {}
 
-  private Plan plan() {
+  /**
+   * @param placeable whether departed rows can be read by place (the columns they need are
+   *     known); asked only when the view is not rebuilt for another reason
+   */
+  private Plan plan(java.util.function.BooleanSupplier placeable) {
     if (s.replaceAll) {
       return new Plan(null, s.rebuildReason());
     }
@@ -94,13 +98,21 @@ record AggregateAttempt(RefreshContext ctx, ViewTables t, SourceQuery q, Refresh
     if (ch.diff == null) {
       return new Plan(null, ch.why);
     }
-    // The departed rows are picked from whole fragments and the arrived ones read whole: when
-    // that is most of the table, aggregating the whole table reads no more and does less.
-    long read = ch.rescanRows + ch.departed.getLongCardinality();
-    java.util.Map<Integer, Long> rows = new java.util.HashMap<>();
-    s.sourceAt.forEach(f -> rows.put(f.getId(), f.getPhysicalRows()));
-    for (int id : ch.diff.deletionsChanged) {
-      read += rows.getOrDefault(id, 0L);
+    // The arrived rows are read whole, and so are the fragments that hold departed rows unless
+    // those rows are read by their places (DepartedRows: their deletion files are local and
+    // the driver may hold them). When that is most of the table, aggregating the whole table
+    // reads no more and does less.
+    long departed = ch.departed.getLongCardinality();
+    long read = ch.rescanRows + departed;
+    long driverMax = driverRows();
+    if (!placeable.getAsBoolean()
+        || io.lancerest.spark.mv.fragments.DeletionVectors.localRoot(t.source().uri()) == null
+        || driverMax <= 0 || departed > driverMax) {
+      java.util.Map<Integer, Long> rows = new java.util.HashMap<>();
+      s.sourceAt.forEach(f -> rows.put(f.getId(), f.getPhysicalRows()));
+      for (int id : ch.diff.deletionsChanged) {
+        read += rows.getOrDefault(id, 0L);
+      }
     }
     double fraction = rebuildFraction();
     if (fraction > 0 && s.sourceRows > 0 && read >= fraction * s.sourceRows) {
@@ -136,7 +148,11 @@ record AggregateAttempt(RefreshContext ctx, ViewTables t, SourceQuery q, Refresh
     long t0 = System.currentTimeMillis();
     Dataset<Row> now = sourceAt(s.srcVersion);
     AggregateState st = state(now);
-    Plan plan = plan();
+    // The change set compares versions with the same columns: one set serves both sides.
+    // Found only when a change set is applied (it analyses a plan).
+    StructType[] read = new StructType[1];
+    Plan plan = plan(() -> (read[0] = DepartedRows.columnsRead(st, now)) != null);
+    StructType columns = read[0];
     SourceChanges ch = plan.changes();
     if (ch == null) {
       ctx.describe("aggregate the source");
@@ -150,12 +166,26 @@ record AggregateAttempt(RefreshContext ctx, ViewTables t, SourceQuery q, Refresh
     }
     ctx.observe(RefreshListener.Probe.SOURCE_FRAGMENTS_READ, List.copyOf(ch.rescan));
     ctx.observe(RefreshListener.Probe.FRAGMENT_DIFF, ch.diff);
+    List<Row> arrived = arrivedRows(ch, columns);
+    DepartedRows.Picked picked = ch.departed.isEmpty()
+        ? new DepartedRows.Picked(List.of(), java.util.Set.of())
+        : DepartedRows.pick(ctx, t, s, ch, columns);
+    List<Row> viewRows = viewRows();
+    if (arrived != null && picked.complete() && viewRows != null) {
+      StagedRefresh<RefreshResult> local = LocalAggregateRefresh.tryRefresh(ctx, t, s, o, st,
+          q.aggregation(), ch, new LocalAggregateRefresh.Inputs(columns, arrived,
+              picked.rows(), viewRows), merged -> recomputed(now, merged), t0);
+      if (local != null) {
+        return local;
+      }
+    }
     JavaSparkContext jsc = JavaSparkContext.fromSparkContext(ctx.spark().sparkContext());
     Broadcast<byte[]> departed = jsc.broadcast(RowIdSet.serialize(ch.departed));
     Dataset<Row> merged = null;
     try {
-      Dataset<Row> delta = st.delta(changeRows(st, now, ch, departed));
-      merged = st.merge(delta, view()).persist(StorageLevel.MEMORY_AND_DISK());
+      Dataset<Row> delta = st.delta(changeRows(st, now, ch, columns, arrived, picked,
+          departed));
+      merged = st.merge(delta, view(viewRows)).persist(StorageLevel.MEMORY_AND_DISK());
       ctx.describe("merge the changes of " + ch.departed.getLongCardinality()
           + " departed rows and " + ch.rescanRows + " rows of changed fragments into the "
           + "groups");
@@ -206,16 +236,17 @@ record AggregateAttempt(RefreshContext ctx, ViewTables t, SourceQuery q, Refresh
    * the departed rows, read at the watermark version from the fragments that held them).
    */
   private Dataset<Row> changeRows(AggregateState st, Dataset<Row> now, SourceChanges ch,
+      StructType columns, List<Row> arrivedRows, DepartedRows.Picked picked,
       Broadcast<byte[]> departed) {
-    // The change set compares versions with the same columns: one set serves both sides.
-    StructType columns = DepartedRows.columnsRead(st, now);
-    Dataset<Row> arrived = arrivals(st, now, ch, columns);
+    Dataset<Row> arrived = st.changes(arrivedRows != null
+        ? ctx.spark().createDataFrame(arrivedRows, columns)
+        : FragmentScopedRead.restrict(now, new HashSet<>(ch.rescan)), 1);
     if (ch.departed.isEmpty()) {
       return arrived;
     }
     UserDefinedFunction in = functions.udf(new RowIdMembership(departed),
         DataTypes.BooleanType);
-    Dataset<Row> left = DepartedRows.changes(ctx, t, s, ch, st, columns,
+    Dataset<Row> left = DepartedRows.changes(ctx, picked, st, columns,
         () -> sourceAt(s.watermark), in.apply(functions.col("_rowid")));
     return arrived.unionByName(left);
   }
@@ -304,48 +335,55 @@ record AggregateAttempt(RefreshContext ctx, ViewTables t, SourceQuery q, Refresh
   }
 
   /**
-   * The rows of the changed fragments at the target version, arriving: read on the driver when
-   * they are at most {@value LocalRefreshWrite#MAX_ROWS_CONF} ({@link DriverRows}), else by a
-   * Spark scan of those fragments.
+   * The rows of the changed fragments at the target version, arriving, read on the driver when
+   * they are at most {@value LocalRefreshWrite#MAX_ROWS_CONF} ({@link DriverRows}); {@code
+   * null} when they are read by a Spark scan of those fragments instead.
    */
-  private Dataset<Row> arrivals(AggregateState st, Dataset<Row> now, SourceChanges ch,
-      StructType columns) {
+  private List<Row> arrivedRows(SourceChanges ch, StructType columns) {
     long max = driverRows();
-    if (columns != null && max > 0 && ch.rescanRows <= max) {
-      try (BufferAllocator a = new RootAllocator();
-          org.lance.Dataset ds = RefreshDatasets.open(a, t.source(), s.srcVersion,
-              "source table")) {
-        List<Row> rows = ch.rescan.isEmpty() ? List.of() : DriverRows.read(ds,
-            new ArrayList<>(new java.util.TreeSet<>(ch.rescan)), columns, false, x -> true);
-        if (rows != null) {
-          return st.changes(ctx.spark().createDataFrame(rows, columns), 1);
-        }
-      } catch (Exception e) {
-        LOG.info("View {} (job {}): changed fragments not read on the driver ({}); reading "
-            + "them in Spark", t.viewName(), ctx.jobId(), e.toString());
-      }
+    if (columns == null || max <= 0 || ch.rescanRows > max) {
+      return null;
     }
-    return st.changes(FragmentScopedRead.restrict(now, new HashSet<>(ch.rescan)), 1);
+    if (ch.rescan.isEmpty()) {
+      return List.of();
+    }
+    try (BufferAllocator a = new RootAllocator();
+        org.lance.Dataset ds = RefreshDatasets.open(a, t.source(), s.srcVersion,
+            "source table")) {
+      return DriverRows.read(ds, new ArrayList<>(new java.util.TreeSet<>(ch.rescan)), columns,
+          false, x -> true);
+    } catch (Exception e) {
+      LOG.info("View {} (job {}): changed fragments not read on the driver ({}); reading "
+          + "them in Spark", t.viewName(), ctx.jobId(), e.toString());
+      return null;
+    }
   }
 
   /**
-   * The view's rows with their {@code _rowaddr}, at the version the refresh read: on the driver
-   * when it has at most {@value LocalRefreshWrite#MAX_ROWS_CONF} rows, else through lance-spark.
+   * The view's rows with their {@code _rowaddr} as a last column, at the version the refresh
+   * read, when it has at most {@value LocalRefreshWrite#MAX_ROWS_CONF} rows; {@code null} when
+   * they are read through lance-spark instead.
    */
-  private Dataset<Row> view() {
+  private List<Row> viewRows() {
     long max = driverRows();
-    if (max > 0 && s.viewRows <= max) {
-      try (BufferAllocator a = new RootAllocator();
-          org.lance.Dataset ds = RefreshDatasets.open(a, t.view(), s.readVersion, "view")) {
-        List<Row> rows = DriverRows.read(ds, null, s.target, true, x -> true);
-        if (rows != null) {
-          return ctx.spark().createDataFrame(rows, s.target.add("_rowaddr",
-              DataTypes.LongType, false));
-        }
-      } catch (Exception e) {
-        LOG.info("View {} (job {}): view rows not read on the driver ({}); reading them in "
-            + "Spark", t.viewName(), ctx.jobId(), e.toString());
-      }
+    if (max <= 0 || s.viewRows > max) {
+      return null;
+    }
+    try (BufferAllocator a = new RootAllocator();
+        org.lance.Dataset ds = RefreshDatasets.open(a, t.view(), s.readVersion, "view")) {
+      return DriverRows.read(ds, null, s.target, true, x -> true);
+    } catch (Exception e) {
+      LOG.info("View {} (job {}): view rows not read on the driver ({}); reading them in "
+          + "Spark", t.viewName(), ctx.jobId(), e.toString());
+      return null;
+    }
+  }
+
+  /** The view's rows with their {@code _rowaddr}: {@code rows} when read on the driver. */
+  private Dataset<Row> view(List<Row> rows) {
+    if (rows != null) {
+      return ctx.spark().createDataFrame(rows, s.target.add("_rowaddr", DataTypes.LongType,
+          false));
     }
     return LanceReads.load(ctx.spark(), t.view(), s.readVersion).select(viewColumns());
   }
@@ -370,7 +408,11 @@ record AggregateAttempt(RefreshContext ctx, ViewTables t, SourceQuery q, Refresh
     Long from = s.watermark == 0 ? null : s.watermark;
     Dataset<Row> now = sourceAt(s.srcVersion);
     AggregateState st = state(now);
-    Plan plan = plan();
+    // The change set compares versions with the same columns: one set serves both sides.
+    // Found only when a change set is applied (it analyses a plan).
+    StructType[] read = new StructType[1];
+    Plan plan = plan(() -> (read[0] = DepartedRows.columnsRead(st, now)) != null);
+    StructType columns = read[0];
     SourceChanges ch = plan.changes();
     SparkRefreshWrite writes = new SparkRefreshWrite(ctx, t, o);
     if (ch == null) {
@@ -383,24 +425,42 @@ record AggregateAttempt(RefreshContext ctx, ViewTables t, SourceQuery q, Refresh
           writes.writeTasks(s.sourceFragments, 0), "aggregates every source row into "
               + groups + " groups");
     }
+    List<Row> arrived = arrivedRows(ch, columns);
+    DepartedRows.Picked picked = ch.departed.isEmpty()
+        ? new DepartedRows.Picked(List.of(), java.util.Set.of())
+        : DepartedRows.pick(ctx, t, s, ch, columns);
+    List<Row> viewRows = viewRows();
+    LocalAggregateRefresh.Merged local = arrived != null && picked.complete()
+        && viewRows != null ? LocalAggregateRefresh.merge(ctx, t, s, st, q.aggregation(),
+            new LocalAggregateRefresh.Inputs(columns, arrived, picked.rows(), viewRows)) : null;
     JavaSparkContext jsc = JavaSparkContext.fromSparkContext(ctx.spark().sparkContext());
     Broadcast<byte[]> departed = jsc.broadcast(RowIdSet.serialize(ch.departed));
     try {
-      List<Row> touched = st.merge(st.delta(changeRows(st, now, ch, departed)), view())
-          .select("__v_addr", "__recompute").collectAsList();
+      List<Row> touched = new ArrayList<>();
+      if (local != null) {
+        for (Row r : local.rows()) {
+          touched.add(org.apache.spark.sql.RowFactory.create(r.get(r.length() - 1),
+              r.get(r.length() - 2)));
+        }
+      } else {
+        touched = st.merge(st.delta(changeRows(st, now, ch, columns, arrived, picked,
+            departed)), view(viewRows)).select("__v_addr", "__recompute").collectAsList();
+      }
       long inView = touched.stream().filter(r -> !r.isNullAt(0)).count();
       long recompute = touched.stream().filter(r -> r.getBoolean(1)).count();
       String reason = "source changed since version " + s.watermark + ": " + ch.diff + "; "
           + ch.departed.getLongCardinality() + " source rows left changed fragments; "
           + touched.size() + " groups touched (" + inView + " in the view, "
           + (touched.size() - inView) + " new), " + recompute + " recomputed from their rows";
+      RefreshPlan.Write how = touched.isEmpty() ? RefreshPlan.Write.NONE : local != null
+          ? RefreshPlan.Write.DRIVER : RefreshPlan.Write.SPARK_JOB;
       return new RefreshPlan(t.viewName(), MaterializedViewKind.QUERY,
           RefreshPlan.Mode.INCREMENTAL, reason, from, s.srcVersion, s.sourceFragments,
-          ch.rescan, ch.rescanRows, s.viewRows, inView, (long) touched.size(),
-          touched.isEmpty() ? RefreshPlan.Write.NONE : RefreshPlan.Write.SPARK_JOB,
-          touched.isEmpty() ? null : 1, recompute == 0 ? "" : "groups whose departing rows "
-              + "may have held their min or max, that HAVING hid, or whose sum must be "
-              + "rebuilt are aggregated again from their rows in the source");
+          ch.rescan, ch.rescanRows, s.viewRows, inView, (long) touched.size(), how,
+          how == RefreshPlan.Write.SPARK_JOB ? 1 : null, recompute == 0 ? ""
+              : "groups whose departing rows may have held their min or max, that HAVING hid, "
+              + "or whose sum must be rebuilt are aggregated again from their rows in the "
+              + "source");
     } finally {
       departed.destroy();
     }

@@ -33,7 +33,8 @@ import org.apache.spark.sql.types.StructType;
  * for whole numbers' sum, double for avg and floating sums, decimal(p+10, s) for decimals). A
  * row that arrives adds to its group's state, a row that leaves subtracts; min and max keep
  * their value and are only ever lowered / raised by arriving rows, so a group whose departing
- * row held its extreme is recomputed from its rows ({@link #mustRecompute}).
+ * row held its extreme, and no arriving row reached it, is recomputed from its rows ({@link
+ * #merge}).
  *
  * <p>The view's value columns are computed from the state as Spark computes them from its
  * buffers: count = the count; sum = NULL when no value was non-NULL, else the sum; avg = sum
@@ -42,7 +43,7 @@ import org.apache.spark.sql.types.StructType;
 final class AggregateState {
   static final String ROWS = io.lancerest.spark.catalog.ViewTableLayout.AGGREGATE_ROWS;
   /** Cancellation beyond 2^20 (a million-fold) in a floating sum makes the group recompute. */
-  private static final double DRIFT = 1L << 20;
+  static final double DRIFT = 1L << 20;
 
   private final SourceQuery q;
   private final Aggregation agg;
@@ -85,20 +86,20 @@ final class AggregateState {
     return Aggregation.HIDDEN_PREFIX + i + "_sum";
   }
 
-  private static String key(int j) {
+  static String key(int j) {
     return "__g" + j;
   }
 
-  private Aggregation.Call call(int i) {
+  Aggregation.Call call(int i) {
     return agg.aggregates().get(i);
   }
 
-  private int calls() {
+  int calls() {
     return agg.aggregates().size();
   }
 
   /** The type the running sum of aggregate {@code i} is kept in. */
-  private DataType sumType(int i) {
+  DataType sumType(int i) {
     DataType t = argTypes[i];
     if (t instanceof DecimalType d) {
       return DecimalType.apply(Math.min(38, d.precision() + 10), d.scale());
@@ -110,7 +111,7 @@ final class AggregateState {
     return DataTypes.LongType;
   }
 
-  private boolean floatingSum(int i) {
+  boolean floatingSum(int i) {
     return call(i).keepsSum() && sumType(i) instanceof DoubleType;
   }
 
@@ -163,6 +164,10 @@ final class AggregateState {
         case SUM, AVG -> {
           aggs.add(functions.sum(arrivalsOnly ? a : when(arrives, a)
               .otherwise(functions.negate(a))).as("__d_s" + i));
+          if (sumType(i) instanceof DecimalType && !arrivalsOnly) {
+            // tells a change whose sum overflowed (NULL) from one without values
+            aggs.add(functions.count(a).as("__d_any" + i));
+          }
           if (floatingSum(i) && !arrivalsOnly) {
             aggs.add(functions.sum(functions.abs(a)).as("__d_abs" + i));
             aggs.add(functions.max(when(arrives.unary_$bang().and(notFinite(a)), 1)
@@ -289,6 +294,11 @@ final class AggregateState {
         Column zero = lit(0).cast(sumType(i));
         Column s = AggregateArithmetic.add(sumType(i), coalesce(old, zero),
             coalesce(col("__d_s" + i), zero));
+        if (sumType(i) instanceof DecimalType) {
+          // the change's own sum overflowed decimal(38): so did the group's
+          s = when(col("__d_s" + i).isNull().and(col("__d_any" + i).gt(0)),
+              lit(null).cast(sumType(i))).otherwise(s);
+        }
         // A group left with no value keeps exactly 0, not what rounding left of its sum.
         cols.add(when(n.equalTo(0L), zero).otherwise(s).cast(sumType(i)).as("__s" + i));
         if (sumType(i) instanceof DecimalType) {
@@ -314,10 +324,13 @@ final class AggregateState {
         Column removed = col("__d_rem" + i);
         cols.add((min ? functions.least(old, added) : functions.greatest(old, added))
             .as("__x" + i));
-        // The departing value may have been the group's extreme: only its rows can tell.
+        // The departing value may have been the group's extreme: only its rows can tell,
+        // unless an arriving value reaches the old extreme (an UPDATE that raised the max):
+        // then the new extreme is the arriving one.
         Column held = min ? removed.leq(old) : removed.geq(old);
+        Column covered = coalesce(min ? added.leq(old) : added.geq(old), lit(false));
         recompute = recompute.or(present.and(n.gt(0)).and(removed.isNotNull())
-            .and(old.isNull().or(held)));
+            .and(old.isNull().or(held.and(covered.unary_$bang()))));
       }
     }
     cols.add(coalesce(recompute, lit(false)).as("__recompute"));

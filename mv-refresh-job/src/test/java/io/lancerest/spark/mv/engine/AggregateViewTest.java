@@ -85,8 +85,16 @@ class AggregateViewTest {
   }
 
   private static RefreshResult refreshIncrementally(String ns, String v) {
+    return refreshIncrementally(ns, v, null);
+  }
+
+  /** @param write how EXPLAIN says the groups are merged and written, or {@code null} */
+  private static RefreshResult refreshIncrementally(String ns, String v, String write) {
     Map<String, String> plan = explain("lance." + ns + "." + v);
     assertEquals("incremental", plan.get("Mode"), plan.toString());
+    if (write != null) {
+      assertTrue(plan.get("Write").startsWith(write), plan.toString());
+    }
     RefreshResult r = f.views().refresh(List.of(ns, v), RefreshOptions.DEFAULTS);
     assertEquals(RefreshResult.JobStatus.DONE, r.status(), r.toString());
     return r;
@@ -94,25 +102,25 @@ class AggregateViewTest {
 
   @Test
   void everyRefreshEqualsItsSelectAndAViewBuiltFromScratch() {
-    scenario("agg");
+    scenario("agg", "on the driver");
   }
 
   /**
-   * The same with departed rows read by a Spark scan of their fragments instead of fetched by
-   * place on the driver.
+   * The same with arrived, departed and view rows read by Spark scans instead of on the
+   * driver, and the groups merged and written by Spark jobs.
    */
   @Test
   void theSameWhenDepartedRowsAreScannedInSpark() {
     String conf = "spark.lancerest.mv.query.localRefreshMaxRows";
     f.spark.conf().set(conf, "0");
     try {
-      scenario("ags");
+      scenario("ags", "Spark job");
     } finally {
       f.spark.conf().unset(conf);
     }
   }
 
-  private static void scenario(String prefix) {
+  private static void scenario(String prefix, String write) {
     String ns = f.namespace(prefix);
     String src = source(ns);
     String v = "lance." + ns + ".v";
@@ -130,13 +138,13 @@ class AggregateViewTest {
     insert(src, 200, 260);
     f.sql("INSERT INTO " + src + " VALUES (1000, 'new', 1, 5, 1.50, 2.5), "
         + "(1001, NULL, NULL, NULL, NULL, NULL)");
-    refreshIncrementally(ns, "v");
+    refreshIncrementally(ns, "v", write);
     assertEqualsSelect(v, select);
 
     // scattered updates, one of them to every row of a group
     f.sql("UPDATE " + src + " SET x = x + 1000, y = y * 2 WHERE id % 17 = 3");
     f.sql("UPDATE " + src + " SET d = d + 1 WHERE k1 = 'k4'");
-    refreshIncrementally(ns, "v");
+    refreshIncrementally(ns, "v", write);
     assertEqualsSelect(v, select);
 
     // the min and the max of a group leave, a group vanishes, a group's x all become NULL
@@ -148,13 +156,27 @@ class AggregateViewTest {
     f.sql("DELETE FROM " + src + " WHERE k1 = 'k6' AND k2 = 0");
     f.sql("UPDATE " + src + " SET x = NULL WHERE k1 = 'k7' AND k2 = 1");
     long groupsBefore = f.sql("SELECT count(*) FROM " + v).get(0).getLong(0);
-    RefreshResult r = refreshIncrementally(ns, "v");
+    RefreshResult r = refreshIncrementally(ns, "v", write);
     assertEqualsSelect(v, select);
     assertEquals(groupsBefore - 1, f.sql("SELECT count(*) FROM " + v).get(0).getLong(0),
         "the group whose rows all left is gone");
     assertEquals(List.of("0|null|null|null"), f.rows("SELECT cx, sx, mnx, ax FROM " + v
         + " WHERE k1 = 'k7' AND k2 = 1"), "an all-NULL group: count 0, sum/min/avg NULL");
     assertTrue(r.rowsDeleted() > 0 && r.rowsInserted() > 0, r.toString());
+
+    // the max of a group raised and the min of another lowered by UPDATE: the arriving value
+    // is the new extreme, no group is recomputed
+    String raised = f.rows("SELECT max_by(id, x) FROM " + src + " WHERE k1 = 'k3' AND k2 = 0")
+        .get(0);
+    String lowered = f.rows("SELECT min_by(id, x) FROM " + src + " WHERE k1 = 'k4' AND k2 = 1")
+        .get(0);
+    f.sql("UPDATE " + src + " SET x = x + 5 WHERE id = " + raised);
+    f.sql("UPDATE " + src + " SET x = x - 5 WHERE id = " + lowered);
+    Map<String, String> covered = explain(v);
+    assertTrue(covered.get("Reason").endsWith(", 0 recomputed from their rows"),
+        covered.toString());
+    refreshIncrementally(ns, "v", write);
+    assertEqualsSelect(v, select);
 
     // nothing changed: SKIPPED
     assertEquals(RefreshResult.JobStatus.SKIPPED,
@@ -258,7 +280,8 @@ class AggregateViewTest {
       assertEquals("incremental", explain(v).get("Mode"));
       f.sql("REFRESH MATERIALIZED VIEW " + v);
       assertEqualsSelect(v, select);
-      f.sql("UPDATE " + src + " SET x = x + 1 WHERE id % 9 = 2"); // every fragment
+      // every fragment, most rows: rewritten rows arrive, their old values depart
+      f.sql("UPDATE " + src + " SET x = x + 1 WHERE id % 9 <> 2");
       Map<String, String> plan = explain(v);
       assertEquals("full", plan.get("Mode"), plan.toString());
       assertTrue(plan.get("Reason").contains("aggregating the whole source reads no more"),
@@ -303,6 +326,73 @@ class AggregateViewTest {
     f.sql("DELETE FROM " + t + " WHERE id = 0"); // the min of group {0, z}
     refreshIncrementally(ns, "v");
     assertEquals(f.rows(select), f.rows("SELECT * FROM lance." + ns + ".v"));
+  }
+
+  /**
+   * The driver's merge orders and adds as Spark does: -0.0 and 0.0 are one group and NaN one
+   * more, NaN is the largest double, strings order by their UTF-8 bytes (an emoji above
+   * U+FFFF, unlike Java's String order), a bigint sum wraps as Spark's non-ANSI sum does.
+   */
+  @Test
+  void floatsStringsAndWrappingSumsMergeOnTheDriverAsSparkComputesThem() {
+    String ns = f.namespace("agf");
+    String t = "lance." + ns + ".src";
+    f.sql("CREATE TABLE " + t + " (id BIGINT, k DOUBLE, s STRING, b BIGINT, y DOUBLE)");
+    f.sql("INSERT INTO " + t + " VALUES (1, 0.0, 'a', 9223372036854775806, 1.0), "
+        + "(2, 1.5, '\uFFFF', 1, double('NaN')), (3, double('NaN'), 'b', 2, 2.0), "
+        + "(4, NULL, NULL, NULL, NULL), (5, 1.5, 'c', 3, -1.0)");
+    String select = "SELECT k, count(*) AS n, min(s) AS lo, max(s) AS hi, sum(b) AS sb, "
+        + "min(y) AS ly, max(y) AS hy FROM " + t + " GROUP BY k";
+    String v = "lance." + ns + ".v";
+    f.sql("CREATE MATERIALIZED VIEW " + v + " AS " + select);
+    f.sql("INSERT INTO " + t + " VALUES (6, -0.0, 'z', 9223372036854775806, -0.0), "
+        + "(7, double('NaN'), 'a', 5, double('NaN')), (8, 1.5, '\uD83D\uDE00', 4, 7.0)");
+    f.sql("UPDATE " + t + " SET y = y + 1 WHERE id = 1"); // arrivals reach both extremes
+    assertTrue(explain(v).get("Reason").endsWith(", 0 recomputed from their rows"));
+    refreshIncrementally(ns, "v", "on the driver");
+    String read = "SELECT k, n, lo, hi, sb, ly, hy FROM ";
+    assertEquals(f.rows(read + "(" + select + ")"), f.rows(read + v));
+    assertEquals(List.of("\uD83D\uDE00"), f.rows("SELECT hi FROM " + v + " WHERE k = 1.5"));
+    // the max of a group and NaN's neighbours leave
+    f.sql("DELETE FROM " + t + " WHERE id IN (2, 6)");
+    refreshIncrementally(ns, "v");
+    assertEquals(f.rows(read + "(" + select + ")"), f.rows(read + v));
+  }
+
+  /**
+   * A key with a function the optimizer replaces (left) and a change whose
+   * own decimal sum overflows decimal(38), merged on the driver and by Spark alike.
+   */
+  @Test
+  void replacedFunctionsAndAnOverflowingChangeGiveSparksResultsOnBothPaths() {
+    String conf = "spark.lancerest.mv.query.localRefreshMaxRows";
+    for (String max : List.of("262144", "0")) {
+      f.spark.conf().set(conf, max);
+      try {
+        String ns = f.namespace("agr");
+        String t = "lance." + ns + ".src";
+        f.sql("CREATE TABLE " + t + " (id BIGINT, k STRING, x BIGINT, d DECIMAL(38,0))");
+        f.sql("INSERT INTO " + t + " VALUES (1, 'alpha', 1, 1), (2, 'beta', NULL, 2), "
+            + "(3, 'gamma', 3, 3)");
+        String select = "SELECT left(k, 1) AS k1, sum(coalesce(x, 10)) AS sx, sum(d) AS sd, "
+            + "count(*) AS n FROM " + t + " GROUP BY left(k, 1)";
+        f.sql("CREATE MATERIALIZED VIEW lance." + ns + ".v AS " + select);
+        f.sql("INSERT INTO " + t + " VALUES (4, 'bravo', NULL, 60000000000000000000000000000000000000), "
+            + "(5, 'bb', 5, 60000000000000000000000000000000000000), (6, 'gg', 6, 1)");
+        refreshIncrementally(ns, "v", max.equals("0") ? "Spark job" : "on the driver");
+        String read = "SELECT k1, sx, sd, n FROM ";
+        assertEquals(f.rows(read + "(" + select + ")"), f.rows(read + "lance." + ns + ".v"),
+            conf + " = " + max);
+        assertEquals(List.of("null"), f.rows("SELECT sd FROM lance." + ns + ".v WHERE k1 = 'b'"),
+            "the overflowing sum is NULL, as Spark's");
+        f.sql("DELETE FROM " + t + " WHERE id = 5");
+        refreshIncrementally(ns, "v");
+        assertEquals(f.rows(read + "(" + select + ")"), f.rows(read + "lance." + ns + ".v"),
+            conf + " = " + max);
+      } finally {
+        f.spark.conf().unset(conf);
+      }
+    }
   }
 
   @Test
