@@ -284,6 +284,11 @@ public final class SelectAnalysis {
   }
 
   static Expression stripQualifiers(Expression e) {
+    if (e instanceof org.apache.spark.sql.catalyst.expressions.RuntimeReplaceable r) {
+      // nvl, ifnull, nullif... print their original arguments, which are not their children
+      // (qualifiers would stay in the SQL): what they are replaced by means the same
+      return stripQualifiers(r.replacement());
+    }
     if (e instanceof AttributeReference a) {
       return a.withQualifier(JavaConverters.asScalaBuffer(new ArrayList<String>()).toList());
     }
