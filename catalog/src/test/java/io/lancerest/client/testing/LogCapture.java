@@ -22,6 +22,8 @@ public final class LogCapture implements AutoCloseable {
   private final List<String> debugLoggers;
   private final Level rootLevel;
   private final WriterAppender appender;
+  /** Loggers configured under a captured name before the capture, put back on close. */
+  private final java.util.Map<String, LoggerConfig> replaced = new java.util.HashMap<>();
 
   /** Only {@code loggerName} and its children, at DEBUG. */
   public LogCapture(String loggerName) {
@@ -48,6 +50,14 @@ public final class LogCapture implements AutoCloseable {
       config.getRootLogger().addAppender(appender, rootLevel, null);
     }
     for (String name : this.debugLoggers) {
+      // A logger already configured under this name (a log4j2.properties on the test class
+      // path, e.g. the connector's test classes in a reactor run) would win over ours, which
+      // Configuration.addLogger does not replace: set it aside until close.
+      LoggerConfig existing = config.getLoggers().get(name);
+      if (existing != null) {
+        replaced.put(name, existing);
+        config.removeLogger(name);
+      }
       // Not additive when only these loggers are captured: their DEBUG lines stay out of the
       // console. With the root captured too, they also reach the root's usual appenders.
       LoggerConfig logger = new LoggerConfig(name, Level.DEBUG, rootLevel != null);
@@ -67,6 +77,7 @@ public final class LogCapture implements AutoCloseable {
   public void close() {
     Configuration config = context.getConfiguration();
     debugLoggers.forEach(config::removeLogger);
+    replaced.forEach(config::addLogger);
     if (rootLevel != null) {
       config.getRootLogger().removeAppender(appender.getName());
     }
