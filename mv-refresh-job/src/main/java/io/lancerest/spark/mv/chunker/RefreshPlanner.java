@@ -1,6 +1,7 @@
 package io.lancerest.spark.mv.chunker;
 
 import io.lancerest.spark.mv.definition.SourceIdentity;
+import io.lancerest.spark.mv.refresh.RefreshTarget;
 import io.lancerest.spark.mv.refresh.SourceVersions;
 import io.lancerest.spark.mv.refresh.ViewTables;
 import java.util.Map;
@@ -23,11 +24,11 @@ final class RefreshPlanner {
 
   private RefreshPlanner() {}
 
-  static PreparedRefresh prepare(ChunkerRun run, long requestedVersion) {
+  static PreparedRefresh prepare(ChunkerRun run, RefreshTarget target) {
     ViewTables t = run.t();
     ChunkerDefinition def = run.def();
     ChunkerFunctions.check(def.function().className(), def.function().batch());
-    PreparedRefresh p = new PreparedRefresh(run);
+    PreparedRefresh p = new PreparedRefresh(run, target.rebuild());
     // 1. the view's state at the version this refresh reads (and will commit on top of)
     long readVersion;
     Schema viewTable;
@@ -40,9 +41,8 @@ final class RefreshPlanner {
       p.viewRows = view.countRows();
     }
     long watermark = watermark(t, viewTable);
-    long srcVersion = sourceVersion(t, watermark, viewTable.getCustomMetadata(),
-        requestedVersion);
-    if (watermark > 0 && srcVersion != watermark && !run.o().force()) {
+    long srcVersion = target.srcVersion();
+    if (watermark > 0 && srcVersion != watermark && target.rebuild() == null) {
       // Without that version the parents updated in place since cannot be told from those a
       // compaction moved (SourceHistory), so the processed set cannot be trusted.
       p.watermarkRemoved = SourceVersions.removedByCleanup(t.viewName(), t.source(), watermark);
@@ -115,23 +115,5 @@ final class RefreshPlanner {
       throw new ChunkerRefreshException("View '" + t.viewName() + "' has an unreadable "
           + "watermark '" + w + "' in " + ChunkerRefresh.WATERMARK_KEY);
     }
-  }
-
-  private static long sourceVersion(ViewTables t, long watermark,
-      Map<String, String> viewMetadata, long requested) {
-    long latest;
-    try (BufferAllocator a = new RootAllocator();
-        org.lance.Dataset src = t.source().open(a, null)) {
-      latest = src.latestVersion();
-    } catch (RuntimeException e) {
-      throw new ChunkerRefreshException("Cannot open the source of view '" + t.viewName()
-          + "' at '" + t.sourceUri() + "': " + e.getMessage(), e);
-    }
-    // Before the version checks: a replaced source usually has fewer versions than the
-    // watermark, and "cannot be refreshed backwards" would hide what happened.
-    SourceIdentity.require(t.viewName(), t.source(), viewMetadata,
-        watermark, latest);
-    SourceVersions.requireForward(t.viewName(), requested, watermark);
-    return requested;
   }
 }

@@ -4,12 +4,12 @@ import io.lancerest.spark.mv.commit.ViewCommitConflictException;
 import io.lancerest.spark.mv.commit.ViewCommitException;
 import io.lancerest.spark.mv.commit.ViewCommitNotAppliedException;
 import io.lancerest.spark.mv.commit.ViewCommitResult;
+import io.lancerest.spark.mv.definition.SourceIdentity;
 import io.lancerest.spark.mv.error.MaterializedViewException;
 import io.lancerest.spark.mv.error.RefreshCancelledException;
 import io.lancerest.spark.mv.maintenance.ViewMaintenance;
 import io.lancerest.spark.mv.result.RefreshPlan;
 import io.lancerest.spark.mv.result.RefreshResult;
-import java.util.function.LongSupplier;
 import org.apache.spark.SparkContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -48,34 +48,36 @@ public final class RefreshDriver {
    * @param latestSourceVersion the source's latest version (it opens the source)
    */
   public static <R> R refresh(RefreshContext ctx, ViewTables tables, Long srcVersion,
-      Integer maxRowsPerFragment, LongSupplier latestSourceVersion, ViewRefresh<R> kind) {
+      boolean force, Integer maxRowsPerFragment, ViewRefresh<R> kind) {
     String[] caller = jobProperties(ctx.spark().sparkContext());
     JobTracker job = ctx.job();
     ViewCommitResult committed = null;
+    String replaced = null;
     try {
       ctx.begin();
       job.started(kind.kind(), null);
       for (int n = 1; ; n++) {
-        // Resolved for each attempt: a conflict means another refresh committed, possibly at a
+        // Decided for each attempt: a conflict means another refresh committed, possibly at a
         // newer source version, and "latest" must not fall behind the view's watermark.
-        long version = SourceVersions.resolve(ctx.viewName(), srcVersion,
-            latestSourceVersion.getAsLong());
+        Targeted target = target(ctx, tables, srcVersion, force);
+        long version = target.target().srcVersion();
         if (n == 1) {
           job.started(kind.kind(), version);
         }
-        ViewRefresh.Attempt<R> attempt = kind.prepare(ctx, version);
+        ViewRefresh.Attempt<R> attempt = kind.prepare(ctx, target.target());
         if (attempt.upToDate()) {
           LOG.info("View {} (job {}): already at source version {}; nothing to do",
               ctx.viewName(), ctx.jobId(), version);
           return ended(job, kind, attempt.skipped(), null);
         }
+        replaced = target.replaced();
         StagedRefresh<R> staged = attempt.compute();
         try {
           ctx.describe("commit");
           // The last moment a cancel can stop the refresh: once committing, it lands.
           committed = staged.commit().commit(() -> {
-            ctx.checkCancelled();
             ctx.listener().beforeCommit();
+            ctx.checkCancelled();
           });
         } catch (ViewCommitConflictException e) {
           staged.errors().abandon(e.toString());
@@ -116,10 +118,11 @@ public final class RefreshDriver {
               committed.version(), e.toString());
         }
         R result = staged.result().apply(committed);
-        return ended(job, kind, result, maintain(ctx, tables, maxRowsPerFragment));
+        return ended(job, kind, result, join(replaced, maintain(ctx, tables,
+            maxRowsPerFragment)));
       }
     } catch (Exception | Error e) { // lance-core's IOException arrives undeclared
-      Throwable t = recordEnd(ctx, committed, e);
+      Throwable t = recordEnd(ctx, committed, kind.function(), e);
       if (t instanceof Error err) {
         throw err;
       }
@@ -137,6 +140,38 @@ public final class RefreshDriver {
   @SuppressWarnings("unchecked")
   private static <T extends Throwable> T unchanged(Throwable t) throws T {
     throw (T) t;
+  }
+
+  /** A target and, when the source was replaced, what told it (for the job's message). */
+  private record Targeted(RefreshTarget target, String replaced) {}
+
+  /**
+   * The rules every kind shares, before the kind reads anything: the source version ({@code
+   * src_version} or the latest, which must exist), whether the source is still the table the
+   * view was refreshed from, and that the view never goes back to an older version of it. A
+   * replaced source is rebuilt in full from the new table, whatever its versions: the old
+   * watermark means nothing to it, so the backwards rule does not apply either.
+   */
+  private static Targeted target(RefreshContext ctx, ViewTables t, Long srcVersion,
+      boolean force) {
+    long latest = SourceVersions.latest(ctx.viewName(), t.source());
+    long version = SourceVersions.resolve(ctx.viewName(), srcVersion, latest);
+    ViewWatermark w = ViewWatermark.read(ctx.viewName(), t.view());
+    String why = SourceIdentity.replaced(ctx.viewName(), t.source(), w.schemaMetadata(),
+        w.version(), latest);
+    if (why != null) {
+      LOG.warn("View {} (job {}): {}; rebuilding it in full from source version {}",
+          ctx.viewName(), ctx.jobId(), why, version);
+      return new Targeted(new RefreshTarget(version, w.version(),
+          RefreshTarget.SOURCE_REPLACED), RefreshTarget.SOURCE_REPLACED + " (" + why + ")");
+    }
+    SourceVersions.requireForward(ctx.viewName(), version, w.version());
+    return new Targeted(new RefreshTarget(version, w.version(), force ? RefreshTarget.FORCE
+        : null), null);
+  }
+
+  private static String join(String a, String b) {
+    return a == null ? b : b == null ? a : a + "; " + b;
   }
 
   private static <R> R ended(JobTracker job, ViewRefresh<R> kind, R result, String note) {
@@ -176,7 +211,7 @@ public final class RefreshDriver {
    * commit does not undo it: the job is recorded DONE, as the view's last job says.
    */
   private static Throwable recordEnd(RefreshContext ctx, ViewCommitResult committed,
-      Throwable e) {
+      String function, Throwable e) {
     JobTracker job = ctx.job();
     if (committed != null) {
       job.finished(RefreshResult.JobStatus.DONE, null, committed.rowsAdded(),
@@ -193,8 +228,9 @@ public final class RefreshDriver {
       job.cancelled(c.getMessage());
       return c;
     }
-    job.failed(e);
-    return e;
+    Throwable failure = TaskFailures.of(ctx, function, e);
+    job.failed(failure);
+    return failure;
   }
 
   /** Whether {@code e} is Spark's failure of a job cancelled by the refresh's tag. */
@@ -210,15 +246,13 @@ public final class RefreshDriver {
   }
 
   /** What {@link #refresh} would do now, with nothing written or committed. */
-  public static <R> RefreshPlan explain(RefreshContext ctx, Long srcVersion,
-      LongSupplier latestSourceVersion, ViewRefresh<R> kind) {
+  public static <R> RefreshPlan explain(RefreshContext ctx, ViewTables tables, Long srcVersion,
+      boolean force, ViewRefresh<R> kind) {
     String[] caller = jobProperties(ctx.spark().sparkContext());
     try {
       ctx.begin();
       ctx.describe("explain");
-      long version = SourceVersions.resolve(ctx.viewName(), srcVersion,
-          latestSourceVersion.getAsLong());
-      return kind.prepare(ctx, version).explain();
+      return kind.prepare(ctx, target(ctx, tables, srcVersion, force).target()).explain();
     } finally {
       restoreJobProperties(ctx.spark().sparkContext(), caller);
     }

@@ -5,6 +5,7 @@ import io.lancerest.spark.mv.commit.FragmentShipping;
 import io.lancerest.spark.mv.commit.ViewCommit;
 import io.lancerest.spark.mv.definition.MaterializedViewKind;
 import io.lancerest.spark.mv.definition.SourceIdentity;
+import io.lancerest.spark.mv.error.FunctionFailedException;
 import io.lancerest.spark.mv.error.MaterializedViewException;
 import io.lancerest.spark.mv.fragments.SourceHistory;
 import io.lancerest.spark.mv.layout.ErrorsTable;
@@ -97,11 +98,12 @@ final class UdtfCommit {
             + ": " + f.errorMessage() + ". Nothing of this job was committed. Re-run the "
             + "refresh if the view still needs it.", null);
       }
-      throw new UdtfRefreshException("Refresh of view '" + view.viewName() + "' (job " + jobId
-          + ") failed: partition " + f.keyDisplay() + " failed after " + f.calls()
-          + " attempt(s): " + f.errorClass() + ": " + f.errorMessage() + ". Nothing was "
-          + "committed; the view stays at version " + viewVersion + ". " + (computed + reused)
-          + " finished partitions are checkpointed and will be reused by the next refresh.");
+      LOG.warn("View '{}' (job {}) fails at view version {}; its {} finished partitions are "
+          + "checkpointed and will be reused by the next refresh", view.viewName(), jobId,
+          viewVersion, computed + reused);
+      throw new FunctionFailedException(view.viewName(), jobId, UdtfRefresh.function(def),
+          "on partition " + f.keyDisplay() + " after " + f.calls() + " attempt(s)",
+          f.errorClass() + ": " + f.errorMessage(), null);
     }
     if (tooManySkips != null) {
       MaterializedViewException e = tooManySkips;

@@ -34,7 +34,7 @@ record UdtfSince(String removed, SourceHistory unchanged) {
   static UdtfSince of(UdtfSource source, ViewTables view, UdtfDefinition def,
       RefreshOptions options, UdtfStart st) {
     Long base = st.baseVersion();
-    if (options.force() || st.replaced() != null || base == null || base >= source.version()) {
+    if (st.rebuild() != null || base == null || base >= source.version()) {
       return NOTHING;
     }
     String removed = null;

@@ -1,7 +1,5 @@
 package io.lancerest.spark.mv.udtf;
 
-import io.lancerest.spark.mv.RefreshOptions;
-import io.lancerest.spark.mv.definition.SourceIdentity;
 import io.lancerest.spark.mv.refresh.ViewTables;
 import io.lancerest.spark.mv.result.RefreshResult;
 import java.util.Map;
@@ -15,11 +13,10 @@ import org.apache.arrow.memory.RootAllocator;
  * @param complete whether the last refresh committed every partition ({@code DONE}, none
  *     skipped)
  */
-record UdtfStart(long viewVersion, long viewRows, String base, String replaced,
+record UdtfStart(long viewVersion, long viewRows, String base, String rebuild,
     boolean complete) {
-  boolean upToDate(RefreshOptions options, UdtfSource source) {
-    return !options.force() && replaced == null && String.valueOf(source.version())
-        .equals(base);
+  boolean upToDate(UdtfSource source) {
+    return rebuild == null && String.valueOf(source.version()).equals(base);
   }
 
   /** The recorded base version, or {@code null} (none, or unreadable). */
@@ -31,8 +28,13 @@ record UdtfStart(long viewVersion, long viewRows, String base, String replaced,
     }
   }
 
-  /** Reads the view's table and the source's identity at the recorded base version. */
-  static UdtfStart read(UdtfSource source, ViewTables view) {
+  /**
+   * Reads the view's table.
+   *
+   * @param rebuild why the driver has the view rebuilt ({@link
+   *     io.lancerest.spark.mv.refresh.RefreshTarget#rebuild}), or {@code null}
+   */
+  static UdtfStart read(UdtfSource source, ViewTables view, String rebuild) {
     long viewVersion;
     long viewRows;
     String base;
@@ -51,17 +53,6 @@ record UdtfStart(long viewVersion, long viewRows, String base, String replaced,
       throw new UdtfRefreshException("Cannot open the table of view '" + view.viewName() + "' at '"
           + view.viewUri() + "': " + e.getMessage(), e);
     }
-    // A UDTF view is rebuilt in full, so a source replaced under the same name (versions restart
-    // at 1) needs no refusal, only no skip: at the recorded version number it is another table.
-    // The source's latest version is not known here (source.version() may be an older
-    // src_version), so a base version the source does not have is taken as cleaned up, not as
-    // a replacement: only a version that exists with another write time counts.
-    String replaced = null;
-    try {
-      replaced = base == null ? null : SourceIdentity.replaced(view.viewName(), source.table(), viewMeta, Long.parseLong(base.trim()), Long.MAX_VALUE);
-    } catch (NumberFormatException e) {
-      // unreadable base version: never equal to the source's, so the view is rebuilt anyway
-    }
-    return new UdtfStart(viewVersion, viewRows, base, replaced, complete);
+    return new UdtfStart(viewVersion, viewRows, base, rebuild, complete);
   }
 }

@@ -15,6 +15,7 @@ import io.lancerest.spark.mv.definition.ErrorHandling.Action;
 import io.lancerest.spark.mv.definition.ErrorHandling.Backoff;
 import io.lancerest.spark.mv.definition.ErrorHandling.Rule;
 import io.lancerest.spark.mv.definition.ErrorHandling;
+import io.lancerest.spark.mv.error.FunctionFailedException;
 import io.lancerest.spark.mv.error.MaterializedViewException;
 import io.lancerest.spark.mv.result.RefreshResult;
 import java.nio.file.Path;
@@ -177,7 +178,7 @@ class ChunkerFailureTest {
     TestChunkers.throwAfterRows = 50;
     RefreshOptions small = RefreshOptions.builder().sourceTaskSize(5)
         .maxRowsPerFragment(8).build();
-    ChunkerRefreshException e = assertThrows(ChunkerRefreshException.class,
+    FunctionFailedException e = assertThrows(FunctionFailedException.class,
         () -> ChunkerFixture.refresh(spark, source, view, def, small));
     assertTrue(e.getMessage().contains("injected crash after 50 rows"), e.getMessage());
     assertEquals(version, version(view));

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.lancerest.spark.mv.Probes;
 import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.engine.EngineFixture;
+import io.lancerest.spark.mv.error.FunctionFailedException;
 import io.lancerest.spark.mv.result.RefreshResult;
 import io.lancerest.testing.OneBatch;
 import java.io.IOException;
@@ -122,12 +123,12 @@ class QueryRefreshAtomicityTest {
         throw new IllegalStateException("injected task failure");
       }
     });
-    QueryRefreshException e = assertThrows(QueryRefreshException.class, () -> f.views()
+    FunctionFailedException e = assertThrows(FunctionFailedException.class, () -> f.views()
         .refresh(List.of(ns, "v"), RefreshOptions.fromMap(java.util.Map.of(
             "max_rows_per_fragment", "5000")), failing));
-    assertTrue(e.getMessage().contains("failed in a Spark task; nothing was committed"),
-        e.getMessage());
-    assertTrue(e.getMessage().contains("injected task failure"), e.getMessage());
+    assertTrue(e.getMessage().endsWith(") failed: the view's SELECT failed in a Spark task: "
+        + "java.lang.IllegalStateException: injected task failure. Nothing was committed; the "
+        + "view is unchanged"), e.getMessage());
     assertTrue(dataFiles(ns) >= files + 3, "the task wrote fragments before it failed");
     assertEquals(version, viewVersion(ns));
     assertEquals(before, f.rows("SELECT * FROM " + t[1]));

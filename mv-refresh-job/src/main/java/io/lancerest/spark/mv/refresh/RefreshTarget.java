@@ -1,0 +1,33 @@
+package io.lancerest.spark.mv.refresh;
+
+/**
+ * What the driver decided before a kind plans an attempt, by rules that are the same for every
+ * kind: the source version to refresh to, the version the view reflects, and whether the view
+ * is rebuilt in full from the source and why.
+ *
+ * @param srcVersion the source version this attempt refreshes to (it exists, and is not older
+ *     than {@code watermark} unless the source was replaced)
+ * @param watermark the source version the view reflects; 0 before its first refresh
+ * @param rebuild why every row of the view is computed again ({@link #FORCE}, {@link
+ *     #SOURCE_REPLACED}); {@code null} when the kind may apply what changed since the
+ *     watermark
+ */
+public record RefreshTarget(long srcVersion, long watermark, String rebuild) {
+  /** The reason of a rebuild asked for with {@code force = true}. */
+  public static final String FORCE = "force = true";
+  /**
+   * The reason of a rebuild over a source dropped and created again under the same name: the
+   * watermark and row ids the view holds belong to the old table, so nothing of them is used.
+   */
+  public static final String SOURCE_REPLACED = "source replaced: rebuilt";
+
+  /** Whether the kind must compute every row of the view again. */
+  public boolean rebuildAll() {
+    return rebuild != null;
+  }
+
+  /** Whether the source is another table than the one the view was refreshed from. */
+  public boolean sourceReplaced() {
+    return SOURCE_REPLACED.equals(rebuild);
+  }
+}
