@@ -2,12 +2,10 @@ package io.lancerest.spark.mv.chunker;
 
 import io.lancerest.spark.mv.definition.SourceIdentity;
 import io.lancerest.spark.mv.refresh.RefreshTarget;
-import io.lancerest.spark.mv.refresh.SourceVersions;
 import io.lancerest.spark.mv.refresh.ViewTables;
 import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
-import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -40,13 +38,11 @@ final class RefreshPlanner {
       config = view.getConfig();
       p.viewRows = view.countRows();
     }
-    long watermark = watermark(t, viewTable);
+    long watermark = target.watermark();
     long srcVersion = target.srcVersion();
-    if (watermark > 0 && srcVersion != watermark && target.rebuild() == null) {
-      // Without that version the parents updated in place since cannot be told from those a
-      // compaction moved (SourceHistory), so the processed set cannot be trusted.
-      p.watermarkRemoved = SourceVersions.removedByCleanup(t.viewName(), t.source(), watermark);
-    }
+    // Without the watermark version the parents updated in place since cannot be told from
+    // those a compaction moved (SourceHistory), so the processed set cannot be trusted.
+    p.watermarkRemoved = target.watermarkRemoved();
     // force (or a rebuild): nothing counts as processed, so every filtered parent is expanded
     // again, and the commit replaces every view row (including those of truncated or gone
     // parents).
@@ -101,19 +97,5 @@ final class RefreshPlanner {
     p.config = config;
     p.scanMillis = ChunkerRun.ms(t0, scanned);
     return p;
-  }
-
-  private static long watermark(ViewTables t, Schema viewTable) {
-    Field f = viewTable.findField(ChunkerLayout.SOURCE_ROW_ID);
-    String w = f.getMetadata() == null ? null : f.getMetadata().get(ChunkerRefresh.WATERMARK_KEY);
-    if (w == null || w.isBlank()) {
-      return 0;
-    }
-    try {
-      return Long.parseLong(w.trim());
-    } catch (NumberFormatException e) {
-      throw new ChunkerRefreshException("View '" + t.viewName() + "' has an unreadable "
-          + "watermark '" + w + "' in " + ChunkerRefresh.WATERMARK_KEY);
-    }
   }
 }

@@ -62,16 +62,18 @@ public final class SourceIdentity {
    *
    * @param watermark the source version the view reflects
    * @param latest the source's latest version now
+   * @param latestTime when {@code latest} was written ({@link #versionTime(org.lance.Dataset)}):
+   *     a view at the latest version is checked without opening the source again
    */
   public static String replaced(String viewName, LanceLocation source,
-      Map<String, String> viewSchemaMetadata, long watermark, long latest) {
+      Map<String, String> viewSchemaMetadata, long watermark, long latest, String latestTime) {
     String recorded = recorded(viewSchemaMetadata);
     if (recorded == null || watermark == 0) {
       return null;
     }
     String now = null;
     if (watermark <= latest) {
-      now = versionTime(source, watermark);
+      now = watermark == latest ? latestTime : versionTime(source, watermark);
       if (now == null) {
         LOG.info("View {}: source version {} cannot be opened to check it is the same table",
             viewName, watermark);

@@ -62,20 +62,18 @@ final class RefreshStart {
       viewArrow = view.getSchema();
       viewRows = view.countRows();
     }
-    watermark = watermark(viewArrow, t.viewName());
+    requireQueryTable(viewArrow, t.viewName());
+    watermark = to.watermark();
     rebuild = to.rebuild();
     // 2. the source version to refresh to
-    String removed = null;
+    // Without the watermark version neither the fragments nor the history since can be
+    // compared, and the update versions of rows a compaction moved may be wrong
+    // (SourceHistory): only a rebuild is sure to be right.
+    String removed = to.watermarkRemoved();
     try (BufferAllocator a = new RootAllocator();
         org.lance.Dataset src = open(a, t.source(), null,
             "source table")) {
       this.srcVersion = srcVersion;
-      if (watermark > 0 && srcVersion != watermark && rebuild == null) {
-        // Without that version neither the fragments nor the history since can be compared,
-        // and the update versions of rows a compaction moved may be wrong (SourceHistory):
-        // only a rebuild is sure to be right.
-        removed = SourceVersions.removedByCleanup(t.viewName(), t.source(), watermark);
-      }
       try (org.lance.Dataset at = srcVersion == src.version() ? null
           : open(a, t.source(), srcVersion, "source table")) {
         org.lance.Dataset ds = at == null ? src : at;
@@ -159,23 +157,13 @@ final class RefreshStart {
     return new Schema(fields);
   }
 
-  private static long watermark(Schema view, String viewName) {
-    Field f;
+  private static void requireQueryTable(Schema view, String viewName) {
     try {
-      f = view.findField(GenevaLayout.SOURCE_ROW_ID);
+      view.findField(GenevaLayout.SOURCE_ROW_ID);
     } catch (IllegalArgumentException e) {
       throw new QueryRefreshException("Table of view " + viewName + " has no "
           + GenevaLayout.SOURCE_ROW_ID + " column; it is not a query view table");
     }
-    String w = f.getMetadata() == null ? null : f.getMetadata().get(GenevaLayout.WATERMARK);
-    if (w == null || w.isBlank()) {
-      return 0;
-    }
-    try {
-      return Long.parseLong(w.trim());
-    } catch (NumberFormatException e) {
-      throw new QueryRefreshException("View " + viewName + " has an unreadable "
-          + "watermark '" + w + "' (" + GenevaLayout.WATERMARK + ")");
-    }
   }
+
 }

@@ -5,7 +5,6 @@ import static io.lancerest.spark.mv.query.QueryRefresh.LOG;
 import io.lancerest.spark.mv.RefreshListener;
 import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.commit.FragmentShipping;
-import io.lancerest.spark.mv.error.MaterializedViewException;
 import io.lancerest.spark.mv.layout.GenevaLayout;
 import io.lancerest.spark.mv.refresh.RefreshContext;
 import io.lancerest.spark.mv.refresh.ViewTables;

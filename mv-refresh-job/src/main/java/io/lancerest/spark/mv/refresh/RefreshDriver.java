@@ -154,20 +154,28 @@ public final class RefreshDriver {
    */
   private static Targeted target(RefreshContext ctx, ViewTables t, Long srcVersion,
       boolean force) {
-    long latest = SourceVersions.latest(ctx.viewName(), t.source());
-    long version = SourceVersions.resolve(ctx.viewName(), srcVersion, latest);
+    SourceVersions.Latest latest = SourceVersions.latest(ctx.viewName(), t.source());
+    long version = SourceVersions.resolve(ctx.viewName(), srcVersion, latest.version());
     ViewWatermark w = ViewWatermark.read(ctx.viewName(), t.view());
     String why = SourceIdentity.replaced(ctx.viewName(), t.source(), w.schemaMetadata(),
-        w.version(), latest);
+        w.version(), latest.version(), latest.written());
     if (why != null) {
       LOG.warn("View {} (job {}): {}; rebuilding it in full from source version {}",
           ctx.viewName(), ctx.jobId(), why, version);
       return new Targeted(new RefreshTarget(version, w.version(),
-          RefreshTarget.SOURCE_REPLACED), RefreshTarget.SOURCE_REPLACED + " (" + why + ")");
+          RefreshTarget.SOURCE_REPLACED, null), RefreshTarget.SOURCE_REPLACED + " (" + why + ")");
     }
     SourceVersions.requireForward(ctx.viewName(), version, w.version());
+    // Every kind needs the watermark version to tell what changed since; without it each
+    // rebuilds. A version the source still lists but that cannot be opened fails the refresh.
+    String removed = w.version() > 0 && version != w.version() && !force
+        ? SourceVersions.removedByCleanup(ctx.viewName(), t.source(), w.version()) : null;
+    if (removed != null) {
+      LOG.warn("View {} (job {}): {}; rebuilding it from source version {}", ctx.viewName(),
+          ctx.jobId(), removed, version);
+    }
     return new Targeted(new RefreshTarget(version, w.version(), force ? RefreshTarget.FORCE
-        : null), null);
+        : null, removed), null);
   }
 
   private static String join(String a, String b) {

@@ -11,8 +11,12 @@ package io.lancerest.spark.mv.refresh;
  * @param rebuild why every row of the view is computed again ({@link #FORCE}, {@link
  *     #SOURCE_REPLACED}); {@code null} when the kind may apply what changed since the
  *     watermark
+ * @param watermarkRemoved a cleanup of the source removed the watermark version, so what
+ *     changed since cannot be told and the kind rebuilds the view (the words of {@link
+ *     SourceVersions#removedByCleanup}); {@code null} when it is there, or not needed
  */
-public record RefreshTarget(long srcVersion, long watermark, String rebuild) {
+public record RefreshTarget(long srcVersion, long watermark, String rebuild,
+    String watermarkRemoved) {
   /** The reason of a rebuild asked for with {@code force = true}. */
   public static final String FORCE = "force = true";
   /**
@@ -23,7 +27,7 @@ public record RefreshTarget(long srcVersion, long watermark, String rebuild) {
 
   /** Whether the kind must compute every row of the view again. */
   public boolean rebuildAll() {
-    return rebuild != null;
+    return rebuild != null || watermarkRemoved != null;
   }
 
   /** Whether the source is another table than the one the view was refreshed from. */
