@@ -45,6 +45,21 @@ public final class TaskFailures {
   }
 
   /**
+   * The refresh's failure when more work items were skipped than {@code error_handling} allows
+   * ({@code limit}, from {@link io.lancerest.spark.mv.definition.ErrorHandling#checkSkips}),
+   * in one shape for every kind: the view, the job, the limit, and the first skipped item.
+   *
+   * @param firstItem the first skipped work item ({@code source row id 7}, {@code partition c})
+   * @param firstError its error, {@code class: message}
+   */
+  public static MaterializedViewException tooManySkips(RefreshContext ctx,
+      MaterializedViewException limit, String firstItem, String firstError) {
+    return new MaterializedViewException("Refresh of view " + ctx.viewName() + " (job "
+        + ctx.jobId() + ") failed: " + limit.getMessage() + ". First skipped: " + firstItem
+        + ": " + firstError, limit);
+  }
+
+  /**
    * The first error of {@code e}'s chain that is not a wrapper (a Spark job's failure, a
    * reflective call's or a future's), as {@code class: message}.
    */

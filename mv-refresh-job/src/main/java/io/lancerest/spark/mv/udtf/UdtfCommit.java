@@ -11,6 +11,7 @@ import io.lancerest.spark.mv.fragments.SourceHistory;
 import io.lancerest.spark.mv.layout.ErrorsTable;
 import io.lancerest.spark.mv.refresh.RefreshContext;
 import io.lancerest.spark.mv.refresh.StagedRefresh;
+import io.lancerest.spark.mv.refresh.TaskFailures;
 import io.lancerest.spark.mv.refresh.ViewTables;
 import io.lancerest.spark.mv.result.RefreshResult;
 import java.time.Duration;
@@ -106,12 +107,9 @@ final class UdtfCommit {
           f.errorClass() + ": " + f.errorMessage(), null);
     }
     if (tooManySkips != null) {
-      MaterializedViewException e = tooManySkips;
-      throw new UdtfRefreshException("Refresh of view '" + view.viewName() + "' (job " + jobId
-          + ") failed: " + e.getMessage() + ". First error: partition "
-          + skipped.get(0).partitionKey() + ": " + skipped.get(0).errorClass() + ": "
-          + skipped.get(0).errorMessage() + ". The view stays at version " + viewVersion
-          + ".", e);
+      UdtfRefreshResult.SkippedPartition first = skipped.get(0);
+      throw TaskFailures.tooManySkips(ctx, tooManySkips, "partition " + first.partitionKey(),
+          first.errorClass() + ": " + first.errorMessage());
     }
     RefreshResult.JobStatus status = skipped.isEmpty()
         ? RefreshResult.JobStatus.DONE : RefreshResult.JobStatus.PARTIAL;

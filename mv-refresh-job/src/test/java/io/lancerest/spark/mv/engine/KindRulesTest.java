@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.lancerest.spark.mv.Probes;
 import io.lancerest.spark.mv.RefreshOptions;
@@ -207,6 +208,30 @@ class KindRulesTest {
     assertEquals(List.of(JobStatus.PARTIAL, 1L, version + 1), List.of(again.status(),
         again.skipped(), v.version()), "the skipped item was tried again, and skipped again");
     assertEquals(JobStatus.PARTIAL, f.views().job("again-" + kind).status());
+  }
+
+  @ParameterizedTest
+  @EnumSource(ListedKind.class)
+  void moreSkipsThanAllowedFailTheRefreshInTheSameWordsForEveryKind(ListedKind kind) {
+    String ns = kind.namespaceWithSource(f, "ms");
+    String src = "lance." + ns + ".src";
+    String strict = kind.skippingNoneOver(src);
+    assumeTrue(strict != null, "a query view skips nothing: a failing row fails its refresh");
+    View v = new View(ns, src, "lance." + ns + ".v");
+    f.sql("CREATE MATERIALIZED VIEW " + v.name() + " " + strict);
+    long version = v.version();
+    insert(src, 500, "bad one");
+    String job = "skips-" + kind;
+    MaterializedViewException e = assertThrows(MaterializedViewException.class,
+        () -> v.refresh(job, false));
+    assertTrue(e.getMessage().matches(Pattern.quote("Refresh of view " + v.name() + " (job "
+        + job + ") failed: 1 ") + "(parents|partitions)" + Pattern.quote(" were skipped, more "
+        + "than error_handling.max_skip_count = 0; the refresh committed nothing. First "
+        + "skipped: ") + "(source row id \\d+|partition \\d): " + Pattern.quote(
+        "java.lang.IllegalStateException: bad body bad one")), e.getMessage());
+    assertEquals(List.of(JobStatus.FAILED, e.getMessage()), List.of(f.views().job(job).status(),
+        f.views().job(job).message()));
+    assertEquals(version, v.version());
   }
 
   @ParameterizedTest

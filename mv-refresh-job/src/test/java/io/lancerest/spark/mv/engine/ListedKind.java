@@ -84,7 +84,17 @@ enum ListedKind {
    * kind without work items to skip (a query view's failing row fails its refresh).
    */
   String skippingOver(String source) {
-    return options == null ? null : String.format(failing, SKIP, source);
+    return skippingOver(source, "");
+  }
+
+  /** {@link #skippingOver} allowing no skip: a skip fails the refresh. */
+  String skippingNoneOver(String source) {
+    return skippingOver(source, ",\"max_skip_count\":0");
+  }
+
+  private String skippingOver(String source, String limit) {
+    return options == null ? null : String.format(failing,
+        SKIP.substring(0, SKIP.length() - 2) + limit + "}'", source);
   }
 
   /** Words of the body; throws on a body starting with "bad". */

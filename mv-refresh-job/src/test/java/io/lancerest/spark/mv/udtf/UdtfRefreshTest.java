@@ -17,6 +17,7 @@ import io.lancerest.spark.mv.definition.MaterializedViewKind;
 import io.lancerest.spark.mv.definition.SourceQuery;
 import io.lancerest.spark.mv.definition.ViewDefinition;
 import io.lancerest.spark.mv.error.FunctionFailedException;
+import io.lancerest.spark.mv.error.MaterializedViewException;
 import io.lancerest.spark.mv.function.BatchUdtf;
 import io.lancerest.spark.mv.function.UdtfContext;
 import io.lancerest.spark.mv.refresh.ViewTables;
@@ -335,11 +336,12 @@ class UdtfRefreshTest {
             ErrorHandling.Rule.of(null, ErrorHandling.Action.SKIP)));
     long before = UdtfFixtures.latestVersion(viewUri);
 
-    UdtfRefreshException e = assertThrows(UdtfRefreshException.class,
+    MaterializedViewException e = assertThrows(MaterializedViewException.class,
         () -> refresh(def, RefreshOptions.DEFAULTS));
 
-    assertTrue(e.getMessage().contains("1 partitions were skipped, more than "
-        + "error_handling.max_skip_count = 0; the refresh committed nothing"), e.getMessage());
+    assertTrue(e.getMessage().contains(") failed: 1 partitions were skipped, more than "
+        + "error_handling.max_skip_count = 0; the refresh committed nothing. First skipped: "
+        + "partition b: java.lang.IllegalStateException: boom on b"), e.getMessage());
     assertEquals(before, UdtfFixtures.latestVersion(viewUri));
   }
 
