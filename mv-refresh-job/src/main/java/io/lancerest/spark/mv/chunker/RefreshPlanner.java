@@ -4,8 +4,6 @@ import io.lancerest.spark.mv.definition.SourceIdentity;
 import io.lancerest.spark.mv.refresh.RefreshTarget;
 import io.lancerest.spark.mv.refresh.ViewTables;
 import java.util.Map;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -28,16 +26,10 @@ final class RefreshPlanner {
     ChunkerFunctions.check(def.function().className(), def.function().batch());
     PreparedRefresh p = new PreparedRefresh(run, target.rebuild());
     // 1. the view's state at the version this refresh reads (and will commit on top of)
-    long readVersion;
-    Schema viewTable;
-    Map<String, String> config;
-    try (BufferAllocator a = new RootAllocator();
-        org.lance.Dataset view = run.openView(a, null)) {
-      readVersion = view.version();
-      viewTable = view.getSchema();
-      config = view.getConfig();
-      p.viewRows = view.countRows();
-    }
+    long readVersion = target.view().version();
+    Schema viewTable = target.view().schema();
+    Map<String, String> config = target.view().config();
+    p.viewRows = target.view().rows();
     long watermark = target.watermark();
     long srcVersion = target.srcVersion();
     // Without the watermark version the parents updated in place since cannot be told from
@@ -55,8 +47,8 @@ final class RefreshPlanner {
             "truncated parent set");
     // Recorded by the commit so the next refresh can tell this source from a table created
     // later under the same name (SourceIdentity).
-    String srcVersionTime = SourceIdentity.versionTime(t.source(),
-        srcVersion);
+    String srcVersionTime = target.srcVersionWritten() != null ? target.srcVersionWritten()
+        : SourceIdentity.versionTime(t.source(), srcVersion);
     if (srcVersionTime == null) {
       throw new ChunkerRefreshException("Cannot open the source of view '" + t.viewName()
           + "' at '" + t.sourceUri() + "' version " + srcVersion);

@@ -62,18 +62,20 @@ public final class SourceIdentity {
    *
    * @param watermark the source version the view reflects
    * @param latest the source's latest version now
-   * @param latestTime when {@code latest} was written ({@link #versionTime(org.lance.Dataset)}):
-   *     a view at the latest version is checked without opening the source again
+   * @param watermarkWritten when version {@code watermark} of the source now at {@code source}
+   *     was written ({@link #versionTime}), {@code null} when it cannot be opened or does not
+   *     exist
    */
   public static String replaced(String viewName, LanceLocation source,
-      Map<String, String> viewSchemaMetadata, long watermark, long latest, String latestTime) {
+      Map<String, String> viewSchemaMetadata, long watermark, long latest,
+      String watermarkWritten) {
     String recorded = recorded(viewSchemaMetadata);
     if (recorded == null || watermark == 0) {
       return null;
     }
     String now = null;
     if (watermark <= latest) {
-      now = watermark == latest ? latestTime : versionTime(source, watermark);
+      now = watermarkWritten;
       if (now == null) {
         LOG.info("View {}: source version {} cannot be opened to check it is the same table",
             viewName, watermark);

@@ -56,36 +56,27 @@ final class RefreshStart {
   RefreshStart(ViewTables t, RefreshTarget to) {
     long srcVersion = to.srcVersion();
     // 1. the view at the version this refresh reads, and will commit on top of
-    try (BufferAllocator a = new RootAllocator();
-        org.lance.Dataset view = open(a, t.view(), null, "view")) {
-      readVersion = view.version();
-      viewArrow = view.getSchema();
-      viewRows = view.countRows();
-    }
+    readVersion = to.view().version();
+    viewArrow = to.view().schema();
+    viewRows = to.view().rows();
     requireQueryTable(viewArrow, t.viewName());
     watermark = to.watermark();
     rebuild = to.rebuild();
-    // 2. the source version to refresh to
-    // Without the watermark version neither the fragments nor the history since can be
-    // compared, and the update versions of rows a compaction moved may be wrong
-    // (SourceHistory): only a rebuild is sure to be right.
-    String removed = to.watermarkRemoved();
+    // Without the watermark version (removed by a cleanup) neither the fragments nor the
+    // history since can be compared, and the update versions of rows a compaction moved may be
+    // wrong (SourceHistory): only a rebuild is sure to be right.
+    watermarkRemoved = to.watermarkRemoved();
+    this.srcVersion = srcVersion;
+    // 2. the source at the version the driver chose (one open)
     try (BufferAllocator a = new RootAllocator();
-        org.lance.Dataset src = open(a, t.source(), null,
-            "source table")) {
-      this.srcVersion = srcVersion;
-      try (org.lance.Dataset at = srcVersion == src.version() ? null
-          : open(a, t.source(), srcVersion, "source table")) {
-        org.lance.Dataset ds = at == null ? src : at;
-        sourceAt = FragmentDiff.metadata(ds.getFragments());
-        sourceBatchRows = ScanBatchRows.forDataset(ds);
-        requireStableRowIds(sourceAt, t.viewName(), srcVersion);
-        srcVersionTime = SourceIdentity.versionTime(ds);
-        sourceFragments = sourceAt.size();
-        sourceRows = ds.countRows();
-      }
+        org.lance.Dataset ds = open(a, t.source(), srcVersion, "source table")) {
+      sourceAt = FragmentDiff.metadata(ds.getFragments());
+      sourceBatchRows = ScanBatchRows.forDataset(ds);
+      requireStableRowIds(sourceAt, t.viewName(), srcVersion);
+      srcVersionTime = SourceIdentity.versionTime(ds);
+      sourceFragments = sourceAt.size();
+      sourceRows = ds.countRows();
     }
-    watermarkRemoved = removed;
     plain = withoutMetadata(viewArrow);
     target = LanceArrowUtils.fromArrowSchema(plain);
     replaceAll = rebuild != null || viewRows == 0 || watermarkRemoved != null;

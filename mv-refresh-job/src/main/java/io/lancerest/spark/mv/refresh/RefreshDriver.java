@@ -4,7 +4,6 @@ import io.lancerest.spark.mv.commit.ViewCommitConflictException;
 import io.lancerest.spark.mv.commit.ViewCommitException;
 import io.lancerest.spark.mv.commit.ViewCommitNotAppliedException;
 import io.lancerest.spark.mv.commit.ViewCommitResult;
-import io.lancerest.spark.mv.definition.SourceIdentity;
 import io.lancerest.spark.mv.error.MaterializedViewException;
 import io.lancerest.spark.mv.error.RefreshCancelledException;
 import io.lancerest.spark.mv.maintenance.ViewMaintenance;
@@ -59,7 +58,7 @@ public final class RefreshDriver {
       for (int n = 1; ; n++) {
         // Decided for each attempt: a conflict means another refresh committed, possibly at a
         // newer source version, and "latest" must not fall behind the view's watermark.
-        Targeted target = target(ctx, tables, srcVersion, force);
+        TargetRules.Decided target = TargetRules.decide(ctx, tables, srcVersion, force);
         long version = target.target().srcVersion();
         if (n == 1) {
           job.started(kind.kind(), version);
@@ -140,42 +139,6 @@ public final class RefreshDriver {
   @SuppressWarnings("unchecked")
   private static <T extends Throwable> T unchanged(Throwable t) throws T {
     throw (T) t;
-  }
-
-  /** A target and, when the source was replaced, what told it (for the job's message). */
-  private record Targeted(RefreshTarget target, String replaced) {}
-
-  /**
-   * The rules every kind shares, before the kind reads anything: the source version ({@code
-   * src_version} or the latest, which must exist), whether the source is still the table the
-   * view was refreshed from, and that the view never goes back to an older version of it. A
-   * replaced source is rebuilt in full from the new table, whatever its versions: the old
-   * watermark means nothing to it, so the backwards rule does not apply either.
-   */
-  private static Targeted target(RefreshContext ctx, ViewTables t, Long srcVersion,
-      boolean force) {
-    SourceVersions.Latest latest = SourceVersions.latest(ctx.viewName(), t.source());
-    long version = SourceVersions.resolve(ctx.viewName(), srcVersion, latest.version());
-    ViewWatermark w = ViewWatermark.read(ctx.viewName(), t.view());
-    String why = SourceIdentity.replaced(ctx.viewName(), t.source(), w.schemaMetadata(),
-        w.version(), latest.version(), latest.written());
-    if (why != null) {
-      LOG.warn("View {} (job {}): {}; rebuilding it in full from source version {}",
-          ctx.viewName(), ctx.jobId(), why, version);
-      return new Targeted(new RefreshTarget(version, w.version(),
-          RefreshTarget.SOURCE_REPLACED, null), RefreshTarget.SOURCE_REPLACED + " (" + why + ")");
-    }
-    SourceVersions.requireForward(ctx.viewName(), version, w.version());
-    // Every kind needs the watermark version to tell what changed since; without it each
-    // rebuilds. A version the source still lists but that cannot be opened fails the refresh.
-    String removed = w.version() > 0 && version != w.version() && !force
-        ? SourceVersions.removedByCleanup(ctx.viewName(), t.source(), w.version()) : null;
-    if (removed != null) {
-      LOG.warn("View {} (job {}): {}; rebuilding it from source version {}", ctx.viewName(),
-          ctx.jobId(), removed, version);
-    }
-    return new Targeted(new RefreshTarget(version, w.version(), force ? RefreshTarget.FORCE
-        : null, removed), null);
   }
 
   private static String join(String a, String b) {
@@ -260,7 +223,8 @@ public final class RefreshDriver {
     try {
       ctx.begin();
       ctx.describe("explain");
-      return kind.prepare(ctx, target(ctx, tables, srcVersion, force).target()).explain();
+      return kind.prepare(ctx, TargetRules.decide(ctx, tables, srcVersion, force).target())
+          .explain();
     } finally {
       restoreJobProperties(ctx.spark().sparkContext(), caller);
     }

@@ -14,9 +14,14 @@ package io.lancerest.spark.mv.refresh;
  * @param watermarkRemoved a cleanup of the source removed the watermark version, so what
  *     changed since cannot be told and the kind rebuilds the view (the words of {@link
  *     SourceVersions#removedByCleanup}); {@code null} when it is there, or not needed
+ * @param view the view table as this attempt read it: the kind plans from it and commits on
+ *     top of its version, without opening the view again
+ * @param srcVersionWritten when {@code srcVersion} of the source was written, as the commit
+ *     records it ({@link io.lancerest.spark.mv.definition.SourceIdentity}), when the driver
+ *     read it (the latest version); {@code null} otherwise
  */
 public record RefreshTarget(long srcVersion, long watermark, String rebuild,
-    String watermarkRemoved) {
+    String watermarkRemoved, ViewRead view, String srcVersionWritten) {
   /** The reason of a rebuild asked for with {@code force = true}. */
   public static final String FORCE = "force = true";
   /**

@@ -7,8 +7,9 @@
  * <ol>
  *   <li><b>Job.</b> The refresh's Spark jobs are tagged and described with its job id and view;
  *       the job log records RUNNING ({@link io.lancerest.spark.mv.refresh.JobTracker}).</li>
- *   <li><b>Target.</b> The source version ({@code src_version} or the latest, which must
- *       exist), the version the view reflects, whether the source is still the table the view
+ *   <li><b>Target.</b> The view table, read once ({@link
+ *       io.lancerest.spark.mv.refresh.ViewRead}); the source version ({@code src_version} or
+ *       the latest, which must exist), the version the view reflects, whether the source is still the table the view
  *       was refreshed from, and whether the view is rebuilt ({@code force = true}, or a
  *       replaced source, rebuilt in full whatever its versions): a {@link
  *       io.lancerest.spark.mv.refresh.RefreshTarget}. Otherwise a view never goes back to an

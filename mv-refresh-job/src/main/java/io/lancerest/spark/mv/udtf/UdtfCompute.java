@@ -1,7 +1,6 @@
 package io.lancerest.spark.mv.udtf;
 
 import io.lancerest.spark.mv.RefreshOptions;
-import io.lancerest.spark.mv.definition.SourceIdentity;
 import io.lancerest.spark.mv.refresh.RefreshContext;
 import io.lancerest.spark.mv.refresh.RefreshTarget;
 import io.lancerest.spark.mv.refresh.StagedRefresh;
@@ -73,8 +72,7 @@ final class UdtfCompute {
       StructType inputSchema = new StructType(Arrays.copyOf(input.schema().fields(),
           inputColumns.size(), StructField[].class));
 
-      String sourceTime = SourceIdentity.versionTime(source.table(),
-          source.version());
+      String sourceTime = st.sourceTime(source, view);
       PartitionCheckpoints checkpoints = new PartitionCheckpoints(view.viewUri(), view.viewStorageOptions(), def, source.version(), source.location() + "@" + (sourceTime == null ? "" : sourceTime));
       if (RefreshTarget.SOURCE_REPLACED.equals(st.rebuild())) {
         // Checkpoints are keyed by source version number, which the new table reuses.

@@ -118,7 +118,7 @@ public final class UdtfRefresh {
             r.rowsDeleted(), r.skipped().size()), (ctx, target) -> {
       UdtfSource source = sourceAt.apply(target.srcVersion());
       instantiate(def.className(), def.name());
-      UdtfStart st = UdtfStart.read(source, view, target);
+      UdtfStart st = UdtfStart.of(target);
       UdtfSince since = st.upToDate(source) ? UdtfSince.NOTHING
           : UdtfSince.of(source, view, def, options, st);
       return new ViewRefresh.Attempt<UdtfRefreshResult>() {
