@@ -12,6 +12,7 @@ import io.lancerest.spark.mv.error.FunctionFailedException;
 import io.lancerest.spark.mv.error.MaterializedViewException;
 import io.lancerest.spark.mv.error.RefreshCancelledException;
 import io.lancerest.spark.mv.result.JobRecord;
+import io.lancerest.spark.mv.result.RefreshPlan;
 import io.lancerest.spark.mv.result.RefreshResult;
 import io.lancerest.spark.mv.result.RefreshResult.JobStatus;
 import java.io.IOException;
@@ -122,6 +123,10 @@ class KindRulesTest {
         + v.sourceVersion() + ", the view's watermark is " + watermark);
 
     String job = "replaced-" + kind + "-" + force + "-" + pastWatermark;
+    RefreshPlan plan = f.views().explainRefresh(v.id(), new RefreshOptions(null, null, null,
+        null, null, null, null, null, null, force));
+    assertEquals(RefreshPlan.Mode.FULL, plan.mode(), plan.toString());
+    assertTrue(plan.reason().startsWith("source replaced: rebuilt"), plan.reason());
     RefreshResult r = v.refresh(job, force);
     assertEquals(JobStatus.DONE, r.status());
     assertEquals(v.sourceVersion(), r.sourceVersion());
