@@ -20,8 +20,10 @@ public final class TaskFailures {
   /**
    * {@code e} as the refresh reports it: a function failure ({@link FunctionFailedException},
    * thrown in a task or on the driver) named with the refresh's view and job; an engine error
-   * thrown in a task ({@link MaterializedViewException}) as it was raised; any other failure of
-   * a Spark job as a failure of {@code function} in a Spark task; everything else unchanged.
+   * thrown in a task ({@link MaterializedViewException}) as it was raised; a Spark job failed by
+   * the definition's own expressions (a UDF, {@code raise_error}, ANSI arithmetic) as a failure
+   * of {@code function} in a Spark task; any other failure of a Spark job as an engine error
+   * naming its first cause; everything else unchanged.
    *
    * @param function what computes the view's rows, with its class (as {@link
    *     ViewRefresh#function})
@@ -40,8 +42,60 @@ public final class TaskFailures {
     if (!sparkJob) {
       return e;
     }
-    return new FunctionFailedException(ctx.viewName(), ctx.jobId(), function,
-        "in a Spark task", firstCause(e), e);
+    if (userError(e)) {
+      return new FunctionFailedException(ctx.viewName(), ctx.jobId(), function,
+          "in a Spark task", firstCause(e), e);
+    }
+    // Not the user's code: a write to storage, a lost executor, a job cancelled by someone
+    // else. Blaming the function would send the user to the wrong place.
+    return new MaterializedViewException("Refresh of view " + ctx.viewName() + " (job "
+        + ctx.jobId() + ") failed in a Spark task: " + firstCause(e) + ". Nothing was "
+        + "committed; the view is unchanged", e);
+  }
+
+  /**
+   * Error classes Spark gives an error of the definition's own expressions: a UDF that threw,
+   * {@code raise_error}, and arithmetic or casts that fail under ANSI mode.
+   */
+  private static final java.util.List<String> USER_ERROR_CLASSES = java.util.List.of(
+      "FAILED_EXECUTE_UDF", "USER_RAISED_EXCEPTION", "DIVIDE_BY_ZERO", "ARITHMETIC_OVERFLOW",
+      "CAST_INVALID_INPUT", "CAST_OVERFLOW", "NUMERIC_VALUE_OUT_OF_RANGE",
+      "INVALID_ARRAY_INDEX", "INVALID_INDEX_OF_ZERO");
+
+  /**
+   * Whether {@code e}'s chain holds an error Spark raised for the definition's expressions: one
+   * of {@link #USER_ERROR_CLASSES}, or an error thrown while Spark evaluated an expression
+   * (generated or interpreted: {@code raise_error} and a UDF's own exception come out so)
+   * before any frame of this engine or of Lance.
+   */
+  private static boolean userError(Throwable e) {
+    for (Throwable c = e; c != null; c = next(c)) {
+      if (c instanceof org.apache.spark.SparkThrowable t && t.getErrorClass() != null) {
+        String cls = t.getErrorClass();
+        for (String u : USER_ERROR_CLASSES) {
+          if (cls.equals(u) || cls.startsWith(u + ".")) {
+            return true;
+          }
+        }
+      }
+      if (!wrapper(c) && thrownEvaluating(c)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static boolean thrownEvaluating(Throwable c) {
+    for (StackTraceElement f : c.getStackTrace()) {
+      String cls = f.getClassName();
+      if (cls.startsWith("io.lancerest.") || cls.startsWith("org.lance.")) {
+        return false;
+      }
+      if (cls.startsWith("org.apache.spark.sql.catalyst.expressions.")) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**
