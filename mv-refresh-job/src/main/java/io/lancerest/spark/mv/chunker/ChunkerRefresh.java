@@ -7,7 +7,6 @@ import io.lancerest.spark.mv.definition.SourceQuery;
 import io.lancerest.spark.mv.layout.GenevaLayout;
 import io.lancerest.spark.mv.refresh.RefreshContext;
 import io.lancerest.spark.mv.refresh.RefreshDriver;
-import io.lancerest.spark.mv.refresh.SourceVersions;
 import io.lancerest.spark.mv.refresh.ViewRefresh;
 import io.lancerest.spark.mv.refresh.ViewTables;
 import io.lancerest.spark.mv.result.RefreshPlan;
@@ -31,8 +30,8 @@ import org.apache.spark.sql.types.StructType;
  * (config {@value #PROCESSED_KEY}: a portable 64-bit roaring bitmap, base64) — every source row
  * id that was expanded, including those that yielded no children, which is why those are never
  * re-run. Row ids and the watermark mean something only for the table they came from, so the
- * commit also records when that source version was written ({@link SourceIdentity}); a source
- * dropped and created again under the same name is refused before anything is read.
+ * commit also records when that source version was written ({@link SourceIdentity}); over a
+ * source dropped and created again under the same name the driver has the view rebuilt.
  *
  * <p>A refresh to source version {@code v}:
  * <ol>
@@ -95,9 +94,8 @@ public final class ChunkerRefresh {
   static ChunkerRefreshResult run(RefreshContext ctx, ViewTables t, ChunkerDefinition def,
       RefreshOptions options) {
     options.checkApplicableTo(MaterializedViewKind.CHUNKER);
-    return RefreshDriver.refresh(ctx, t, options.srcVersion(), options.maxRowsPerFragment(),
-        () -> SourceVersions.latest(
-        t.viewName(), t.source()), kind(t, def, options));
+    return RefreshDriver.refresh(ctx, t, options.srcVersion(), options.force(),
+        options.maxRowsPerFragment(), kind(t, def, options));
   }
 
   /** What {@link #run} would do now, with nothing expanded, written or committed. */
@@ -105,16 +103,22 @@ public final class ChunkerRefresh {
       RefreshOptions options) {
     options.checkApplicableTo(MaterializedViewKind.CHUNKER);
     RefreshContext ctx = new RefreshContext(spark, t.viewName(), "explain", null);
-    return RefreshDriver.explain(ctx, options.srcVersion(), () -> SourceVersions.latest(
-        t.viewName(), t.source()), kind(t, def, options));
+    return RefreshDriver.explain(ctx, t, options.srcVersion(), options.force(),
+        kind(t, def, options));
   }
 
   /** Chunker views in {@link RefreshDriver}'s sequence: one {@link ChunkerRun} per attempt. */
   private static ViewRefresh<ChunkerRefreshResult> kind(ViewTables t, ChunkerDefinition def,
       RefreshOptions o) {
-    return ViewRefresh.of(MaterializedViewKind.CHUNKER, r -> new ViewRefresh.Outcome(r.status(),
-        r.sourceVersion(), r.rowsInserted(), r.rowsDeleted(), r.skipped().size()),
-        (ctx, srcVersion) -> RefreshPlanner.prepare(ChunkerRun.of(ctx, t, def, o), srcVersion));
+    return ViewRefresh.of(MaterializedViewKind.CHUNKER, function(def),
+        r -> new ViewRefresh.Outcome(r.status(), r.sourceVersion(), r.rowsInserted(),
+            r.rowsDeleted(), r.skipped().size()),
+        (ctx, target) -> RefreshPlanner.prepare(ChunkerRun.of(ctx, t, def, o), target));
+  }
+
+  /** The view's chunker as a failure of it names it. */
+  static String function(ChunkerDefinition def) {
+    return "chunker '" + def.function().name() + "' (" + def.function().className() + ")";
   }
 
   static Dataset<Row> read(SparkSession spark, ViewTables t, Long version) {

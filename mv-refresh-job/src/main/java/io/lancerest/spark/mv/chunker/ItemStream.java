@@ -1,6 +1,8 @@
 package io.lancerest.spark.mv.chunker;
 
 import io.lancerest.spark.mv.definition.ErrorHandling;
+import io.lancerest.spark.mv.error.FunctionFailedException;
+import io.lancerest.spark.mv.refresh.TaskFailures;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -229,13 +231,12 @@ final class ItemStream extends ArrowReader {
         current = null;
         it = null;
       }
-      default -> throw new ChunkerRefreshException("Chunker '" + task.calls.function.name()
-          + "' (" + task.calls.function.className() + ") failed on source row id"
+      // The view and job are named by the refresh's driver (TaskFailures).
+      default -> throw new FunctionFailedException("chunker '" + task.calls.function.name()
+          + "' (" + task.calls.function.className() + ")", "on source row id"
           + (u.parents().size() > 1
           ? "s " + u.firstSid() + ".. (a batch of " + u.parents().size() + ")"
-          : " " + u.firstSid()) + " after " + n + " attempt(s): " + t
-          + ". The refresh committed nothing; fix the chunker or set error_handling to "
-          + "retry or skip such failures", t);
+          : " " + u.firstSid()) + " after " + n + " attempt(s)", TaskFailures.firstCause(t), t);
     }
   }
 

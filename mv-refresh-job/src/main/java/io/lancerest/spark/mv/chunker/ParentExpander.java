@@ -1,7 +1,6 @@
 package io.lancerest.spark.mv.chunker;
 
 import io.lancerest.spark.mv.RefreshListener;
-import io.lancerest.spark.mv.error.MaterializedViewException;
 import io.lancerest.spark.mv.fragments.FragmentScopedRead;
 import io.lancerest.spark.mv.refresh.RefreshContext;
 import io.lancerest.spark.mv.refresh.ViewTables;
@@ -9,7 +8,6 @@ import java.util.List;
 import java.util.Map;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
-import org.apache.spark.SparkException;
 import org.apache.spark.api.java.JavaRDD;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.broadcast.Broadcast;
@@ -133,28 +131,14 @@ final class ParentExpander {
         + rdd.getNumPartitions() + " tasks");
     List<TaskOutput> outs;
     try {
+      // a task's failure reaches the refresh's driver as Spark reports it (TaskFailures)
       outs = rdd.mapPartitions(task).collect();
-    } catch (Exception e) {
-      throw unwrap(e);
     } finally {
       bc.destroy();
     }
     ctx.observe(RefreshListener.Probe.CHILD_ROWS_BUFFERED, outs.stream()
         .mapToLong(out -> out.maxBufferedRows).max().orElse(0));
     return Expansion.of(outs);
-  }
-
-  private RuntimeException unwrap(Exception e) {
-    for (Throwable c = e; c != null; c = c.getCause()) {
-      if (c instanceof MaterializedViewException m) {
-        return m;
-      }
-    }
-    if (e instanceof RuntimeException re && !(e.getCause() instanceof SparkException)) {
-      return re;
-    }
-    return new ChunkerRefreshException("Chunker refresh of view '" + t.viewName()
-        + "' failed in a Spark task; the view is unchanged: " + e.getMessage(), e);
   }
 
   private static int[] plusOne(int[] positions) {

@@ -1,5 +1,6 @@
 package io.lancerest.spark.mv.chunker;
 
+import io.lancerest.spark.mv.refresh.RefreshTarget;
 import io.lancerest.spark.mv.refresh.SourceVersions;
 import io.lancerest.spark.mv.refresh.StagedRefresh;
 import io.lancerest.spark.mv.refresh.ViewRefresh;
@@ -39,13 +40,17 @@ final class PreparedRefresh implements ViewRefresh.Attempt<ChunkerRefreshResult>
    */
   String watermarkRemoved;
 
-  PreparedRefresh(ChunkerRun run) {
+  /** Why every parent is expanded again ({@link RefreshTarget#rebuild}), or {@code null}. */
+  final String rebuild;
+
+  PreparedRefresh(ChunkerRun run, String rebuild) {
     this.run = run;
+    this.rebuild = rebuild;
   }
 
   /** Whether every parent is expanded again and every view row replaced. */
   boolean rebuild() {
-    return run.o().force() || watermarkRemoved != null;
+    return rebuild != null || watermarkRemoved != null;
   }
 
   /** The reason of a rebuild when the watermark version is gone, for the log and EXPLAIN. */

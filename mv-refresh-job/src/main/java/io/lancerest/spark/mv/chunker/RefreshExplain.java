@@ -26,7 +26,7 @@ final class RefreshExplain {
     Long deletes = p.rebuild() ? p.viewRows
         : (long) ExistingRows.read(run, p.readVersion, p.deleteParents, false)
             .deleteAddresses.size();
-    String reason = o.force() ? "force = true: every parent is expanded again"
+    String reason = p.rebuild != null ? p.rebuild + ": every parent is expanded again"
         : p.watermarkRemoved != null ? p.watermarkRemovedReason()
         : o.outputLimit() != null ? "output_limit: every source fragment is read"
         : !p.truncated.isEmpty() ? "parents cut off by an earlier output_limit: every source "

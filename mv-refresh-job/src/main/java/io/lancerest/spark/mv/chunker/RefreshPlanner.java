@@ -1,12 +1,9 @@
 package io.lancerest.spark.mv.chunker;
 
 import io.lancerest.spark.mv.definition.SourceIdentity;
-import io.lancerest.spark.mv.refresh.SourceVersions;
+import io.lancerest.spark.mv.refresh.RefreshTarget;
 import io.lancerest.spark.mv.refresh.ViewTables;
 import java.util.Map;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
-import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -23,30 +20,21 @@ final class RefreshPlanner {
 
   private RefreshPlanner() {}
 
-  static PreparedRefresh prepare(ChunkerRun run, long requestedVersion) {
+  static PreparedRefresh prepare(ChunkerRun run, RefreshTarget target) {
     ViewTables t = run.t();
     ChunkerDefinition def = run.def();
     ChunkerFunctions.check(def.function().className(), def.function().batch());
-    PreparedRefresh p = new PreparedRefresh(run);
+    PreparedRefresh p = new PreparedRefresh(run, target.rebuild());
     // 1. the view's state at the version this refresh reads (and will commit on top of)
-    long readVersion;
-    Schema viewTable;
-    Map<String, String> config;
-    try (BufferAllocator a = new RootAllocator();
-        org.lance.Dataset view = run.openView(a, null)) {
-      readVersion = view.version();
-      viewTable = view.getSchema();
-      config = view.getConfig();
-      p.viewRows = view.countRows();
-    }
-    long watermark = watermark(t, viewTable);
-    long srcVersion = sourceVersion(t, watermark, viewTable.getCustomMetadata(),
-        requestedVersion);
-    if (watermark > 0 && srcVersion != watermark && !run.o().force()) {
-      // Without that version the parents updated in place since cannot be told from those a
-      // compaction moved (SourceHistory), so the processed set cannot be trusted.
-      p.watermarkRemoved = SourceVersions.removedByCleanup(t.viewName(), t.source(), watermark);
-    }
+    long readVersion = target.view().version();
+    Schema viewTable = target.view().schema();
+    Map<String, String> config = target.view().config();
+    p.viewRows = target.view().rows();
+    long watermark = target.watermark();
+    long srcVersion = target.srcVersion();
+    // Without the watermark version the parents updated in place since cannot be told from
+    // those a compaction moved (SourceHistory), so the processed set cannot be trusted.
+    p.watermarkRemoved = target.watermarkRemoved();
     // force (or a rebuild): nothing counts as processed, so every filtered parent is expanded
     // again, and the commit replaces every view row (including those of truncated or gone
     // parents).
@@ -59,8 +47,8 @@ final class RefreshPlanner {
             "truncated parent set");
     // Recorded by the commit so the next refresh can tell this source from a table created
     // later under the same name (SourceIdentity).
-    String srcVersionTime = SourceIdentity.versionTime(t.source(),
-        srcVersion);
+    String srcVersionTime = target.srcVersionWritten() != null ? target.srcVersionWritten()
+        : SourceIdentity.versionTime(t.source(), srcVersion);
     if (srcVersionTime == null) {
       throw new ChunkerRefreshException("Cannot open the source of view '" + t.viewName()
           + "' at '" + t.sourceUri() + "' version " + srcVersion);
@@ -101,37 +89,5 @@ final class RefreshPlanner {
     p.config = config;
     p.scanMillis = ChunkerRun.ms(t0, scanned);
     return p;
-  }
-
-  private static long watermark(ViewTables t, Schema viewTable) {
-    Field f = viewTable.findField(ChunkerLayout.SOURCE_ROW_ID);
-    String w = f.getMetadata() == null ? null : f.getMetadata().get(ChunkerRefresh.WATERMARK_KEY);
-    if (w == null || w.isBlank()) {
-      return 0;
-    }
-    try {
-      return Long.parseLong(w.trim());
-    } catch (NumberFormatException e) {
-      throw new ChunkerRefreshException("View '" + t.viewName() + "' has an unreadable "
-          + "watermark '" + w + "' in " + ChunkerRefresh.WATERMARK_KEY);
-    }
-  }
-
-  private static long sourceVersion(ViewTables t, long watermark,
-      Map<String, String> viewMetadata, long requested) {
-    long latest;
-    try (BufferAllocator a = new RootAllocator();
-        org.lance.Dataset src = t.source().open(a, null)) {
-      latest = src.latestVersion();
-    } catch (RuntimeException e) {
-      throw new ChunkerRefreshException("Cannot open the source of view '" + t.viewName()
-          + "' at '" + t.sourceUri() + "': " + e.getMessage(), e);
-    }
-    // Before the version checks: a replaced source usually has fewer versions than the
-    // watermark, and "cannot be refreshed backwards" would hide what happened.
-    SourceIdentity.require(t.viewName(), t.source(), viewMetadata,
-        watermark, latest);
-    SourceVersions.requireForward(t.viewName(), requested, watermark);
-    return requested;
   }
 }

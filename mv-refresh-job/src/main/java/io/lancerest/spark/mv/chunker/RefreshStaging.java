@@ -4,8 +4,10 @@ import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.commit.ViewCommit;
 import io.lancerest.spark.mv.definition.MaterializedViewKind;
 import io.lancerest.spark.mv.definition.SourceIdentity;
+import io.lancerest.spark.mv.error.MaterializedViewException;
 import io.lancerest.spark.mv.layout.ErrorsTable;
 import io.lancerest.spark.mv.refresh.StagedRefresh;
+import io.lancerest.spark.mv.refresh.TaskFailures;
 import io.lancerest.spark.mv.refresh.ViewTables;
 import io.lancerest.spark.mv.result.RefreshResult;
 import java.util.Map;
@@ -42,8 +44,14 @@ final class RefreshStaging {
 
     // 3. expansion, on the driver or on executors
     Expansion ex = ParentExpander.expand(p);
-    run.def().errorHandling().checkSkips(ex.skipped.size(), toExpand.getLongCardinality(),
-        "parents");
+    try {
+      run.def().errorHandling().checkSkips(ex.skipped.size(), toExpand.getLongCardinality(),
+          "parents");
+    } catch (MaterializedViewException e) {
+      ChunkerRefreshResult.SkippedParent first = ex.skipped.get(0);
+      throw TaskFailures.tooManySkips(run.ctx(), e, "source row id " + first.sourceRowId(),
+          first.errorClass() + ": " + first.errorMessage());
+    }
     long expanded = System.nanoTime();
 
     // 4. rows to delete, and the output_limit cut

@@ -1,7 +1,6 @@
 package io.lancerest.spark.mv.definition;
 
 import io.lancerest.spark.connector.LanceLocation;
-import io.lancerest.spark.mv.error.InvalidViewDefinitionException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -19,8 +18,9 @@ import org.slf4j.LoggerFactory;
  * read the new table as the old one (a chunker view would keep chunks of old rows whose row ids
  * new rows reuse; a UDTF view at the same version number would look up to date). Every refresh
  * commit records when the source version it reflects was written ({@value #KEY}, view schema
- * metadata); the next refresh compares it with the write time of that version of the source.
- * Shared by every view kind.
+ * metadata); the next refresh compares it with the write time of that version of the source,
+ * and over a replaced source rebuilds the view in full (the refresh driver's rule, the same for
+ * every kind).
  */
 public final class SourceIdentity {
   private static final Logger LOG = LoggerFactory.getLogger(SourceIdentity.class);
@@ -62,16 +62,20 @@ public final class SourceIdentity {
    *
    * @param watermark the source version the view reflects
    * @param latest the source's latest version now
+   * @param watermarkWritten when version {@code watermark} of the source now at {@code source}
+   *     was written ({@link #versionTime}), {@code null} when it cannot be opened or does not
+   *     exist
    */
   public static String replaced(String viewName, LanceLocation source,
-      Map<String, String> viewSchemaMetadata, long watermark, long latest) {
+      Map<String, String> viewSchemaMetadata, long watermark, long latest,
+      String watermarkWritten) {
     String recorded = recorded(viewSchemaMetadata);
     if (recorded == null || watermark == 0) {
       return null;
     }
     String now = null;
     if (watermark <= latest) {
-      now = versionTime(source, watermark);
+      now = watermarkWritten;
       if (now == null) {
         LOG.info("View {}: source version {} cannot be opened to check it is the same table",
             viewName, watermark);
@@ -85,20 +89,6 @@ public final class SourceIdentity {
         + "refresh: the view reflects source version " + watermark + " written at " + recorded
         + ", but that version of the table at '" + source.uri() + "' "
         + (now == null ? "does not exist" : "was written at " + now);
-  }
-
-  /**
-   * Refuses a source that is not the table the view was refreshed from (see {@link
-   * #replaced}): {@link InvalidViewDefinitionException}, for views that apply changes since the
-   * watermark and cannot tell the new table's rows from the old one's.
-   */
-  public static void require(String viewName, LanceLocation source,
-      Map<String, String> viewSchemaMetadata, long watermark, long latest) {
-    String why = replaced(viewName, source, viewSchemaMetadata, watermark, latest);
-    if (why != null) {
-      throw new InvalidViewDefinitionException(why + ". The view is unchanged; drop it and "
-          + "create it again over the new table");
-    }
   }
 
   /**

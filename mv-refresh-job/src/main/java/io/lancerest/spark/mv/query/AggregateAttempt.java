@@ -417,7 +417,7 @@ record AggregateAttempt(RefreshContext ctx, ViewTables t, SourceQuery q, Refresh
     SparkRefreshWrite writes = new SparkRefreshWrite(ctx, t, o);
     if (ch == null) {
       long groups = st.totals(st.changes(now, 1)).count();
-      String reason = o.force() ? "force = true" : s.watermarkRemoved != null
+      String reason = s.rebuild != null ? s.rebuild : s.watermarkRemoved != null
           ? s.watermarkRemovedReason() : plan.rebuild();
       return new RefreshPlan(t.viewName(), MaterializedViewKind.QUERY, RefreshPlan.Mode.FULL,
           reason, from, s.srcVersion, s.sourceFragments, null, s.sourceRows, s.viewRows,

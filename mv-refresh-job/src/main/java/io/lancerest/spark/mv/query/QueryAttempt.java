@@ -145,7 +145,7 @@ record QueryAttempt(RefreshContext ctx, ViewTables t, SourceQuery q, RefreshOpti
     int tasks = writes.writeTasks(s.sourceFragments, 0);
     SourceHistory history = s.rowScanHistory(t);
     if (s.replaceAll || history != null && history.changedInPlace() == null) {
-      String reason = o.force() ? "force = true"
+      String reason = s.rebuild != null ? s.rebuild
           : s.watermarkRemoved != null ? s.watermarkRemovedReason()
           : s.replaceAll ? "the view is empty" : s.unknownHistoryReason(history);
       return new RefreshPlan(t.viewName(), MaterializedViewKind.QUERY, RefreshPlan.Mode.FULL,

@@ -7,7 +7,6 @@ import io.lancerest.spark.mv.definition.SourceIdentity;
 import io.lancerest.spark.mv.definition.SourceQuery;
 import io.lancerest.spark.mv.refresh.RefreshContext;
 import io.lancerest.spark.mv.refresh.RefreshDriver;
-import io.lancerest.spark.mv.refresh.SourceVersions;
 import io.lancerest.spark.mv.refresh.ViewRefresh;
 import io.lancerest.spark.mv.refresh.ViewTables;
 import io.lancerest.spark.mv.result.RefreshPlan;
@@ -55,14 +54,16 @@ public final class QueryRefresh {
    */
   public static final String SOURCE_VERSION_TIME = SourceIdentity.KEY;
 
+  /** What computes a query view's rows, as a failure of it names it. */
+  static final String FUNCTION = "the view's SELECT";
+
   private QueryRefresh() {}
 
   /** Refreshes the view in {@code ctx} (its job id, listener, caches and job). */
   public static RefreshResult run(RefreshContext ctx, ViewTables t, SourceQuery query,
       RefreshOptions options) {
-    return RefreshDriver.refresh(ctx, t, options.srcVersion(), options.maxRowsPerFragment(),
-        () -> SourceVersions.latest(
-        t.viewName(), t.source()), kind(t, query, options));
+    return RefreshDriver.refresh(ctx, t, options.srcVersion(), options.force(),
+        options.maxRowsPerFragment(), kind(t, query, options));
   }
 
   /**
@@ -72,16 +73,17 @@ public final class QueryRefresh {
   public static RefreshPlan explain(SparkSession spark, ViewTables t, SourceQuery query,
       RefreshOptions options) {
     RefreshContext ctx = new RefreshContext(spark, t.viewName(), "explain", null);
-    return RefreshDriver.explain(ctx, options.srcVersion(), () -> SourceVersions.latest(
-        t.viewName(), t.source()), kind(t, query, options));
+    return RefreshDriver.explain(ctx, t, options.srcVersion(), options.force(),
+        kind(t, query, options));
   }
 
   /** Query views in {@link RefreshDriver}'s sequence: one {@link QueryAttempt} per attempt. */
   private static ViewRefresh<RefreshResult> kind(ViewTables t, SourceQuery q, RefreshOptions o) {
-    return ViewRefresh.of(MaterializedViewKind.QUERY, r -> new ViewRefresh.Outcome(r.status(),
-        r.sourceVersion(), r.rowsInserted(), r.rowsDeleted(), r.skipped()),
-        (ctx, srcVersion) -> q.aggregation() != null
-            ? new AggregateAttempt(ctx, t, q, o, new RefreshStart(t, o, srcVersion))
-            : new QueryAttempt(ctx, t, q, o, new RefreshStart(t, o, srcVersion)));
+    return ViewRefresh.of(MaterializedViewKind.QUERY, FUNCTION,
+        r -> new ViewRefresh.Outcome(r.status(), r.sourceVersion(), r.rowsInserted(),
+            r.rowsDeleted(), r.skipped()),
+        (ctx, target) -> q.aggregation() != null
+            ? new AggregateAttempt(ctx, t, q, o, new RefreshStart(t, target))
+            : new QueryAttempt(ctx, t, q, o, new RefreshStart(t, target)));
   }
 }

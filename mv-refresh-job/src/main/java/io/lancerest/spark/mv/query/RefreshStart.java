@@ -3,11 +3,11 @@ package io.lancerest.spark.mv.query;
 import static io.lancerest.spark.mv.query.RefreshDatasets.open;
 
 import io.lancerest.spark.connector.ScanBatchRows;
-import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.definition.SourceIdentity;
 import io.lancerest.spark.mv.fragments.FragmentDiff;
 import io.lancerest.spark.mv.fragments.SourceHistory;
 import io.lancerest.spark.mv.layout.GenevaLayout;
+import io.lancerest.spark.mv.refresh.RefreshTarget;
 import io.lancerest.spark.mv.refresh.SourceVersions;
 import io.lancerest.spark.mv.refresh.ViewTables;
 import java.util.ArrayList;
@@ -43,7 +43,8 @@ final class RefreshStart {
   /** The view's Arrow schema without metadata: the schema new view fragments are written in. */
   final Schema plain;
   final StructType target;
-  final boolean force;
+  /** Why every row is computed again ({@link RefreshTarget#rebuild}), or {@code null}. */
+  final String rebuild;
   final boolean replaceAll;
   /**
    * Why the view is rebuilt although it has a watermark: a cleanup removed that version of
@@ -51,54 +52,39 @@ final class RefreshStart {
    */
   final String watermarkRemoved;
 
-  /** Reads the view and the source at {@code srcVersion}, checking that it may refresh to it. */
-  RefreshStart(ViewTables t, RefreshOptions o, long srcVersion) {
+  /** Reads the view and the source at the version the driver chose. */
+  RefreshStart(ViewTables t, RefreshTarget to) {
+    long srcVersion = to.srcVersion();
     // 1. the view at the version this refresh reads, and will commit on top of
+    readVersion = to.view().version();
+    viewArrow = to.view().schema();
+    viewRows = to.view().rows();
+    requireQueryTable(viewArrow, t.viewName());
+    watermark = to.watermark();
+    rebuild = to.rebuild();
+    // Without the watermark version (removed by a cleanup) neither the fragments nor the
+    // history since can be compared, and the update versions of rows a compaction moved may be
+    // wrong (SourceHistory): only a rebuild is sure to be right.
+    watermarkRemoved = to.watermarkRemoved();
+    this.srcVersion = srcVersion;
+    // 2. the source at the version the driver chose (one open)
     try (BufferAllocator a = new RootAllocator();
-        org.lance.Dataset view = open(a, t.view(), null, "view")) {
-      readVersion = view.version();
-      viewArrow = view.getSchema();
-      viewRows = view.countRows();
+        org.lance.Dataset ds = open(a, t.source(), srcVersion, "source table")) {
+      sourceAt = FragmentDiff.metadata(ds.getFragments());
+      sourceBatchRows = ScanBatchRows.forDataset(ds);
+      requireStableRowIds(sourceAt, t.viewName(), srcVersion);
+      srcVersionTime = SourceIdentity.versionTime(ds);
+      sourceFragments = sourceAt.size();
+      sourceRows = ds.countRows();
     }
-    watermark = watermark(viewArrow, t.viewName());
-    force = o.force();
-    // 2. the source version to refresh to
-    String removed = null;
-    try (BufferAllocator a = new RootAllocator();
-        org.lance.Dataset src = open(a, t.source(), null,
-            "source table")) {
-      long latest = src.latestVersion();
-      this.srcVersion = srcVersion;
-      // Before the version rule: a replaced source usually has fewer versions than the
-      // watermark, and "cannot be refreshed backwards" would hide what happened.
-      requireSameSource(t, viewArrow, watermark, latest);
-      SourceVersions.requireForward(t.viewName(), srcVersion, watermark);
-      if (watermark > 0 && srcVersion != watermark && !force) {
-        // Without that version neither the fragments nor the history since can be compared,
-        // and the update versions of rows a compaction moved may be wrong (SourceHistory):
-        // only a rebuild is sure to be right.
-        removed = SourceVersions.removedByCleanup(t.viewName(), t.source(), watermark);
-      }
-      try (org.lance.Dataset at = srcVersion == src.version() ? null
-          : open(a, t.source(), srcVersion, "source table")) {
-        org.lance.Dataset ds = at == null ? src : at;
-        sourceAt = FragmentDiff.metadata(ds.getFragments());
-        sourceBatchRows = ScanBatchRows.forDataset(ds);
-        requireStableRowIds(sourceAt, t.viewName(), srcVersion);
-        srcVersionTime = SourceIdentity.versionTime(ds);
-        sourceFragments = sourceAt.size();
-        sourceRows = ds.countRows();
-      }
-    }
-    watermarkRemoved = removed;
     plain = withoutMetadata(viewArrow);
     target = LanceArrowUtils.fromArrowSchema(plain);
-    replaceAll = force || viewRows == 0 || watermarkRemoved != null;
+    replaceAll = rebuild != null || viewRows == 0 || watermarkRemoved != null;
   }
 
   /** Whether the view already reflects the source version (and nothing forces a rebuild). */
   boolean upToDate() {
-    return srcVersion == watermark && !force;
+    return srcVersion == watermark && rebuild == null;
   }
 
   /** The reason of a rebuild when the watermark version is gone, for the log and EXPLAIN. */
@@ -109,8 +95,8 @@ final class RefreshStart {
 
   /** Why a refresh rebuilds the view, in the words of its log line. */
   String rebuildReason() {
-    if (force) {
-      return "force";
+    if (rebuild != null) {
+      return rebuild;
     }
     if (watermarkRemoved != null) {
       return "source version " + watermark + ", its watermark, was removed by a cleanup";
@@ -162,36 +148,13 @@ final class RefreshStart {
     return new Schema(fields);
   }
 
-  /**
-   * Refuses a source that is not the dataset the view was refreshed from: a table dropped and
-   * created again under the same name restarts its versions, and its row ids and version
-   * numbers would be read as those of the old one. The view records when the source version
-   * it reflects was written ({@value QueryRefresh#SOURCE_VERSION_TIME}); that version of the
-   * source must still have been written then.
-   */
-  private static void requireSameSource(ViewTables t, Schema view, long watermark,
-      long latest) {
-    SourceIdentity.require(t.viewName(), t.source(),
-        view.getCustomMetadata(), watermark, latest);
-  }
-
-  private static long watermark(Schema view, String viewName) {
-    Field f;
+  private static void requireQueryTable(Schema view, String viewName) {
     try {
-      f = view.findField(GenevaLayout.SOURCE_ROW_ID);
+      view.findField(GenevaLayout.SOURCE_ROW_ID);
     } catch (IllegalArgumentException e) {
       throw new QueryRefreshException("Table of view " + viewName + " has no "
           + GenevaLayout.SOURCE_ROW_ID + " column; it is not a query view table");
     }
-    String w = f.getMetadata() == null ? null : f.getMetadata().get(GenevaLayout.WATERMARK);
-    if (w == null || w.isBlank()) {
-      return 0;
-    }
-    try {
-      return Long.parseLong(w.trim());
-    } catch (NumberFormatException e) {
-      throw new QueryRefreshException("View " + viewName + " has an unreadable "
-          + "watermark '" + w + "' (" + GenevaLayout.WATERMARK + ")");
-    }
   }
+
 }

@@ -5,7 +5,6 @@ import static io.lancerest.spark.mv.query.QueryRefresh.LOG;
 import io.lancerest.spark.mv.RefreshListener;
 import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.commit.FragmentShipping;
-import io.lancerest.spark.mv.error.MaterializedViewException;
 import io.lancerest.spark.mv.layout.GenevaLayout;
 import io.lancerest.spark.mv.refresh.RefreshContext;
 import io.lancerest.spark.mv.refresh.ViewTables;
@@ -68,10 +67,8 @@ record SparkRefreshWrite(RefreshContext ctx, ViewTables t, RefreshOptions o) {
     List<Broadcast<byte[]>> broadcasts = task.broadcast(jsc);
     List<WriteTask.Output> outs;
     try {
+      // a task's failure reaches the refresh's driver as Spark reports it (TaskFailures)
       outs = rdd.mapPartitions(task).collect();
-    } catch (Exception e) {
-      // SparkException is checked to javac but thrown by Scala code all the same.
-      throw failedTask(e);
     } finally {
       broadcasts.forEach(Broadcast::destroy);
     }
@@ -114,17 +111,6 @@ record SparkRefreshWrite(RefreshContext ctx, ViewTables t, RefreshOptions o) {
         : packTasks == 0 ? 0
         : Math.max(packTasks, Math.min(partitions,
             ctx.spark().sparkContext().defaultParallelism()));
-  }
-
-  private RuntimeException failedTask(Exception e) {
-    for (Throwable c = e; c != null; c = c.getCause()) {
-      if (c instanceof MaterializedViewException m) {
-        return m;
-      }
-    }
-    return new QueryRefreshException("Refresh of view " + t.viewName() + " (job " + ctx.jobId()
-        + ") failed in a Spark task; nothing was committed, the view is unchanged: "
-        + e.getMessage(), e);
   }
 
   private static Column runPredicate(List<long[]> runs, int from, int to) {

@@ -9,7 +9,6 @@ import io.lancerest.spark.mv.error.RefreshCancelledException;
 import io.lancerest.spark.mv.maintenance.ViewMaintenance;
 import io.lancerest.spark.mv.result.RefreshPlan;
 import io.lancerest.spark.mv.result.RefreshResult;
-import java.util.function.LongSupplier;
 import org.apache.spark.SparkContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -48,34 +47,36 @@ public final class RefreshDriver {
    * @param latestSourceVersion the source's latest version (it opens the source)
    */
   public static <R> R refresh(RefreshContext ctx, ViewTables tables, Long srcVersion,
-      Integer maxRowsPerFragment, LongSupplier latestSourceVersion, ViewRefresh<R> kind) {
+      boolean force, Integer maxRowsPerFragment, ViewRefresh<R> kind) {
     String[] caller = jobProperties(ctx.spark().sparkContext());
     JobTracker job = ctx.job();
     ViewCommitResult committed = null;
+    String replaced = null;
     try {
       ctx.begin();
       job.started(kind.kind(), null);
       for (int n = 1; ; n++) {
-        // Resolved for each attempt: a conflict means another refresh committed, possibly at a
+        // Decided for each attempt: a conflict means another refresh committed, possibly at a
         // newer source version, and "latest" must not fall behind the view's watermark.
-        long version = SourceVersions.resolve(ctx.viewName(), srcVersion,
-            latestSourceVersion.getAsLong());
+        TargetRules.Decided target = TargetRules.decide(ctx, tables, srcVersion, force);
+        long version = target.target().srcVersion();
         if (n == 1) {
           job.started(kind.kind(), version);
         }
-        ViewRefresh.Attempt<R> attempt = kind.prepare(ctx, version);
+        ViewRefresh.Attempt<R> attempt = kind.prepare(ctx, target.target());
         if (attempt.upToDate()) {
           LOG.info("View {} (job {}): already at source version {}; nothing to do",
               ctx.viewName(), ctx.jobId(), version);
           return ended(job, kind, attempt.skipped(), null);
         }
+        replaced = target.replaced();
         StagedRefresh<R> staged = attempt.compute();
         try {
           ctx.describe("commit");
           // The last moment a cancel can stop the refresh: once committing, it lands.
           committed = staged.commit().commit(() -> {
-            ctx.checkCancelled();
             ctx.listener().beforeCommit();
+            ctx.checkCancelled();
           });
         } catch (ViewCommitConflictException e) {
           staged.errors().abandon(e.toString());
@@ -116,10 +117,11 @@ public final class RefreshDriver {
               committed.version(), e.toString());
         }
         R result = staged.result().apply(committed);
-        return ended(job, kind, result, maintain(ctx, tables, maxRowsPerFragment));
+        return ended(job, kind, result, join(replaced, maintain(ctx, tables,
+            maxRowsPerFragment)));
       }
     } catch (Exception | Error e) { // lance-core's IOException arrives undeclared
-      Throwable t = recordEnd(ctx, committed, e);
+      Throwable t = recordEnd(ctx, committed, kind.function(), e);
       if (t instanceof Error err) {
         throw err;
       }
@@ -137,6 +139,10 @@ public final class RefreshDriver {
   @SuppressWarnings("unchecked")
   private static <T extends Throwable> T unchanged(Throwable t) throws T {
     throw (T) t;
+  }
+
+  private static String join(String a, String b) {
+    return a == null ? b : b == null ? a : a + "; " + b;
   }
 
   private static <R> R ended(JobTracker job, ViewRefresh<R> kind, R result, String note) {
@@ -176,7 +182,7 @@ public final class RefreshDriver {
    * commit does not undo it: the job is recorded DONE, as the view's last job says.
    */
   private static Throwable recordEnd(RefreshContext ctx, ViewCommitResult committed,
-      Throwable e) {
+      String function, Throwable e) {
     JobTracker job = ctx.job();
     if (committed != null) {
       job.finished(RefreshResult.JobStatus.DONE, null, committed.rowsAdded(),
@@ -193,8 +199,9 @@ public final class RefreshDriver {
       job.cancelled(c.getMessage());
       return c;
     }
-    job.failed(e);
-    return e;
+    Throwable failure = TaskFailures.of(ctx, function, e);
+    job.failed(failure);
+    return failure;
   }
 
   /** Whether {@code e} is Spark's failure of a job cancelled by the refresh's tag. */
@@ -210,15 +217,14 @@ public final class RefreshDriver {
   }
 
   /** What {@link #refresh} would do now, with nothing written or committed. */
-  public static <R> RefreshPlan explain(RefreshContext ctx, Long srcVersion,
-      LongSupplier latestSourceVersion, ViewRefresh<R> kind) {
+  public static <R> RefreshPlan explain(RefreshContext ctx, ViewTables tables, Long srcVersion,
+      boolean force, ViewRefresh<R> kind) {
     String[] caller = jobProperties(ctx.spark().sparkContext());
     try {
       ctx.begin();
       ctx.describe("explain");
-      long version = SourceVersions.resolve(ctx.viewName(), srcVersion,
-          latestSourceVersion.getAsLong());
-      return kind.prepare(ctx, version).explain();
+      return kind.prepare(ctx, TargetRules.decide(ctx, tables, srcVersion, force).target())
+          .explain();
     } finally {
       restoreJobProperties(ctx.spark().sparkContext(), caller);
     }

@@ -2,6 +2,7 @@ package io.lancerest.spark.mv.refresh;
 
 import io.lancerest.spark.connector.LanceLocation;
 import io.lancerest.spark.mv.error.InvalidOptionException;
+import io.lancerest.spark.mv.definition.SourceIdentity;
 import io.lancerest.spark.mv.error.MaterializedViewException;
 import java.util.List;
 import org.apache.arrow.memory.BufferAllocator;
@@ -11,11 +12,14 @@ import org.apache.arrow.memory.RootAllocator;
 public final class SourceVersions {
   private SourceVersions() {}
 
+  /** The source's latest version, and when it was written ({@link SourceIdentity}). */
+  record Latest(long version, String written) {}
+
   /** The latest version of the source table. */
-  public static long latest(String viewName, LanceLocation source) {
+  static Latest latest(String viewName, LanceLocation source) {
     try (BufferAllocator a = new RootAllocator();
         org.lance.Dataset ds = source.open(a, null)) {
-      return ds.latestVersion();
+      return new Latest(ds.version(), SourceIdentity.versionTime(ds));
     } catch (RuntimeException e) {
       throw new MaterializedViewException("Cannot open the source table of view " + viewName
           + " at '" + source.uri() + "': " + e.getMessage(), e);

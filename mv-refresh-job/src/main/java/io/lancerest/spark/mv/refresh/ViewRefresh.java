@@ -17,6 +17,13 @@ import java.util.function.Function;
 public interface ViewRefresh<R> {
   MaterializedViewKind kind();
 
+  /**
+   * What computes the view's rows, with its class ({@code chunker 'Splitter'
+   * (com.example.Splitter)}): a failure of it reads the same for every kind ({@link
+   * TaskFailures}).
+   */
+  String function();
+
   /** What the job log records of a result of this kind. */
   Outcome outcome(R result);
 
@@ -25,12 +32,12 @@ public interface ViewRefresh<R> {
       long skipped) {}
 
   /**
-   * Reads the view and the source at {@code srcVersion} (the driver checked it exists) and
-   * decides what this attempt does, with nothing written. Checks the kind's view state: its
-   * watermark ({@link SourceVersions#requireForward}) and that the source is still the table
-   * the view was built from.
+   * Plans one attempt: reads what the kind needs of the view and the source at {@code
+   * target.srcVersion()} and decides what to recompute, with nothing written. The driver has
+   * applied the rules every kind shares ({@link RefreshTarget}); when {@code target} says to
+   * rebuild, the kind computes every row of the view again and its commit replaces them all.
    */
-  Attempt<R> prepare(RefreshContext ctx, long srcVersion);
+  Attempt<R> prepare(RefreshContext ctx, RefreshTarget target);
 
   /** One attempt, prepared. */
   interface Attempt<R> {
@@ -47,12 +54,17 @@ public interface ViewRefresh<R> {
     StagedRefresh<R> compute();
   }
 
-  static <R> ViewRefresh<R> of(MaterializedViewKind kind, Function<R, Outcome> outcome,
-      BiFunction<RefreshContext, Long, Attempt<R>> prepare) {
+  static <R> ViewRefresh<R> of(MaterializedViewKind kind, String function,
+      Function<R, Outcome> outcome, BiFunction<RefreshContext, RefreshTarget, Attempt<R>> prepare) {
     return new ViewRefresh<R>() {
       @Override
       public MaterializedViewKind kind() {
         return kind;
+      }
+
+      @Override
+      public String function() {
+        return function;
       }
 
       @Override
@@ -61,8 +73,8 @@ public interface ViewRefresh<R> {
       }
 
       @Override
-      public Attempt<R> prepare(RefreshContext ctx, long srcVersion) {
-        return prepare.apply(ctx, srcVersion);
+      public Attempt<R> prepare(RefreshContext ctx, RefreshTarget target) {
+        return prepare.apply(ctx, target);
       }
     };
   }

@@ -5,11 +5,13 @@ import io.lancerest.spark.mv.commit.FragmentShipping;
 import io.lancerest.spark.mv.commit.ViewCommit;
 import io.lancerest.spark.mv.definition.MaterializedViewKind;
 import io.lancerest.spark.mv.definition.SourceIdentity;
+import io.lancerest.spark.mv.error.FunctionFailedException;
 import io.lancerest.spark.mv.error.MaterializedViewException;
 import io.lancerest.spark.mv.fragments.SourceHistory;
 import io.lancerest.spark.mv.layout.ErrorsTable;
 import io.lancerest.spark.mv.refresh.RefreshContext;
 import io.lancerest.spark.mv.refresh.StagedRefresh;
+import io.lancerest.spark.mv.refresh.TaskFailures;
 import io.lancerest.spark.mv.refresh.ViewTables;
 import io.lancerest.spark.mv.result.RefreshResult;
 import java.time.Duration;
@@ -97,19 +99,17 @@ final class UdtfCommit {
             + ": " + f.errorMessage() + ". Nothing of this job was committed. Re-run the "
             + "refresh if the view still needs it.", null);
       }
-      throw new UdtfRefreshException("Refresh of view '" + view.viewName() + "' (job " + jobId
-          + ") failed: partition " + f.keyDisplay() + " failed after " + f.calls()
-          + " attempt(s): " + f.errorClass() + ": " + f.errorMessage() + ". Nothing was "
-          + "committed; the view stays at version " + viewVersion + ". " + (computed + reused)
-          + " finished partitions are checkpointed and will be reused by the next refresh.");
+      LOG.warn("View '{}' (job {}) fails at view version {}; its {} finished partitions are "
+          + "checkpointed and will be reused by the next refresh", view.viewName(), jobId,
+          viewVersion, computed + reused);
+      throw new FunctionFailedException(view.viewName(), jobId, UdtfRefresh.function(def),
+          "on partition " + f.keyDisplay() + " after " + f.calls() + " attempt(s)",
+          f.errorClass() + ": " + f.errorMessage(), null);
     }
     if (tooManySkips != null) {
-      MaterializedViewException e = tooManySkips;
-      throw new UdtfRefreshException("Refresh of view '" + view.viewName() + "' (job " + jobId
-          + ") failed: " + e.getMessage() + ". First error: partition "
-          + skipped.get(0).partitionKey() + ": " + skipped.get(0).errorClass() + ": "
-          + skipped.get(0).errorMessage() + ". The view stays at version " + viewVersion
-          + ".", e);
+      UdtfRefreshResult.SkippedPartition first = skipped.get(0);
+      throw TaskFailures.tooManySkips(ctx, tooManySkips, "partition " + first.partitionKey(),
+          first.errorClass() + ": " + first.errorMessage());
     }
     RefreshResult.JobStatus status = skipped.isEmpty()
         ? RefreshResult.JobStatus.DONE : RefreshResult.JobStatus.PARTIAL;
@@ -180,7 +180,7 @@ final class UdtfCommit {
         UdtfPlan.unchangedReason(history, st.baseVersion()));
     Map<String, String> meta = new LinkedHashMap<>();
     meta.put(UdtfRefresh.BASE_VERSION_KEY, Long.toString(source.version()));
-    meta.put(SourceIdentity.KEY, SourceIdentity.versionTime(source.table(), source.version()));
+    meta.put(SourceIdentity.KEY, st.sourceTime(source, view));
     meta.put(UdtfRefresh.LAST_JOB_KEY, jobId);
     meta.put(UdtfRefresh.LAST_STATUS_KEY, RefreshResult.JobStatus.DONE.name());
     meta.put(UdtfRefresh.SKIPPED_KEY, "0");

@@ -1,8 +1,8 @@
 package io.lancerest.spark.mv.udtf;
 
 import io.lancerest.spark.mv.RefreshOptions;
-import io.lancerest.spark.mv.definition.SourceIdentity;
 import io.lancerest.spark.mv.refresh.RefreshContext;
+import io.lancerest.spark.mv.refresh.RefreshTarget;
 import io.lancerest.spark.mv.refresh.StagedRefresh;
 import io.lancerest.spark.mv.refresh.ViewTables;
 import java.time.Duration;
@@ -46,10 +46,6 @@ final class UdtfCompute {
     SparkSession spark = ctx.spark();
     String jobId = ctx.jobId();
     long viewVersion = st.viewVersion();
-    String replaced = st.replaced();
-    if (replaced != null) {
-      LOG.info("{}; rebuilding it from source version {}", replaced, source.version());
-    }
     String key = def.keyColumn();
     boolean ivf = def.partitionByIndexedColumn() != null;
     Dataset<Row> members = null;
@@ -76,10 +72,9 @@ final class UdtfCompute {
       StructType inputSchema = new StructType(Arrays.copyOf(input.schema().fields(),
           inputColumns.size(), StructField[].class));
 
-      String sourceTime = SourceIdentity.versionTime(source.table(),
-          source.version());
+      String sourceTime = st.sourceTime(source, view);
       PartitionCheckpoints checkpoints = new PartitionCheckpoints(view.viewUri(), view.viewStorageOptions(), def, source.version(), source.location() + "@" + (sourceTime == null ? "" : sourceTime));
-      if (replaced != null) {
+      if (RefreshTarget.SOURCE_REPLACED.equals(st.rebuild())) {
         // Checkpoints are keyed by source version number, which the new table reuses.
         checkpoints.clear();
       }
@@ -112,17 +107,11 @@ final class UdtfCompute {
       JavaRDD<PartitionOutcome> outcomes = rows.mapPartitions(new PartitionTask(spec));
       outcomes = withResources(spark, outcomes, def.resources(), view.viewName(),
           ctx.caches().get(AdvisoryLogged.class, AdvisoryLogged::new));
-      List<PartitionOutcome> collected;
       long computeStarted = System.nanoTime();
-      try {
-        collected = outcomes.collect();
-        LOG.info("View '{}' (job {}): partitions computed in {} ms", view.viewName(), jobId,
-            elapsed(computeStarted).toMillis());
-      } catch (RuntimeException e) {
-        throw new UdtfRefreshException("Refresh of view '" + view.viewName() + "' (job " + jobId
-            + ") failed in Spark; nothing was committed and the view stays at version "
-            + viewVersion + ": " + rootMessage(e), e);
-      }
+      // a failed Spark job reaches the refresh's driver as Spark reports it (TaskFailures)
+      List<PartitionOutcome> collected = outcomes.collect();
+      LOG.info("View '{}' (job {}): partitions computed in {} ms", view.viewName(), jobId,
+          elapsed(computeStarted).toMillis());
       return UdtfCommit.commit(ctx, view, def, source, sourceTime, options, viewVersion, collected,
           finished, checkpoints);
     } finally {
@@ -189,14 +178,6 @@ final class UdtfCompute {
       LOG.warn("UDTF resources for view '{}' (num_cpus={}, num_gpus={}, memory={} bytes) are "
           + "advisory: {}", view, r.numCpus(), r.numGpus(), r.memoryBytes(), why);
     }
-  }
-
-  private static String rootMessage(Throwable e) {
-    Throwable t = e;
-    while (t.getCause() != null && t.getCause() != t) {
-      t = t.getCause();
-    }
-    return t == e ? String.valueOf(e.getMessage()) : e.getMessage() + " (cause: " + t + ")";
   }
 
   private static Duration elapsed(long startedNanos) {

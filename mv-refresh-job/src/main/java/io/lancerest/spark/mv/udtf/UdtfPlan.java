@@ -33,7 +33,7 @@ final class UdtfPlan {
       fragments = ds.getFragments().size();
       rows = ds.countRows();
     }
-    if (st.upToDate(options, source)) {
+    if (st.upToDate(source)) {
       return new RefreshPlan(view.viewName(), MaterializedViewKind.UDTF, RefreshPlan.Mode.NO_OP,
           "the view already reflects source version " + source.version(), from,
           source.version(), fragments, List.of(), 0, st.viewRows(), 0L, 0L,
@@ -45,8 +45,7 @@ final class UdtfPlan {
           from, source.version(), fragments, List.of(), 0, st.viewRows(), 0L, 0L,
           RefreshPlan.Write.NONE, null, "");
     }
-    String reason = options.force() ? "force = true"
-        : st.replaced() != null ? st.replaced()
+    String reason = st.rebuild() != null ? st.rebuild()
         : from == null ? "the view was never refreshed"
         : since.removed() != null ? since.removed() + "; a UDTF view is rebuilt"
         : "source changed since version " + from + "; a UDTF view is always rebuilt";

@@ -9,7 +9,6 @@ import io.lancerest.spark.mv.function.BatchUdtf;
 import io.lancerest.spark.mv.layout.ErrorsTable;
 import io.lancerest.spark.mv.refresh.RefreshContext;
 import io.lancerest.spark.mv.refresh.RefreshDriver;
-import io.lancerest.spark.mv.refresh.SourceVersions;
 import io.lancerest.spark.mv.refresh.StagedRefresh;
 import io.lancerest.spark.mv.refresh.ViewRefresh;
 import io.lancerest.spark.mv.refresh.ViewTables;
@@ -77,8 +76,8 @@ public final class UdtfRefresh {
       ViewTables t, Long srcVersion, UdtfDefinition def, RefreshOptions options) {
     options.checkApplicableTo(MaterializedViewKind.UDTF);
     RefreshContext ctx = new RefreshContext(spark, t.viewName(), "explain", null);
-    return RefreshDriver.explain(ctx, srcVersion, () -> SourceVersions.latest(t.viewName(),
-        t.source()), kind(sourceAt, t, def, options));
+    return RefreshDriver.explain(ctx, t, srcVersion, options.force(),
+        kind(sourceAt, t, def, options));
   }
 
   /**
@@ -96,9 +95,8 @@ public final class UdtfRefresh {
   static UdtfRefreshResult run(RefreshContext ctx, LongFunction<UdtfSource> sourceAt,
       ViewTables t, Long srcVersion, UdtfDefinition def, RefreshOptions options) {
     options.checkApplicableTo(MaterializedViewKind.UDTF);
-    return RefreshDriver.refresh(ctx, t, srcVersion, options.maxRowsPerFragment(),
-        () -> SourceVersions.latest(t.viewName(),
-        t.source()), kind(sourceAt, t, def, options));
+    return RefreshDriver.refresh(ctx, t, srcVersion, options.force(),
+        options.maxRowsPerFragment(), kind(sourceAt, t, def, options));
   }
 
   /** The framework's row, the UDTF's counts as details. */
@@ -115,26 +113,18 @@ public final class UdtfRefresh {
   /** UDTF views in {@link RefreshDriver}'s sequence. */
   private static ViewRefresh<UdtfRefreshResult> kind(LongFunction<UdtfSource> sourceAt,
       ViewTables view, UdtfDefinition def, RefreshOptions options) {
-    return ViewRefresh.<UdtfRefreshResult>of(MaterializedViewKind.UDTF,
+    return ViewRefresh.<UdtfRefreshResult>of(MaterializedViewKind.UDTF, function(def),
         r -> new ViewRefresh.Outcome(r.status(), r.sourceVersion(), r.rowsInserted(),
-            r.rowsDeleted(), r.skipped().size()), (ctx, srcVersion) -> {
-      UdtfSource source = sourceAt.apply(srcVersion);
+            r.rowsDeleted(), r.skipped().size()), (ctx, target) -> {
+      UdtfSource source = sourceAt.apply(target.srcVersion());
       instantiate(def.className(), def.name());
-      UdtfStart st = UdtfStart.read(source, view);
-      if (st.replaced() == null && st.base() != null) {
-        try {
-          SourceVersions.requireForward(view.viewName(), srcVersion,
-              Long.parseLong(st.base().trim()));
-        } catch (NumberFormatException e) {
-          // unreadable base version: the view is rebuilt anyway
-        }
-      }
-      UdtfSince since = st.upToDate(options, source) ? UdtfSince.NOTHING
+      UdtfStart st = UdtfStart.of(target);
+      UdtfSince since = st.upToDate(source) ? UdtfSince.NOTHING
           : UdtfSince.of(source, view, def, options, st);
       return new ViewRefresh.Attempt<UdtfRefreshResult>() {
         @Override
         public boolean upToDate() {
-          return st.upToDate(options, source);
+          return st.upToDate(source);
         }
 
         @Override
@@ -162,6 +152,11 @@ public final class UdtfRefresh {
         }
       };
     });
+  }
+
+  /** The view's UDTF as a failure of it names it. */
+  static String function(UdtfDefinition def) {
+    return "UDTF '" + def.name() + "' (" + def.className() + ")";
   }
 
   /** Loads the UDTF class; a definition error when it is missing or not a {@link BatchUdtf}. */

@@ -1,7 +1,6 @@
 package io.lancerest.spark.mv.udtf;
 
 import io.lancerest.spark.mv.RefreshOptions;
-import io.lancerest.spark.mv.error.MaterializedViewException;
 import io.lancerest.spark.mv.fragments.SourceHistory;
 import io.lancerest.spark.mv.refresh.SourceVersions;
 import io.lancerest.spark.mv.refresh.ViewTables;
@@ -34,17 +33,11 @@ record UdtfSince(String removed, SourceHistory unchanged) {
   static UdtfSince of(UdtfSource source, ViewTables view, UdtfDefinition def,
       RefreshOptions options, UdtfStart st) {
     Long base = st.baseVersion();
-    if (options.force() || st.replaced() != null || base == null || base >= source.version()) {
+    if (st.rebuild() != null || base == null || base >= source.version()) {
       return NOTHING;
     }
-    String removed = null;
-    try {
-      removed = SourceVersions.removedByCleanup(view.viewName(), source.table(), base);
-    } catch (MaterializedViewException e) {
-      // A rebuild does not need that version: only the words of the plan and log lack it.
-      LOG.debug("View '{}': {}", view.viewName(), e.getMessage());
-    }
-    if (!st.complete() || def.partitionByIndexedColumn() != null) {
+    String removed = st.removed();
+    if (removed != null || !st.complete() || def.partitionByIndexedColumn() != null) {
       return new UdtfSince(removed, null);
     }
     try (BufferAllocator a = new RootAllocator();

@@ -12,6 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.lancerest.spark.mv.Probes;
 import io.lancerest.spark.mv.RefreshListener.Probe;
 import io.lancerest.spark.mv.RefreshOptions;
+import io.lancerest.spark.mv.error.FunctionFailedException;
 import io.lancerest.spark.mv.error.InvalidOptionException;
 import io.lancerest.spark.mv.error.RefreshCancelledException;
 import io.lancerest.spark.mv.refresh.JobTracker;
@@ -216,12 +217,13 @@ class ChunkerDriverExpansionTest {
     long before = version(view);
 
     Probes p = new Probes();
-    ChunkerRefreshException e = assertThrows(ChunkerRefreshException.class,
+    FunctionFailedException e = assertThrows(FunctionFailedException.class,
         () -> refresh(view, def, p, null));
-    assertTrue(e.getMessage().startsWith("Chunker 'Failing' (" + TestChunkers.Failing.class
-        .getName() + ") failed on source row id " + sid + " after 1 attempt(s): "
-        + "java.lang.IllegalStateException: cannot chunk BOOM now. The refresh committed "
-        + "nothing"), e.getMessage());
+    assertTrue(e.getMessage().startsWith("Refresh of view "), e.getMessage());
+    assertTrue(e.getMessage().endsWith(") failed: chunker 'Failing' (" + TestChunkers.Failing
+        .class.getName() + ") failed on source row id " + sid + " after 1 attempt(s): "
+        + "java.lang.IllegalStateException: cannot chunk BOOM now. Nothing was committed; the "
+        + "view is unchanged"), e.getMessage());
     assertEquals(before, version(view));
   }
 

@@ -15,6 +15,7 @@ import io.lancerest.spark.mv.definition.ErrorHandling.Action;
 import io.lancerest.spark.mv.definition.ErrorHandling.Backoff;
 import io.lancerest.spark.mv.definition.ErrorHandling.Rule;
 import io.lancerest.spark.mv.definition.ErrorHandling;
+import io.lancerest.spark.mv.error.FunctionFailedException;
 import io.lancerest.spark.mv.error.MaterializedViewException;
 import io.lancerest.spark.mv.result.RefreshResult;
 import java.nio.file.Path;
@@ -104,14 +105,17 @@ class ChunkerFailureTest {
 
     MaterializedViewException e = assertThrows(MaterializedViewException.class,
         () -> ChunkerFixture.refresh(spark, source, view, def, defaults));
-    assertEquals("2 parents were skipped, more than error_handling.max_skip_count = 1; the "
-        + "refresh committed nothing", e.getMessage());
+    assertTrue(e.getMessage().matches("Refresh of view .+ \\(job .+\\) failed: "
+        + java.util.regex.Pattern.quote("2 parents were skipped, more than "
+        + "error_handling.max_skip_count = 1; the refresh committed nothing. First skipped: "
+        + "source row id ") + "\\d+: java\\.lang\\.IllegalStateException: cannot chunk BOOM "
+        + "(one|two)"), e.getMessage());
     assertEquals(before, version(view));
 
     var byFraction = definition(TestChunkers.Failing.class, null, retryThenSkip(null, 0.01));
     MaterializedViewException f = assertThrows(MaterializedViewException.class,
         () -> ChunkerFixture.refresh(spark, source, view, byFraction, defaults));
-    assertTrue(f.getMessage().startsWith("2 of 42 parents were skipped (0.0476)"),
+    assertTrue(f.getMessage().contains(") failed: 2 of 42 parents were skipped (0.0476)"),
         f.getMessage());
     assertEquals(before, version(view));
   }
@@ -177,7 +181,7 @@ class ChunkerFailureTest {
     TestChunkers.throwAfterRows = 50;
     RefreshOptions small = RefreshOptions.builder().sourceTaskSize(5)
         .maxRowsPerFragment(8).build();
-    ChunkerRefreshException e = assertThrows(ChunkerRefreshException.class,
+    FunctionFailedException e = assertThrows(FunctionFailedException.class,
         () -> ChunkerFixture.refresh(spark, source, view, def, small));
     assertTrue(e.getMessage().contains("injected crash after 50 rows"), e.getMessage());
     assertEquals(version, version(view));

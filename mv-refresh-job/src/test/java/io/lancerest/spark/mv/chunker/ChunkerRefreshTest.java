@@ -14,6 +14,7 @@ import io.lancerest.spark.mv.Probes;
 import io.lancerest.spark.mv.RefreshListener.Probe;
 import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.definition.ErrorHandling;
+import io.lancerest.spark.mv.error.FunctionFailedException;
 import io.lancerest.spark.mv.error.InvalidOptionException;
 import io.lancerest.spark.mv.result.RefreshResult;
 import java.nio.file.Path;
@@ -349,13 +350,14 @@ class ChunkerRefreshTest {
     String view = newView(spark, dir, "v", source, def);
     long before = version(view);
 
-    ChunkerRefreshException e = assertThrows(ChunkerRefreshException.class,
+    FunctionFailedException e = assertThrows(FunctionFailedException.class,
         () -> ChunkerFixture.refresh(spark, source, view, def, defaults));
     long sid = SourceTables.rowIds(source).get(20L);
-    assertTrue(e.getMessage().startsWith("Chunker 'Failing' (" + TestChunkers.Failing.class
-        .getName() + ") failed on source row id " + sid + " after 1 attempt(s): "
-        + "java.lang.IllegalStateException: cannot chunk BOOM here. The refresh committed "
-        + "nothing"), e.getMessage());
+    assertTrue(e.getMessage().startsWith("Refresh of view "), e.getMessage());
+    assertTrue(e.getMessage().endsWith(") failed: chunker 'Failing' (" + TestChunkers.Failing
+        .class.getName() + ") failed on source row id " + sid + " after 1 attempt(s): "
+        + "java.lang.IllegalStateException: cannot chunk BOOM here. Nothing was committed; the "
+        + "view is unchanged"), e.getMessage());
     assertEquals(before, version(view));
   }
 }

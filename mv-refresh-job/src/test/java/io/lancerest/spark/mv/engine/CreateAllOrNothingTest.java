@@ -6,13 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.lancerest.spark.mv.chunker.ChunkerRefreshException;
 import io.lancerest.spark.mv.commit.ViewCommit;
 import io.lancerest.spark.mv.definition.FunctionEnvelope;
+import io.lancerest.spark.mv.error.FunctionFailedException;
 import io.lancerest.spark.mv.error.InvalidOptionException;
 import io.lancerest.spark.mv.error.MaterializedViewException;
 import io.lancerest.spark.mv.layout.GenevaLayout;
-import io.lancerest.spark.mv.udtf.UdtfRefreshException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -218,9 +217,11 @@ class CreateAllOrNothingTest {
         + CHUNKS + "%s) AS SELECT id, doc FROM " + src;
     MaterializedViewException e = fails(MaterializedViewException.class, "c_fail",
         rest.formatted(""));
-    assertInstanceOf(ChunkerRefreshException.class, e.getCause());
-    assertTrue(e.getMessage().startsWith(notCreated("c_fail") + "Chunker 'Failing' ("
-        + FAILING_CHUNKER + ") failed on source row id "), e.getMessage());
+    assertInstanceOf(FunctionFailedException.class, e.getCause());
+    assertTrue(e.getMessage().startsWith(notCreated("c_fail") + "Refresh of view "
+        + view("c_fail") + " (job "), e.getMessage());
+    assertTrue(e.getMessage().contains(") failed: chunker 'Failing' (" + FAILING_CHUNKER
+        + ") failed on source row id "), e.getMessage());
     nothingLeft("c_fail");
 
     // Skips beyond max_skip_count fail the refresh too, and leave no errors table behind.
@@ -247,7 +248,7 @@ class CreateAllOrNothingTest {
         + src;
     MaterializedViewException e = fails(MaterializedViewException.class, "u_fail",
         rest.formatted(""));
-    assertInstanceOf(UdtfRefreshException.class, e.getCause());
+    assertInstanceOf(FunctionFailedException.class, e.getCause());
     assertTrue(e.getMessage().contains("partition bad cannot be processed"), e.getMessage());
     assertTrue(e.getMessage().startsWith(notCreated("u_fail")), e.getMessage());
     nothingLeft("u_fail");
@@ -266,7 +267,7 @@ class CreateAllOrNothingTest {
         + " WITH NO DATA"));
     assertTrue(f.spark.catalog().tableExists(view("nd")));
     // A failing REFRESH of an existing view leaves it as it was.
-    assertThrows(ChunkerRefreshException.class,
+    assertThrows(FunctionFailedException.class,
         () -> f.sql("REFRESH MATERIALIZED VIEW " + view("nd")));
     assertTrue(f.spark.catalog().tableExists(view("nd")));
     // IF NOT EXISTS finds it and runs no refresh, so nothing fails and nothing is dropped.

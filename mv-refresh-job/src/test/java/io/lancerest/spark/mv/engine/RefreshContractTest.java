@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.lancerest.spark.mv.Probes;
 import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.error.InvalidOptionException;
-import io.lancerest.spark.mv.error.InvalidViewDefinitionException;
 import io.lancerest.spark.mv.result.RefreshResult;
 import java.util.List;
 import java.util.Map;
@@ -16,7 +15,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.spark.scheduler.SparkListener;
 import org.apache.spark.scheduler.SparkListenerJobStart;
-import org.apache.spark.sql.Row;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -26,8 +24,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * The rules of the one refresh sequence, run against every kind through the public API: the
  * same {@code src_version} rules and words, SKIPPED with no commit, {@code force}, a commit
  * conflict computed again, the job group and description of its Spark jobs with the caller's put
- * back, {@code last_job}, and a source replaced under the same name (the one documented
- * difference between the kinds).
+ * back, and {@code last_job}. {@link KindRulesTest} has the other rules.
  */
 class RefreshContractTest {
   static EngineFixture f;
@@ -37,20 +34,6 @@ class RefreshContractTest {
   /** Their job groups and tags. */
   static final List<String> GROUPS = new CopyOnWriteArrayList<>();
   static final List<String> TAGS = new CopyOnWriteArrayList<>();
-
-  enum Kind {
-    QUERY("AS SELECT id, upper(body) AS ub, score * 2 AS s2 FROM %s WHERE score > 2"),
-    CHUNKER("USING CHUNKER 'io.lancerest.spark.mv.chunker.TextSplitter' OPTIONS "
-        + "(input_columns = 'body', chunk_size = 4, overlap = 0) AS SELECT id, body FROM %s"),
-    UDTF("USING UDTF 'io.lancerest.spark.mv.udtf.TopKUdtf' PARTITION BY category OPTIONS "
-        + "(k = '2', order_by = 'score') AS SELECT category, id, score FROM %s");
-
-    final String definition;
-
-    Kind(String definition) {
-      this.definition = definition;
-    }
-  }
 
   @BeforeAll
   static void start() {
@@ -82,19 +65,11 @@ class RefreshContractTest {
     }
   }
 
-  private static View view(Kind kind) {
-    String ns = f.namespace("rc_" + kind.name().toLowerCase(java.util.Locale.ROOT));
-    String src = "lance." + ns + ".src";
-    createSource(src, 0);
+  private static View view(ListedKind kind) {
+    String ns = kind.namespaceWithSource(f, "rc");
     String v = "lance." + ns + ".v";
-    f.sql("CREATE MATERIALIZED VIEW " + v + " " + String.format(kind.definition, src));
-    return new View(ns, src, v);
-  }
-
-  private static void createSource(String src, int from) {
-    f.sql("CREATE TABLE " + src + " AS SELECT id, CAST(id % 3 AS STRING) AS category, "
-        + "concat('w', CAST(id AS STRING), ' a b c d e f') AS body, CAST(id % 7 AS INT) AS score "
-        + "FROM range(" + from + ", " + (from + 40) + ")");
+    f.sql("CREATE MATERIALIZED VIEW " + v + " " + kind.over("lance." + ns + ".src"));
+    return new View(ns, "lance." + ns + ".src", v);
   }
 
   private static void change(View v, int from) {
@@ -129,8 +104,8 @@ class RefreshContractTest {
   }
 
   @ParameterizedTest
-  @EnumSource(Kind.class)
-  void srcVersionMustExistAndNeverGoBackwardsInTheSameWordsForEveryKind(Kind kind) {
+  @EnumSource(ListedKind.class)
+  void srcVersionMustExistAndNeverGoBackwardsInTheSameWordsForEveryKind(ListedKind kind) {
     View v = view(kind);
     change(v, 100);
     long latest = sourceVersion(v);
@@ -153,8 +128,8 @@ class RefreshContractTest {
   }
 
   @ParameterizedTest
-  @EnumSource(Kind.class)
-  void aViewAtTheSourceVersionIsSkippedWithoutACommitAndForceRebuildsIt(Kind kind) {
+  @EnumSource(ListedKind.class)
+  void aViewAtTheSourceVersionIsSkippedWithoutACommitAndForceRebuildsIt(ListedKind kind) {
     View v = view(kind);
     List<String> rows = f.rows("SELECT * FROM " + v.name());
     long version = viewVersion(v);
@@ -173,15 +148,15 @@ class RefreshContractTest {
       case UDTF -> assertEquals(3L, forced.details().get("partitions"), "categories 0, 1, 2");
       default -> throw new IllegalStateException();
     }
-    if (kind == Kind.CHUNKER) {
+    if (kind == ListedKind.CHUNKER) {
       assertEquals(40L, forced.details().get("parents_expanded"), "every parent again");
     }
     assertEquals(rows, f.rows("SELECT * FROM " + v.name()), "the rebuild is the same view");
   }
 
   @ParameterizedTest
-  @EnumSource(Kind.class)
-  void aCommitConflictIsComputedAgainFromTheNewViewVersion(Kind kind) {
+  @EnumSource(ListedKind.class)
+  void aCommitConflictIsComputedAgainFromTheNewViewVersion(ListedKind kind) {
     View v = view(kind);
     change(v, 100);
     long version = viewVersion(v);
@@ -208,8 +183,9 @@ class RefreshContractTest {
   }
 
   @ParameterizedTest
-  @EnumSource(Kind.class)
-  void itsSparkJobsAreNamedForTheViewAndTheCallersJobGroupComesBack(Kind kind) throws Exception {
+  @EnumSource(ListedKind.class)
+  void itsSparkJobsAreNamedForTheViewAndTheCallersJobGroupComesBack(ListedKind kind)
+      throws Exception {
     View v = view(kind);
     change(v, 100);
     org.apache.spark.SparkContext sc = f.spark.sparkContext();
@@ -253,31 +229,6 @@ class RefreshContractTest {
       sc.clearJobGroup();
       f.spark.conf().unset("spark.lancerest.mv.query.localRefreshMaxRows");
       f.spark.conf().unset("spark.lancerest.mv.chunker.localRefreshMaxParents");
-    }
-  }
-
-  @ParameterizedTest
-  @EnumSource(Kind.class)
-  void aSourceReplacedUnderTheSameNameIsRefusedByIncrementalKindsAndRebuiltByUdtf(Kind kind) {
-    View v = view(kind);
-    long version = viewVersion(v);
-    f.sql("DROP TABLE " + v.source() + " PURGE");
-    createSource(v.source(), 1000);
-    f.sql("INSERT INTO " + v.source() + " SELECT id, CAST(id % 3 AS STRING), 'x y', 1 FROM "
-        + "range(2000, 2001)");
-    if (kind == Kind.UDTF) {
-      RefreshResult r = f.views().refresh(v.id(), RefreshOptions.DEFAULTS);
-      assertEquals(RefreshResult.JobStatus.DONE, r.status());
-      List<Row> ids = f.sql("SELECT min(id) FROM " + v.name());
-      assertTrue(ids.get(0).getLong(0) >= 1000, "rebuilt from the new table: " + ids);
-    } else {
-      InvalidViewDefinitionException e = assertThrows(InvalidViewDefinitionException.class,
-          () -> f.views().refresh(v.id(), RefreshOptions.DEFAULTS));
-      assertTrue(e.getMessage().startsWith("The source table of view " + v.name()
-          + " was replaced since the view's last "), e.getMessage());
-      assertTrue(e.getMessage().endsWith("The view is unchanged; drop it and create it again "
-          + "over the new table"), e.getMessage());
-      assertEquals(version, viewVersion(v));
     }
   }
 }

@@ -7,6 +7,8 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * What a client-managed CREATE and REFRESH cost in DescribeTable calls, counted by a proxy in
@@ -53,6 +55,19 @@ class StatementCallsTest {
     // the view: "does it exist?" (not found), then where it was created; the source: Spark's
     // analysis of the SELECT, and the engine's DescribeTable for its location
     assertEquals(4, calls.get(DESCRIBE), calls.toString());
+  }
+
+  @ParameterizedTest
+  @EnumSource(ListedKind.class)
+  void aRefreshOfEveryKindDescribesTheViewOnceAndItsSourceOnce(ListedKind kind) {
+    String ns = kind.namespaceWithSource(f, "calls");
+    String v = "lance." + ns + ".v";
+    f.sql("CREATE MATERIALIZED VIEW " + v + " " + kind.over("lance." + ns + ".src"));
+    f.sql("INSERT INTO lance." + ns + ".src VALUES (900, '1', 'new row', 5)");
+    Map<String, Integer> calls = callsOf("REFRESH MATERIALIZED VIEW " + v);
+    assertEquals(2, calls.get(DESCRIBE), calls.toString());
+    calls = callsOf("REFRESH MATERIALIZED VIEW " + v);
+    assertEquals(2, calls.get(DESCRIBE), "nothing to do: " + calls);
   }
 
   @Test

@@ -2,12 +2,14 @@ package io.lancerest.spark.mv.query;
 
 import static io.lancerest.spark.mv.query.QueryViewTables.location;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lancerest.spark.mv.Probes;
 import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.engine.EngineFixture;
+import io.lancerest.spark.mv.error.FunctionFailedException;
 import io.lancerest.spark.mv.result.RefreshResult;
 import io.lancerest.testing.OneBatch;
 import java.io.IOException;
@@ -122,12 +124,15 @@ class QueryRefreshAtomicityTest {
         throw new IllegalStateException("injected task failure");
       }
     });
-    QueryRefreshException e = assertThrows(QueryRefreshException.class, () -> f.views()
+    // the write failed, not the SELECT: an engine error naming the first cause
+    io.lancerest.spark.mv.error.MaterializedViewException e = assertThrows(
+        io.lancerest.spark.mv.error.MaterializedViewException.class, () -> f.views()
         .refresh(List.of(ns, "v"), RefreshOptions.fromMap(java.util.Map.of(
             "max_rows_per_fragment", "5000")), failing));
-    assertTrue(e.getMessage().contains("failed in a Spark task; nothing was committed"),
-        e.getMessage());
-    assertTrue(e.getMessage().contains("injected task failure"), e.getMessage());
+    assertFalse(e instanceof FunctionFailedException, e.toString());
+    assertTrue(e.getMessage().endsWith(") failed in a Spark task: "
+        + "java.lang.IllegalStateException: injected task failure. Nothing was committed; the "
+        + "view is unchanged"), e.getMessage());
     assertTrue(dataFiles(ns) >= files + 3, "the task wrote fragments before it failed");
     assertEquals(version, viewVersion(ns));
     assertEquals(before, f.rows("SELECT * FROM " + t[1]));

@@ -16,6 +16,8 @@ import io.lancerest.spark.mv.definition.FunctionSpec;
 import io.lancerest.spark.mv.definition.MaterializedViewKind;
 import io.lancerest.spark.mv.definition.SourceQuery;
 import io.lancerest.spark.mv.definition.ViewDefinition;
+import io.lancerest.spark.mv.error.FunctionFailedException;
+import io.lancerest.spark.mv.error.MaterializedViewException;
 import io.lancerest.spark.mv.function.BatchUdtf;
 import io.lancerest.spark.mv.function.UdtfContext;
 import io.lancerest.spark.mv.refresh.ViewTables;
@@ -192,12 +194,12 @@ class UdtfRefreshTest {
     // One task: partitions run in key order NULL, a, b, c, d; c fails the first time.
     RefreshOptions oneTask = RefreshOptions.builder().concurrency(1).build();
 
-    UdtfRefreshException e = assertThrows(UdtfRefreshException.class,
+    FunctionFailedException e = assertThrows(FunctionFailedException.class,
         () -> refresh(def, oneTask));
-    assertTrue(e.getMessage().contains("partition c failed after 1 attempt(s): "
-        + "java.lang.IllegalStateException: boom on c (call 1)"), e.getMessage());
-    assertTrue(e.getMessage().contains("Nothing was committed; the view stays at version "
-        + before), e.getMessage());
+    assertTrue(e.getMessage().endsWith(" failed on partition c after 1 attempt(s): "
+        + "java.lang.IllegalStateException: boom on c (call 1). Nothing was committed; the "
+        + "view is unchanged"), e.getMessage());
+    assertEquals(before, UdtfFixtures.latestVersion(viewUri));
     assertEquals(before, UdtfFixtures.latestVersion(viewUri));
     assertEquals(List.of(), rows(spark, viewUri, null));
     Path checkpoints = dir.resolve("v.lance").resolve(PartitionCheckpoints.DIR);
@@ -237,7 +239,7 @@ class UdtfRefreshTest {
         .withErrorHandling(handling(null, null, ErrorHandling.Rule.retry(
             "TimeoutException", 3, ErrorHandling.Backoff.FIXED, 1, 1)));
 
-    assertThrows(UdtfRefreshException.class, () -> refresh(def, RefreshOptions.DEFAULTS));
+    assertThrows(FunctionFailedException.class, () -> refresh(def, RefreshOptions.DEFAULTS));
     assertEquals(1, calls(tag, "a"));
   }
 
@@ -334,11 +336,12 @@ class UdtfRefreshTest {
             ErrorHandling.Rule.of(null, ErrorHandling.Action.SKIP)));
     long before = UdtfFixtures.latestVersion(viewUri);
 
-    UdtfRefreshException e = assertThrows(UdtfRefreshException.class,
+    MaterializedViewException e = assertThrows(MaterializedViewException.class,
         () -> refresh(def, RefreshOptions.DEFAULTS));
 
-    assertTrue(e.getMessage().contains("1 partitions were skipped, more than "
-        + "error_handling.max_skip_count = 0; the refresh committed nothing"), e.getMessage());
+    assertTrue(e.getMessage().contains(") failed: 1 partitions were skipped, more than "
+        + "error_handling.max_skip_count = 0; the refresh committed nothing. First skipped: "
+        + "partition b: java.lang.IllegalStateException: boom on b"), e.getMessage());
     assertEquals(before, UdtfFixtures.latestVersion(viewUri));
   }
 
@@ -349,12 +352,13 @@ class UdtfRefreshTest {
             ErrorHandling.Rule.retry(null, 3, ErrorHandling.Backoff.FIXED, 1, 1),
             ErrorHandling.Rule.of(null, ErrorHandling.Action.SKIP)));
 
-    UdtfRefreshException e = assertThrows(UdtfRefreshException.class,
+    FunctionFailedException e = assertThrows(FunctionFailedException.class,
         () -> refresh(def, RefreshOptions.builder().concurrency(1).build()));
 
     assertTrue(e.getMessage().contains("returned java.lang.String for column 'total'; the "
         + "declared output schema says bigint, which needs java.lang.Long"), e.getMessage());
-    assertTrue(e.getMessage().contains("failed after 1 attempt(s)"), e.getMessage());
+    assertTrue(e.getMessage().contains(" after 1 attempt(s): "), "not retried: "
+        + e.getMessage());
   }
 
   @Test

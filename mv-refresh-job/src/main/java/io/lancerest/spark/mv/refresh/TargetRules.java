@@ -1,0 +1,62 @@
+package io.lancerest.spark.mv.refresh;
+
+import io.lancerest.spark.mv.definition.SourceIdentity;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The rules every kind shares before it plans an attempt, applied once by {@link RefreshDriver}:
+ * which source version, what the view reflects, whether the source is still the table the view
+ * was refreshed from, and whether the view is rebuilt ({@link RefreshTarget}).
+ */
+final class TargetRules {
+  // the driver's log category: these lines are steps of the refresh sequence
+  private static final Logger LOG = LoggerFactory.getLogger(RefreshDriver.class);
+
+  private TargetRules() {}
+
+  /**
+   * A target and, when the source was replaced, what told it (for the job's message).
+   */
+  record Decided(RefreshTarget target, String replaced) {}
+
+  /**
+   * The rules every kind shares, before the kind reads anything: the source version ({@code
+   * src_version} or the latest, which must exist), whether the source is still the table the
+   * view was refreshed from, and that the view never goes back to an older version of it. A
+   * replaced source is rebuilt in full from the new table, whatever its versions: the old
+   * watermark means nothing to it, so the backwards rule does not apply either.
+   */
+  static Decided decide(RefreshContext ctx, ViewTables t, Long srcVersion,
+      boolean force) {
+    SourceVersions.Latest latest = SourceVersions.latest(ctx.viewName(), t.source());
+    long version = SourceVersions.resolve(ctx.viewName(), srcVersion, latest.version());
+    String written = version == latest.version() ? latest.written() : null;
+    ViewRead view = ViewRead.of(ctx.viewName(), t.view());
+    long watermark = view.watermark(ctx.viewName());
+    // One read of the watermark version serves both checks below (null: not there to open).
+    String atWatermark = watermark == 0 || watermark > latest.version() ? null
+        : watermark == latest.version() ? latest.written()
+        : SourceIdentity.versionTime(t.source(), watermark);
+    String why = SourceIdentity.replaced(ctx.viewName(), t.source(), view.schemaMetadata(),
+        watermark, latest.version(), atWatermark);
+    if (why != null) {
+      LOG.warn("View {} (job {}): {}; rebuilding it in full from source version {}",
+          ctx.viewName(), ctx.jobId(), why, version);
+      return new Decided(new RefreshTarget(version, watermark,
+          RefreshTarget.SOURCE_REPLACED, null, view, written), RefreshTarget.SOURCE_REPLACED
+          + " (" + why + ")");
+    }
+    SourceVersions.requireForward(ctx.viewName(), version, watermark);
+    // Every kind needs the watermark version to tell what changed since; without it each
+    // rebuilds. A version the source still lists but that cannot be opened fails the refresh.
+    String removed = watermark > 0 && version != watermark && !force && atWatermark == null
+        ? SourceVersions.removedByCleanup(ctx.viewName(), t.source(), watermark) : null;
+    if (removed != null) {
+      LOG.warn("View {} (job {}): {}; rebuilding it from source version {}", ctx.viewName(),
+          ctx.jobId(), removed, version);
+    }
+    return new Decided(new RefreshTarget(version, watermark, force ? RefreshTarget.FORCE
+        : null, removed, view, written), null);
+  }
+}
