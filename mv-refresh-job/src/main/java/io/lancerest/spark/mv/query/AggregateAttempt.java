@@ -53,8 +53,7 @@ record AggregateAttempt(RefreshContext ctx, ViewTables t, SourceQuery q, Refresh
 
   @Override
   public RefreshResult skipped() {
-    return new RefreshResult(ctx.jobId(), RefreshResult.JobStatus.SKIPPED,
-        MaterializedViewKind.QUERY, s.srcVersion, 0, 0, 0, ctx.elapsedMillis());
+    return s.skipped(ctx);
   }
 
   private Dataset<Row> sourceAt(long version) {

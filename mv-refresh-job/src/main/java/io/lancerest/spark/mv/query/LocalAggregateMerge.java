@@ -127,25 +127,32 @@ final class LocalAggregateMerge {
   /**
    * The touched groups' new state.
    *
-   * @param changes rows of {@link AggregateState#changes}, arriving and departing
+   * @param arrived rows of {@link AggregateState#changes} that arrive
+   * @param departed rows of {@link AggregateState#changes} that depart (their {@code __sign}
+   *     is not read)
    * @param view the view's rows: {@code viewSchema}'s columns, its last the row address
    */
   static List<Row> merge(AggregateState st, Aggregation agg, StructType changesSchema,
-      List<Row> changes, StructType viewSchema, List<Row> view) {
-    return new LocalAggregateMerge(st, agg, changesSchema).merge(changes, viewSchema, view);
+      List<Row> arrived, List<Row> departed, StructType viewSchema, List<Row> view) {
+    LocalAggregateMerge m = new LocalAggregateMerge(st, agg, changesSchema);
+    Map<List<Object>, Group> groups = new LinkedHashMap<>();
+    m.add(groups, arrived, true);
+    m.add(groups, departed, false);
+    return m.merge(groups, viewSchema, view);
   }
 
-  private List<Row> merge(List<Row> changes, StructType viewSchema, List<Row> view) {
-    Map<List<Object>, Group> groups = new LinkedHashMap<>();
-    int sign = keys;
+  private void add(Map<List<Object>, Group> groups, List<Row> changes, boolean arrive) {
     for (Row r : changes) {
       Object[] k = new Object[keys];
       for (int j = 0; j < keys; j++) {
         k[j] = normalized(r.get(j));
       }
-      groups.computeIfAbsent(Arrays.asList(k), x -> new Group(k, argAt.length))
-          .add(r, r.getInt(sign) > 0);
+      groups.computeIfAbsent(Arrays.asList(k), x -> new Group(k, argAt.length)).add(r, arrive);
     }
+  }
+
+  private List<Row> merge(Map<List<Object>, Group> groups, StructType viewSchema,
+      List<Row> view) {
     int[] viewKeys = new int[keys];
     for (int j = 0; j < keys; j++) {
       viewKeys[j] = viewSchema.fieldIndex(agg.groupBy().get(j).name());

@@ -62,16 +62,15 @@ final class LocalAggregateRefresh {
 
   private static Merged mergeOrDecline(RefreshContext ctx, ViewTables t, RefreshStart s,
       AggregateState st, Aggregation agg, Inputs in) {
-    LocalProjection arriving = LocalProjection.of(ctx.spark(), in.columns(),
+    // One compiled projection for both sides: which list a row comes from tells its sign.
+    LocalProjection project = LocalProjection.of(ctx.spark(), in.columns(),
         d -> st.changes(d, 1));
-    LocalProjection departing = LocalProjection.of(ctx.spark(), in.columns(),
-        d -> st.changes(d, -1));
-    if (arriving == null || departing == null) {
+    if (project == null) {
       LOG.info("View {} (job {}): groups merged in Spark: the keys, arguments or WHERE need a "
           + "Spark job to evaluate", t.viewName(), ctx.jobId());
       return null;
     }
-    StructType changes = arriving.schema();
+    StructType changes = project.schema();
     boolean ansi = Boolean.parseBoolean(ctx.spark().conf().get("spark.sql.ansi.enabled",
         "false"));
     String declined = LocalAggregateMerge.declines(st, agg, changes, ansi, s.target);
@@ -80,13 +79,14 @@ final class LocalAggregateRefresh {
           declined);
       return null;
     }
-    List<Row> rows = new ArrayList<>(in.arrived().size() + in.departed().size());
-    arriving.apply(in.arrived(), rows);
-    departing.apply(in.departed(), rows);
+    List<Row> arrived = new ArrayList<>(in.arrived().size());
+    project.apply(in.arrived(), arrived);
+    List<Row> departed = new ArrayList<>(in.departed().size());
+    project.apply(in.departed(), departed);
     StructType viewSchema = s.target.add("_rowaddr", org.apache.spark.sql.types.DataTypes
         .LongType, false);
-    return new Merged(LocalAggregateMerge.merge(st, agg, changes, rows, viewSchema, in.view()),
-        LocalAggregateMerge.schema(st, agg, changes));
+    return new Merged(LocalAggregateMerge.merge(st, agg, changes, arrived, departed,
+        viewSchema, in.view()), LocalAggregateMerge.schema(st, agg, changes));
   }
 
   /**

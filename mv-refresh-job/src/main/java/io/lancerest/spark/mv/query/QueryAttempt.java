@@ -34,8 +34,7 @@ record QueryAttempt(RefreshContext ctx, ViewTables t, SourceQuery q, RefreshOpti
 
   @Override
   public RefreshResult skipped() {
-    return new RefreshResult(ctx.jobId(), RefreshResult.JobStatus.SKIPPED,
-        MaterializedViewKind.QUERY, s.srcVersion, 0, 0, 0, ctx.elapsedMillis());
+    return s.skipped(ctx);
   }
 
   /** Whether only the changed source fragments are read ({@link FragmentDiffRead#changes}). */

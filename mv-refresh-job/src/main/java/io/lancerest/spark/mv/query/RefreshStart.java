@@ -87,6 +87,15 @@ final class RefreshStart {
     return srcVersion == watermark && rebuild == null;
   }
 
+  /** The result of a refresh that found the view up to date (nothing committed). */
+  io.lancerest.spark.mv.result.RefreshResult skipped(
+      io.lancerest.spark.mv.refresh.RefreshContext ctx) {
+    return new io.lancerest.spark.mv.result.RefreshResult(ctx.jobId(),
+        io.lancerest.spark.mv.result.RefreshResult.JobStatus.SKIPPED,
+        io.lancerest.spark.mv.definition.MaterializedViewKind.QUERY, srcVersion, 0, 0, 0,
+        ctx.elapsedMillis());
+  }
+
   /** The reason of a rebuild when the watermark version is gone, for the log and EXPLAIN. */
   String watermarkRemovedReason() {
     return watermarkRemoved + "; what changed since then cannot be told, so the view is "
