@@ -12,6 +12,8 @@ import org.lance.Fragment;
 import org.lance.ReadOptions;
 import org.lance.WriteFragmentBuilder;
 import org.lance.io.StorageOptionsProvider;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A Lance table as one statement resolved it: where its data lives, the storage options that open
@@ -24,6 +26,7 @@ import org.lance.io.StorageOptionsProvider;
  * a route that cannot be followed fails there, inside the caller's "cannot open" message.
  */
 public final class LanceLocation {
+  private static final Logger LOG = LoggerFactory.getLogger(LanceLocation.class);
   private final String uri;
   private final Map<String, String> storageOptions;
   private final Supplier<Optional<StorageOptionsProvider>> renewal;
@@ -78,8 +81,13 @@ public final class LanceLocation {
     return b;
   }
 
-  /** The dataset at {@code version} ({@code null}: latest). */
+  /**
+   * The dataset at {@code version} ({@code null}: latest). Each open reads the table's manifest
+   * from its store, so each is logged (DEBUG) for those who count what a statement costs.
+   */
   public Dataset open(BufferAllocator allocator, Long version) {
+    LOG.debug("Opening Lance table {} at {}", uri, version == null ? "its latest version"
+        : "version " + version);
     ReadOptions.Builder b = readOptions();
     if (version != null) {
       b.setVersion(version);

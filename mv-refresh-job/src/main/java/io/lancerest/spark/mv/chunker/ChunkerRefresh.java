@@ -113,7 +113,8 @@ public final class ChunkerRefresh {
     return ViewRefresh.of(MaterializedViewKind.CHUNKER, function(def),
         r -> new ViewRefresh.Outcome(r.status(), r.sourceVersion(), r.rowsInserted(),
             r.rowsDeleted(), r.skipped().size()),
-        (ctx, target) -> RefreshPlanner.prepare(ChunkerRun.of(ctx, t, def, o), target));
+        (ctx, target) -> RefreshPlanner.prepare(ChunkerRun.of(ctx, t, target.datasets(), def, o),
+            target));
   }
 
   /** The view's chunker as a failure of it names it. */

@@ -1,20 +1,20 @@
 package io.lancerest.spark.mv.chunker;
 
 import io.lancerest.spark.mv.RefreshOptions;
+import io.lancerest.spark.mv.refresh.AttemptDatasets;
 import io.lancerest.spark.mv.refresh.RefreshContext;
 import io.lancerest.spark.mv.refresh.ViewTables;
-import org.apache.arrow.memory.BufferAllocator;
 import org.apache.spark.sql.SparkSession;
 
 /**
  * What one chunker refresh attempt is asked to do, as each of its phases reads it: the context,
  * the view's tables, its definition, the options and the task settings they give.
  */
-record ChunkerRun(RefreshContext ctx, ViewTables t, ChunkerDefinition def, RefreshOptions o,
-    ChunkerTask.Settings settings) {
-  static ChunkerRun of(RefreshContext ctx, ViewTables t, ChunkerDefinition def,
-      RefreshOptions o) {
-    return new ChunkerRun(ctx, t, def, o, ChunkerTask.Settings.of(o, ctx.spark()));
+record ChunkerRun(RefreshContext ctx, ViewTables t, AttemptDatasets datasets,
+    ChunkerDefinition def, RefreshOptions o, ChunkerTask.Settings settings) {
+  static ChunkerRun of(RefreshContext ctx, ViewTables t, AttemptDatasets datasets,
+      ChunkerDefinition def, RefreshOptions o) {
+    return new ChunkerRun(ctx, t, datasets, def, o, ChunkerTask.Settings.of(o, ctx.spark()));
   }
 
   SparkSession spark() {
@@ -25,14 +25,9 @@ record ChunkerRun(RefreshContext ctx, ViewTables t, ChunkerDefinition def, Refre
     return ctx.jobId();
   }
 
-  /** The view's table at {@code version} ({@code null}: the latest). */
-  org.lance.Dataset openView(BufferAllocator a, Long version) {
-    try {
-      return t.view().open(a, version);
-    } catch (RuntimeException e) {
-      throw new ChunkerRefreshException("Cannot open the table of view '" + t.viewName()
-          + "' at '" + t.viewUri() + "': " + e.getMessage(), e);
-    }
+  /** The view's table at {@code version}, the one this attempt read (lent: not to be closed). */
+  org.lance.Dataset view(long version) {
+    return datasets.view(version);
   }
 
   /** Work items for {@code parents} ({@code source_task_size} each), at least one. */

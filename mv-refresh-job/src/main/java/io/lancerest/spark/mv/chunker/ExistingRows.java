@@ -44,8 +44,8 @@ final class ExistingRows {
     RefreshContext ctx = run.ctx();
     ViewTables t = run.t();
     if (!keepRest) {
-      try (BufferAllocator a = new RootAllocator();
-          org.lance.Dataset view = run.openView(a, version)) {
+      try (BufferAllocator a = new RootAllocator()) {
+        org.lance.Dataset view = run.view(version);
         io.lancerest.spark.mv.rowindex.ViewRows found = new ViewRowLookup(t.view(), ctx.caches().get(SourceIdIndexCache.class,
             SourceIdIndexCache::new), ctx.deletionVectors()).find(view, a, deleteParents);
         ctx.observe(RefreshListener.Probe.VIEW_FRAGMENTS_READ, found.lookedAt());
@@ -62,8 +62,8 @@ final class ExistingRows {
             + t.viewName() + "' version " + version + ": " + e.getMessage(), e);
       }
     }
+    org.lance.Dataset view = run.view(version);
     try (BufferAllocator a = new RootAllocator();
-        org.lance.Dataset view = run.openView(a, version);
         LanceScanner s = view.newScan(new ScanOptions.Builder()
             .columns(List.of(ChunkerLayout.SOURCE_ROW_ID, ChunkerLayout.CHILD_INDEX))
             .withRowAddress(true).build());

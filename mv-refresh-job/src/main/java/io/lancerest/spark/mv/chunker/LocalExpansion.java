@@ -1,6 +1,5 @@
 package io.lancerest.spark.mv.chunker;
 
-import io.lancerest.spark.connector.LanceLocation;
 import io.lancerest.spark.mv.driver.CompiledDefinition;
 import io.lancerest.spark.mv.driver.Declined;
 import io.lancerest.spark.mv.driver.DriverScan;
@@ -11,8 +10,6 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.spark.network.util.JavaUtils;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -93,8 +90,7 @@ final class LocalExpansion {
    * @param task the chunker the executors would run, without a broadcast parent set (the
    *     driver keeps only {@code ids} as it reads)
    */
-  static Outcome tryExpand(RefreshContext ctx, LanceLocation source, long version,
-      Dataset<Row> in,
+  static Outcome tryExpand(RefreshContext ctx, org.lance.Dataset src, Dataset<Row> in,
       List<Integer> fragments, Roaring64NavigableMap ids, ChunkerTask task) {
     SparkSession spark = ctx.spark();
     String capped = declines(spark, ctx, ids.getLongCardinality());
@@ -117,8 +113,7 @@ final class LocalExpansion {
     long t1 = System.nanoTime();
     Parents parents = new Parents(ids, maxBytes);
     DriverScan.Stats read;
-    try (BufferAllocator a = new RootAllocator();
-        org.lance.Dataset src = open(a, source, version)) {
+    try {
       read = DriverScan.scan(src, c, fragments, parents);
     } catch (Declined d) {
       return Outcome.declined(d.getMessage());
@@ -197,14 +192,6 @@ final class LocalExpansion {
 
     OutOfTime() {
       super(null, null, false, false);
-    }
-  }
-
-  private static org.lance.Dataset open(BufferAllocator a, LanceLocation source, long version) {
-    try {
-      return source.open(a, version);
-    } catch (RuntimeException e) {
-      throw new Declined("opening the source at version " + version + " failed (" + e + ")");
     }
   }
 

@@ -47,12 +47,7 @@ final class RefreshPlanner {
             "truncated parent set");
     // Recorded by the commit so the next refresh can tell this source from a table created
     // later under the same name (SourceIdentity).
-    String srcVersionTime = target.srcVersionWritten() != null ? target.srcVersionWritten()
-        : SourceIdentity.versionTime(t.source(), srcVersion);
-    if (srcVersionTime == null) {
-      throw new ChunkerRefreshException("Cannot open the source of view '" + t.viewName()
-          + "' at '" + t.sourceUri() + "' version " + srcVersion);
-    }
+    String srcVersionTime = target.srcVersionWritten();
 
     Dataset<Row> source = ChunkerRefresh.read(run.spark(), t, srcVersion);
     ChunkerLayout layout = ChunkerRefresh.layout(source, def);
@@ -62,7 +57,7 @@ final class RefreshPlanner {
     long t0 = System.nanoTime();
     boolean mayScope = !force && run.o().outputLimit() == null && truncated.isEmpty()
         && "0".equals(ChunkerRefresh.configValue(config, ChunkerRefresh.UNPROCESSED_KEY));
-    SourceState state = SourceState.scan(new SourceState.Source(run.ctx(), t, def.filter(),
+    SourceState state = SourceState.scan(new SourceState.Source(run.ctx(), t, target.datasets(), def.filter(),
         source), watermark, srcVersion, processed,
         mayScope && run.ctx().listener().readChangedFragmentsOnly());
     Roaring64NavigableMap gone = state.gone;

@@ -120,7 +120,7 @@ final class RefreshStaging {
    */
   private static void dropLegacyKeys(ChunkerRun run, Map<String, String> config) {
     try (BufferAllocator a = new RootAllocator();
-        org.lance.Dataset view = run.openView(a, null)) {
+        org.lance.Dataset view = run.t().view().open(a, null)) {
       view.deleteConfigKeys(ChunkerRefresh.legacyKeysIn(config));
     }
   }

@@ -6,13 +6,13 @@ import io.lancerest.spark.mv.fragments.FragmentScopedRead;
 import io.lancerest.spark.mv.fragments.LiveRowIds;
 import io.lancerest.spark.mv.fragments.SourceChanges;
 import io.lancerest.spark.mv.fragments.SourceHistory;
+import io.lancerest.spark.mv.error.MaterializedViewException;
+import io.lancerest.spark.mv.refresh.AttemptDatasets;
 import io.lancerest.spark.mv.refresh.RefreshContext;
 import io.lancerest.spark.mv.refresh.ViewTables;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.broadcast.Broadcast;
@@ -132,7 +132,7 @@ final class SourceState {
   }
 
   /** Where and how a refresh reads its source. */
-  record Source(RefreshContext ctx, ViewTables tables, String filter,
+  record Source(RefreshContext ctx, ViewTables tables, AttemptDatasets datasets, String filter,
       Dataset<Row> frame) {
     SparkSession spark() {
       return ctx.spark();
@@ -151,68 +151,66 @@ final class SourceState {
    */
   static SourceState scan(Source src, long watermark, long version,
       Roaring64NavigableMap processed, boolean mayScope) {
-    try (BufferAllocator a = new RootAllocator();
-        org.lance.Dataset target = open(a, src, version)) {
-      List<FragmentMetadata> now = metadata(target.getFragments());
-      SourceChanges changes = mayScope && watermark > 0
-          ? changes(a, src, watermark, target, now) : null;
-      SourceHistory history = changes == null ? null : changes.history;
-      if (changes == null && watermark > 0 && !processed.isEmpty()) {
-        history = history(src, target, watermark);
-      } else if (history != null && history.changedInPlace() == null) {
-        logUnknown(src, history, watermark);
-      }
-      List<Integer> scope = changes == null ? null : changes.rescan;
-      if (scope != null) {
-        src.ctx().observe(RefreshListener.Probe.SOURCE_FRAGMENTS_READ, List.copyOf(scope));
-      }
-      Found found;
-      if (src.filter() == null) {
-        found = scanDriver(target, scope, watermark, processed, null);
-      } else if (scope != null) {
-        found = scanFiltered(src, target, scope, watermark, processed);
-      } else {
-        found = scanSpark(src, watermark, processed);
-      }
-      if (history != null) {
-        changedInPlace(src, found, processed, history, watermark);
-      }
-      Roaring64NavigableMap gone;
-      if (changes == null) {
-        gone = ParentIds.minus(processed, found.present);
-      } else {
-        // a processed parent that left a changed fragment and is not among the present rows
-        // of the new and rewritten ones is gone; every other row is as it was
-        gone = ParentIds.and(processed, changes.departed);
-        gone.andNot(found.present);
-      }
-      String described = changes == null ? "all " + now.size() + " fragments"
-          : scope.size() + " of " + now.size() + " fragments read (" + changes.diff + "; "
-              + changes.departed.getLongCardinality() + " rows left changed fragments"
-              + (changes.moved == 0 ? "" : ", " + changes.moved + " more were only moved by a "
-              + "compaction, not read") + ")";
-      long rows = changes != null ? changes.rescanRows
-          : now.stream().mapToLong(FragmentMetadata::getPhysicalRows).sum();
-      return new SourceState(found.present, gone, found.changed, found.expand, changes == null,
-          described, scope, now.size(), rows);
+    org.lance.Dataset target = src.datasets().source(version);
+    List<FragmentMetadata> now = metadata(target.getFragments());
+    SourceChanges changes = mayScope && watermark > 0
+        ? changes(src, watermark, target, now) : null;
+    SourceHistory history = changes == null ? null : changes.history;
+    if (changes == null && watermark > 0 && !processed.isEmpty()) {
+      history = history(src, target, watermark);
+    } else if (history != null && history.changedInPlace() == null) {
+      logUnknown(src, history, watermark);
     }
+    List<Integer> scope = changes == null ? null : changes.rescan;
+    if (scope != null) {
+      src.ctx().observe(RefreshListener.Probe.SOURCE_FRAGMENTS_READ, List.copyOf(scope));
+    }
+    Found found;
+    if (src.filter() == null) {
+      found = scanDriver(target, scope, watermark, processed, null);
+    } else if (scope != null) {
+      found = scanFiltered(src, target, scope, watermark, processed);
+    } else {
+      found = scanSpark(src, watermark, processed);
+    }
+    if (history != null) {
+      changedInPlace(src, found, processed, history, watermark);
+    }
+    Roaring64NavigableMap gone;
+    if (changes == null) {
+      gone = ParentIds.minus(processed, found.present);
+    } else {
+      // a processed parent that left a changed fragment and is not among the present rows
+      // of the new and rewritten ones is gone; every other row is as it was
+      gone = ParentIds.and(processed, changes.departed);
+      gone.andNot(found.present);
+    }
+    String described = changes == null ? "all " + now.size() + " fragments"
+        : scope.size() + " of " + now.size() + " fragments read (" + changes.diff + "; "
+            + changes.departed.getLongCardinality() + " rows left changed fragments"
+            + (changes.moved == 0 ? "" : ", " + changes.moved + " more were only moved by a "
+            + "compaction, not read") + ")";
+    long rows = changes != null ? changes.rescanRows
+        : now.stream().mapToLong(FragmentMetadata::getPhysicalRows).sum();
+    return new SourceState(found.present, gone, found.changed, found.expand, changes == null,
+        described, scope, now.size(), rows);
   }
 
   /**
    * The change set since the watermark ({@link SourceChanges}), or {@code null} when the two
    * versions cannot be compared (then every fragment is scanned).
    */
-  private static SourceChanges changes(BufferAllocator a, Source src, long watermark,
+  private static SourceChanges changes(Source src, long watermark,
       org.lance.Dataset target, List<FragmentMetadata> now) {
     org.lance.Dataset then;
     try {
-      then = open(a, src, watermark);
-    } catch (ChunkerRefreshException e) {
+      then = src.datasets().source(watermark);
+    } catch (MaterializedViewException e) {
       LOG.info("Chunker view {}: source version {} cannot be opened ({}); scanning every "
           + "fragment", src.viewName(), watermark, e.getMessage());
       return null;
     }
-    try (then) {
+    try {
       SourceChanges ch = SourceChanges.between(then, target, now,
           src.ctx().caches().get(LiveRowIds.class, LiveRowIds::new), src.ctx().deletionVectors(),
           "Chunker view " + src.viewName());
@@ -262,16 +260,6 @@ final class SourceState {
           watermark, history);
       found.changed.or(again);
       found.expand.or(again);
-    }
-  }
-
-  private static org.lance.Dataset open(BufferAllocator a, Source src, long version) {
-    try {
-      return src.tables().source().open(a, version);
-    } catch (RuntimeException e) {
-      throw new ChunkerRefreshException("Cannot open the source of view '" + src.viewName()
-          + "' at '" + src.tables().sourceUri() + "' version " + version + ": "
-          + e.getMessage(), e);
     }
   }
 

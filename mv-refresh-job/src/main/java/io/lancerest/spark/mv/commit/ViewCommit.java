@@ -116,9 +116,26 @@ public final class ViewCommit {
    * aborts the commit with nothing changed.
    */
   public ViewCommitResult commit(Runnable lastStep) {
+    return withAllocator(a -> commit(a, lastStep == null ? () -> { } : lastStep));
+  }
+
+  /**
+   * {@link #commit(Runnable)} on {@code readAt}, the view table at the read version as the
+   * refresh already opened it (and still owns: it is not closed here).
+   */
+  public ViewCommitResult commit(Dataset readAt, Runnable lastStep) {
+    if (readAt.version() != readVersion) {
+      throw new IllegalArgumentException("View table '" + location + "': the commit reads "
+          + "version " + readVersion + ", not version " + readAt.version());
+    }
+    return withAllocator(a -> commitOn(a, readAt, lastStep));
+  }
+
+  private static ViewCommitResult withAllocator(
+      java.util.function.Function<BufferAllocator, ViewCommitResult> commit) {
     RootAllocator allocator = new RootAllocator();
     try {
-      return commit(allocator, lastStep == null ? () -> { } : lastStep);
+      return commit.apply(allocator);
     } finally {
       try {
         allocator.close();
@@ -137,54 +154,58 @@ public final class ViewCommit {
           + readVersion + ": " + e.getMessage(), e);
     }
     try (ds) {
-      CommitFragments.Applied applied = rows.apply(ds, allocator);
-      metadata.record(applied);
-      Schema schema = metadata.schema(ds.getSchema());
-      List<String> droppedIndexes = ds.listIndexes();
-      // lance-core lets an Overwrite rebase over any commit that is not itself an Overwrite
-      // (measured: an Append landed after the read version is silently discarded). A view must
-      // not lose another writer's rows, so a stale read version is refused up front ...
-      long latest = ds.latestVersion();
-      if (latest != readVersion) {
-        throw recovery.conflict("version " + latest + " exists", null);
-      }
-      Overwrite.Builder op = Overwrite.builder().fragments(applied.fragments()).schema(schema);
-      if (!metadata.config().isEmpty()) {
-        op.configUpsertValues(metadata.config());
-      }
-      Transaction.Builder txn = new Transaction.Builder()
-          .readVersion(readVersion)
-          .operation(op.build());
-      if (!metadata.transactionProperties().isEmpty()) {
-        txn.transactionProperties(metadata.transactionProperties());
-      }
-      try {
-        lastStep.run();
-      } catch (RuntimeException | Error e) { // nothing was committed, nor will these fragments be
-        abandon();
-        throw e;
-      }
-      long version;
-      // The Transaction holds native (Arrow C) memory: close it on every path.
-      Transaction t = txn.build();
-      String uuid = t.uuid();
-      try (t; Dataset committed = new CommitBuilder(ds).execute(t)) {
-        version = committed.version();
-      } catch (Exception e) { // lance-core throws the object store's IOException undeclared
-        version = recovery.landedAnyway(allocator, uuid, e);
-      }
-      // ... and one that slipped in between that check and the commit is detected here: the
-      // view is restored to that writer's version and this change reported as a conflict.
-      if (version != readVersion + 1) {
-        recovery.undoOverwrite(allocator, version);
-        throw recovery.conflict("versions " + (readVersion + 1) + ".." + (version - 1)
-            + " were committed concurrently; this change (version " + version
-            + ") was rolled back by restoring version " + (version - 1), null);
-      }
-      SourceIdIndexFiles.drop(table, applied.dropped());
-      return new ViewCommitResult(readVersion, version, applied.deleted(), applied.added(),
-          rows.newFragments().size(), droppedIndexes);
+      return commitOn(allocator, ds, lastStep);
     }
+  }
+
+  private ViewCommitResult commitOn(BufferAllocator allocator, Dataset ds, Runnable lastStep) {
+    CommitFragments.Applied applied = rows.apply(ds, allocator);
+    metadata.record(applied);
+    Schema schema = metadata.schema(ds.getSchema());
+    List<String> droppedIndexes = ds.listIndexes();
+    // lance-core lets an Overwrite rebase over any commit that is not itself an Overwrite
+    // (measured: an Append landed after the read version is silently discarded). A view must
+    // not lose another writer's rows, so a stale read version is refused up front ...
+    long latest = ds.latestVersion();
+    if (latest != readVersion) {
+      throw recovery.conflict("version " + latest + " exists", null);
+    }
+    Overwrite.Builder op = Overwrite.builder().fragments(applied.fragments()).schema(schema);
+    if (!metadata.config().isEmpty()) {
+      op.configUpsertValues(metadata.config());
+    }
+    Transaction.Builder txn = new Transaction.Builder()
+        .readVersion(readVersion)
+        .operation(op.build());
+    if (!metadata.transactionProperties().isEmpty()) {
+      txn.transactionProperties(metadata.transactionProperties());
+    }
+    try {
+      lastStep.run();
+    } catch (RuntimeException | Error e) { // nothing was committed, nor will these fragments be
+      abandon();
+      throw e;
+    }
+    long version;
+    // The Transaction holds native (Arrow C) memory: close it on every path.
+    Transaction t = txn.build();
+    String uuid = t.uuid();
+    try (t; Dataset committed = new CommitBuilder(ds).execute(t)) {
+      version = committed.version();
+    } catch (Exception e) { // lance-core throws the object store's IOException undeclared
+      version = recovery.landedAnyway(allocator, uuid, e);
+    }
+    // ... and one that slipped in between that check and the commit is detected here: the
+    // view is restored to that writer's version and this change reported as a conflict.
+    if (version != readVersion + 1) {
+      recovery.undoOverwrite(allocator, version);
+      throw recovery.conflict("versions " + (readVersion + 1) + ".." + (version - 1)
+          + " were committed concurrently; this change (version " + version
+          + ") was rolled back by restoring version " + (version - 1), null);
+    }
+    SourceIdIndexFiles.drop(table, applied.dropped());
+    return new ViewCommitResult(readVersion, version, applied.deleted(), applied.added(),
+        rows.newFragments().size(), droppedIndexes);
   }
 
   /**

@@ -19,8 +19,6 @@ import io.lancerest.spark.mv.result.RefreshResult;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.sql.Dataset;
@@ -346,10 +344,8 @@ record AggregateAttempt(RefreshContext ctx, ViewTables t, SourceQuery q, Refresh
     if (ch.rescan.isEmpty()) {
       return List.of();
     }
-    try (BufferAllocator a = new RootAllocator();
-        org.lance.Dataset ds = RefreshDatasets.open(a, t.source(), s.srcVersion,
-            "source table")) {
-      return DriverRows.read(ds, new ArrayList<>(new java.util.TreeSet<>(ch.rescan)), columns,
+    try {
+      return DriverRows.read(s.datasets.source(s.srcVersion), new ArrayList<>(new java.util.TreeSet<>(ch.rescan)), columns,
           false, x -> true);
     } catch (Exception e) {
       LOG.info("View {} (job {}): changed fragments not read on the driver ({}); reading "
@@ -368,9 +364,8 @@ record AggregateAttempt(RefreshContext ctx, ViewTables t, SourceQuery q, Refresh
     if (max <= 0 || s.viewRows > max) {
       return null;
     }
-    try (BufferAllocator a = new RootAllocator();
-        org.lance.Dataset ds = RefreshDatasets.open(a, t.view(), s.readVersion, "view")) {
-      return DriverRows.read(ds, null, s.target, true, x -> true);
+    try {
+      return DriverRows.read(s.datasets.view(s.readVersion), null, s.target, true, x -> true);
     } catch (Exception e) {
       LOG.info("View {} (job {}): view rows not read on the driver ({}); reading them in "
           + "Spark", t.viewName(), ctx.jobId(), e.toString());

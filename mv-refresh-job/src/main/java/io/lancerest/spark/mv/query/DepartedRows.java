@@ -1,7 +1,6 @@
 package io.lancerest.spark.mv.query;
 
 import static io.lancerest.spark.mv.query.QueryRefresh.LOG;
-import static io.lancerest.spark.mv.query.RefreshDatasets.open;
 
 import io.lancerest.spark.mv.fragments.DeletionVectors;
 import io.lancerest.spark.mv.fragments.FragmentScopedRead;
@@ -92,8 +91,8 @@ final class DepartedRows {
     long maxRows = LocalRefreshWrite.conf(ctx.spark(), LocalRefreshWrite.MAX_ROWS_CONF,
         LocalRefreshWrite.DEFAULT_MAX_ROWS);
     if (columns != null && maxRows > 0 && !ch.diff.deletionsChanged.isEmpty()) {
-      try (BufferAllocator a = new RootAllocator();
-          org.lance.Dataset old = open(a, t.source(), s.watermark, "source table")) {
+      try (BufferAllocator a = new RootAllocator()) {
+        org.lance.Dataset old = s.datasets.source(s.watermark);
         Map<Integer, FragmentMetadata> nowById = new HashMap<>();
         s.sourceAt.forEach(f -> nowById.put(f.getId(), f));
         DeletionVectors.Reader dv = ctx.deletionVectors();

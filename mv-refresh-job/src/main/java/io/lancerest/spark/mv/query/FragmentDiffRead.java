@@ -1,10 +1,10 @@
 package io.lancerest.spark.mv.query;
 
 import static io.lancerest.spark.mv.query.QueryRefresh.LOG;
-import static io.lancerest.spark.mv.query.RefreshDatasets.open;
 
 import io.lancerest.spark.mv.RefreshListener;
 import io.lancerest.spark.mv.fragments.LiveRowIds;
+import io.lancerest.spark.mv.error.MaterializedViewException;
 import io.lancerest.spark.mv.fragments.SourceChanges;
 import io.lancerest.spark.mv.refresh.RefreshContext;
 import io.lancerest.spark.mv.refresh.ViewTables;
@@ -30,26 +30,23 @@ record FragmentDiffRead(RefreshContext ctx, ViewTables t) {
     long srcVersion = s.srcVersion;
     ctx.describe("compare source fragments of versions " + watermark + " and " + srcVersion);
     long t0 = System.currentTimeMillis();
-    try (BufferAllocator a = new RootAllocator();
-        org.lance.Dataset now = open(a, t.source(), srcVersion,
-            "source table")) {
+    try {
+      org.lance.Dataset now = s.datasets.source(srcVersion);
       org.lance.Dataset then;
       try {
-        then = open(a, t.source(), watermark, "source table");
-      } catch (QueryRefreshException e) {
+        then = s.datasets.source(watermark);
+      } catch (MaterializedViewException e) {
         LOG.info("View {} (job {}): source version {} cannot be opened ({}); scanning every "
             + "row", t.viewName(), ctx.jobId(), watermark, e.getMessage());
         return SourceChanges.notComparable("source version " + watermark + " can no longer "
             + "be opened (cleaned up?)", t0);
       }
-      try (then) {
-        SourceChanges ch = SourceChanges.between(then, now, s.sourceAt,
-            ctx.caches().get(LiveRowIds.class, LiveRowIds::new), ctx.deletionVectors(),
-            "View " + t.viewName() + " (job " + ctx.jobId() + ")");
-        ctx.observe(RefreshListener.Probe.ROW_ID_SETS_CACHED, (long) ch.cachedSets);
-        return ch;
-      }
-    } catch (QueryRefreshException e) {
+      SourceChanges ch = SourceChanges.between(then, now, s.sourceAt,
+          ctx.caches().get(LiveRowIds.class, LiveRowIds::new), ctx.deletionVectors(),
+          "View " + t.viewName() + " (job " + ctx.jobId() + ")");
+      ctx.observe(RefreshListener.Probe.ROW_ID_SETS_CACHED, (long) ch.cachedSets);
+      return ch;
+    } catch (MaterializedViewException e) {
       throw e;
     } catch (Exception e) {
       throw new QueryRefreshException("Cannot compare the fragments of the source of view "
@@ -63,11 +60,11 @@ record FragmentDiffRead(RefreshContext ctx, ViewTables t) {
    * ({@link ViewRowLookup}: by the fragments' ranges and source id indexes, reading only the
    * fragments that have none).
    */
-  ViewRows viewRowsOf(long version, Roaring64NavigableMap ids) {
+  ViewRows viewRowsOf(RefreshStart s, Roaring64NavigableMap ids) {
+    long version = s.readVersion;
     ctx.describe("find " + ids.getLongCardinality() + " source rows in the view");
-    try (BufferAllocator a = new RootAllocator();
-        org.lance.Dataset view = open(a, t.view(), version,
-            "view")) {
+    try (BufferAllocator a = new RootAllocator()) {
+      org.lance.Dataset view = s.datasets.view(version);
       ViewRows out = new ViewRowLookup(t.view(),
           ctx.caches().get(SourceIdIndexCache.class, SourceIdIndexCache::new),
           ctx.deletionVectors()).find(view, a, ids);

@@ -48,7 +48,7 @@ record FragmentDiffRefresh(RefreshContext ctx, ViewTables t, SourceQuery q, Refr
     long t1 = System.currentTimeMillis();
     // the view rows of the source rows that left changed fragments
     ViewRows inView = ch.departed.isEmpty() ? new ViewRows()
-        : new FragmentDiffRead(ctx, t).viewRowsOf(s.readVersion, ch.departed);
+        : new FragmentDiffRead(ctx, t).viewRowsOf(s, ch.departed);
     long t2 = System.currentTimeMillis();
     LOG.info("View {} (job {}): source version {} (watermark {}): {}; {} source rows left "
         + "changed fragments, {} of them in the view ({})", t.viewName(), ctx.jobId(), s.srcVersion,
@@ -74,7 +74,7 @@ record FragmentDiffRefresh(RefreshContext ctx, ViewTables t, SourceQuery q, Refr
       ctx.describe("write changed rows on the driver");
       LocalRefreshWrite.Outcome local = LocalRefreshWrite.tryWrite(ctx.spark(), t, q,
           ch.sourceFields, o.maxRowsPerFragment() == null ? 0 : o.maxRowsPerFragment(),
-          s.srcVersion, rescan, rescanRows, s.plain, s.target, projected,
+          s.datasets.source(s.srcVersion), rescan, rescanRows, s.plain, s.target, projected,
           ch.keepable(inView.ids), s.watermark,
           ctx.listener()::afterTaskBatch, ctx.jobId(), ctx.listener(),
           ctx.caches().get(CompiledPlans.class, CompiledPlans::new));

@@ -93,7 +93,7 @@ final class LocalRefreshWrite {
    *     (not those the source's history says were changed in place)
    */
   static Outcome tryWrite(SparkSession spark, ViewTables t, SourceQuery q,
-      List<Field> sourceFields, int maxRowsPerFile, long srcVersion, List<Integer> rescan,
+      List<Field> sourceFields, int maxRowsPerFile, org.lance.Dataset source, List<Integer> rescan,
       long rescanRows, Schema plain, StructType target, Supplier<Dataset<Row>> sparkProjected,
       Roaring64NavigableMap inView, long watermark, IntConsumer afterBatch, String jobId,
       RefreshListener listener, CompiledPlans plans) {
@@ -135,7 +135,7 @@ final class LocalRefreshWrite {
       }
     }
     try {
-      return write(t, maxRowsPerFile, srcVersion, rescan, plain, target, inView, watermark,
+      return write(t, maxRowsPerFile, source, rescan, plain, target, inView, watermark,
           afterBatch, jobId, c, maxBytes, System.currentTimeMillis() - t0, reused);
     } finally {
       if (entry != null) {
@@ -145,16 +145,15 @@ final class LocalRefreshWrite {
   }
 
   /** The read, projection and write of {@link #tryWrite} with the compiled definition. */
-  private static Outcome write(ViewTables t, int maxRowsPerFile, long srcVersion,
+  private static Outcome write(ViewTables t, int maxRowsPerFile, org.lance.Dataset source,
       List<Integer> rescan, Schema plain, StructType target, Roaring64NavigableMap inView,
       long watermark, IntConsumer afterBatch, String jobId, CompiledDefinition c, long maxBytes,
       long planMs, boolean reused) {
     long t1 = System.currentTimeMillis();
     RowSink rows = new RowSink(inView, watermark, target.fields().length, maxBytes);
     DriverScan.Stats read;
-    try (BufferAllocator a = new RootAllocator();
-        org.lance.Dataset src = c.empty() ? null : RefreshDatasets.open(a, t.source(), srcVersion, "source table")) {
-      read = src == null ? new DriverScan.Stats(0, 0, 0) : DriverScan.scan(src, c, rescan, rows);
+    try {
+      read = c.empty() ? new DriverScan.Stats(0, 0, 0) : DriverScan.scan(source, c, rescan, rows);
     } catch (Declined d) {
       return Outcome.declined(d.getMessage());
     } catch (MaterializedViewException e) {

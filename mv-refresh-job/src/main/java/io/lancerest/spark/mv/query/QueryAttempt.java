@@ -57,7 +57,7 @@ record QueryAttempt(RefreshContext ctx, ViewTables t, SourceQuery q, RefreshOpti
         return new FragmentDiffRefresh(ctx, t, q, o, s).compute(ch);
       }
     }
-    SourceHistory history = s.rowScanHistory(t);
+    SourceHistory history = s.rowScanHistory();
     if (history != null && history.changedInPlace() == null) {
       LOG.warn("View {} (job {}): {}", t.viewName(), ctx.jobId(), s.unknownHistoryReason(history));
       replaceAll = true;
@@ -89,7 +89,7 @@ record QueryAttempt(RefreshContext ctx, ViewTables t, SourceQuery q, RefreshOpti
       SourceChanges ch = read.changes(s);
       if (ch.diff != null) {
         ViewRows inView = ch.departed.isEmpty() ? new ViewRows()
-            : read.viewRowsOf(s.readVersion, ch.departed);
+            : read.viewRowsOf(s, ch.departed);
         long write = 0;
         RefreshPlan.Write where = RefreshPlan.Write.NONE;
         Integer tasks = null;
@@ -142,7 +142,7 @@ record QueryAttempt(RefreshContext ctx, ViewTables t, SourceQuery q, RefreshOpti
       filtered = Math.min(filtered, q.limit());
     }
     int tasks = writes.writeTasks(s.sourceFragments, 0);
-    SourceHistory history = s.rowScanHistory(t);
+    SourceHistory history = s.rowScanHistory();
     if (s.replaceAll || history != null && history.changedInPlace() == null) {
       String reason = s.rebuild != null ? s.rebuild
           : s.watermarkRemoved != null ? s.watermarkRemovedReason()

@@ -1,19 +1,17 @@
 package io.lancerest.spark.mv.query;
 
-import static io.lancerest.spark.mv.query.RefreshDatasets.open;
 
 import io.lancerest.spark.connector.ScanBatchRows;
 import io.lancerest.spark.mv.definition.SourceIdentity;
 import io.lancerest.spark.mv.fragments.FragmentDiff;
 import io.lancerest.spark.mv.fragments.SourceHistory;
 import io.lancerest.spark.mv.layout.GenevaLayout;
+import io.lancerest.spark.mv.refresh.AttemptDatasets;
 import io.lancerest.spark.mv.refresh.RefreshTarget;
 import io.lancerest.spark.mv.refresh.SourceVersions;
 import io.lancerest.spark.mv.refresh.ViewTables;
 import java.util.ArrayList;
 import java.util.List;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.apache.arrow.vector.types.pojo.Schema;
@@ -26,6 +24,8 @@ import org.lance.FragmentMetadata;
  * REFRESH and EXPLAIN.
  */
 final class RefreshStart {
+  /** The source and view as the driver opened them for this attempt (lent, never closed here). */
+  final AttemptDatasets datasets;
   /** The view version this refresh reads, and will commit on top of. */
   final long readVersion;
   final Schema viewArrow;
@@ -67,16 +67,15 @@ final class RefreshStart {
     // wrong (SourceHistory): only a rebuild is sure to be right.
     watermarkRemoved = to.watermarkRemoved();
     this.srcVersion = srcVersion;
-    // 2. the source at the version the driver chose (one open)
-    try (BufferAllocator a = new RootAllocator();
-        org.lance.Dataset ds = open(a, t.source(), srcVersion, "source table")) {
-      sourceAt = FragmentDiff.metadata(ds.getFragments());
-      sourceBatchRows = ScanBatchRows.forDataset(ds);
-      requireStableRowIds(sourceAt, t.viewName(), srcVersion);
-      srcVersionTime = SourceIdentity.versionTime(ds);
-      sourceFragments = sourceAt.size();
-      sourceRows = ds.countRows();
-    }
+    // 2. the source at the version the driver chose, as the driver opened it
+    datasets = to.datasets();
+    org.lance.Dataset ds = datasets.source(srcVersion);
+    sourceAt = FragmentDiff.metadata(ds.getFragments());
+    sourceBatchRows = ScanBatchRows.forDataset(ds);
+    requireStableRowIds(sourceAt, t.viewName(), srcVersion);
+    srcVersionTime = SourceIdentity.versionTime(ds);
+    sourceFragments = sourceAt.size();
+    sourceRows = ds.countRows();
     plain = withoutMetadata(viewArrow);
     target = LanceArrowUtils.fromArrowSchema(plain);
     replaceAll = rebuild != null || viewRows == 0 || watermarkRemoved != null;
@@ -128,15 +127,11 @@ final class RefreshStart {
    * the rows changed in place that their update versions may not show ({@link
    * SourceHistory}); {@code null} for a rebuild or a view without a watermark.
    */
-  SourceHistory rowScanHistory(ViewTables t) {
+  SourceHistory rowScanHistory() {
     if (replaceAll || watermark == 0) {
       return null;
     }
-    try (BufferAllocator a = new RootAllocator();
-        org.lance.Dataset now = open(a, t.source(), srcVersion,
-            "source table")) {
-      return SourceHistory.after(now, watermark);
-    }
+    return SourceHistory.after(datasets.source(srcVersion), watermark);
   }
 
   /** Source versions must have stable row ids, or {@code __source_row_id} means nothing. */

@@ -56,69 +56,74 @@ public final class RefreshDriver {
       ctx.begin();
       job.started(kind.kind(), null);
       for (int n = 1; ; n++) {
-        // Decided for each attempt: a conflict means another refresh committed, possibly at a
-        // newer source version, and "latest" must not fall behind the view's watermark.
-        TargetRules.Decided target = TargetRules.decide(ctx, tables, srcVersion, force);
-        long version = target.target().srcVersion();
-        if (n == 1) {
-          job.started(kind.kind(), version);
-        }
-        ViewRefresh.Attempt<R> attempt = kind.prepare(ctx, target.target());
-        if (attempt.upToDate()) {
-          LOG.info("View {} (job {}): already at source version {}; nothing to do",
-              ctx.viewName(), ctx.jobId(), version);
-          return ended(job, kind, attempt.skipped(), null);
-        }
-        replaced = target.replaced();
-        StagedRefresh<R> staged = attempt.compute();
-        try {
-          ctx.describe("commit");
-          // The last moment a cancel can stop the refresh: once committing, it lands.
-          committed = staged.commit().commit(() -> {
-            ctx.listener().beforeCommit();
-            ctx.checkCancelled();
-          });
-        } catch (ViewCommitConflictException e) {
-          staged.errors().abandon(e.toString());
-          staged.commit().abandon(); // computed again from the new version, new fragments
-          if (n >= COMMIT_ATTEMPTS) {
+        // Decided and opened for each attempt: a conflict means another refresh committed,
+        // possibly at a newer source version, and "latest" must not fall behind the view's
+        // watermark.
+        try (AttemptDatasets open = new AttemptDatasets(ctx.viewName(), tables)) {
+          TargetRules.Decided target = TargetRules.decide(ctx, tables, open, srcVersion, force);
+          long version = target.target().srcVersion();
+          if (n == 1) {
+            job.started(kind.kind(), version);
+          }
+          ViewRefresh.Attempt<R> attempt = kind.prepare(ctx, target.target());
+          if (attempt.upToDate()) {
+            LOG.info("View {} (job {}): already at source version {}; nothing to do",
+                ctx.viewName(), ctx.jobId(), version);
+            return ended(job, kind, attempt.skipped(), null);
+          }
+          replaced = target.replaced();
+          StagedRefresh<R> staged = attempt.compute();
+          try {
+            ctx.describe("commit");
+            // The last moment a cancel can stop the refresh: once committing, it lands.
+            Runnable lastStep = () -> {
+              ctx.listener().beforeCommit();
+              ctx.checkCancelled();
+            };
+            committed = staged.commit().commit(open.view(target.target().view().version()),
+                lastStep);
+          } catch (ViewCommitConflictException e) {
+            staged.errors().abandon(e.toString());
+            staged.commit().abandon(); // computed again from the new version, new fragments
+            if (n >= COMMIT_ATTEMPTS) {
+              throw new MaterializedViewException("Refresh of view " + ctx.viewName() + " (job "
+                  + ctx.jobId() + ") gave up after " + n + " attempts: other writers kept "
+                  + "committing to the view while it ran (" + e.getMessage() + "). Nothing of "
+                  + "this job was committed; run the refresh again", e);
+            }
+            LOG.info("View {} (job {}): concurrent commit to the view; computing the refresh "
+                + "again (attempt {} of {})", ctx.viewName(), ctx.jobId(), n + 1,
+                COMMIT_ATTEMPTS);
+            continue;
+          } catch (ViewCommitException e) {
+            staged.errors().abandon(e.toString());
+            if (e instanceof ViewCommitNotAppliedException) {
+              staged.commit().abandon(); // known not to have landed
+            }
+            // Only a commit known not to have landed is safe to run again as it is.
             throw new MaterializedViewException("Refresh of view " + ctx.viewName() + " (job "
-                + ctx.jobId() + ") gave up after " + n + " attempts: other writers kept "
-                + "committing to the view while it ran (" + e.getMessage() + "). Nothing of "
-                + "this job was committed; run the refresh again", e);
+                + ctx.jobId() + ") could not commit: " + e.getMessage().replaceAll("\\.$", "")
+                + (e instanceof ViewCommitNotAppliedException ? ". Run the refresh again" : ""),
+                e);
+          } catch (Exception | Error e) { // lance-core's IOException arrives undeclared
+            staged.errors().abandon(e.toString());
+            throw e;
           }
-          LOG.info("View {} (job {}): concurrent commit to the view; computing the refresh "
-              + "again (attempt {} of {})", ctx.viewName(), ctx.jobId(), n + 1,
-              COMMIT_ATTEMPTS);
-          continue;
-        } catch (ViewCommitException e) {
-          staged.errors().abandon(e.toString());
-          if (e instanceof ViewCommitNotAppliedException) {
-            staged.commit().abandon(); // known not to have landed
+          LOG.info("View {} (job {}): committed view version {} ({} rows added, {} deleted)",
+              ctx.viewName(), ctx.jobId(), committed.version(), committed.rowsAdded(),
+              committed.rowsDeleted());
+          staged.errors().commit();
+          try {
+            staged.afterCommit().run();
+          } catch (Exception e) { // lance-core's IOException arrives undeclared
+            LOG.warn("View {} (job {}): committed view version {}; clean-up after the commit "
+                + "failed (the refresh stands): {}", ctx.viewName(), ctx.jobId(),
+                committed.version(), e.toString());
           }
-          // Only a commit known not to have landed is safe to run again as it is.
-          throw new MaterializedViewException("Refresh of view " + ctx.viewName() + " (job "
-              + ctx.jobId() + ") could not commit: " + e.getMessage().replaceAll("\\.$", "")
-              + (e instanceof ViewCommitNotAppliedException ? ". Run the refresh again" : ""),
-              e);
-        } catch (Exception | Error e) { // lance-core's IOException arrives undeclared
-          staged.errors().abandon(e.toString());
-          throw e;
+          R result = staged.result().apply(committed);
+          return ended(job, kind, result, join(replaced, maintain(ctx, tables,
+              maxRowsPerFragment)));
         }
-        LOG.info("View {} (job {}): committed view version {} ({} rows added, {} deleted)",
-            ctx.viewName(), ctx.jobId(), committed.version(), committed.rowsAdded(),
-            committed.rowsDeleted());
-        staged.errors().commit();
-        try {
-          staged.afterCommit().run();
-        } catch (Exception e) { // lance-core's IOException arrives undeclared
-          LOG.warn("View {} (job {}): committed view version {}; clean-up after the commit "
-              + "failed (the refresh stands): {}", ctx.viewName(), ctx.jobId(),
-              committed.version(), e.toString());
-        }
-        R result = staged.result().apply(committed);
-        return ended(job, kind, result, join(replaced, maintain(ctx, tables,
-            maxRowsPerFragment)));
       }
     } catch (Exception | Error e) { // lance-core's IOException arrives undeclared
       Throwable t = recordEnd(ctx, committed, kind.function(), e);
@@ -223,8 +228,10 @@ public final class RefreshDriver {
     try {
       ctx.begin();
       ctx.describe("explain");
-      return kind.prepare(ctx, TargetRules.decide(ctx, tables, srcVersion, force).target())
-          .explain();
+      try (AttemptDatasets open = new AttemptDatasets(ctx.viewName(), tables)) {
+        return kind.prepare(ctx, TargetRules.decide(ctx, tables, open, srcVersion, force)
+            .target()).explain();
+      }
     } finally {
       restoreJobProperties(ctx.spark().sparkContext(), caller);
     }

@@ -17,11 +17,13 @@ package io.lancerest.spark.mv.refresh;
  * @param view the view table as this attempt read it: the kind plans from it and commits on
  *     top of its version, without opening the view again
  * @param srcVersionWritten when {@code srcVersion} of the source was written, as the commit
- *     records it ({@link io.lancerest.spark.mv.definition.SourceIdentity}), when the driver
- *     read it (the latest version); {@code null} otherwise
+ *     records it ({@link io.lancerest.spark.mv.definition.SourceIdentity})
+ * @param datasets the source and view as this attempt opened them, lent to the kind for its
+ *     plan and its driver-side reads (never to be closed by it)
  */
 public record RefreshTarget(long srcVersion, long watermark, String rebuild,
-    String watermarkRemoved, ViewRead view, String srcVersionWritten) {
+    String watermarkRemoved, ViewRead view, String srcVersionWritten,
+    AttemptDatasets datasets) {
   /** The reason of a rebuild asked for with {@code force = true}. */
   public static final String FORCE = "force = true";
   /**

@@ -1,29 +1,31 @@
 package io.lancerest.spark.mv.refresh;
 
-import io.lancerest.spark.connector.LanceLocation;
 import io.lancerest.spark.mv.error.InvalidOptionException;
-import io.lancerest.spark.mv.definition.SourceIdentity;
 import io.lancerest.spark.mv.error.MaterializedViewException;
 import java.util.List;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 
 /** The {@code src_version} rules, the same for every kind. */
 public final class SourceVersions {
   private SourceVersions() {}
 
-  /** The source's latest version, and when it was written ({@link SourceIdentity}). */
-  record Latest(long version, String written) {}
-
-  /** The latest version of the source table. */
-  static Latest latest(String viewName, LanceLocation source) {
-    try (BufferAllocator a = new RootAllocator();
-        org.lance.Dataset ds = source.open(a, null)) {
-      return new Latest(ds.version(), SourceIdentity.versionTime(ds));
-    } catch (RuntimeException e) {
-      throw new MaterializedViewException("Cannot open the source table of view " + viewName
-          + " at '" + source.uri() + "': " + e.getMessage(), e);
+  /**
+   * The source at the version a refresh goes to: {@code requested}, or the latest when {@code
+   * null}, opened once for the attempt. A requested version must exist: versions start at 1.
+   */
+  static org.lance.Dataset target(String viewName, AttemptDatasets open, Long requested) {
+    if (requested == null) {
+      return open.sourceLatest();
     }
+    if (requested >= 1) {
+      org.lance.Dataset ds = open.sourceIfOpenable(requested);
+      if (ds != null) {
+        return ds;
+      }
+    }
+    // Unopenable: a version past the latest is the caller's mistake, said as such; one the
+    // source should have fails with lance-core's reason.
+    resolve(viewName, requested, open.sourceLatest().version());
+    return open.source(requested);
   }
 
   /**
@@ -42,38 +44,33 @@ public final class SourceVersions {
 
   /**
    * Whether a cleanup of the source (VACUUM, lance-core's {@code cleanupWithPolicy}) removed
-   * version {@code version}, the view's watermark: the words for the log and EXPLAIN REFRESH
-   * when it did, {@code null} when the version can still be opened. Every kind needs that
-   * version to tell what changed since; each says what it does instead.
+   * version {@code version}, the view's watermark, which could not be opened ({@code failure}):
+   * the words for the log and EXPLAIN REFRESH when it did. Every kind needs that version to
+   * tell what changed since; each says what it does instead.
    *
-   * @throws MaterializedViewException when the version cannot be opened but the source still
-   *     has it or older ones: a failure to read, not a cleanup, which no fallback should hide
+   * @param current the source at another version, opened: it lists the versions the source has
+   * @throws MaterializedViewException when the source still lists the version: a failure to
+   *     read, not a cleanup, which no fallback should hide
    */
-  public static String removedByCleanup(String viewName, LanceLocation source, long version) {
-    String uri = source.uri();
-    RuntimeException failure;
-    try (BufferAllocator a = new RootAllocator();
-        org.lance.Dataset ds = source.open(a, version)) {
-      return null;
-    } catch (RuntimeException e) {
-      failure = e;
-    }
+  static String removedByCleanup(String viewName, String uri, org.lance.Dataset current,
+      long version, RuntimeException failure) {
     long oldest;
     boolean listed;
-    try (BufferAllocator a = new RootAllocator();
-        org.lance.Dataset ds = source.open(a, null)) {
-      List<org.lance.Version> versions = ds.listVersions();
-      oldest = versions.stream().mapToLong(org.lance.Version::getId).min().orElse(ds.version());
+    try {
+      List<org.lance.Version> versions = current.listVersions();
+      oldest = versions.stream().mapToLong(org.lance.Version::getId).min()
+          .orElse(current.version());
       // a cleanup may keep a tagged older version: the remaining ones need not be contiguous
       listed = versions.stream().anyMatch(v -> v.getId() == version);
     } catch (RuntimeException e) {
-      throw new MaterializedViewException("Cannot open the source table of view " + viewName
-          + " at '" + uri + "': " + e.getMessage(), e);
+      throw new MaterializedViewException("Cannot list the versions of the source table of "
+          + "view " + viewName + " at '" + uri + "': " + e.getMessage(), e);
     }
     if (listed) {
+      String why = failure == null ? "unknown" : failure.getMessage();
       throw new MaterializedViewException("Cannot open version " + version + " of the source "
           + "table of view " + viewName + " at '" + uri + "', which the source still has (its "
-          + "oldest version is " + oldest + "): " + failure.getMessage(), failure);
+          + "oldest version is " + oldest + "): " + why, failure);
     }
     return "source version " + version + " (the view's watermark) was removed by a cleanup of "
         + "the source (which no longer lists it; its oldest version is " + oldest + ")";

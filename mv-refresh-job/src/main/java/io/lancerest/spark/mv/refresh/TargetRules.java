@@ -27,36 +27,39 @@ final class TargetRules {
    * replaced source is rebuilt in full from the new table, whatever its versions: the old
    * watermark means nothing to it, so the backwards rule does not apply either.
    */
-  static Decided decide(RefreshContext ctx, ViewTables t, Long srcVersion,
+  static Decided decide(RefreshContext ctx, ViewTables t, AttemptDatasets open, Long srcVersion,
       boolean force) {
-    SourceVersions.Latest latest = SourceVersions.latest(ctx.viewName(), t.source());
-    long version = SourceVersions.resolve(ctx.viewName(), srcVersion, latest.version());
-    String written = version == latest.version() ? latest.written() : null;
-    ViewRead view = ViewRead.of(ctx.viewName(), t.view());
-    long watermark = view.watermark(ctx.viewName());
+    String name = ctx.viewName();
+    org.lance.Dataset src = SourceVersions.target(name, open, srcVersion);
+    long version = src.version();
+    long latest = srcVersion == null ? version : src.latestVersion();
+    String written = SourceIdentity.versionTime(src);
+    ViewRead view = ViewRead.of(open.view());
+    long watermark = view.watermark(name);
     // One read of the watermark version serves both checks below (null: not there to open).
-    String atWatermark = watermark == 0 || watermark > latest.version() ? null
-        : watermark == latest.version() ? latest.written()
-        : SourceIdentity.versionTime(t.source(), watermark);
-    String why = SourceIdentity.replaced(ctx.viewName(), t.source(), view.schemaMetadata(),
-        watermark, latest.version(), atWatermark);
+    org.lance.Dataset then = watermark == 0 || watermark > latest ? null
+        : watermark == version ? src : open.sourceIfOpenable(watermark);
+    String atWatermark = then == null ? null : SourceIdentity.versionTime(then);
+    String why = SourceIdentity.replaced(name, t.source(), view.schemaMetadata(), watermark,
+        latest, atWatermark);
     if (why != null) {
       LOG.warn("View {} (job {}): {}; rebuilding it in full from source version {}",
-          ctx.viewName(), ctx.jobId(), why, version);
+          name, ctx.jobId(), why, version);
       return new Decided(new RefreshTarget(version, watermark,
-          RefreshTarget.SOURCE_REPLACED, null, view, written), RefreshTarget.SOURCE_REPLACED
-          + " (" + why + ")");
+          RefreshTarget.SOURCE_REPLACED, null, view, written, open),
+          RefreshTarget.SOURCE_REPLACED + " (" + why + ")");
     }
-    SourceVersions.requireForward(ctx.viewName(), version, watermark);
+    SourceVersions.requireForward(name, version, watermark);
     // Every kind needs the watermark version to tell what changed since; without it each
     // rebuilds. A version the source still lists but that cannot be opened fails the refresh.
     String removed = watermark > 0 && version != watermark && !force && atWatermark == null
-        ? SourceVersions.removedByCleanup(ctx.viewName(), t.source(), watermark) : null;
+        ? SourceVersions.removedByCleanup(name, t.sourceUri(), src, watermark,
+            open.whyUnopenable(watermark)) : null;
     if (removed != null) {
-      LOG.warn("View {} (job {}): {}; rebuilding it from source version {}", ctx.viewName(),
+      LOG.warn("View {} (job {}): {}; rebuilding it from source version {}", name,
           ctx.jobId(), removed, version);
     }
     return new Decided(new RefreshTarget(version, watermark, force ? RefreshTarget.FORCE
-        : null, removed, view, written), null);
+        : null, removed, view, written, open), null);
   }
 }

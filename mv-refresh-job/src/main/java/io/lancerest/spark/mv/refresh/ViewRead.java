@@ -1,11 +1,8 @@
 package io.lancerest.spark.mv.refresh;
 
-import io.lancerest.spark.connector.LanceLocation;
 import io.lancerest.spark.mv.error.MaterializedViewException;
 import io.lancerest.spark.mv.layout.GenevaLayout;
 import java.util.Map;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 
@@ -29,15 +26,9 @@ public record ViewRead(long version, Schema schema, Map<String, String> config, 
     return schema.getCustomMetadata() == null ? Map.of() : schema.getCustomMetadata();
   }
 
-  /** Reads the view table's latest version. */
-  static ViewRead of(String viewName, LanceLocation view) {
-    try (BufferAllocator a = new RootAllocator();
-        org.lance.Dataset ds = view.open(a, null)) {
-      return new ViewRead(ds.version(), ds.getSchema(), ds.getConfig(), ds.countRows());
-    } catch (RuntimeException e) {
-      throw new MaterializedViewException("Cannot open the table of view " + viewName + " at '"
-          + view.uri() + "': " + e.getMessage(), e);
-    }
+  /** What the attempt needs of the view table, opened at its latest version. */
+  static ViewRead of(org.lance.Dataset view) {
+    return new ViewRead(view.version(), view.getSchema(), view.getConfig(), view.countRows());
   }
 
   /**

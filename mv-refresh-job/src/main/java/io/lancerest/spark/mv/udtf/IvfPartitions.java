@@ -79,35 +79,39 @@ public final class IvfPartitions {
    * @throws UdtfValidationException no usable index; the message says why and what to do
    */
   public static IvfIndex inspect(LanceLocation source, Long version, String column) {
-    String location = source.uri();
     try (BufferAllocator allocator = new RootAllocator();
         org.lance.Dataset ds = open(allocator, source, version)) {
-      Integer fieldId = null;
-      for (LanceField f : ds.getLanceSchema().fields()) {
-        if (f.getName().equals(column)) {
-          fieldId = f.getId();
-        }
-      }
-      if (fieldId == null) {
-        throw new UdtfValidationException("PARTITION BY INDEXED " + column + ": source table '"
-            + location + "' has no column '" + column + "'");
-      }
-      String indexName = null;
-      for (Index i : ds.getIndexes()) {
-        if (i.fields().equals(List.of(fieldId))) {
-          String type = String.valueOf(i.indexType());
-          if (type.equals("VECTOR") || type.startsWith("IVF")) {
-            indexName = i.name();
-          }
-        }
-      }
-      if (indexName == null) {
-        throw new UdtfValidationException("PARTITION BY INDEXED " + column + ": source table '"
-            + location + "' has no vector index on column '" + column + "'. Create an IVF "
-            + "index first (e.g. CREATE INDEX … USING IVF_FLAT / IVF_PQ), then create the view.");
-      }
-      return describe(column, indexName, ds.getIndexStatistics(indexName));
+      return inspect(ds, source.uri(), column);
     }
+  }
+
+  /** {@link #inspect(LanceLocation, Long, String)} of the source as the caller opened it. */
+  static IvfIndex inspect(org.lance.Dataset ds, String location, String column) {
+    Integer fieldId = null;
+    for (LanceField f : ds.getLanceSchema().fields()) {
+      if (f.getName().equals(column)) {
+        fieldId = f.getId();
+      }
+    }
+    if (fieldId == null) {
+      throw new UdtfValidationException("PARTITION BY INDEXED " + column + ": source table '"
+          + location + "' has no column '" + column + "'");
+    }
+    String indexName = null;
+    for (Index i : ds.getIndexes()) {
+      if (i.fields().equals(List.of(fieldId))) {
+        String type = String.valueOf(i.indexType());
+        if (type.equals("VECTOR") || type.startsWith("IVF")) {
+          indexName = i.name();
+        }
+      }
+    }
+    if (indexName == null) {
+      throw new UdtfValidationException("PARTITION BY INDEXED " + column + ": source table '"
+          + location + "' has no vector index on column '" + column + "'. Create an IVF "
+          + "index first (e.g. CREATE INDEX … USING IVF_FLAT / IVF_PQ), then create the view.");
+    }
+    return describe(column, indexName, ds.getIndexStatistics(indexName));
   }
 
   @SuppressWarnings("unchecked")
@@ -226,8 +230,9 @@ public final class IvfPartitions {
    * computed by Spark tasks and verified to cover each live row exactly once. The result is
    * persisted (it is small: 12 bytes a row); the caller unpersists it.
    */
-  static Dataset<Row> membership(SparkSession spark, LanceLocation source, long version,
-      String column, IvfIndex index) {
+  static Dataset<Row> membership(SparkSession spark, LanceLocation source,
+      org.lance.Dataset opened, String column, IvfIndex index) {
+    long version = opened.version();
     String location = source.uri();
     if (index.unindexedRows() > 0) {
       throw new UdtfValidationException("PARTITION BY INDEXED " + column + ": "
@@ -253,11 +258,7 @@ public final class IvfPartitions {
     Dataset<Row> members = spark.createDataFrame(rows, schema).persist(StorageLevel.MEMORY_AND_DISK());
     Row check = members.agg(functions.count(functions.lit(1)),
         functions.countDistinct(functions.col("_rowid"))).first();
-    long live;
-    try (BufferAllocator allocator = new RootAllocator();
-        org.lance.Dataset ds = open(allocator, source, version)) {
-      live = ds.countRows();
-    }
+    long live = opened.countRows();
     if (check.getLong(0) != live || check.getLong(1) != live) {
       members.unpersist();
       throw new UdtfRefreshException("PARTITION BY INDEXED " + column + ": the IVF partitions "

@@ -42,7 +42,8 @@ final class UdtfCompute {
 
   /** Computes every partition of the view from {@code source} and stages their commit. */
   static StagedRefresh<UdtfRefreshResult> compute(RefreshContext ctx, UdtfSource source,
-      ViewTables view, UdtfDefinition def, RefreshOptions options, UdtfStart st) {
+      org.lance.Dataset opened, ViewTables view, UdtfDefinition def, RefreshOptions options,
+      UdtfStart st) {
     SparkSession spark = ctx.spark();
     String jobId = ctx.jobId();
     long viewVersion = st.viewVersion();
@@ -54,9 +55,10 @@ final class UdtfCompute {
       Dataset<Row> df = source.reader().read(spark, ivf);
       List<String> inputColumns = inputColumns(def, df, view);
       if (ivf) {
-        IvfPartitions.IvfIndex index = IvfPartitions.inspect(source.table(), source.version(), def.partitionByIndexedColumn());
-        members = IvfPartitions.membership(spark, source.table(),
-            source.version(), def.partitionByIndexedColumn(), index);
+        IvfPartitions.IvfIndex index = IvfPartitions.inspect(opened, source.location(),
+            def.partitionByIndexedColumn());
+        members = IvfPartitions.membership(spark, source.table(), opened,
+            def.partitionByIndexedColumn(), index);
         df = df.join(members, "_rowid");
         inputColumns.add(IvfPartitions.PARTITION_ID);
       }

@@ -6,8 +6,6 @@ import io.lancerest.spark.mv.fragments.SourceHistory;
 import io.lancerest.spark.mv.refresh.ViewTables;
 import io.lancerest.spark.mv.result.RefreshPlan;
 import java.util.List;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.spark.sql.SparkSession;
 
 /** What EXPLAIN REFRESH says a UDTF refresh would do now, with nothing computed or written. */
@@ -18,21 +16,17 @@ final class UdtfPlan {
    * The plan of a refresh starting at {@code st}: a rebuild counts the partitions it would make
    * (the distinct keys of the source query, one Spark job, or the non-empty IVF partitions).
    */
-  static RefreshPlan explain(SparkSession spark, UdtfSource source, ViewTables view,
-      UdtfDefinition def, RefreshOptions options, UdtfStart st, UdtfSince since) {
+  static RefreshPlan explain(SparkSession spark, UdtfSource source, org.lance.Dataset opened,
+      ViewTables view, UdtfDefinition def, RefreshOptions options, UdtfStart st,
+      UdtfSince since) {
     Long from = null;
     try {
       from = st.base() == null ? null : Long.parseLong(st.base().trim());
     } catch (NumberFormatException e) {
       // unreadable: shown as none
     }
-    int fragments;
-    long rows;
-    try (BufferAllocator a = new RootAllocator();
-        org.lance.Dataset ds = source.table().open(a, source.version())) {
-      fragments = ds.getFragments().size();
-      rows = ds.countRows();
-    }
+    int fragments = opened.getFragments().size();
+    long rows = opened.countRows();
     if (st.upToDate(source)) {
       return new RefreshPlan(view.viewName(), MaterializedViewKind.UDTF, RefreshPlan.Mode.NO_OP,
           "the view already reflects source version " + source.version(), from,
@@ -52,7 +46,8 @@ final class UdtfPlan {
     String key = def.keyColumn();
     long partitions;
     if (def.partitionByIndexedColumn() != null) {
-      IvfPartitions.IvfIndex index = IvfPartitions.inspect(source.table(), source.version(), def.partitionByIndexedColumn());
+      IvfPartitions.IvfIndex index = IvfPartitions.inspect(opened, source.location(),
+          def.partitionByIndexedColumn());
       partitions = java.util.Arrays.stream(index.sizes()).filter(n -> n > 0).count();
     } else if (key == null) {
       partitions = 1;

@@ -117,10 +117,12 @@ public final class UdtfRefresh {
         r -> new ViewRefresh.Outcome(r.status(), r.sourceVersion(), r.rowsInserted(),
             r.rowsDeleted(), r.skipped().size()), (ctx, target) -> {
       UdtfSource source = sourceAt.apply(target.srcVersion());
+      // the source as the driver opened it for this attempt (a UDTF view reads its own source)
+      org.lance.Dataset opened = target.datasets().source(source.version());
       instantiate(def.className(), def.name());
       UdtfStart st = UdtfStart.of(target);
       UdtfSince since = st.upToDate(source) ? UdtfSince.NOTHING
-          : UdtfSince.of(source, view, def, options, st);
+          : UdtfSince.of(source, opened, view, def, options, st);
       return new ViewRefresh.Attempt<UdtfRefreshResult>() {
         @Override
         public boolean upToDate() {
@@ -136,7 +138,8 @@ public final class UdtfRefresh {
 
         @Override
         public RefreshPlan explain() {
-          return UdtfPlan.explain(ctx.spark(), source, view, def, options, st, since);
+          return UdtfPlan.explain(ctx.spark(), source, opened, view, def, options, st,
+              since);
         }
 
         @Override
@@ -148,7 +151,7 @@ public final class UdtfRefresh {
             LOG.warn("View '{}' (job {}): {}; rebuilding it from source version {}",
                 view.viewName(), ctx.jobId(), since.removed(), source.version());
           }
-          return UdtfCompute.compute(ctx, source, view, def, options, st);
+          return UdtfCompute.compute(ctx, source, opened, view, def, options, st);
         }
       };
     });

@@ -4,8 +4,6 @@ import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.fragments.SourceHistory;
 import io.lancerest.spark.mv.refresh.SourceVersions;
 import io.lancerest.spark.mv.refresh.ViewTables;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -30,8 +28,8 @@ record UdtfSince(String removed, SourceHistory unchanged) {
    * stable row ids. It assumes, as the rest of the engine does, that a function's output does
    * not depend on the order its rows arrive in.
    */
-  static UdtfSince of(UdtfSource source, ViewTables view, UdtfDefinition def,
-      RefreshOptions options, UdtfStart st) {
+  static UdtfSince of(UdtfSource source, org.lance.Dataset opened, ViewTables view,
+      UdtfDefinition def, RefreshOptions options, UdtfStart st) {
     Long base = st.baseVersion();
     if (st.rebuild() != null || base == null || base >= source.version()) {
       return NOTHING;
@@ -40,8 +38,8 @@ record UdtfSince(String removed, SourceHistory unchanged) {
     if (removed != null || !st.complete() || def.partitionByIndexedColumn() != null) {
       return new UdtfSince(removed, null);
     }
-    try (BufferAllocator a = new RootAllocator();
-        org.lance.Dataset ds = source.table().open(a, source.version())) {
+    org.lance.Dataset ds = opened;
+    try {
       // Without stable row ids a compaction renumbers the rows, and a source LIMIT (first n
       // rows in _rowid order) may then take other rows: rebuild.
       if (!Boolean.TRUE.equals(io.lancerest.spark.mv.query.StableRowIds.of(ds))) {
@@ -51,9 +49,9 @@ record UdtfSince(String removed, SourceHistory unchanged) {
       LOG.info("View '{}': source {}", view.viewName(), h);
       return new UdtfSince(removed, h.rowsUnchanged() ? h : null);
     } catch (RuntimeException e) {
-      throw new UdtfRefreshException("Cannot open the source of view '" + view.viewName()
-          + "' at '" + source.location() + "' version " + source.version() + ": "
-          + e.getMessage(), e);
+      throw new UdtfRefreshException("Cannot read the history of the source of view '"
+          + view.viewName() + "' at '" + source.location() + "' up to version "
+          + source.version() + ": " + e.getMessage(), e);
     }
   }
 }

@@ -1,9 +1,16 @@
 package io.lancerest.spark.mv.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.lancerest.client.testing.LogCapture;
 import io.lancerest.spark.catalog.ForwardingProxy;
+import io.lancerest.spark.connector.LanceLocation;
+import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.spark.sql.Row;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -12,8 +19,9 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * What a client-managed CREATE and REFRESH cost in DescribeTable calls, counted by a proxy in
- * front of the real server: each statement resolves the view and its source once and passes
- * what it found down, rather than describing them again at every step.
+ * front of the real server, and in Lance opens: each statement resolves the view and its source
+ * once and passes what it found, and what it opened, down, rather than describing and opening
+ * them again at every step.
  */
 class StatementCallsTest {
   private static final String DESCRIBE = "table/describe";
@@ -68,6 +76,60 @@ class StatementCallsTest {
     assertEquals(2, calls.get(DESCRIBE), calls.toString());
     calls = callsOf("REFRESH MATERIALIZED VIEW " + v);
     assertEquals(2, calls.get(DESCRIBE), "nothing to do: " + calls);
+  }
+
+  /**
+   * Every Lance open of a REFRESH on the driver and its tasks, as {@code LanceLocation} logs
+   * them: the statement resolves the view (its definition), then one attempt opens the view
+   * once (its plan, its reads and its commit) and the source once at each version it reads
+   * (the version it goes to, and the version the view reflects).
+   */
+  @ParameterizedTest
+  @EnumSource(ListedKind.class)
+  void aRefreshOfEveryKindOpensTheViewAndItsSourceAtMostTwice(ListedKind kind) {
+    String ns = kind.namespaceWithSource(f, "opens");
+    String v = "lance." + ns + ".v";
+    String src = "lance." + ns + ".src";
+    f.sql("CREATE MATERIALIZED VIEW " + v + " " + kind.over(src));
+    // scattered change: a new row, an update and a delete in the first fragment
+    f.sql("INSERT INTO " + src + " VALUES (900, '1', 'new row', 5)");
+    f.sql("UPDATE " + src + " SET score = score + 1 WHERE id = 3");
+    f.sql("DELETE FROM " + src + " WHERE id = 4");
+    Map<String, Long> opens = opensOf("REFRESH MATERIALIZED VIEW " + v);
+    assertOpens(opens, location(v), 2, "view " + v);
+    assertOpens(opens, location(src), 2, "source " + src);
+    opens = opensOf("REFRESH MATERIALIZED VIEW " + v);
+    assertOpens(opens, location(v), 2, "view " + v + ", nothing to do");
+    assertOpens(opens, location(src), 1, "source " + src + ", nothing to do");
+  }
+
+  private static void assertOpens(Map<String, Long> opens, String uri, long most, String what) {
+    long n = opens.getOrDefault(uri, 0L);
+    assertTrue(n >= 1 && n <= most, what + " at " + uri + " opened " + n + " times (at most "
+        + most + "); every open: " + opens);
+  }
+
+  /** How often each Lance table was opened while {@code sql} ran, by location. */
+  private static Map<String, Long> opensOf(String sql) {
+    try (LogCapture log = new LogCapture(LanceLocation.class.getName())) {
+      f.sql(sql);
+      Map<String, Long> out = new java.util.TreeMap<>();
+      Matcher m = Pattern.compile("Opening Lance table (\\S+) at ").matcher(log.text());
+      while (m.find()) {
+        out.merge(m.group(1), 1L, Long::sum);
+      }
+      return out;
+    }
+  }
+
+  private static String location(String table) {
+    List<Row> rows = f.sql("DESCRIBE TABLE EXTENDED " + table);
+    for (Row r : rows) {
+      if ("Location".equals(r.getString(0))) {
+        return r.getString(1);
+      }
+    }
+    throw new AssertionError("DESCRIBE TABLE EXTENDED " + table + " shows no Location: " + rows);
   }
 
   @Test
