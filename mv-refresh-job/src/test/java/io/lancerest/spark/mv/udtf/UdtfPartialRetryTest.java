@@ -228,11 +228,25 @@ class UdtfPartialRetryTest {
   /**
    * Counts and sums {@code price} per partition, like a function calling a service: while the
    * file {@code outage} exists, the partitions it names (one key a line) fail. Each call leaves
-   * a file {@code <key>-<uuid>} in the directory {@code calls}.
+   * a file {@code <key>-<uuid>} in the directory {@code calls}. {@link #enter} makes any function
+   * flaky that way.
    */
   public static final class FlakyUdtf implements BatchUdtf {
     @Override
     public Iterator<Row> process(UdtfContext ctx, Iterator<Row> rows) {
+      enter(ctx);
+      int priceIndex = ctx.inputSchema().fieldIndex("price");
+      long n = 0;
+      long total = 0;
+      while (rows.hasNext()) {
+        n++;
+        total += rows.next().getLong(priceIndex);
+      }
+      return List.of(RowFactory.create(ctx.partitionKey(), n, total)).iterator();
+    }
+
+    /** Records the call of {@code ctx}; throws when its partition is out. */
+    static void enter(UdtfContext ctx) {
       String key = String.valueOf(ctx.partitionKey());
       Path outage = Path.of(ctx.option("outage", null));
       try {
@@ -244,14 +258,6 @@ class UdtfPartialRetryTest {
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
-      int priceIndex = ctx.inputSchema().fieldIndex("price");
-      long n = 0;
-      long total = 0;
-      while (rows.hasNext()) {
-        n++;
-        total += rows.next().getLong(priceIndex);
-      }
-      return List.of(RowFactory.create(ctx.partitionKey(), n, total)).iterator();
     }
 
     static Map<String, Integer> callsByKey(Path calls) {
