@@ -1,6 +1,7 @@
 package io.lancerest.spark.mv.udtf;
 
 import static io.lancerest.spark.mv.udtf.UdtfFixtures.COUNTS;
+import static io.lancerest.spark.mv.udtf.UdtfFixtures.item;
 import static io.lancerest.spark.mv.udtf.UdtfFixtures.rows;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -50,8 +51,7 @@ class UdtfPartialRetryTest {
   private Path outage;
   private Path calls;
 
-  private static final List<String> ALL_COUNTS = List.of(
-      "[a,3,6]", "[b,2,30]", "[c,2,300]", "[d,1,1000]", "[null,2,11]");
+  private static final List<String> ALL_COUNTS = UdtfFixtures.ITEM_COUNTS;
 
   @BeforeAll
   static void start() {
@@ -61,19 +61,10 @@ class UdtfPartialRetryTest {
   @BeforeEach
   void tables() throws IOException {
     source = dir.resolve("items.lance").toString();
-    UdtfFixtures.writeItems(spark, source, List.of(
-        item("a", "a1", 1), item("a", "a2", 2), item("a", "a3", 3),
-        item("b", "b1", 10), item("b", "b2", 20),
-        item("c", "c1", 100), item("c", "c2", 200),
-        item("d", "d1", 1000),
-        item(null, "n1", 5), item(null, "n2", 6)), false);
+    UdtfFixtures.writeTenItems(spark, source);
     view = view("v");
     outage = dir.resolve("outage");
     calls = Files.createDirectories(dir.resolve("calls"));
-  }
-
-  private static Row item(String category, String name, long price) {
-    return RowFactory.create(category, name, price);
   }
 
   /** An empty view table {@code name}.lance over the source (what CREATE makes). */
