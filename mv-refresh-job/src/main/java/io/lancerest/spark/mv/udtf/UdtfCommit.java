@@ -89,9 +89,9 @@ final class UdtfCommit {
       PartitionOutcome f = failed.get(0);
       Long now = currentVersion(view);
       if (now != null && now > viewVersion) {
-        // Another refresh of this view committed meanwhile and cleared the checkpoints this
-        // run was writing into: the failure is a side effect of that, and a rerun starts from
-        // the new version.
+        // Another refresh of this view committed meanwhile (a DONE one clears the checkpoints
+        // this run was writing into): the failure may be a side effect of that, and a rerun
+        // starts from the new version.
         throw new io.lancerest.spark.mv.commit.ViewCommitConflictException("View table '"
             + view.viewUri() + "' was modified by another commit after version " + viewVersion
             + " (now " + now + ", a concurrent refresh of view '" + view.viewName() + "') while job "

@@ -68,10 +68,10 @@ final class UdtfPlan {
         : UdtfCompute.TASKS_PER_SLOT * spark.sparkContext().defaultParallelism();
     return new RefreshPlan(view.viewName(), MaterializedViewKind.UDTF, RefreshPlan.Mode.FULL,
         reason + "; " + partitions + (partitions == 1 ? " partition" : " partitions")
-        + (retry ? " in all" : " to compute"), from, source.version(), fragments, null, rows, st.viewRows(),
-        st.viewRows(), null, RefreshPlan.Write.SPARK_JOB, tasks, "the rows written are known only"
-        + " by running the UDTF; partitions a failed or PARTIAL run finished at this source "
-        + "version are reused");
+        + (retry ? " in all" : " to compute"), from, source.version(), fragments, null, rows,
+        st.viewRows(), st.viewRows(), null, RefreshPlan.Write.SPARK_JOB, tasks,
+        "the rows written are known only by running the UDTF; partitions a failed or PARTIAL "
+        + "run finished at this source version are reused");
   }
 
   static String unchangedReason(SourceHistory h, Long from) {
