@@ -45,8 +45,11 @@ import org.slf4j.LoggerFactory;
  * executor reaches it. A row holds the run key, the partition's key id and display form, its row
  * count and its serialized fragment metadata. The run key is the SHA-256 of the UDTF's name,
  * version, envelope SHA, the source version and source identity: a later run with the same
- * reuses the rows, and the rows of any other run key are deleted when a run starts. A
- * successful commit drops the table, and so does DROP MATERIALIZED VIEW.
+ * reuses the rows, and the rows of any other run key are deleted when a run starts. A DONE
+ * commit drops the table, and so do a rebuild ({@code force}, a replaced source) before it
+ * computes and DROP MATERIALIZED VIEW. A PARTIAL commit keeps it: the refresh that tries the
+ * skipped partitions again at the same source version reuses every other partition (their
+ * fragments are the committed view's own data files, added again to its replacing commit).
  *
  * <p>Tasks append concurrently; lance-core rebases an Append on another Append and retries the
  * commit itself. Every commit writes a manifest listing all fragments so far, so a task with
@@ -318,7 +321,7 @@ public final class PartitionCheckpoints implements java.io.Serializable {
     return true;
   }
 
-  /** Removes every checkpoint of the view (after a commit, nothing is left to resume). */
+  /** Removes every checkpoint of the view (after a DONE commit, nothing is left to resume). */
   void clear() {
     dropTable(table(), viewLocation);
   }

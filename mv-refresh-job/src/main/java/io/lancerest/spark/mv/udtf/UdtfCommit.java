@@ -89,9 +89,9 @@ final class UdtfCommit {
       PartitionOutcome f = failed.get(0);
       Long now = currentVersion(view);
       if (now != null && now > viewVersion) {
-        // Another refresh of this view committed meanwhile and cleared the checkpoints this
-        // run was writing into: the failure is a side effect of that, and a rerun starts from
-        // the new version.
+        // Another refresh of this view committed meanwhile (a DONE one clears the checkpoints
+        // this run was writing into): the failure may be a side effect of that, and a rerun
+        // starts from the new version.
         throw new io.lancerest.spark.mv.commit.ViewCommitConflictException("View table '"
             + view.viewUri() + "' was modified by another commit after version " + viewVersion
             + " (now " + now + ", a concurrent refresh of view '" + view.viewName() + "') while job "
@@ -146,6 +146,11 @@ final class UdtfCommit {
         "lancerest::udtf::skipped_partitions")) {
       meta.put(legacy, null);
     }
+    // A PARTIAL commit keeps the checkpoints (dropped only once DONE): the next refresh at this
+    // source version, which tries the skipped partitions again, reuses every other one instead
+    // of calling the function for the whole view again (as a chunker retries only its skipped
+    // parents). Its commit replaces all rows with the reused fragments plus the new ones, so the
+    // view then holds what a refresh from scratch would.
     ViewCommit commit = ViewCommit.builder(view.view(), viewVersion)
         .replaceAllRows()
         .addFragments(fragments)
@@ -164,7 +169,7 @@ final class UdtfCommit {
       return new UdtfRefreshResult(jobId, status, source.version(), committed.version(), total,
           computedParts, reusedParts, skipped, udtfCalls, committed.rowsAdded(),
           committed.rowsDeleted(), errorsAt, Duration.ofMillis(ctx.elapsedMillis()));
-    }, checkpoints::clear);
+    }, status == RefreshResult.JobStatus.DONE ? checkpoints::clear : null);
   }
 
   /**

@@ -2,7 +2,6 @@ package io.lancerest.spark.mv.udtf;
 
 import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.refresh.RefreshContext;
-import io.lancerest.spark.mv.refresh.RefreshTarget;
 import io.lancerest.spark.mv.refresh.StagedRefresh;
 import io.lancerest.spark.mv.refresh.ViewTables;
 import java.time.Duration;
@@ -76,8 +75,10 @@ final class UdtfCompute {
 
       String sourceTime = st.sourceTime(source, view);
       PartitionCheckpoints checkpoints = new PartitionCheckpoints(view.viewUri(), view.viewStorageOptions(), def, source.version(), source.location() + "@" + (sourceTime == null ? "" : sourceTime));
-      if (RefreshTarget.SOURCE_REPLACED.equals(st.rebuild())) {
-        // Checkpoints are keyed by source version number, which the new table reuses.
+      if (st.rebuild() != null) {
+        // A rebuild computes every partition: force = true means exactly that (a PARTIAL
+        // refresh keeps its checkpoints, which would otherwise stand in for most of them), and
+        // checkpoints are keyed by source version number, which a replaced source reuses.
         checkpoints.clear();
       }
       Map<String, PartitionCheckpoints.Checkpoint> finished = checkpoints.load();

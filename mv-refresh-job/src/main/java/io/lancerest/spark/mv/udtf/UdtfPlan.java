@@ -39,8 +39,12 @@ final class UdtfPlan {
           from, source.version(), fragments, List.of(), 0, st.viewRows(), 0L, 0L,
           RefreshPlan.Write.NONE, null, "");
     }
+    // A PARTIAL view at this source version: only its skipped partitions lack a checkpoint.
+    boolean retry = st.rebuild() == null && from != null && from == source.version();
     String reason = st.rebuild() != null ? st.rebuild()
         : from == null ? "the view was never refreshed"
+        : retry ? "the last refresh skipped partitions at source version " + from + "; they are "
+            + "tried again, the partitions it checkpointed are reused"
         : since.removed() != null ? since.removed() + "; a UDTF view is rebuilt"
         : "source changed since version " + from + "; a UDTF view is always rebuilt";
     String key = def.keyColumn();
@@ -59,9 +63,10 @@ final class UdtfPlan {
         : UdtfCompute.TASKS_PER_SLOT * spark.sparkContext().defaultParallelism();
     return new RefreshPlan(view.viewName(), MaterializedViewKind.UDTF, RefreshPlan.Mode.FULL,
         reason + "; " + partitions + (partitions == 1 ? " partition" : " partitions")
-        + " to compute", from, source.version(), fragments, null, rows, st.viewRows(),
-        st.viewRows(), null, RefreshPlan.Write.SPARK_JOB, tasks, "the rows written are known only"
-        + " by running the UDTF; partitions a failed run finished are reused");
+        + (retry ? " in all" : " to compute"), from, source.version(), fragments, null, rows,
+        st.viewRows(), st.viewRows(), null, RefreshPlan.Write.SPARK_JOB, tasks,
+        "the rows written are known only by running the UDTF; partitions a failed or PARTIAL "
+        + "run finished at this source version are reused");
   }
 
   static String unchangedReason(SourceHistory h, Long from) {

@@ -37,14 +37,17 @@ import org.slf4j.LoggerFactory;
  *       and sorted within each task, so every task streams its partitions one after another
  *       (NULL keys form their own partition). An unpartitioned view is one task, one call.</li>
  *   <li>Each partition's output is written by its task as uncommitted fragments of the view and
- *       checkpointed, so a failed run's finished partitions are reused by the next run of the
- *       same UDTF name, version and source version.</li>
+ *       checkpointed, so a failed or PARTIAL run's finished partitions are reused by the next
+ *       run of the same UDTF name, version and source version: a PARTIAL view's retry computes
+ *       only the partitions it skipped.</li>
  *   <li>Failures follow the view's {@code error_handling} ({@link
  *       io.lancerest.spark.mv.definition.ErrorHandling}) per partition: a failed refresh commits nothing;
  *       skipped partitions are recorded in the errors table ({@link ErrorsTable}: staged
  *       before the commit, appended after it) and the result is {@code PARTIAL}.</li>
  *   <li>The driver commits all fragments at once with {@link ViewCommit} (replace all rows,
- *       schema metadata with the base version), then drops the checkpoints.</li>
+ *       schema metadata with the base version), then drops the checkpoints when the result is
+ *       {@code DONE}; a {@code PARTIAL} one keeps them for its retry. A rebuild ({@code force},
+ *       a replaced source) drops them before it starts.</li>
  * </ol>
  *
  * <p>This class runs those steps in {@link RefreshDriver}'s sequence; each phase is its own type:

@@ -97,6 +97,18 @@ enum ListedKind {
         SKIP.substring(0, SKIP.length() - 2) + limit + "}'", source);
   }
 
+  /**
+   * The work items {@code r} called the function for (computed or skipped): a chunker's parents
+   * expanded, a UDTF's partitions not reused from a checkpoint; a query view has none.
+   */
+  long itemsTried(io.lancerest.spark.mv.result.RefreshResult r) {
+    return switch (this) {
+      case QUERY -> 0;
+      case CHUNKER -> r.details().get("parents_expanded");
+      case UDTF -> r.details().get("partitions") - r.details().get("partitions_reused");
+    };
+  }
+
   /** Words of the body; throws on a body starting with "bad". */
   public static final class FailingWords implements Chunker {
     @Override

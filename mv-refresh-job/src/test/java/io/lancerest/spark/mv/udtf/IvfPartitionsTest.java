@@ -144,6 +144,15 @@ class IvfPartitionsTest {
     }
   }
 
+  /** {@link PerPartition}, failing on the IVF partitions an outage file names. */
+  public static final class FlakyPerPartition implements BatchUdtf {
+    @Override
+    public Iterator<Row> process(UdtfContext ctx, Iterator<Row> rows) {
+      UdtfPartialRetryTest.FlakyUdtf.enter(ctx);
+      return new PerPartition().process(ctx, rows);
+    }
+  }
+
   private UdtfDefinition definition() {
     return UdtfDefinition.of("per_partition", "1", PerPartition.class, UdtfFixtures.arrow(OUT))
         .withInputColumns(List.of("id", "vec"))
@@ -174,6 +183,63 @@ class IvfPartitionsTest {
     assertEquals(expected, got);
     assertEquals(expected.size(), r.udtfCalls());
     assertEquals(600, got.values().stream().mapToLong(Long::longValue).sum());
+  }
+
+  /**
+   * A view left PARTIAL by IVF partitions whose calls failed: the refresh at the same source
+   * version calls the function for those partitions only, and then holds what a refresh from
+   * scratch holds.
+   */
+  @Test
+  void aPartialViewRetriesOnlyTheIvfPartitionsItSkipped() throws Exception {
+    long version = UdtfFixtures.latestVersion(source);
+    IvfPartitions.IvfIndex index = IvfPartitions.inspect(LanceLocation.of(source, Map.of()),
+        version, "vec");
+    List<String> nonEmpty = new java.util.ArrayList<>();
+    for (int p = 0; p < index.numPartitions(); p++) {
+      if (index.sizes()[p] > 0) {
+        nonEmpty.add(Integer.toString(p));
+      }
+    }
+    Path outage = dir.resolve("ivf-outage");
+    assertTrue(nonEmpty.size() > 2, "partitions " + nonEmpty);
+    String out1 = nonEmpty.get(0);
+    String out2 = nonEmpty.get(nonEmpty.size() - 1);
+    java.nio.file.Files.writeString(outage, out1 + "\n" + out2);
+    Path calls = java.nio.file.Files.createDirectories(dir.resolve("ivf-calls"));
+    UdtfDefinition flaky = UdtfDefinition.of("flaky_ivf", "1", FlakyPerPartition.class,
+            UdtfFixtures.arrow(OUT))
+        .withInputColumns(List.of("id", "vec")).withPartitionByIndexedColumn("vec")
+        .withOptions(Map.of("outage", outage.toString(), "calls", calls.toString()))
+        .withErrorHandling(new io.lancerest.spark.mv.definition.ErrorHandling(null, List.of(
+            io.lancerest.spark.mv.definition.ErrorHandling.Rule.of("outage",
+                io.lancerest.spark.mv.definition.ErrorHandling.Action.SKIP)), null, null, null));
+    String viewUri = dir.resolve("flaky_ivf.lance").toString();
+    UdtfFixtures.createView(viewUri, OUT);
+    ViewTables view = new ViewTables("ns.flaky_ivf", viewUri, Map.of(), source, Map.of());
+
+    UdtfRefreshResult first = UdtfFixtures.refresh(spark,
+        UdtfFixtures.wholeTable(source, version), view, flaky, RefreshOptions.DEFAULTS);
+    assertEquals(List.of(io.lancerest.spark.mv.result.RefreshResult.JobStatus.PARTIAL, 2),
+        List.of(first.status(), first.skipped().size()));
+    java.nio.file.Files.delete(outage);
+    UdtfRefreshResult again = UdtfFixtures.refresh(spark,
+        UdtfFixtures.wholeTable(source, version), view, flaky, RefreshOptions.DEFAULTS);
+
+    assertEquals(List.of(io.lancerest.spark.mv.result.RefreshResult.JobStatus.DONE, 2L,
+        nonEmpty.size() - 2L, 2L), List.of(again.status(), again.computed(), again.reused(),
+        again.udtfCalls()));
+    Map<String, Integer> expectedCalls = new TreeMap<>();
+    nonEmpty.forEach(p -> expectedCalls.put(p, 1));
+    expectedCalls.put(out1, 2);
+    expectedCalls.put(out2, 2);
+    assertEquals(expectedCalls, UdtfPartialRetryTest.FlakyUdtf.callsByKey(calls));
+    String fresh = dir.resolve("fresh_ivf.lance").toString();
+    UdtfFixtures.createView(fresh, OUT);
+    UdtfFixtures.refresh(spark, UdtfFixtures.wholeTable(source, version),
+        new ViewTables("ns.fresh_ivf", fresh, Map.of(), source, Map.of()), definition(),
+        RefreshOptions.DEFAULTS);
+    assertEquals(UdtfFixtures.rows(spark, fresh, null), UdtfFixtures.rows(spark, viewUri, null));
   }
 
   @Test

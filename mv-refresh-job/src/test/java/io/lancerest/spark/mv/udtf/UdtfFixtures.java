@@ -45,6 +45,27 @@ final class UdtfFixtures {
       .add("name", DataTypes.StringType, false)
       .add("price", DataTypes.LongType, false);
 
+  static Row item(String category, String name, long price) {
+    return RowFactory.create(category, name, price);
+  }
+
+  /**
+   * A new table of {@link #ITEMS} at version 1: categories a (3 rows), b (2), c (2), d (1) and
+   * NULL (2); {@link #ITEM_COUNTS} is what {@link CountingUdtf} makes of it.
+   */
+  static void writeTenItems(SparkSession spark, String uri) {
+    writeItems(spark, uri, List.of(
+        item("a", "a1", 1), item("a", "a2", 2), item("a", "a3", 3),
+        item("b", "b1", 10), item("b", "b2", 20),
+        item("c", "c1", 100), item("c", "c2", 200),
+        item("d", "d1", 1000),
+        item(null, "n1", 5), item(null, "n2", 6)), false);
+  }
+
+  /** {@link #COUNTS} of every partition of {@link #writeTenItems}, sorted. */
+  static final List<String> ITEM_COUNTS = List.of(
+      "[a,3,6]", "[b,2,30]", "[c,2,300]", "[d,1,1000]", "[null,2,11]");
+
   /** Writes {@code rows} of {@link #ITEMS} to a new Lance table, or appends to it. */
   static void writeItems(SparkSession spark, String uri, List<Row> rows, boolean append) {
     Dataset<Row> df = spark.createDataFrame(rows, ITEMS);

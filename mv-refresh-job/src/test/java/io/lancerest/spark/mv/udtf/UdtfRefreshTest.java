@@ -2,6 +2,7 @@ package io.lancerest.spark.mv.udtf;
 
 import static io.lancerest.spark.mv.udtf.UdtfFixtures.COUNTS;
 import static io.lancerest.spark.mv.udtf.UdtfFixtures.calls;
+import static io.lancerest.spark.mv.udtf.UdtfFixtures.item;
 import static io.lancerest.spark.mv.udtf.UdtfFixtures.rows;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -62,17 +63,8 @@ class UdtfRefreshTest {
     source = dir.resolve("items.lance").toString();
     viewUri = dir.resolve("v.lance").toString();
     view = new ViewTables("ns.v", viewUri, Map.of(), source, Map.of());
-    UdtfFixtures.writeItems(spark, source, List.of(
-        item("a", "a1", 1), item("a", "a2", 2), item("a", "a3", 3),
-        item("b", "b1", 10), item("b", "b2", 20),
-        item("c", "c1", 100), item("c", "c2", 200),
-        item("d", "d1", 1000),
-        item(null, "n1", 5), item(null, "n2", 6)), false);
+    UdtfFixtures.writeTenItems(spark, source);
     UdtfFixtures.createView(viewUri, COUNTS);
-  }
-
-  private static Row item(String category, String name, long price) {
-    return RowFactory.create(category, name, price);
   }
 
   private UdtfDefinition counting(Map<String, String> extra) {
@@ -93,8 +85,7 @@ class UdtfRefreshTest {
     return UdtfFixtures.refresh(spark, src, view, def, options);
   }
 
-  private static final List<String> ALL_COUNTS = List.of(
-      "[a,3,6]", "[b,2,30]", "[c,2,300]", "[d,1,1000]", "[null,2,11]");
+  private static final List<String> ALL_COUNTS = UdtfFixtures.ITEM_COUNTS;
 
   @Test
   void partitionByCallsOncePerDistinctValueWithNullAsItsOwnPartition() {
