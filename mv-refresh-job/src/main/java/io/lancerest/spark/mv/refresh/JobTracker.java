@@ -26,6 +26,9 @@ public final class JobTracker {
       + "password|passwd|credential|api[_-]?key|access[_-]?key|account[_-]?key|private[_-]?key"
       + "|authorization|signature|grant|\\bsig)"
       + "[a-z0-9_.-]*)\"?\\s*[=:]\\s*\"?)(?:bearer\\s+|basic\\s+)?[^\\s,;&\"'}]+");
+  /** The user information of a URI ({@code s3://key:secret@bucket/…}), which may be a key. */
+  private static final Pattern USER_INFO = Pattern.compile(
+      "(?i)(\\b[a-z][a-z0-9+.-]*://)[^/\\s@'\"]+@");
 
   private final JobLog log;
   private final String jobId;
@@ -153,7 +156,9 @@ public final class JobTracker {
       if (srcVersion != null) {
         sourceVersion = srcVersion;
       }
-      r = state(status, System.currentTimeMillis(), message, inserted, deleted, skipped);
+      // every message of a record, a failure's or a note (a replaced source's location)
+      r = state(status, System.currentTimeMillis(), redact(message), inserted, deleted,
+          skipped);
     }
     try {
       write(r);
@@ -206,12 +211,16 @@ public final class JobTracker {
     return redact(m);
   }
 
-  /** {@code text} with values of secret-looking keys masked, at most {@value #MAX_MESSAGE} chars. */
+  /**
+   * {@code text} with values of secret-looking keys and the user information of URIs masked, at
+   * most {@value #MAX_MESSAGE} chars.
+   */
   public static String redact(String text) {
     if (text == null) {
       return null;
     }
-    String r = SECRET.matcher(text).replaceAll("$1***");
+    String r = SECRET.matcher(USER_INFO.matcher(text).replaceAll("$1***@"))
+        .replaceAll("$1***");
     return r.length() <= MAX_MESSAGE ? r : r.substring(0, MAX_MESSAGE - 1) + "…";
   }
 }

@@ -51,7 +51,7 @@ public final class RefreshDriver {
     String[] caller = jobProperties(ctx.spark().sparkContext());
     JobTracker job = ctx.job();
     ViewCommitResult committed = null;
-    String replaced = null;
+    String note = null;
     try {
       ctx.begin();
       job.started(kind.kind(), null);
@@ -71,7 +71,7 @@ public final class RefreshDriver {
                 ctx.viewName(), ctx.jobId(), version);
             return ended(job, kind, attempt.skipped(), null);
           }
-          replaced = target.replaced();
+          note = target.note();
           StagedRefresh<R> staged = attempt.compute();
           try {
             ctx.describe("commit");
@@ -121,7 +121,7 @@ public final class RefreshDriver {
                 committed.version(), e.toString());
           }
           R result = staged.result().apply(committed);
-          return ended(job, kind, result, join(replaced, maintain(ctx, tables,
+          return ended(job, kind, result, join(note, maintain(ctx, tables,
               maxRowsPerFragment)));
         }
       }

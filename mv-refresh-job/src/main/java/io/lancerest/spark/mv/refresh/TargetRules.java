@@ -16,9 +16,10 @@ final class TargetRules {
   private TargetRules() {}
 
   /**
-   * A target and, when the source was replaced, what told it (for the job's message).
+   * A target and, when the source was replaced or a cleanup removed the watermark version, why
+   * the view is rebuilt: the job's message, secrets masked ({@link JobTracker#redact}).
    */
-  record Decided(RefreshTarget target, String replaced) {}
+  record Decided(RefreshTarget target, String note) {}
 
   /**
    * The rules every kind shares, before the kind reads anything: the source version ({@code
@@ -43,6 +44,8 @@ final class TargetRules {
     String why = SourceIdentity.replaced(name, t.source(), view.schemaMetadata(), watermark,
         latest, atWatermark);
     if (why != null) {
+      // the words quote the source's location, which may carry a credential (a signed URL)
+      why = JobTracker.redact(why);
       LOG.warn("View {} (job {}): {}; rebuilding it in full from source version {}",
           name, ctx.jobId(), why, version);
       return new Decided(new RefreshTarget(version, watermark,
@@ -60,6 +63,6 @@ final class TargetRules {
           ctx.jobId(), removed, version);
     }
     return new Decided(new RefreshTarget(version, watermark, force ? RefreshTarget.FORCE
-        : null, removed, view, written, open), null);
+        : null, removed, view, written, open), removed);
   }
 }

@@ -22,8 +22,9 @@ public final class TaskFailures {
    * thrown in a task or on the driver) named with the refresh's view and job; an engine error
    * thrown in a task ({@link MaterializedViewException}) as it was raised; a Spark job failed by
    * the definition's own expressions (a UDF, {@code raise_error}, ANSI arithmetic) as a failure
-   * of {@code function} in a Spark task; any other failure of a Spark job as an engine error
-   * naming its first cause; everything else unchanged.
+   * of {@code function} in a Spark task, and such an error Spark raised evaluating them on the
+   * driver as one "on the driver"; any other failure of a Spark job as an engine error naming
+   * its first cause; everything else unchanged.
    *
    * @param function what computes the view's rows, with its class (as {@link
    *     ViewRefresh#function})
@@ -40,7 +41,11 @@ public final class TaskFailures {
       sparkJob |= c instanceof SparkException;
     }
     if (!sparkJob) {
-      return e;
+      // Spark evaluates the definition's expressions on the driver too, without a job: its
+      // optimizer folds a projection of a local input (an aggregate refresh's change rows,
+      // collected to the driver) while it plans. An analysis error is not an evaluation.
+      return userError(e) && !analysis(e) ? new FunctionFailedException(ctx.viewName(),
+          ctx.jobId(), function, "on the driver", firstCause(e), e) : e;
     }
     if (userError(e)) {
       return new FunctionFailedException(ctx.viewName(), ctx.jobId(), function,
@@ -79,6 +84,15 @@ public final class TaskFailures {
         }
       }
       if (!wrapper(c) && thrownEvaluating(c)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static boolean analysis(Throwable e) {
+    for (Throwable c = e; c != null; c = next(c)) {
+      if (c instanceof org.apache.spark.sql.AnalysisException) {
         return true;
       }
     }

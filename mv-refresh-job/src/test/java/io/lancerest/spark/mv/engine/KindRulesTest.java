@@ -25,19 +25,26 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.lance.Dataset;
+import org.lance.Version;
+import org.lance.cleanup.CleanupPolicy;
+import org.lance.compaction.CompactionOptions;
 
 /**
  * The rules of docs/materialized-views.md that hold for every kind alike, each run against every
  * {@link ListedKind} through the public API: a source replaced under the same name is rebuilt,
  * a failing function reads the same, a refresh with nothing to do is SKIPPED, CANCEL JOB stops
- * it before its commit, and the errors table goes with the view on DROP and on a CREATE that
- * rolls back.
+ * it before its commit, the errors table goes with the view on DROP and on a CREATE that
+ * rolls back, a cleanup that removed the view's watermark version makes a plain REFRESH rebuild
+ * it, and a compaction of the source loses and duplicates no row.
  */
 class KindRulesTest {
   static EngineFixture f;
@@ -72,6 +79,26 @@ class KindRulesTest {
     RefreshResult refresh(String jobId, boolean force) {
       return f.views().refresh(id(), new RefreshOptions(null, null, null, null, null, null, null,
           null, jobId, force));
+    }
+
+    RefreshPlan explain(boolean force) {
+      return f.views().explainRefresh(id(), new RefreshOptions(null, null, null, null, null,
+          null, null, null, null, force));
+    }
+
+    /** The source, opened at its latest version with lance-core. */
+    Dataset openSource(BufferAllocator a) {
+      return Dataset.open(TableStats.location(f, ns, "src"), a);
+    }
+
+    /**
+     * The view holds exactly what a view of {@code kind} created now over its source holds
+     * (compared as sorted rows: a row lost or twice shows).
+     */
+    void assertSameAsCreatedNow(ListedKind kind, String fresh) {
+      String name = "lance." + ns + "." + fresh;
+      f.sql("CREATE MATERIALIZED VIEW " + name + " " + kind.over(source));
+      assertEquals(f.rows("SELECT * FROM " + name), rows());
     }
   }
 
@@ -123,8 +150,7 @@ class KindRulesTest {
         + v.sourceVersion() + ", the view's watermark is " + watermark);
 
     String job = "replaced-" + kind + "-" + force + "-" + pastWatermark;
-    RefreshPlan plan = f.views().explainRefresh(v.id(), new RefreshOptions(null, null, null,
-        null, null, null, null, null, null, force));
+    RefreshPlan plan = v.explain(force);
     assertEquals(RefreshPlan.Mode.FULL, plan.mode(), plan.toString());
     assertTrue(plan.reason().startsWith("source replaced: rebuilt"), plan.reason());
     RefreshResult r = v.refresh(job, force);
@@ -135,11 +161,89 @@ class KindRulesTest {
         + v.name() + " was replaced since the view's last refresh: the view reflects source "
         + "version " + watermark + " written at "), message);
     // exactly what a view created now over the new table holds: nothing of the old table
-    String fresh = "lance." + v.ns() + ".fresh";
-    f.sql("CREATE MATERIALIZED VIEW " + fresh + " " + kind.over(v.source()));
-    assertEquals(f.rows("SELECT * FROM " + fresh), v.rows());
+    v.assertSameAsCreatedNow(kind, "fresh");
     assertEquals(JobStatus.SKIPPED, v.refresh(null, false).status(), "the view now reflects "
         + "the new table");
+  }
+
+  /**
+   * A cleanup of the source (lance-core's {@code cleanupWithPolicy}) removed the version the
+   * view reflects, and the versions after it: what changed since cannot be told, so a plain
+   * REFRESH rebuilds the view, and EXPLAIN REFRESH and the job's message say why.
+   */
+  @ParameterizedTest
+  @EnumSource(ListedKind.class)
+  void aCleanupThatRemovedTheWatermarkVersionMakesAPlainRefreshRebuildTheView(ListedKind kind) {
+    View v = view(kind, "cu");
+    insert(v.source(), 100, "p q r");
+    assertEquals(JobStatus.DONE, v.refresh(null, false).status());
+    long watermark = v.sourceVersion();
+    insert(v.source(), 101, "s t");
+    f.sql("DELETE FROM " + v.source() + " WHERE id IN (3, 100)");
+    long latest = v.sourceVersion();
+    try (BufferAllocator a = new RootAllocator(); Dataset ds = v.openSource(a)) {
+      ds.cleanupWithPolicy(CleanupPolicy.builder().withBeforeVersion(latest).build());
+      assertEquals(List.of(latest), ds.listVersions().stream().map(Version::getId).toList(),
+          "the cleanup left the latest version only");
+    }
+
+    String removed = "source version " + watermark + " (the view's watermark) was removed by "
+        + "a cleanup of the source (which no longer lists it; its oldest version is " + latest
+        + ")";
+    RefreshPlan plan = v.explain(false);
+    assertEquals(RefreshPlan.Mode.FULL, plan.mode(), plan.toString());
+    assertTrue(plan.reason().startsWith(removed + "; "), plan.reason());
+    String job = "cleaned-" + kind;
+    RefreshResult r = v.refresh(job, false);
+    assertEquals(List.of(JobStatus.DONE, latest), List.of(r.status(), r.sourceVersion()));
+    assertEquals(removed, f.views().job(job).message());
+    v.assertSameAsCreatedNow(kind, "fresh");
+    assertEquals(JobStatus.SKIPPED, v.refresh(null, false).status(), "the view reflects the "
+        + "latest version, which is there: no rebuild again");
+  }
+
+  /**
+   * A compaction of the source (lance-core's {@code Dataset.compact}, deletions materialized)
+   * moves rows to new fragments without changing them: an incremental REFRESH, after the
+   * compaction alone and after one that also moved new rows and dropped deleted ones, loses
+   * no row and duplicates none.
+   */
+  @ParameterizedTest
+  @EnumSource(ListedKind.class)
+  void aCompactionOfTheSourceLeavesAnIncrementalRefreshEqualToTheViewCreatedNow(
+      ListedKind kind) {
+    View v = view(kind, "cp");
+    for (int i = 0; i < 3; i++) {
+      insert(v.source(), 100 + i, "m" + i + " n o");
+    }
+    f.sql("DELETE FROM " + v.source() + " WHERE id IN (3, 101)");
+    assertEquals(JobStatus.DONE, v.refresh(null, false).status());
+    compactSource(v);
+    RefreshPlan plan = v.explain(false);
+    assertEquals(RefreshPlan.Mode.INCREMENTAL, plan.mode(), "a compaction alone: " + plan);
+    assertEquals(JobStatus.DONE, v.refresh(null, false).status());
+    v.assertSameAsCreatedNow(kind, "fresh1");
+
+    // new rows and deletions, compacted together with rows the view already has
+    insert(v.source(), 200, "u v w");
+    insert(v.source(), 201, "x y");
+    f.sql("DELETE FROM " + v.source() + " WHERE id IN (5, 102)");
+    compactSource(v);
+    assertEquals(JobStatus.DONE, v.refresh(null, false).status());
+    v.assertSameAsCreatedNow(kind, "fresh2");
+  }
+
+  /** Compacts the source into one fragment, deletions materialized; asserts it did. */
+  private static void compactSource(View v) {
+    try (BufferAllocator a = new RootAllocator(); Dataset ds = v.openSource(a)) {
+      assertTrue(ds.getFragments().size() > 1, "something to compact");
+      ds.compact(CompactionOptions.builder().withMaterializeDeletions(true)
+          .withMaterializeDeletionsThreshold(0.0f).build());
+    }
+    try (BufferAllocator a = new RootAllocator(); Dataset ds = v.openSource(a)) {
+      assertEquals(1, ds.getFragments().size(), "compacted");
+      assertNull(ds.getFragments().get(0).metadata().getDeletionFile(), "deletions materialized");
+    }
   }
 
   @ParameterizedTest

@@ -14,9 +14,10 @@ import org.apache.spark.sql.types.StructType;
 
 /**
  * Every view kind, listed once for the tests of the rules all kinds share ({@link
- * RefreshContractTest}, {@link KindRulesTest}): a new kind gets those tests by being listed
- * here. Each definition reads a source with columns {@code id, category, body, score}; {@code %s}
- * is the source table.
+ * RefreshContractTest}, {@link KindRulesTest}, {@link StatementCallsTest}): a new kind gets
+ * those tests by being listed here. Aggregate views are listed as a kind of their own: a query
+ * view with GROUP BY is refreshed by another attempt (per-group state). Each definition reads
+ * a source with columns {@code id, category, body, score}; {@code %s} is the source table.
  */
 enum ListedKind {
   QUERY("AS SELECT id, upper(body) AS ub, score * 2 AS s2 FROM %s WHERE score > 2",
@@ -32,7 +33,14 @@ enum ListedKind {
       + "(k = '2', order_by = 'score') AS SELECT category, id, score FROM %s",
       "USING UDTF '" + FailingCount.class.getName() + "' PARTITION BY category OPTIONS "
           + "(name = 'failing'%s) AS SELECT category, body FROM %s",
-      "", "UDTF 'failing' (" + FailingCount.class.getName() + ")");
+      "", "UDTF 'failing' (" + FailingCount.class.getName() + ")"),
+  /** A query view with GROUP BY: refreshed from per-group state ({@code AggregateAttempt}). */
+  AGGREGATE("AS SELECT category, count(*) AS n, sum(score) AS s, min(score) AS lo, "
+      + "max(score) AS hi FROM %s GROUP BY category",
+      "AS SELECT category, count(*) AS n, sum(IF(body LIKE 'bad%%', "
+          + "CAST(raise_error(concat('bad body ', body)) AS INT), score)) AS s FROM %s "
+          + "GROUP BY category",
+      null, "the view's SELECT");
 
   /** Skips what fails instead of failing the refresh. */
   static final String SKIP = ", error_handling = '{\"format\":\"lancerest.error_handling.v1\","
@@ -81,7 +89,8 @@ enum ListedKind {
 
   /**
    * {@link #failingOver} with {@code error_handling} skipping what fails; {@code null} for a
-   * kind without work items to skip (a query view's failing row fails its refresh).
+   * kind without work items to skip (a query or aggregate view's failing row fails its
+   * refresh).
    */
   String skippingOver(String source) {
     return skippingOver(source, "");

@@ -18,6 +18,11 @@ class JobTrackerRedactTest {
         "https://a.blob/x?sv=1&sig=c2lnbmF0dXJl&se=2"));
     assertEquals("aws_secret_access_key=*** region=us", JobTracker.redact(
         "aws_secret_access_key=wJalr region=us"));
+    assertEquals("at 's3://***@bucket/t.lance' and 'az://***@c/t'", JobTracker.redact(
+        "at 's3://AKIAKEY:wJalrSecret@bucket/t.lance' and 'az://acct:key@c/t'"),
+        "a URI's user information");
+    assertEquals("at 'file:///tmp/t.lance' (a@b)", JobTracker.redact(
+        "at 'file:///tmp/t.lance' (a@b)"), "no user information: unchanged");
     assertEquals("view lance.ns.v at version 3", JobTracker.redact(
         "view lance.ns.v at version 3"), "nothing secret: unchanged");
   }
