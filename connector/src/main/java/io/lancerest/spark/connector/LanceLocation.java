@@ -86,8 +86,8 @@ public final class LanceLocation {
    * from its store, so each is logged (DEBUG) for those who count what a statement costs.
    */
   public Dataset open(BufferAllocator allocator, Long version) {
-    LOG.debug("Opening Lance table {} at {}", uri, version == null ? "its latest version"
-        : "version " + version);
+    LOG.debug("Opening Lance table {} at {}", shown(uri), version == null
+        ? "its latest version" : "version " + version);
     ReadOptions.Builder b = readOptions();
     if (version != null) {
       b.setVersion(version);
@@ -124,9 +124,18 @@ public final class LanceLocation {
     return uri.hashCode();
   }
 
+  /**
+   * The location as a log shows it: a user part or a query string, where a signed URL carries
+   * its credentials, masked.
+   */
+  static String shown(String uri) {
+    return uri.replaceFirst("^([A-Za-z][A-Za-z0-9+.-]*://)[^/@]+@", "$1***@")
+        .replaceFirst("\\?.*$", "?***");
+  }
+
   /** Storage options hold credentials: only their keys are shown. */
   @Override
   public String toString() {
-    return uri + " (storage options " + storageOptions.keySet() + ")";
+    return shown(uri) + " (storage options " + storageOptions.keySet() + ")";
   }
 }

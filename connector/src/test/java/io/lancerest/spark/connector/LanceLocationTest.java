@@ -45,6 +45,17 @@ class LanceLocationTest {
   }
 
   @Test
+  void aLocationAsLogsShowItMasksTheCredentialsOfASignedUrl() {
+    assertEquals("s3://***@bucket/t.lance",
+        LanceLocation.shown("s3://AKIA:secret@bucket/t.lance"));
+    assertEquals("https://store.example/t.lance?***",
+        LanceLocation.shown("https://store.example/t.lance?sig=abc&se=2026"));
+    assertEquals("file:///tmp/a@b/t.lance", LanceLocation.shown("file:///tmp/a@b/t.lance"));
+    String shown = LanceLocation.of("s3://k:s@bucket/t.lance?token=xyz", Map.of()).toString();
+    assertFalse(shown.contains("s@") || shown.contains("xyz"), shown);
+  }
+
+  @Test
   void toStringShowsTheStorageOptionKeysOnly() {
     String s = LanceLocation.of("s3://b/ns/t.lance", vended()).toString();
     assertTrue(s.contains("s3://b/ns/t.lance") && s.contains("aws_secret_access_key"), s);

@@ -63,8 +63,7 @@ final class ExistingRows {
       }
     }
     org.lance.Dataset view = run.view(version);
-    try (BufferAllocator a = new RootAllocator();
-        LanceScanner s = view.newScan(new ScanOptions.Builder()
+    try (LanceScanner s = view.newScan(new ScanOptions.Builder()
             .columns(List.of(ChunkerLayout.SOURCE_ROW_ID, ChunkerLayout.CHILD_INDEX))
             .withRowAddress(true).build());
         ArrowReader r = s.scanBatches()) {

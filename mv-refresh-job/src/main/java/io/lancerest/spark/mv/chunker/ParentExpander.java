@@ -68,7 +68,8 @@ final class ParentExpander {
     ctx.describe("expand " + ids.getLongCardinality() + " parents on the driver");
     LocalExpansion.Outcome local;
     try {
-      local = LocalExpansion.tryExpand(ctx, run.datasets().source(srcVersion), ChunkerRefresh.project(scoped, run.def()), fragments, ids,
+      local = LocalExpansion.tryExpand(ctx, run.datasets().source(srcVersion),
+          ChunkerRefresh.project(scoped, run.def()), fragments, ids,
           task(null, null));
     } finally {
       ctx.describe(null);

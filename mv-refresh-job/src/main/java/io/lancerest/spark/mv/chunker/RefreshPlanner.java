@@ -1,6 +1,5 @@
 package io.lancerest.spark.mv.chunker;
 
-import io.lancerest.spark.mv.definition.SourceIdentity;
 import io.lancerest.spark.mv.refresh.RefreshTarget;
 import io.lancerest.spark.mv.refresh.ViewTables;
 import java.util.Map;
@@ -57,7 +56,8 @@ final class RefreshPlanner {
     long t0 = System.nanoTime();
     boolean mayScope = !force && run.o().outputLimit() == null && truncated.isEmpty()
         && "0".equals(ChunkerRefresh.configValue(config, ChunkerRefresh.UNPROCESSED_KEY));
-    SourceState state = SourceState.scan(new SourceState.Source(run.ctx(), t, target.datasets(), def.filter(),
+    SourceState state = SourceState.scan(new SourceState.Source(run.ctx(), t,
+        target.datasets(), def.filter(),
         source), watermark, srcVersion, processed,
         mayScope && run.ctx().listener().readChangedFragmentsOnly());
     Roaring64NavigableMap gone = state.gone;

@@ -121,7 +121,9 @@ public final class ViewCommit {
 
   /**
    * {@link #commit(Runnable)} on {@code readAt}, the view table at the read version as the
-   * refresh already opened it (and still owns: it is not closed here).
+   * refresh already opened it (and still owns: it is not closed here). The memory lance-core
+   * keeps after a failed Overwrite is then accounted to {@code readAt}'s allocator, which its
+   * owner closes knowing the commit failed.
    */
   public ViewCommitResult commit(Dataset readAt, Runnable lastStep) {
     if (readAt.version() != readVersion) {

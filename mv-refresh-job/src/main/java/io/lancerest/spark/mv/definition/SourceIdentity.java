@@ -4,8 +4,6 @@ import io.lancerest.spark.connector.LanceLocation;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
 import org.slf4j.Logger;
@@ -33,20 +31,6 @@ public final class SourceIdentity {
   /** When the dataset's current version was written, as an ISO-8601 instant. */
   public static String versionTime(org.lance.Dataset ds) {
     return ds.getVersion().getDataTime().toInstant().toString();
-  }
-
-  /**
-   * When {@code version} of the table at {@code uri} was written; {@code null} when that version
-   * cannot be opened (never written, or cleaned up).
-   */
-  public static String versionTime(LanceLocation table, long version) {
-    try (BufferAllocator a = new RootAllocator();
-        org.lance.Dataset ds = table.open(a, version)) {
-      return versionTime(ds);
-    } catch (RuntimeException e) {
-      LOG.debug("Version {} of '{}' cannot be opened: {}", version, table.uri(), e.getMessage());
-      return null;
-    }
   }
 
   /** What a view recorded, or {@code null} (refreshed before this was recorded, or never). */

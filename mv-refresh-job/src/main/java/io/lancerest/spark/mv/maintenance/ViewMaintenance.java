@@ -13,7 +13,6 @@ import org.apache.arrow.memory.RootAllocator;
 import org.apache.spark.network.util.JavaUtils;
 import org.apache.spark.sql.SparkSession;
 import org.lance.Dataset;
-import org.lance.ReadOptions;
 import org.lance.cleanup.CleanupPolicy;
 import org.lance.cleanup.RemovalStats;
 import org.slf4j.Logger;
@@ -208,10 +207,23 @@ public final class ViewMaintenance {
    */
   public static Outcome run(LanceLocation view, Function<String, String> session,
       Map<String, String> serverProperties, boolean force, Integer maxRowsPerFragment) {
+    try (BufferAllocator a = new RootAllocator();
+        Dataset latest = view.open(a, null)) {
+      return run(view, latest, session, serverProperties, force, maxRowsPerFragment);
+    }
+  }
+
+  /**
+   * {@link #run(LanceLocation, Function, Map, boolean, Integer)} from {@code latest}, the view
+   * table at the version just committed, as the caller holds it (and closes).
+   */
+  public static Outcome run(LanceLocation view, Dataset latest, Function<String, String> session,
+      Map<String, String> serverProperties, boolean force, Integer maxRowsPerFragment) {
     String uri = view.uri();
-    ReadOptions ro = view.readOptions().build();
-    try (BufferAllocator a = new RootAllocator()) {
-      Dataset ds = Dataset.open(a, uri, ro);
+    // under the dataset's root: the compaction moves its scans' buffers into its writes
+    try (BufferAllocator a = latest.allocator().newChildAllocator("view maintenance", 0,
+        Long.MAX_VALUE)) {
+      Dataset ds = latest;
       try {
         Map<String, String> props = new HashMap<>(ds.getConfig());
         props.putAll(serverProperties == null ? Map.of() : serverProperties);
@@ -245,8 +257,10 @@ public final class ViewMaintenance {
             // a view this compaction cannot rewrite (a blob column): old versions still go
             skipped = e.getMessage();
           }
-          Dataset now = Dataset.open(a, uri, ro);
-          ds.close();
+          Dataset now = view.open(a, null);
+          if (ds != latest) {
+            ds.close();
+          }
           ds = now;
         }
         int after = ds.getFragments().size();
@@ -286,7 +300,9 @@ public final class ViewMaintenance {
         return new Outcome(compacted, before, after, removed.getOldVersions(),
             removed.getBytesRemoved(), skipped);
       } finally {
-        ds.close();
+        if (ds != latest) {
+          ds.close();
+        }
       }
     }
   }

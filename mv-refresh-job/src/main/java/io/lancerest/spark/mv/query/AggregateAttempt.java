@@ -345,7 +345,8 @@ record AggregateAttempt(RefreshContext ctx, ViewTables t, SourceQuery q, Refresh
       return List.of();
     }
     try {
-      return DriverRows.read(s.datasets.source(s.srcVersion), new ArrayList<>(new java.util.TreeSet<>(ch.rescan)), columns,
+      return DriverRows.read(s.datasets.source(s.srcVersion),
+          new ArrayList<>(new java.util.TreeSet<>(ch.rescan)), columns,
           false, x -> true);
     } catch (Exception e) {
       LOG.info("View {} (job {}): changed fragments not read on the driver ({}); reading "

@@ -83,6 +83,7 @@ public final class RefreshDriver {
             committed = staged.commit().commit(open.view(target.target().view().version()),
                 lastStep);
           } catch (ViewCommitConflictException e) {
+            open.commitFailed();
             staged.errors().abandon(e.toString());
             staged.commit().abandon(); // computed again from the new version, new fragments
             if (n >= COMMIT_ATTEMPTS) {
@@ -96,6 +97,7 @@ public final class RefreshDriver {
                 COMMIT_ATTEMPTS);
             continue;
           } catch (ViewCommitException e) {
+            open.commitFailed();
             staged.errors().abandon(e.toString());
             if (e instanceof ViewCommitNotAppliedException) {
               staged.commit().abandon(); // known not to have landed
@@ -106,6 +108,7 @@ public final class RefreshDriver {
                 + (e instanceof ViewCommitNotAppliedException ? ". Run the refresh again" : ""),
                 e);
           } catch (Exception | Error e) { // lance-core's IOException arrives undeclared
+            open.commitFailed();
             staged.errors().abandon(e.toString());
             throw e;
           }
@@ -121,8 +124,8 @@ public final class RefreshDriver {
                 committed.version(), e.toString());
           }
           R result = staged.result().apply(committed);
-          return ended(job, kind, result, join(note, maintain(ctx, tables,
-              maxRowsPerFragment)));
+          return ended(job, kind, result, join(note, maintain(ctx, tables, open,
+              committed.version(), maxRowsPerFragment)));
         }
       }
     } catch (Exception | Error e) { // lance-core's IOException arrives undeclared
@@ -159,15 +162,17 @@ public final class RefreshDriver {
 
   /**
    * The view's maintenance after its commit, never inside it: compaction and removal of old
-   * versions by the session's policy and the view's overrides ({@link ViewMaintenance}). It never fails the refresh; what
-   * it did, or its failure, is the job's message.
+   * versions by the session's policy and the view's overrides ({@link ViewMaintenance}), from
+   * the version the attempt committed. It never fails the refresh; what it did, or its failure,
+   * is the job's message.
    */
-  private static String maintain(RefreshContext ctx, ViewTables tables,
-      Integer maxRowsPerFragment) {
+  private static String maintain(RefreshContext ctx, ViewTables tables, AttemptDatasets open,
+      long committedVersion, Integer maxRowsPerFragment) {
     try {
       ctx.describe("maintenance");
       ViewMaintenance.Outcome o = ViewMaintenance.run(tables.view(),
-          ViewMaintenance.Policy.session(ctx.spark()), tables.viewProperties(), false, maxRowsPerFragment);
+          open.committedView(committedVersion), ViewMaintenance.Policy.session(ctx.spark()),
+          tables.viewProperties(), false, maxRowsPerFragment);
       String summary = o == null ? null : o.summary();
       if (summary != null) {
         LOG.info("View {} (job {}): maintenance: {}", ctx.viewName(), ctx.jobId(), summary);

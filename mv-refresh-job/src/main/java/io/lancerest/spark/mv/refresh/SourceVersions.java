@@ -52,7 +52,7 @@ public final class SourceVersions {
    * @throws MaterializedViewException when the source still lists the version: a failure to
    *     read, not a cleanup, which no fallback should hide
    */
-  static String removedByCleanup(String viewName, String uri, org.lance.Dataset current,
+  public static String removedByCleanup(String viewName, String uri, org.lance.Dataset current,
       long version, RuntimeException failure) {
     long oldest;
     boolean listed;

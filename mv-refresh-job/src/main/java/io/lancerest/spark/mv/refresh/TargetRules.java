@@ -35,7 +35,7 @@ final class TargetRules {
     long version = src.version();
     long latest = srcVersion == null ? version : src.latestVersion();
     String written = SourceIdentity.versionTime(src);
-    ViewRead view = ViewRead.of(open.view());
+    ViewRead view = ViewRead.of(name, open.view());
     long watermark = view.watermark(name);
     // One read of the watermark version serves both checks below (null: not there to open).
     org.lance.Dataset then = watermark == 0 || watermark > latest ? null

@@ -27,8 +27,13 @@ public record ViewRead(long version, Schema schema, Map<String, String> config, 
   }
 
   /** What the attempt needs of the view table, opened at its latest version. */
-  static ViewRead of(org.lance.Dataset view) {
-    return new ViewRead(view.version(), view.getSchema(), view.getConfig(), view.countRows());
+  static ViewRead of(String viewName, org.lance.Dataset view) {
+    try {
+      return new ViewRead(view.version(), view.getSchema(), view.getConfig(), view.countRows());
+    } catch (RuntimeException e) {
+      throw new MaterializedViewException("Cannot read the table of view " + viewName + " at '"
+          + view.uri() + "': " + e.getMessage(), e);
+    }
   }
 
   /**

@@ -7,9 +7,9 @@
  * <ol>
  *   <li><b>Job.</b> The refresh's Spark jobs are tagged and described with its job id and view;
  *       the job log records RUNNING ({@link io.lancerest.spark.mv.refresh.JobTracker}).</li>
- *   <li><b>Open.</b> The view table and the source at each version the attempt reads (the
- *       version it goes to, the version the view reflects), each opened once and lent to every
- *       later step ({@link io.lancerest.spark.mv.refresh.AttemptDatasets}).</li>
+ *   <li><b>Open.</b> The view table and the source, each opened once and lent to every later
+ *       step; another version of either (the one the view reflects, the one just committed) is
+ *       checked out of that open ({@link io.lancerest.spark.mv.refresh.AttemptDatasets}).</li>
  *   <li><b>Target.</b> The view table, read once ({@link
  *       io.lancerest.spark.mv.refresh.ViewRead}); the source version ({@code src_version} or
  *       the latest, which must exist), the version the view reflects, whether the source is still the table the view

@@ -185,7 +185,7 @@ final class UdtfCommit {
         UdtfPlan.unchangedReason(history, st.baseVersion()));
     Map<String, String> meta = new LinkedHashMap<>();
     meta.put(UdtfRefresh.BASE_VERSION_KEY, Long.toString(source.version()));
-    meta.put(SourceIdentity.KEY, st.sourceTime(source, view));
+    meta.put(SourceIdentity.KEY, st.sourceTime());
     meta.put(UdtfRefresh.LAST_JOB_KEY, jobId);
     meta.put(UdtfRefresh.LAST_STATUS_KEY, RefreshResult.JobStatus.DONE.name());
     meta.put(UdtfRefresh.SKIPPED_KEY, "0");

@@ -73,7 +73,7 @@ final class UdtfCompute {
       StructType inputSchema = new StructType(Arrays.copyOf(input.schema().fields(),
           inputColumns.size(), StructField[].class));
 
-      String sourceTime = st.sourceTime(source, view);
+      String sourceTime = st.sourceTime();
       PartitionCheckpoints checkpoints = new PartitionCheckpoints(view.viewUri(), view.viewStorageOptions(), def, source.version(), source.location() + "@" + (sourceTime == null ? "" : sourceTime));
       if (st.rebuild() != null) {
         // A rebuild computes every partition: force = true means exactly that (a PARTIAL

@@ -1,8 +1,6 @@
 package io.lancerest.spark.mv.udtf;
 
-import io.lancerest.spark.mv.definition.SourceIdentity;
 import io.lancerest.spark.mv.refresh.RefreshTarget;
-import io.lancerest.spark.mv.refresh.ViewTables;
 import io.lancerest.spark.mv.result.RefreshResult;
 import java.util.Map;
 
@@ -19,12 +17,11 @@ import java.util.Map;
 record UdtfStart(long viewVersion, long viewRows, String base, String rebuild,
     String removed, boolean complete, String sourceWritten) {
   /**
-   * When {@code source}'s version was written, as the commit records it: what the driver read
-   * when it is the view's source at the latest version, else read now.
+   * When the source version the refresh goes to was written, as the commit records it (the
+   * driver read it: a UDTF view's source is the table the driver opened).
    */
-  String sourceTime(UdtfSource source, ViewTables view) {
-    return sourceWritten != null && source.table().equals(view.source()) ? sourceWritten
-        : SourceIdentity.versionTime(source.table(), source.version());
+  String sourceTime() {
+    return sourceWritten;
   }
 
   /**

@@ -108,11 +108,11 @@ enum ListedKind {
 
   /**
    * The work items {@code r} called the function for (computed or skipped): a chunker's parents
-   * expanded, a UDTF's partitions not reused from a checkpoint; a query view has none.
+   * expanded, a UDTF's partitions not reused from a checkpoint; query views have none.
    */
   long itemsTried(io.lancerest.spark.mv.result.RefreshResult r) {
     return switch (this) {
-      case QUERY -> 0;
+      case QUERY, AGGREGATE -> 0;
       case CHUNKER -> r.details().get("parents_expanded");
       case UDTF -> r.details().get("partitions") - r.details().get("partitions_reused");
     };
