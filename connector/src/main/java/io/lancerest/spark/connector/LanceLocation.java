@@ -86,8 +86,10 @@ public final class LanceLocation {
    * from its store, so each is logged (DEBUG) for those who count what a statement costs.
    */
   public Dataset open(BufferAllocator allocator, Long version) {
-    LOG.debug("Opening Lance table {} at {}", shown(uri), version == null
-        ? "its latest version" : "version " + version);
+    if (LOG.isDebugEnabled()) {
+      LOG.debug("Opening Lance table {} at {}", shown(uri), version == null
+          ? "its latest version" : "version " + version);
+    }
     ReadOptions.Builder b = readOptions();
     if (version != null) {
       b.setVersion(version);
