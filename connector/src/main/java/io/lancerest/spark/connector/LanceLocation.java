@@ -131,7 +131,9 @@ public final class LanceLocation {
    * its credentials, masked.
    */
   static String shown(String uri) {
-    return uri.replaceFirst("^([A-Za-z][A-Za-z0-9+.-]*://)[^/@]+@", "$1***@")
+    // a user:password part runs to its @ (a secret key may hold a /); a bare user part not
+    return uri.replaceFirst("^([A-Za-z][A-Za-z0-9+.-]*://)(?:[^/@\\s:]*:[^@\\s]*|[^/@\\s]+)@",
+            "$1***@")
         .replaceFirst("\\?.*$", "?***");
   }
 

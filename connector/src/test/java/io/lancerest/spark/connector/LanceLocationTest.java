@@ -51,6 +51,7 @@ class LanceLocationTest {
     assertEquals("https://store.example/t.lance?***",
         LanceLocation.shown("https://store.example/t.lance?sig=abc&se=2026"));
     assertEquals("file:///tmp/a@b/t.lance", LanceLocation.shown("file:///tmp/a@b/t.lance"));
+    assertEquals("s3a://***@bucket/x", LanceLocation.shown("s3a://AKIA:abc/def@bucket/x"));
     String shown = LanceLocation.of("s3://k:s@bucket/t.lance?token=xyz", Map.of()).toString();
     assertFalse(shown.contains("s@") || shown.contains("xyz"), shown);
   }

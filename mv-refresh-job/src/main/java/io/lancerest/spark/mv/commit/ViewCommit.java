@@ -56,6 +56,8 @@ public final class ViewCommit {
   private final CommitFragments rows;
   private final CommitMetadata metadata;
   private final CommitRecovery recovery;
+  /** Fragments written by an earlier run and committed again: checked for their files. */
+  private final List<FragmentMetadata> reused;
 
   private ViewCommit(Builder b) {
     this.location = b.location;
@@ -66,6 +68,7 @@ public final class ViewCommit {
     this.metadata = new CommitMetadata(b.location, b.schemaMetadata, b.fieldMetadata, b.config,
         b.transactionProperties, b.job);
     this.recovery = new CommitRecovery(table, readVersion);
+    this.reused = List.copyOf(b.reused);
   }
 
   /**
@@ -182,6 +185,16 @@ public final class ViewCommit {
     if (!metadata.transactionProperties().isEmpty()) {
       txn.transactionProperties(metadata.transactionProperties());
     }
+    // A fragment kept aside by an earlier run is no longer protected by the view's versions: a
+    // cleanup may have removed its files while this run computed. Checked last, so that the
+    // view never commits a fragment without its data; the attempt then starts again and
+    // computes what the files held.
+    String missing = reused.isEmpty() ? null
+        : FragmentFiles.firstMissing(table, allocator, reused);
+    if (missing != null) {
+      throw recovery.conflict("data file " + missing + " of a fragment written by an earlier "
+          + "run was removed, by a cleanup of the view", null);
+    }
     try {
       lastStep.run();
     } catch (RuntimeException | Error e) { // nothing was committed, nor will these fragments be
@@ -229,6 +242,7 @@ public final class ViewCommit {
     private boolean replaceAllRows;
     private final TreeSet<Integer> removeFragments = new TreeSet<>();
     private final List<FragmentMetadata> newFragments = new ArrayList<>();
+    private final List<FragmentMetadata> reused = new ArrayList<>();
     private final List<FragmentSourceRanges.Range> newRanges = new ArrayList<>();
     private final Map<String, String> schemaMetadata = new LinkedHashMap<>();
     private final Map<String, Map<String, String>> fieldMetadata = new LinkedHashMap<>();
@@ -303,6 +317,15 @@ public final class ViewCommit {
         newRanges.add(ranges == null ? null : ranges.get(i));
       }
       return this;
+    }
+
+    /**
+     * Adds fragments an earlier run wrote and kept aside (resume checkpoints): their data files
+     * are checked just before the commit, which is refused as a conflict when one is gone.
+     */
+    public Builder addReusedFragments(Collection<FragmentMetadata> fragments) {
+      reused.addAll(fragments);
+      return addFragments(fragments);
     }
 
     /** Upserts schema metadata; a {@code null} value removes the key. */

@@ -272,8 +272,11 @@ public final class ViewMaintenance {
         if (!force && !compacted && ds.version() % VERSION_CHECK_EVERY != 0) {
           return new Outcome(false, before, after, 0, 0, skipped);
         }
-        int swept = SourceIdIndexFiles.sweep(uri, ds.getFragments().stream()
-            .map(org.lance.Fragment::metadata).toList(), INDEX_GRACE);
+        // only from the latest version: a writer that committed since this one may hold
+        // fragments whose indexes this version does not list
+        int swept = ds.version() != ds.latestVersion() ? 0
+            : SourceIdIndexFiles.sweep(uri, ds.getFragments().stream()
+                .map(org.lance.Fragment::metadata).toList(), INDEX_GRACE);
         if (swept > 0) {
           LOG.debug("View table {}: {} source id index folders of fragments it no longer holds "
               + "removed", uri, swept);

@@ -26,9 +26,13 @@ public final class JobTracker {
       + "password|passwd|credential|api[_-]?key|access[_-]?key|account[_-]?key|private[_-]?key"
       + "|authorization|signature|grant|\\bsig)"
       + "[a-z0-9_.-]*)\"?\\s*[=:]\\s*\"?)(?:bearer\\s+|basic\\s+)?[^\\s,;&\"'}]+");
-  /** The user information of a URI ({@code s3://key:secret@bucket/…}), which may be a key. */
+  /**
+   * The user information of a URI ({@code s3://key:secret@bucket/…}), which may be a key: a
+   * {@code user:password} part up to its {@code @} (a secret key may hold a {@code /}), or a
+   * user part without one.
+   */
   private static final Pattern USER_INFO = Pattern.compile(
-      "(?i)(\\b[a-z][a-z0-9+.-]*://)[^/\\s@'\"]+@");
+      "(?i)(\\b[a-z][a-z0-9+.-]*://)(?:[^/\\s@'\":]*:[^\\s@'\"]*|[^/\\s@'\"]+)@");
 
   private final JobLog log;
   private final String jobId;

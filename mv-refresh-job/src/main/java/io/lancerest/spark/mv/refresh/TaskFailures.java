@@ -44,8 +44,9 @@ public final class TaskFailures {
       // Spark evaluates the definition's expressions on the driver too, without a job: its
       // optimizer folds a projection of a local input (an aggregate refresh's change rows,
       // collected to the driver) while it plans. An analysis error is not an evaluation.
-      return userError(e) && !analysis(e) ? new FunctionFailedException(ctx.viewName(),
-          ctx.jobId(), function, "on the driver", firstCause(e), e) : e;
+      return userError(e) && !analysis(e) && inChain(e, TaskFailures::planning)
+          ? new FunctionFailedException(ctx.viewName(), ctx.jobId(), function, "on the driver",
+              firstCause(e), e) : e;
     }
     if (userError(e)) {
       return new FunctionFailedException(ctx.viewName(), ctx.jobId(), function,
@@ -74,6 +75,11 @@ public final class TaskFailures {
    * before any frame of this engine or of Lance.
    */
   private static boolean userError(Throwable e) {
+    // out of memory or stack, an interrupt: where it struck says nothing of whose fault it is
+    if (inChain(e, c -> c instanceof VirtualMachineError || c instanceof InterruptedException
+        || c instanceof java.nio.channels.ClosedByInterruptException)) {
+      return false;
+    }
     for (Throwable c = e; c != null; c = next(c)) {
       if (c instanceof org.apache.spark.SparkThrowable t && t.getErrorClass() != null) {
         String cls = t.getErrorClass();
@@ -91,8 +97,22 @@ public final class TaskFailures {
   }
 
   private static boolean analysis(Throwable e) {
+    return inChain(e, c -> c instanceof org.apache.spark.sql.AnalysisException);
+  }
+
+  private static boolean inChain(Throwable e, java.util.function.Predicate<Throwable> p) {
     for (Throwable c = e; c != null; c = next(c)) {
-      if (c instanceof org.apache.spark.sql.AnalysisException) {
+      if (p.test(c)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Whether {@code c} was thrown while Spark's optimizer planned (it folds local inputs). */
+  private static boolean planning(Throwable c) {
+    for (StackTraceElement f : c.getStackTrace()) {
+      if (f.getClassName().startsWith("org.apache.spark.sql.catalyst.optimizer.")) {
         return true;
       }
     }

@@ -1,8 +1,8 @@
 package io.lancerest.spark.mv.udtf;
 
 import io.lancerest.spark.connector.LanceLocation;
+import io.lancerest.spark.mv.commit.FragmentFiles;
 import io.lancerest.spark.mv.commit.FragmentShipping;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -26,8 +26,6 @@ import org.lance.FragmentMetadata;
 import org.lance.ReadOptions;
 import org.lance.Transaction;
 import org.lance.WriteParams;
-import org.lance.file.LanceFileReader;
-import org.lance.fragment.DataFile;
 import org.lance.ipc.LanceScanner;
 import org.lance.ipc.ScanOptions;
 import org.lance.operation.Append;
@@ -302,23 +300,13 @@ public final class PartitionCheckpoints implements java.io.Serializable {
   }
 
   private boolean dataFilesExist(BufferAllocator a, Checkpoint c) {
-    String data = (viewLocation.endsWith("/") ? viewLocation : viewLocation + "/") + "data/";
-    for (FragmentMetadata f : FragmentShipping.fromBytes(c.fragments())) {
-      for (DataFile file : f.getFiles()) {
-        try (LanceFileReader r = LanceFileReader.open(data + file.getPath(), table().current(),
-            a)) {
-          // Opening reads the file's footer: it is there and whole.
-        } catch (IOException | RuntimeException e) {
-          LOG.info("Checkpoint of partition {} of the view at '{}' is not reused: its data file "
-              + "'{}' cannot be opened ({})", c.keyDisplay(), viewLocation, file.getPath(),
-              e.toString());
-          return false;
-        } catch (Exception closing) {
-          // Opened, so it exists; a failure to release the reader does not matter here.
-        }
-      }
+    String missing = FragmentFiles.firstMissing(viewLocation, table().current(), a,
+        FragmentShipping.fromBytes(c.fragments()));
+    if (missing != null) {
+      LOG.info("Checkpoint of partition {} of the view at '{}' is not reused: its data file {} "
+          + "cannot be opened", c.keyDisplay(), viewLocation, missing);
     }
-    return true;
+    return missing == null;
   }
 
   /** Removes every checkpoint of the view (after a DONE commit, nothing is left to resume). */

@@ -46,6 +46,7 @@ final class UdtfCommit {
       Map<String, PartitionCheckpoints.Checkpoint> finished, PartitionCheckpoints checkpoints) {
     String jobId = ctx.jobId();
     List<FragmentMetadata> fragments = new ArrayList<>();
+    List<FragmentMetadata> reusedFragments = new ArrayList<>();
     List<UdtfRefreshResult.SkippedPartition> skipped = new ArrayList<>();
     List<PartitionOutcome> failed = new ArrayList<>();
     long computed = 0;
@@ -60,7 +61,8 @@ final class UdtfCommit {
         }
         case REUSED -> {
           reused++;
-          fragments.addAll(FragmentShipping.fromBytes(finished.get(o.keyId()).fragments()));
+          reusedFragments.addAll(
+              FragmentShipping.fromBytes(finished.get(o.keyId()).fragments()));
         }
         // The NULL partition is reported as null, not as text a real key 'NULL' could also be.
         case SKIPPED -> skipped.add(new UdtfRefreshResult.SkippedPartition(
@@ -154,6 +156,7 @@ final class UdtfCommit {
     ViewCommit commit = ViewCommit.builder(view.view(), viewVersion)
         .replaceAllRows()
         .addFragments(fragments)
+        .addReusedFragments(reusedFragments)
         .schemaMetadata(meta)
         .job(new ViewCommit.Job(jobId, MaterializedViewKind.UDTF, status, source.version()))
         .build();

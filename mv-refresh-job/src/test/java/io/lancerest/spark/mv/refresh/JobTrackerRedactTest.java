@@ -21,6 +21,8 @@ class JobTrackerRedactTest {
     assertEquals("at 's3://***@bucket/t.lance' and 'az://***@c/t'", JobTracker.redact(
         "at 's3://AKIAKEY:wJalrSecret@bucket/t.lance' and 'az://acct:key@c/t'"),
         "a URI's user information");
+    // an AWS secret key may hold a slash
+    assertEquals("at s3a://***@bucket/x", JobTracker.redact("at s3a://AKIA:abc/def@bucket/x"));
     assertEquals("at 'file:///tmp/t.lance' (a@b)", JobTracker.redact(
         "at 'file:///tmp/t.lance' (a@b)"), "no user information: unchanged");
     assertEquals("view lance.ns.v at version 3", JobTracker.redact(

@@ -78,7 +78,8 @@ class UdtfPartialRetryTest {
   private UdtfDefinition flaky(Path callsDir) {
     return UdtfDefinition.of("flaky", "1", FlakyUdtf.class, UdtfFixtures.arrow(COUNTS))
         .withPartitionBy("category")
-        .withOptions(Map.of("outage", outage.toString(), "calls", callsDir.toString()))
+        .withOptions(Map.of("outage", outage.toString(), "calls", callsDir.toString(),
+            "vanish", dir.resolve("vanish").toString()))
         .withErrorHandling(new ErrorHandling(null,
             List.of(ErrorHandling.Rule.of("outage", ErrorHandling.Action.SKIP)), null, null,
             null));
@@ -200,6 +201,34 @@ class UdtfPartialRetryTest {
     assertEquals(List.of("job-1|b", "job-1|d"), errorRows());
   }
 
+  /**
+   * A cleanup of the view (VACUUM, or maintenance with a short retention) may remove the files
+   * of the PARTIAL refresh's partitions while the retry computes the skipped ones: the retry
+   * must not commit fragments without their data. Here the function, computing b, removes them.
+   */
+  @Test
+  void filesRemovedWhileTheRetryComputesAreComputedAgainNotCommittedMissing()
+      throws IOException {
+    failing("b");
+    assertEquals(JobStatus.PARTIAL, refresh("job-1").status());
+    failing();
+    Path data = Path.of(view.viewUri(), "data");
+    try (Stream<Path> files = Files.list(data)) {
+      Files.writeString(dir.resolve("vanish"), String.join("\n",
+          files.map(Path::toString).toList()));
+    }
+
+    UdtfRefreshResult r = refresh("job-2");
+
+    assertFalse(Files.exists(dir.resolve("vanish")), "the files were removed during the retry");
+    assertEquals(JobStatus.DONE, r.status());
+    assertEquals(ALL_COUNTS, rows(spark, view.viewUri(), null));
+    assertEquals(fromScratch(), rows(spark, view.viewUri(), null), "no row lost or doubled");
+    // the commit found the files gone and the attempt started again: a, c, d and NULL were
+    // computed again; b's own fragment, written by the first attempt, was there to reuse
+    assertEquals(Map.of("a", 2, "b", 2, "c", 2, "d", 2, "null", 2), callsByKey());
+  }
+
   @Test
   void forceAfterAPartialRefreshComputesEveryPartition() throws IOException {
     failing("b");
@@ -236,11 +265,21 @@ class UdtfPartialRetryTest {
       return List.of(RowFactory.create(ctx.partitionKey(), n, total)).iterator();
     }
 
-    /** Records the call of {@code ctx}; throws when its partition is out. */
+    /**
+     * Records the call of {@code ctx}; throws when its partition is out. When the file {@code
+     * vanish} exists, its call for partition b first deletes the files it lists, and it.
+     */
     static void enter(UdtfContext ctx) {
       String key = String.valueOf(ctx.partitionKey());
       Path outage = Path.of(ctx.option("outage", null));
+      String vanish = ctx.option("vanish", null);
       try {
+        if (vanish != null && key.equals("b") && Files.exists(Path.of(vanish))) {
+          for (String f : Files.readAllLines(Path.of(vanish))) {
+            Files.deleteIfExists(Path.of(f));
+          }
+          Files.delete(Path.of(vanish));
+        }
         Files.createFile(Path.of(ctx.option("calls", null))
             .resolve(key + "-" + UUID.randomUUID().toString().replace("-", "")));
         if (Files.exists(outage) && Files.readAllLines(outage).contains(key)) {
