@@ -17,17 +17,17 @@ public final class FragmentFiles {
 
   /**
    * The first data file of {@code fragments} that cannot be opened under {@code table}'s
-   * location, or {@code null} when all can. Opening reads a file's footer: it is there and
-   * whole.
-   *
-   * @param storage the storage options to read with (credentials renewed by the caller)
+   * location (with its credentials as they are now), or {@code null} when all can. Opening
+   * reads a file's footer: it is there and whole.
    */
-  public static String firstMissing(String tableUri, java.util.Map<String, String> storage,
-      BufferAllocator a, Collection<FragmentMetadata> fragments) {
-    String data = (tableUri.endsWith("/") ? tableUri : tableUri + "/") + "data/";
+  public static String firstMissing(LanceLocation table, BufferAllocator a,
+      Collection<FragmentMetadata> fragments) {
+    String uri = table.uri();
+    String data = (uri.endsWith("/") ? uri : uri + "/") + "data/";
     for (FragmentMetadata f : fragments) {
       for (DataFile file : f.getFiles()) {
-        try (LanceFileReader r = LanceFileReader.open(data + file.getPath(), storage, a)) {
+        try (LanceFileReader r = LanceFileReader.open(data + file.getPath(), table.current(),
+            a)) {
           // opened: there
         } catch (java.io.IOException | RuntimeException e) {
           return file.getPath() + " (" + e + ")";
@@ -38,10 +38,5 @@ public final class FragmentFiles {
     }
     return null;
   }
-
-  /** {@link #firstMissing} of {@code table}, with its credentials as they are now. */
-  public static String firstMissing(LanceLocation table, BufferAllocator a,
-      Collection<FragmentMetadata> fragments) {
-    return firstMissing(table.uri(), table.current(), a, fragments);
-  }
+}
 }

@@ -300,7 +300,7 @@ public final class PartitionCheckpoints implements java.io.Serializable {
   }
 
   private boolean dataFilesExist(BufferAllocator a, Checkpoint c) {
-    String missing = FragmentFiles.firstMissing(viewLocation, table().current(), a,
+    String missing = FragmentFiles.firstMissing(table().sibling(viewLocation), a,
         FragmentShipping.fromBytes(c.fragments()));
     if (missing != null) {
       LOG.info("Checkpoint of partition {} of the view at '{}' is not reused: its data file {} "
