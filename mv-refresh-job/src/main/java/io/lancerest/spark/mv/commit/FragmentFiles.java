@@ -39,4 +39,3 @@ public final class FragmentFiles {
     return null;
   }
 }
-}
