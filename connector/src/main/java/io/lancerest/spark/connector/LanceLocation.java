@@ -132,7 +132,7 @@ public final class LanceLocation {
    */
   static String shown(String uri) {
     // a user:password part runs to its @ (a secret key may hold a /); a bare user part not
-    return uri.replaceFirst("^([A-Za-z][A-Za-z0-9+.-]*://)(?:[^/@\\s:]*:[^@\\s]*|[^/@\\s]+)@",
+    return uri.replaceFirst("^([A-Za-z][A-Za-z0-9+.-]*://)(?:[^/@\\s:]*:[^@\\s?#]*|[^/@\\s]+)@",
             "$1***@")
         .replaceFirst("\\?.*$", "?***");
   }

@@ -52,6 +52,7 @@ class LanceLocationTest {
         LanceLocation.shown("https://store.example/t.lance?sig=abc&se=2026"));
     assertEquals("file:///tmp/a@b/t.lance", LanceLocation.shown("file:///tmp/a@b/t.lance"));
     assertEquals("s3a://***@bucket/x", LanceLocation.shown("s3a://AKIA:abc/def@bucket/x"));
+    assertEquals("https://host:8080/p?***", LanceLocation.shown("https://host:8080/p?x=a@b"));
     String shown = LanceLocation.of("s3://k:s@bucket/t.lance?token=xyz", Map.of()).toString();
     assertFalse(shown.contains("s@") || shown.contains("xyz"), shown);
   }

@@ -26,11 +26,14 @@ public final class FragmentFiles {
     String data = (uri.endsWith("/") ? uri : uri + "/") + "data/";
     for (FragmentMetadata f : fragments) {
       for (DataFile file : f.getFiles()) {
-        try (LanceFileReader r = LanceFileReader.open(data + file.getPath(), table.current(),
-            a)) {
-          // opened: there
+        LanceFileReader r;
+        try {
+          r = LanceFileReader.open(data + file.getPath(), table.current(), a);
         } catch (java.io.IOException | RuntimeException e) {
           return file.getPath() + " (" + e + ")";
+        }
+        try {
+          r.close();
         } catch (Exception closing) {
           // opened, so it is there; a failure to release the reader does not matter here
         }

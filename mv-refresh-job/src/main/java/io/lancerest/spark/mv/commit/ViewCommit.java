@@ -168,6 +168,18 @@ public final class ViewCommit {
     metadata.record(applied);
     Schema schema = metadata.schema(ds.getSchema());
     List<String> droppedIndexes = ds.listIndexes();
+    // A fragment kept aside by an earlier run is no longer protected by the view's versions: a
+    // cleanup may have removed its files while this run computed. Checked just before the
+    // commit (and before the cheap version check, which then stays the last step), so that a
+    // file gone by now is not committed; the attempt starts again and computes what it held.
+    String missing = reused.isEmpty() ? null
+        : FragmentFiles.firstMissing(table, allocator, reused);
+    if (missing != null) {
+      throw new ViewCommitConflictException("View table '" + location + "': data file "
+          + missing + " of a fragment reused from an earlier run cannot be opened (removed by "
+          + "a cleanup of the view?); nothing was applied, and the refresh computes it again",
+          null);
+    }
     // lance-core lets an Overwrite rebase over any commit that is not itself an Overwrite
     // (measured: an Append landed after the read version is silently discarded). A view must
     // not lose another writer's rows, so a stale read version is refused up front ...
@@ -184,16 +196,6 @@ public final class ViewCommit {
         .operation(op.build());
     if (!metadata.transactionProperties().isEmpty()) {
       txn.transactionProperties(metadata.transactionProperties());
-    }
-    // A fragment kept aside by an earlier run is no longer protected by the view's versions: a
-    // cleanup may have removed its files while this run computed. Checked last, so that the
-    // view never commits a fragment without its data; the attempt then starts again and
-    // computes what the files held.
-    String missing = reused.isEmpty() ? null
-        : FragmentFiles.firstMissing(table, allocator, reused);
-    if (missing != null) {
-      throw recovery.conflict("data file " + missing + " of a fragment written by an earlier "
-          + "run was removed, by a cleanup of the view", null);
     }
     try {
       lastStep.run();

@@ -32,7 +32,7 @@ public final class JobTracker {
    * user part without one.
    */
   private static final Pattern USER_INFO = Pattern.compile(
-      "(?i)(\\b[a-z][a-z0-9+.-]*://)(?:[^/\\s@'\":]*:[^\\s@'\"]*|[^/\\s@'\"]+)@");
+      "(?i)(\\b[a-z][a-z0-9+.-]*://)(?:[^/\\s@'\":]*:[^\\s@'\"?#]*|[^/\\s@'\"]+)@");
 
   private final JobLog log;
   private final String jobId;

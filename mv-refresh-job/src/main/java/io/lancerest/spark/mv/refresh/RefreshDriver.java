@@ -88,13 +88,12 @@ public final class RefreshDriver {
             staged.commit().abandon(); // computed again from the new version, new fragments
             if (n >= COMMIT_ATTEMPTS) {
               throw new MaterializedViewException("Refresh of view " + ctx.viewName() + " (job "
-                  + ctx.jobId() + ") gave up after " + n + " attempts: other writers kept "
-                  + "committing to the view while it ran (" + e.getMessage() + "). Nothing of "
+                  + ctx.jobId() + ") gave up after " + n + " attempts: the view kept changing while it "
+                  + "ran (" + e.getMessage() + "). Nothing of "
                   + "this job was committed; run the refresh again", e);
             }
-            LOG.info("View {} (job {}): concurrent commit to the view; computing the refresh "
-                + "again (attempt {} of {})", ctx.viewName(), ctx.jobId(), n + 1,
-                COMMIT_ATTEMPTS);
+            LOG.info("View {} (job {}): {}; computing the refresh again (attempt {} of {})",
+                ctx.viewName(), ctx.jobId(), e.getMessage(), n + 1, COMMIT_ATTEMPTS);
             continue;
           } catch (ViewCommitException e) {
             open.commitFailed();

@@ -23,6 +23,9 @@ class JobTrackerRedactTest {
         "a URI's user information");
     // an AWS secret key may hold a slash
     assertEquals("at s3a://***@bucket/x", JobTracker.redact("at s3a://AKIA:abc/def@bucket/x"));
+    // a port, path and query are not a password: only the query's secret-looking keys go
+    assertEquals("at https://host:8080/p?x=a@b", JobTracker.redact(
+        "at https://host:8080/p?x=a@b"));
     assertEquals("at 'file:///tmp/t.lance' (a@b)", JobTracker.redact(
         "at 'file:///tmp/t.lance' (a@b)"), "no user information: unchanged");
     assertEquals("view lance.ns.v at version 3", JobTracker.redact(

@@ -7,11 +7,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.lancerest.spark.connector.LanceLocation;
 import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.definition.ErrorHandling;
 import io.lancerest.spark.mv.definition.SourceQuery;
 import io.lancerest.spark.mv.function.BatchUdtf;
 import io.lancerest.spark.mv.function.UdtfContext;
+import io.lancerest.spark.mv.maintenance.ViewMaintenance;
 import io.lancerest.spark.mv.refresh.ViewTables;
 import io.lancerest.spark.mv.result.RefreshPlan;
 import io.lancerest.spark.mv.result.RefreshResult.JobStatus;
@@ -124,6 +126,12 @@ class UdtfPartialRetryTest {
         .map(e -> e.getAs("job_id") + "|" + e.getAs("partition_key")).sorted().toList();
   }
 
+  private List<String> dataFiles() throws IOException {
+    try (Stream<Path> files = Files.list(Path.of(view.viewUri(), "data"))) {
+      return files.map(Path::toString).sorted().toList();
+    }
+  }
+
   private Path checkpoints() {
     return Path.of(PartitionCheckpoints.location(view.viewUri()));
   }
@@ -202,9 +210,10 @@ class UdtfPartialRetryTest {
   }
 
   /**
-   * A cleanup of the view (VACUUM, or maintenance with a short retention) may remove the files
-   * of the PARTIAL refresh's partitions while the retry computes the skipped ones: the retry
-   * must not commit fragments without their data. Here the function, computing b, removes them.
+   * The PARTIAL version's files are the checkpoints' own. Once maintenance compacted the view,
+   * only that older version holds them, and a cleanup of old versions (VACUUM, a short
+   * retention) may remove them while the retry computes the skipped partitions: the retry must
+   * not commit fragments without their data. Here the function, computing b, removes them.
    */
   @Test
   void filesRemovedWhileTheRetryComputesAreComputedAgainNotCommittedMissing()
@@ -212,11 +221,11 @@ class UdtfPartialRetryTest {
     failing("b");
     assertEquals(JobStatus.PARTIAL, refresh("job-1").status());
     failing();
-    Path data = Path.of(view.viewUri(), "data");
-    try (Stream<Path> files = Files.list(data)) {
-      Files.writeString(dir.resolve("vanish"), String.join("\n",
-          files.map(Path::toString).toList()));
-    }
+    List<String> partialFiles = dataFiles();
+    ViewMaintenance.run(LanceLocation.of(view.viewUri(), Map.of()), k -> null, Map.of(), true,
+        null);
+    assertFalse(partialFiles.containsAll(dataFiles()), "the compaction wrote files of its own");
+    Files.writeString(dir.resolve("vanish"), String.join("\n", partialFiles));
 
     UdtfRefreshResult r = refresh("job-2");
 
