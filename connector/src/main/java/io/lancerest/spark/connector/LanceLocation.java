@@ -27,6 +27,13 @@ import org.slf4j.LoggerFactory;
  */
 public final class LanceLocation {
   private static final Logger LOG = LoggerFactory.getLogger(LanceLocation.class);
+  /**
+   * The user information of a URI ({@code s3://key:secret@bucket/…}), which may be a key: a
+   * {@code user:password} part up to its {@code @} (a secret key may hold a {@code /}, not a
+   * {@code ?} or {@code #}), or a user part without one.
+   */
+  private static final java.util.regex.Pattern USER_INFO = java.util.regex.Pattern.compile(
+      "(?i)(\\b[a-z][a-z0-9+.-]*://)(?:[^/\\s@'\":]*:[^\\s@'\"?#]*|[^/\\s@'\"]+)@");
   private final String uri;
   private final Map<String, String> storageOptions;
   private final Supplier<Optional<StorageOptionsProvider>> renewal;
@@ -131,10 +138,12 @@ public final class LanceLocation {
    * its credentials, masked.
    */
   static String shown(String uri) {
-    // a user:password part runs to its @ (a secret key may hold a /); a bare user part not
-    return uri.replaceFirst("^([A-Za-z][A-Za-z0-9+.-]*://)(?:[^/@\\s:]*:[^@\\s?#]*|[^/@\\s]+)@",
-            "$1***@")
-        .replaceFirst("\\?.*$", "?***");
+    return withoutUserInfo(uri).replaceFirst("\\?.*$", "?***");
+  }
+
+  /** {@code text} with the user information of every URI in it masked ({@code s3://***@b/…}). */
+  public static String withoutUserInfo(String text) {
+    return USER_INFO.matcher(text).replaceAll("$1***@");
   }
 
   /** Storage options hold credentials: only their keys are shown. */

@@ -73,7 +73,7 @@ final class RefreshStart {
     sourceAt = FragmentDiff.metadata(ds.getFragments());
     sourceBatchRows = ScanBatchRows.forDataset(ds);
     requireStableRowIds(sourceAt, t.viewName(), srcVersion);
-    srcVersionTime = SourceIdentity.versionTime(ds);
+    srcVersionTime = to.srcVersionWritten();
     sourceFragments = sourceAt.size();
     sourceRows = ds.countRows();
     plain = withoutMetadata(viewArrow);

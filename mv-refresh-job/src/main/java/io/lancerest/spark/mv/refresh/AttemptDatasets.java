@@ -30,8 +30,9 @@ public final class AttemptDatasets implements AutoCloseable {
   private final Map<Long, Dataset> source = new HashMap<>();
   /** Why a source version could not be opened, kept so that it is tried once. */
   private final Map<Long, RuntimeException> unopenable = new HashMap<>();
-  private final Map<Long, Dataset> viewAt = new HashMap<>();
   private Dataset view;
+  /** The view at the version this attempt committed, for the maintenance after it. */
+  private Dataset committed;
   private boolean commitFailed;
   private boolean closed;
 
@@ -67,15 +68,12 @@ public final class AttemptDatasets implements AutoCloseable {
     return v;
   }
 
-  /** The view table at {@code version}, a version this attempt committed, checked out. */
+  /** The view table at {@code version}, the version this attempt committed, checked out. */
   synchronized Dataset committedView(long version) {
-    Dataset read = view();
-    Dataset ds = viewAt.get(version);
-    if (ds == null) {
-      ds = read.checkoutVersion(version);
-      viewAt.put(version, ds);
+    if (committed == null) {
+      committed = view().checkoutVersion(version);
     }
-    return ds;
+    return committed;
   }
 
   /**
@@ -172,7 +170,9 @@ public final class AttemptDatasets implements AutoCloseable {
     }
     closed = true;
     source.values().forEach(this::closeQuietly);
-    viewAt.values().forEach(this::closeQuietly);
+    if (committed != null) {
+      closeQuietly(committed);
+    }
     if (view != null) {
       closeQuietly(view);
     }

@@ -1,5 +1,6 @@
 package io.lancerest.spark.mv.refresh;
 
+import io.lancerest.spark.connector.LanceLocation;
 import io.lancerest.spark.mv.definition.MaterializedViewKind;
 import io.lancerest.spark.mv.result.JobRecord;
 import io.lancerest.spark.mv.result.RefreshResult.JobStatus;
@@ -26,13 +27,6 @@ public final class JobTracker {
       + "password|passwd|credential|api[_-]?key|access[_-]?key|account[_-]?key|private[_-]?key"
       + "|authorization|signature|grant|\\bsig)"
       + "[a-z0-9_.-]*)\"?\\s*[=:]\\s*\"?)(?:bearer\\s+|basic\\s+)?[^\\s,;&\"'}]+");
-  /**
-   * The user information of a URI ({@code s3://key:secret@bucket/…}), which may be a key: a
-   * {@code user:password} part up to its {@code @} (a secret key may hold a {@code /}), or a
-   * user part without one.
-   */
-  private static final Pattern USER_INFO = Pattern.compile(
-      "(?i)(\\b[a-z][a-z0-9+.-]*://)(?:[^/\\s@'\":]*:[^\\s@'\"?#]*|[^/\\s@'\"]+)@");
 
   private final JobLog log;
   private final String jobId;
@@ -223,8 +217,7 @@ public final class JobTracker {
     if (text == null) {
       return null;
     }
-    String r = SECRET.matcher(USER_INFO.matcher(text).replaceAll("$1***@"))
-        .replaceAll("$1***");
+    String r = SECRET.matcher(LanceLocation.withoutUserInfo(text)).replaceAll("$1***");
     return r.length() <= MAX_MESSAGE ? r : r.substring(0, MAX_MESSAGE - 1) + "…";
   }
 }
