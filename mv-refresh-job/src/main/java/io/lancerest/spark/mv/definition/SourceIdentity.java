@@ -45,7 +45,8 @@ public final class SourceIdentity {
    * cannot be opened: cleaned up).
    *
    * @param watermark the source version the view reflects
-   * @param latest the source's latest version now
+   * @param latest the source's latest version, read after the view's watermark: a watermark
+   *     past it is then no version of this table (read before, it may be one committed since)
    * @param watermarkWritten when version {@code watermark} of the source now at {@code source}
    *     was written ({@link #versionTime}), {@code null} when it cannot be opened or does not
    *     exist

@@ -31,12 +31,17 @@ final class TargetRules {
   static Decided decide(RefreshContext ctx, ViewTables t, AttemptDatasets open, Long srcVersion,
       boolean force) {
     String name = ctx.viewName();
+    // The view first, then the source: a watermark committed before the view was read is a
+    // source version that existed then, so the source's latest read after it is never older.
+    // Read the other way round, another refresh committing in between would leave a watermark
+    // past the latest read, taken below for a replaced source (rebuilt at the older version).
+    // A refresh committing after the view was read makes this attempt's commit conflict.
+    ViewRead view = ViewRead.of(name, open.view());
+    long watermark = view.watermark(name);
     org.lance.Dataset src = SourceVersions.target(name, open, srcVersion);
     long version = src.version();
     long latest = srcVersion == null ? version : src.latestVersion();
     String written = SourceIdentity.versionTime(src);
-    ViewRead view = ViewRead.of(name, open.view());
-    long watermark = view.watermark(name);
     // One read of the watermark version serves both checks below (null: not there to open).
     org.lance.Dataset then = watermark == 0 || watermark > latest ? null
         : watermark == version ? src : open.sourceIfOpenable(watermark);
