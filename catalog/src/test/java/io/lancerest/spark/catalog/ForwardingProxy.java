@@ -48,6 +48,8 @@ public final class ForwardingProxy implements AutoCloseable {
   private final Map<String, AtomicInteger> counts = new ConcurrentHashMap<>();
   /** When set, DescribeTable answers say the namespace manages table versions. */
   volatile boolean forceManagedVersioning;
+  /** Tables (ids as paths name them: {@code ns$t}) whose versions the answers say it manages. */
+  private final java.util.Set<String> managedVersioning = ConcurrentHashMap.newKeySet();
   /** Table properties kept by the scripted server, by delimited table id. */
   private final Map<String, Map<String, String>> properties = new ConcurrentHashMap<>();
 
@@ -93,6 +95,20 @@ public final class ForwardingProxy implements AutoCloseable {
     counts.clear();
   }
 
+  /**
+   * From now on, DescribeTable answers for table {@code id} (as the path names it: {@code ns$t})
+   * say ({@code managed}) or do not say that the namespace manages its versions
+   * ({@code managed_versioning}), as a server of that kind would; the directory server's own
+   * answers never do.
+   */
+  public void managedVersioning(String id, boolean managed) {
+    if (managed) {
+      managedVersioning.add(id);
+    } else {
+      managedVersioning.remove(id);
+    }
+  }
+
   // ---------------------------------------------------------------- dispatch
 
   private record Route(String kind, String id, String op) {}
@@ -129,8 +145,8 @@ public final class ForwardingProxy implements AutoCloseable {
         pageSize > 0 && url.pathSegments().get(url.pathSegments().size() - 1).equals("list"));
     try (upstream) {
       byte[] answer = upstream.body() == null ? new byte[0] : upstream.body().bytes();
-      if (forceManagedVersioning && upstream.isSuccessful() && r.kind.equals("table")
-          && r.op.equals("describe")) {
+      if ((forceManagedVersioning || managedVersioning.contains(r.id))
+          && upstream.isSuccessful() && r.kind.equals("table") && r.op.equals("describe")) {
         ObjectNode node = (ObjectNode) JSON.readTree(answer);
         node.put("managed_versioning", true);
         return json(200, node);

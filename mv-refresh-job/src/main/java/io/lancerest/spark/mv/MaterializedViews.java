@@ -38,6 +38,16 @@ public interface MaterializedViews {
   RefreshResult refresh(List<String> viewId, RefreshOptions options, RefreshListener listener);
 
   /**
+   * Throws what a refresh of the view would be refused with before it starts (a table of it
+   * whose versions the namespace server manages: {@link
+   * io.lancerest.spark.mv.error.VersionManagedTableException}); nothing is written. For callers
+   * that queue a refresh to run later (the view service), so that the caller hears it at once.
+   * By default nothing is refused.
+   */
+  default void checkRefresh(List<String> viewId) {
+  }
+
+  /**
    * Starts a refresh and returns at once with its job id and status RUNNING; it runs in this
    * SparkSession, on threads of the catalog. Follow it with {@link #job}, stop it with {@link
    * #cancel}.

@@ -49,6 +49,12 @@ final class ClientCreate {
   RefreshResult create(CreateViewRequest r, PreparedView p) {
     ViewDefinition d = p.definition();
     String viewName = cat.display(r.viewId());
+    String refused = "CREATE MATERIALIZED VIEW " + viewName + " is refused";
+    ManagedVersions.SOURCE.refuse(p.source(), cat.display(p.source().relativeId()), refused,
+        "Nothing was created.");
+    if (r.withData()) {
+      refresh.requireWritableLog(refused, "Nothing was created.");
+    }
     Identifier ident = CatalogBinding.ident(r.viewId());
     Map<String, String> props = new LinkedHashMap<>(p.tableProperties());
     props.put("enable_stable_row_ids", "true");
@@ -64,6 +70,9 @@ final class ClientCreate {
     ResolvedView created;
     try {
       TableLocation view = cat.locate(r.viewId(), "view");
+      // Only the server that made the table can tell it versions it; dropped below.
+      ManagedVersions.VIEW.refuse(view, viewName, refused, "The table created for it is "
+          + "dropped again, with nothing committed to it.");
       GenevaLayout.Metadata md = GenevaLayout.encode(d, ViewState.NEVER_REFRESHED,
           cat.client().config().uri().toString());
       long version;

@@ -4,6 +4,8 @@ import io.lancerest.spark.mv.RefreshListener;
 import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.definition.ViewDefinition;
 import io.lancerest.spark.mv.engine.CatalogBinding.TableLocation;
+import io.lancerest.spark.mv.error.MaterializedViewNotFoundException;
+import io.lancerest.spark.mv.error.VersionManagedTableException;
 import io.lancerest.spark.mv.query.QueryLayout;
 import io.lancerest.spark.mv.refresh.JobTracker;
 import io.lancerest.spark.mv.result.RefreshPlan;
@@ -51,11 +53,14 @@ final class ClientRefresh {
     JobTracker job = opened != null ? opened : jobs.open(options.jobId() != null
         ? options.jobId() : UUID.randomUUID().toString(), view.relativeId());
     try {
-      job.started(def.kind(), null);
       List<String> sourceRelative = cat.relativeId(def.sourceQuery().sourceTableId());
       if (source == null) {
         source = cat.locate(sourceRelative, "source table of view " + viewName);
       }
+      // before the job's first record: a refused refresh records nothing
+      refuseManagedVersions(view, source, "REFRESH MATERIALIZED VIEW " + viewName
+          + " is refused", true, "Nothing was refreshed.");
+      job.started(def.kind(), null);
       if (checkOptions) {
         checkFunctionOptions(def, source, viewName);
       }
@@ -63,6 +68,11 @@ final class ClientRefresh {
           job.jobId(), cat.display(sourceRelative));
       return KindDispatch.refresh(spark, viewName, view.table(), source, def, options, job,
           listener, cat.caches());
+    } catch (VersionManagedTableException refused) {
+      if (opened != null) {
+        job.failed(refused); // an ASYNC job, RUNNING since it was submitted
+      }
+      throw refused;
     } catch (RuntimeException | Error e) {
       job.failed(e); // a failure before the refresh sequence; a no-op once it recorded the end
       throw e;
@@ -73,15 +83,55 @@ final class ClientRefresh {
   }
 
   /**
+   * Refuses a refresh of {@code view} whose view table, source or job log has its versions
+   * managed by the namespace server ({@link ManagedVersions}).
+   *
+   * @param source the source as described for the statement; {@code null} when it was not
+   *     found (the refresh itself then says so)
+   * @param createLog whether the job log is created when missing (a refresh), or only an
+   *     existing one is checked (EXPLAIN)
+   */
+  void refuseManagedVersions(ResolvedView view, TableLocation source, String lead,
+      boolean createLog, String outcome) {
+    ManagedVersions.VIEW.refuse(view.table(), view.name(), lead, outcome);
+    if (source != null) {
+      ManagedVersions.SOURCE.refuse(source, cat.display(source.relativeId()), lead, outcome);
+    }
+    jobs.requireWritableLog(lead, createLog, outcome);
+  }
+
+  /** Refuses a job log whose versions its server manages; creates it when missing. */
+  void requireWritableLog(String lead, String outcome) {
+    jobs.requireWritableLog(lead, true, outcome);
+  }
+
+  /** {@link #refuseManagedVersions} before a refresh of {@code view} is queued or explained. */
+  TableLocation checkedSource(ResolvedView view, String lead, boolean createLog,
+      String outcome) {
+    TableLocation source;
+    try {
+      source = cat.locate(cat.relativeId(view.definition().sourceQuery().sourceTableId()),
+          "source table of view " + view.name());
+    } catch (MaterializedViewNotFoundException missing) {
+      source = null; // the refresh fails on it in its own words, as a job of its own
+    }
+    refuseManagedVersions(view, source, lead, createLog, outcome);
+    return source;
+  }
+
+  /**
    * Starts the refresh of client-managed {@code stored} on the catalog's ASYNC threads and
    * returns at once: the job id, status RUNNING (already in the job log).
    */
   RefreshResult submit(ResolvedView view, RefreshOptions options, long started) {
+    // refused here, by the statement itself, rather than as a job that fails later
+    TableLocation source = checkedSource(view, "REFRESH MATERIALIZED VIEW " + view.name()
+        + " ASYNC is refused", true, "No job was started.");
     JobTracker job = jobs.open(options.jobId() != null ? options.jobId()
         : UUID.randomUUID().toString(), view.relativeId());
     try {
       job.started(view.definition().kind(), null);
-      jobs.submit(job, () -> refresh(view, options, true, RefreshListener.NONE, job, null));
+      jobs.submit(job, () -> refresh(view, options, true, RefreshListener.NONE, job, source));
     } catch (RuntimeException | Error e) {
       job.failed(e);
       jobs.closed(job);
@@ -97,6 +147,8 @@ final class ClientRefresh {
     ViewDefinition def = view.definition();
     List<String> sourceRelative = cat.relativeId(def.sourceQuery().sourceTableId());
     TableLocation source = cat.locate(sourceRelative, "source table of view " + viewName);
+    refuseManagedVersions(view, source, "EXPLAIN REFRESH: REFRESH MATERIALIZED VIEW " + viewName
+        + " would be refused", false, null);
     checkFunctionOptions(def, source, viewName);
     try {
       return KindDispatch.explain(spark, viewName, view.table(), source, def, options);

@@ -52,6 +52,28 @@ final class EngineJobs {
     return s == null ? JobTracker.none(jobId) : s.open(jobId, cat.serverId(viewId));
   }
 
+  /**
+   * Refuses, before a refresh starts, a job log its server manages the versions of ({@link
+   * ManagedVersions#JOB_LOG}): the refresh's job would be appended to it in storage. With {@code
+   * create}, the log is created if missing (the refresh would create it), else only an existing
+   * one is checked (EXPLAIN). No log kept, nothing to check.
+   *
+   * @param lead what is refused, the first words of the message
+   * @param outcome what was left undone, or {@code null}
+   */
+  void requireWritableLog(String lead, boolean create, String outcome) {
+    JobService s = service();
+    if (s == null) {
+      return;
+    }
+    if (create) {
+      s.table().writable(lead, outcome);
+    } else {
+      ManagedVersions.JOB_LOG.refuse(s.table().location(false), s.table().display(), lead,
+          outcome);
+    }
+  }
+
   /** The refresh of {@code t} returned or threw. */
   void closed(JobTracker t) {
     if (service != null) {

@@ -150,6 +150,16 @@ public final class EngineViews implements MaterializedViews {
     return client.explain(stored, options);
   }
 
+  /** The tables of a view this client refreshes, as its refresh checks them first. */
+  @Override
+  public void checkRefresh(List<String> viewId) {
+    ResolvedView stored = mode == MvMode.SERVER ? null : views.read(viewId);
+    if (stored != null && (mode == MvMode.CLIENT || stored.clientManaged())) {
+      client.checkedSource(stored, "REFRESH MATERIALIZED VIEW " + stored.name()
+          + " is refused", false, "Nothing was refreshed.");
+    }
+  }
+
   /**
    * Starts the refresh on the catalog's ASYNC threads, in this session, and returns at once:
    * the job id, status RUNNING (already in the job log). A server-managed view is refreshed by
@@ -287,6 +297,8 @@ public final class EngineViews implements MaterializedViews {
   @Override
   public io.lancerest.spark.mv.result.MaintenanceResult optimize(List<String> viewId) {
     ResolvedView stored = views.require(viewId);
+    ManagedVersions.VIEW.refuse(stored.table(), stored.name(), "OPTIMIZE MATERIALIZED VIEW "
+        + stored.name() + " is refused", "Nothing was compacted or removed.");
     try {
       ViewMaintenance.Outcome o;
       try {

@@ -37,6 +37,8 @@ import org.lance.cleanup.CleanupPolicy;
 import org.lance.ipc.LanceScanner;
 import org.lance.ipc.ScanOptions;
 import org.lance.operation.Append;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The job log of one catalog: a Lance table of its server ({@code __system.mv_jobs} by default),
@@ -48,6 +50,7 @@ import org.lance.operation.Append;
  * row of the ended jobs its {@link JobLogRetention} no longer keeps (rows are never changed).
  */
 final class JobsTable implements JobLog {
+  private static final Logger LOG = LoggerFactory.getLogger(JobsTable.class);
   static final String NAMESPACE_CONF = "spark.lancerest.mv.jobs.namespace";
   static final String TABLE_CONF = "spark.lancerest.mv.jobs.table";
   static final String DEFAULT_NAMESPACE = "__system";
@@ -122,7 +125,7 @@ final class JobsTable implements JobLog {
     if (records.isEmpty()) {
       return;
     }
-    TableLocation loc = location(true);
+    TableLocation loc = writable("Recording refresh jobs in " + display() + " is refused", null);
     Exception last = null;
     for (int attempt = 1; attempt <= APPEND_ATTEMPTS; attempt++) {
       try (BufferAllocator a = new RootAllocator();
@@ -194,8 +197,8 @@ final class JobsTable implements JobLog {
    */
   synchronized void maintain(java.time.Duration versions, JobLogRetention jobs) {
     TableLocation loc = location(false);
-    if (loc == null) {
-      return;
+    if (loc == null || loc.managedVersioning()) {
+      return; // a log the server versions is never written (writable)
     }
     try (BufferAllocator a = new RootAllocator(); Dataset ds = open(a, loc)) {
       boolean compacted = ds.getFragments().size() > COMPACT_ABOVE_FRAGMENTS;
@@ -229,8 +232,11 @@ final class JobsTable implements JobLog {
     return loc.dataset().open(a, null);
   }
 
-  /** Where the table lives; with {@code create}, creates it (and its namespace) if missing. */
+  /** Where the table lives, for reading it; {@code null} when it does not exist yet. */
   TableLocation location(boolean create) {
+    if (create) {
+      return writable("Writing to " + display() + " is refused", null);
+    }
     TableLocation l = location;
     if (l != null) {
       return l;
@@ -238,17 +244,50 @@ final class JobsTable implements JobLog {
     try {
       l = cat.locate(id, "job log");
     } catch (MaterializedViewNotFoundException absent) {
-      if (!create) {
-        return null;
-      }
-      createTable();
-      l = cat.locate(id, "job log");
+      return null;
     }
     location = l;
     return l;
   }
 
-  private synchronized void createTable() {
+  /**
+   * Where the table lives, for a write: created (and its namespace) if missing. A log whose
+   * versions its server manages is refused ({@link ManagedVersions#JOB_LOG}), since every write
+   * here commits in storage; one this call created only to find that is dropped again.
+   *
+   * @param lead what is refused then, the first words of the message
+   * @param outcome what was left undone, or {@code null}
+   * @throws io.lancerest.spark.mv.error.VersionManagedTableException as said
+   */
+  TableLocation writable(String lead, String outcome) {
+    TableLocation l = location(false);
+    if (l == null) {
+      boolean created = createTable();
+      l = cat.locate(id, "job log");
+      if (created && l.managedVersioning()) {
+        dropCreated();
+      }
+      location = l;
+    }
+    ManagedVersions.JOB_LOG.refuse(l, display(), lead, outcome);
+    return l;
+  }
+
+  /** Drops the log this driver has just created; a failure only leaves an empty table. */
+  private void dropCreated() {
+    try {
+      cat.catalog().purgeTable(CatalogBinding.ident(id));
+    } catch (RuntimeException e) {
+      LOG.warn("Job log {}: dropping the empty table created before its server was found to "
+          + "manage its versions failed: {}", display(), e.toString());
+    } finally {
+      location = null;
+      cat.invalidate(id);
+    }
+  }
+
+  /** Creates the table (and its namespace); false when another driver created it first. */
+  private synchronized boolean createTable() {
     String[] ns = {id.get(0)};
     try {
       SupportsNamespaces namespaces = (SupportsNamespaces) cat.catalog();
@@ -265,11 +304,12 @@ final class JobsTable implements JobLog {
           Map.of("enable_stable_row_ids", "false", "comment",
               "Refresh jobs of materialized views, one row per state change"));
     } catch (TableAlreadyExistsException raced) {
-      // another driver created it meanwhile
+      return false; // another driver created it meanwhile
     } catch (Exception e) { // createTable declares NoSuchNamespaceException
       throw new MaterializedViewException("Cannot create job log " + display() + ": "
           + e.getMessage(), e);
     }
+    return true;
   }
 
   private static void fill(VectorSchemaRoot root, List<JobRecord> records) {

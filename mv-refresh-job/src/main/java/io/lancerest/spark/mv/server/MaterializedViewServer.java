@@ -192,6 +192,12 @@ public final class MaterializedViewServer implements AutoCloseable {
     }
 
     @Override
+    public void checkRefresh(List<String> viewId) {
+      SparkSession.setActiveSession(spark);
+      views.checkRefresh(viewId);
+    }
+
+    @Override
     public long tableVersion(List<String> viewId) {
       return latestVersion(viewId);
     }

@@ -11,6 +11,7 @@ import io.lancerest.spark.mv.error.InvalidViewDefinitionException;
 import io.lancerest.spark.mv.error.MaterializedViewAlreadyExistsException;
 import io.lancerest.spark.mv.error.MaterializedViewNotFoundException;
 import io.lancerest.spark.mv.error.UnsupportedFunctionLanguageException;
+import io.lancerest.spark.mv.error.VersionManagedTableException;
 import io.lancerest.spark.mv.refresh.JobTracker;
 import java.nio.charset.StandardCharsets;
 
@@ -55,7 +56,8 @@ final class ServiceError extends RuntimeException {
 
   /**
    * What a failure of the engine or the upstream is answered with: bad definitions and options
-   * are 400, a missing view 404, an existing one 409, an unreachable upstream 503, an upstream's
+   * are 400, a missing view 404, an existing one 409, a table whose versions the upstream
+   * manages 409 (code 19, invalid table state), an unreachable upstream 503, an upstream's
    * own answer keeps its status and code; anything else is 500.
    */
   static ServiceError of(Throwable t) {
@@ -78,6 +80,10 @@ final class ServiceError extends RuntimeException {
       }
       if (c instanceof MaterializedViewAlreadyExistsException) {
         return new ServiceError(409, ErrorCode.TABLE_ALREADY_EXISTS, c.getMessage(), 0, t);
+      }
+      if (c instanceof VersionManagedTableException) {
+        // not 406/code 0, which clients take for a service without the route
+        return new ServiceError(409, ErrorCode.INVALID_TABLE_STATE, c.getMessage(), 0, t);
       }
       if (c instanceof InvalidViewDefinitionException || c instanceof InvalidOptionException
           || c instanceof EnvelopeChecksumException

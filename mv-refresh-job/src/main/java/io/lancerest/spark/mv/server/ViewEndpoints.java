@@ -52,6 +52,9 @@ final class ViewEndpoints {
 
     ViewDescription describe(List<String> viewId);
 
+    /** Throws what a refresh of the view would be refused with before it starts. */
+    void checkRefresh(List<String> viewId);
+
     long tableVersion(List<String> viewId);
 
     JobRecord job(String jobId);
@@ -114,6 +117,7 @@ final class ViewEndpoints {
     ViewDescription d = visibleView(viewId, delimiter, caller);
     try {
       options.checkApplicableTo(d.definition().kind());
+      engine.checkRefresh(viewId); // answered now, not as a job that fails later
     } catch (RuntimeException e) {
       throw ServiceError.of(e);
     }
