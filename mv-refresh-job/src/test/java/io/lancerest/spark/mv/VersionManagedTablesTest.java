@@ -319,6 +319,8 @@ class VersionManagedTablesTest {
           + "lance." + ns + ".v is refused: the job log lance.__system.mv_jobs_" + ns + " "
           + MANAGED);
       assertFalse(exists("__system", "mv_jobs_" + ns), "the job log made for nothing is gone");
+      assertEquals(List.of(), MaterializedViews.forCatalog(other, EngineFixture.CATALOG)
+          .jobs(List.of(ns, "v"), 10), "SHOW JOBS of that catalog: a log not there is empty");
     } finally {
       proxy.managedVersioning("__system$mv_jobs_" + ns, false);
       SparkSession.setActiveSession(f.spark);

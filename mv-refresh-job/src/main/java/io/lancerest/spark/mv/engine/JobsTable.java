@@ -266,8 +266,9 @@ final class JobsTable implements JobLog {
       l = cat.locate(id, "job log");
       if (created && l.managedVersioning()) {
         dropCreated();
+      } else {
+        location = l;
       }
-      location = l;
     }
     ManagedVersions.JOB_LOG.refuse(l, display(), lead, outcome);
     return l;
@@ -281,7 +282,6 @@ final class JobsTable implements JobLog {
       LOG.warn("Job log {}: dropping the empty table created before its server was found to "
           + "manage its versions failed: {}", display(), e.toString());
     } finally {
-      location = null;
       cat.invalidate(id);
     }
   }
