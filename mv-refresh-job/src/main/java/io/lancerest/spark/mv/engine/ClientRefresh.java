@@ -44,7 +44,7 @@ final class ClientRefresh {
    * @param checkOptions run the function's option check first (CREATE has just run it)
    * @param opened the job an ASYNC refresh opened (RUNNING recorded), else {@code null}
    * @param source where the source lives when the statement has described it already (CREATE
-   *     ... WITH DATA), else {@code null}: described here
+   *     ... WITH DATA, REFRESH ... ASYNC), else {@code null}: described here
    */
   RefreshResult refresh(ResolvedView view, RefreshOptions options, boolean checkOptions,
       RefreshListener listener, JobTracker opened, TableLocation source) {
