@@ -368,6 +368,48 @@ class MaterializedViewServerTest {
         rows("SELECT chunk FROM lance." + ns + ".c").toString());
   }
 
+  /** The function classes whose static initializer ran, in this JVM. */
+  static final java.util.Set<String> INITIALIZED =
+      java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+  /** Neither a UDTF nor a chunker: a class a caller names to run its initializer. */
+  public static final class NotAFunction {
+    static {
+      INITIALIZED.add(NotAFunction.class.getName());
+    }
+
+    public NotAFunction() {}
+  }
+
+  @Test
+  void aFunctionClassOfAnotherTypeIsRefusedAtCreateWithoutRunningItsInitializer() {
+    String ns = newSource();
+    Schema out = new Schema(List.of(
+        new Field("chunk", FieldType.notNullable(ArrowType.Utf8.INSTANCE), null)));
+    for (MaterializedViewKind kind : List.of(MaterializedViewKind.UDTF,
+        MaterializedViewKind.CHUNKER)) {
+      FunctionEnvelope env = FunctionEnvelope.java(NotAFunction.class.getName(), "f", "1", out,
+          List.of("doc"), false, Map.of());
+      SourceQuery q = SourceQuery.of(List.of(ns, "src"), List.of(ns), List.of(
+          new SourceQuery.OutputColumn("id", "id"), new SourceQuery.OutputColumn("doc", "doc")),
+          null, null);
+      String body = write(new CreateMaterializedViewRequest().id(List.of(ns, "f"))
+          .kind(CreateMaterializedViewRequest.KindEnum.fromValue(kind.wire()))
+          .sourceQuery(q.toJson()).udtfSpec(FunctionSpec.of(kind, env).toWire()));
+      Answer a = post("/v1/materialized_view/" + ns + "$f/create", body, ALICE);
+      assertEquals(400, a.status(), kind + ": " + a.body());
+      String want = kind == MaterializedViewKind.UDTF
+          ? "UDTF class '" + NotAFunction.class.getName() + "' does not implement "
+              + io.lancerest.spark.mv.function.BatchUdtf.class.getName()
+          : "Chunker class '" + NotAFunction.class.getName() + "' does not implement "
+              + io.lancerest.spark.mv.function.Chunker.class.getName();
+      assertEquals(want, a.json().path("error").asText(), a.body());
+      assertFalse(INITIALIZED.contains(NotAFunction.class.getName()),
+          kind + ": the class's static initializer ran");
+      assertFalse(tableExists(ns, "f"));
+    }
+  }
+
   @Test
   void badRequestsAre400WithTheSpecsErrorBodyAndCreateNothing() {
     String ns = newSource();
