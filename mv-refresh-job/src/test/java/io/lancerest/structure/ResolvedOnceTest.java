@@ -37,7 +37,7 @@ class ResolvedOnceTest {
   /** Where a location may be made, and why there. */
   private static final Map<String, String> RESOLUTION_POINTS = Map.ofEntries(
       Map.entry("engine/CatalogBinding.java", "a DescribeTable of the view or its source"),
-      Map.entry("server/MaterializedViewServer.java", "the service's DescribeTable of a table"),
+      Map.entry("server/CatalogSources.java", "the service's DescribeTable of a source table"),
       Map.entry("refresh/ViewTables.java", "a view and source given as plain values"),
       Map.entry("commit/ViewCommit.java", "a commit given a plain location and options"),
       Map.entry("chunker/TaskRunner.java", "a chunker task, from its shipped options"),

@@ -1,5 +1,6 @@
 package io.lancerest.spark.mv.chunker;
 
+import io.lancerest.spark.mv.definition.FunctionClasses;
 import io.lancerest.spark.mv.error.InvalidViewDefinitionException;
 import io.lancerest.spark.mv.function.BatchChunker;
 import io.lancerest.spark.mv.function.Chunker;
@@ -21,9 +22,7 @@ public final class ChunkerFunctions {
   public static Class<?> check(String className, boolean batch) {
     Class<?> cls;
     try {
-      ClassLoader cl = Thread.currentThread().getContextClassLoader();
-      cls = Class.forName(className, false, cl == null ? ChunkerFunctions.class.getClassLoader()
-          : cl);
+      cls = FunctionClasses.load(className);
     } catch (ClassNotFoundException | LinkageError e) {
       throw new InvalidViewDefinitionException("Chunker class '" + className + "' cannot be "
           + "loaded (" + e + "); put its jar on the classpath of the driver and the executors "
@@ -61,6 +60,9 @@ public final class ChunkerFunctions {
     } catch (InvocationTargetException e) {
       throw new ChunkerRefreshException("Chunker class '" + className + "' of view '" + view
           + "' failed in its constructor: " + e.getCause(), e.getCause());
+    } catch (ExceptionInInitializerError e) {
+      throw new ChunkerRefreshException("Chunker class '" + className + "' of view '" + view
+          + "' failed in its static initializer: " + e.getCause(), e.getCause());
     } catch (ReflectiveOperationException e) {
       throw new ChunkerRefreshException("Cannot create chunker '" + className + "' of view '"
           + view + "': " + e, e);

@@ -2,6 +2,7 @@ package io.lancerest.spark.mv.engine;
 
 import io.lancerest.spark.mv.chunker.ChunkerFunctions;
 import io.lancerest.spark.mv.definition.ErrorHandling;
+import io.lancerest.spark.mv.definition.FunctionClasses;
 import io.lancerest.spark.mv.definition.FunctionEnvelope;
 import io.lancerest.spark.mv.definition.FunctionSpec;
 import io.lancerest.spark.mv.definition.MaterializedViewKind;
@@ -171,9 +172,7 @@ final class FunctionOptions {
     }
     Class<?> cls;
     try {
-      ClassLoader cl = Thread.currentThread().getContextClassLoader();
-      cls = Class.forName(className, false, cl == null ? FunctionOptions.class.getClassLoader()
-          : cl);
+      cls = FunctionClasses.load(className);
     } catch (ClassNotFoundException | LinkageError e) {
       throw new InvalidViewDefinitionException("UDTF class '" + className + "' cannot be "
           + "loaded (" + e + "); put its jar on the classpath of the driver and the executors "
@@ -245,6 +244,9 @@ final class FunctionOptions {
     } catch (InvocationTargetException e) {
       throw new InvalidViewDefinitionException(kind.wire() + " class '" + cls.getName()
           + "' failed in its constructor: " + e.getCause(), e.getCause());
+    } catch (ExceptionInInitializerError e) {
+      throw new InvalidViewDefinitionException(kind.wire() + " class '" + cls.getName()
+          + "' failed in its static initializer: " + e.getCause(), e.getCause());
     } catch (ReflectiveOperationException e) {
       throw new InvalidViewDefinitionException("Cannot create " + kind.wire() + " '"
           + cls.getName() + "': " + e, e);

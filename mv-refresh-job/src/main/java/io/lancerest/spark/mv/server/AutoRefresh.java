@@ -2,9 +2,11 @@ package io.lancerest.spark.mv.server;
 
 import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.error.MaterializedViewNotFoundException;
-import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -16,8 +18,9 @@ import org.slf4j.LoggerFactory;
 /**
  * Refreshes the views created with {@code auto_refresh = true} when their source has moved on:
  * every poll, a view whose source is at least {@code minSourceVersions} versions ahead of what
- * the view reflects, and whose last auto refresh is older than the cooldown, gets an ordinary
- * refresh job launched by {@value #LAUNCHED_BY}.
+ * the view reflects, whose last auto refresh is older than the cooldown and whose failures in a
+ * row ({@link RefreshBackoff}) allow another try, gets an ordinary refresh job launched by
+ * {@value #LAUNCHED_BY}. Views created elsewhere are found by {@link ViewDiscovery}.
  */
 final class AutoRefresh implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(AutoRefresh.class);
@@ -25,9 +28,6 @@ final class AutoRefresh implements AutoCloseable {
 
   /** What auto refresh reads of the views and their sources. */
   interface Sources {
-    /** The views of the namespace whose definition asks for auto refresh. */
-    List<List<String>> autoRefreshViews();
-
     /** The view as auto refresh needs it (one read of the view). */
     Watched watched(List<String> viewId);
 
@@ -40,53 +40,63 @@ final class AutoRefresh implements AutoCloseable {
    *
    * @param wanted whether it still asks for auto refresh
    * @param reflected the source version it reflects; {@code null} if never refreshed
+   * @param definition the view's definition in a form that changes when the definition does
    */
-  record Watched(boolean wanted, Long reflected, List<String> sourceTableId) {
+  record Watched(boolean wanted, Long reflected, List<String> sourceTableId, String definition) {
+  }
+
+  /** What the service's status route says of a view's auto refresh. */
+  record Status(boolean watched, Optional<RefreshBackoff.State> failing) {}
+
+  /** A watched view: when auto refresh last started it, and the definition it last read. */
+  private record Tracked(long startedAt, String definition) {
+    static final Tracked NEW = new Tracked(Long.MIN_VALUE, null);
   }
 
   private final Sources sources;
+  private final ViewDiscovery discovery;
+  private final RefreshBackoff backoff;
   private final RefreshQueue queue;
-  private final Duration poll;
-  private final int minSourceVersions;
-  private final Duration cooldown;
+  private final ServerConfig.Auto cfg;
   private final LongSupplier clock;
-  private final Map<List<String>, Long> watched = new ConcurrentHashMap<>();
+  private final Map<List<String>, Tracked> watched = new ConcurrentHashMap<>();
   private final long rediscoverMillis;
   private long discoveredAt;
   private ScheduledExecutorService timer;
 
-  AutoRefresh(Sources sources, RefreshQueue queue, Duration poll, int minSourceVersions,
-      Duration cooldown, LongSupplier clock) {
+  AutoRefresh(Sources sources, ViewDiscovery discovery, RefreshBackoff backoff,
+      RefreshQueue queue, ServerConfig.Auto cfg, LongSupplier clock) {
     this.sources = sources;
+    this.discovery = discovery;
+    this.backoff = backoff;
     this.queue = queue;
-    this.poll = poll;
-    this.minSourceVersions = minSourceVersions;
-    this.cooldown = cooldown;
+    this.cfg = cfg;
     this.clock = clock;
     // Views created by SQL or other clients, not through this service, are found by listing
-    // the namespace again now and then: at most once a minute, at least every tenth poll.
-    this.rediscoverMillis = Math.max(60_000, 10 * poll.toMillis());
+    // the namespaces again now and then: at most once a minute, at least every tenth poll.
+    this.rediscoverMillis = Math.max(60_000, 10 * cfg.poll().toMillis());
   }
 
   /** Finds the views that ask for it and polls from now on. */
   void start() {
     discover();
     LOG.info("Auto refresh: {} views watched, poll every {} ms, at least {} source versions "
-        + "behind, cooldown {} ms", watched.size(), poll.toMillis(), minSourceVersions,
-        cooldown.toMillis());
+        + "behind, cooldown {} ms, after a failure a wait of {} ms doubling up to {} ms",
+        watched.size(), cfg.poll().toMillis(), cfg.minSourceVersions(),
+        cfg.cooldown().toMillis(), cfg.backoff().toMillis(), cfg.backoffMax().toMillis());
     timer = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "mv-service-auto-refresh");
       t.setDaemon(true);
       return t;
     });
-    long every = Math.max(1, poll.toMillis());
+    long every = Math.max(1, cfg.poll().toMillis());
     timer.scheduleWithFixedDelay(this::pollQuietly, every, every, TimeUnit.MILLISECONDS);
   }
 
   private void discover() {
     discoveredAt = clock.getAsLong();
     try {
-      sources.autoRefreshViews().forEach(this::watch);
+      discovery.autoRefreshViews(discoveredAt).forEach(this::watch);
     } catch (RuntimeException e) {
       LOG.warn("Auto refresh: the views of the namespace could not be listed ({}); views "
           + "created through this service are still watched", e.toString());
@@ -94,7 +104,22 @@ final class AutoRefresh implements AutoCloseable {
   }
 
   void watch(List<String> viewId) {
-    watched.putIfAbsent(List.copyOf(viewId), Long.MIN_VALUE);
+    watched.putIfAbsent(List.copyOf(viewId), Tracked.NEW);
+  }
+
+  /** Whether a failure of {@code viewId}'s refresh delays its next auto refresh. */
+  boolean watches(List<String> viewId) {
+    return watched.containsKey(viewId);
+  }
+
+  Status status(List<String> viewId) {
+    return new Status(watches(viewId), backoff.state(viewId));
+  }
+
+  private void unwatch(List<String> viewId) {
+    watched.remove(viewId);
+    backoff.reset(viewId);
+    discovery.forget(viewId);
   }
 
   private void pollQuietly() {
@@ -110,32 +135,20 @@ final class AutoRefresh implements AutoCloseable {
     if (clock.getAsLong() - discoveredAt >= rediscoverMillis) {
       discover();
     }
-    List<List<String>> started = new java.util.ArrayList<>();
-    for (Map.Entry<List<String>, Long> w : watched.entrySet()) {
+    List<List<String>> started = new ArrayList<>();
+    for (Map.Entry<List<String>, Tracked> w : watched.entrySet()) {
       List<String> view = w.getKey();
       long now = clock.getAsLong();
-      if (queue.busy(view) || (w.getValue() != Long.MIN_VALUE
-          && now - w.getValue() < cooldown.toMillis())) {
+      if (queue.busy(view) || (w.getValue().startedAt() != Long.MIN_VALUE
+          && now - w.getValue().startedAt() < cfg.cooldown().toMillis())) {
         continue;
       }
       try {
-        Watched state = sources.watched(view);
-        if (!state.wanted()) {
-          watched.remove(view);
-          continue;
+        if (pollOne(view, w.getValue(), now)) {
+          started.add(view);
         }
-        Long reflected = state.reflected();
-        long latest = sources.latestVersion(state.sourceTableId());
-        if (reflected != null && latest - reflected < minSourceVersions) {
-          continue;
-        }
-        RefreshQueue.Submitted s = queue.submit(view, RefreshOptions.DEFAULTS, LAUNCHED_BY);
-        w.setValue(now);
-        started.add(view);
-        LOG.info("Auto refresh of view {}: source at version {}, the view reflects {}; job {}",
-            String.join(".", view), latest, reflected, s.jobId());
       } catch (MaterializedViewNotFoundException gone) {
-        watched.remove(view);
+        unwatch(view);
       } catch (ServiceError full) {
         LOG.info("Auto refresh of view {} waits: {}", String.join(".", view),
             full.getMessage());
@@ -145,6 +158,33 @@ final class AutoRefresh implements AutoCloseable {
       }
     }
     return started;
+  }
+
+  /** Looks at one view; starts its refresh when it is behind and its failures allow it. */
+  private boolean pollOne(List<String> view, Tracked tracked, long now) {
+    Watched state = sources.watched(view);
+    if (!state.wanted()) {
+      unwatch(view);
+      return false;
+    }
+    if (tracked.definition() != null
+        && !Objects.equals(tracked.definition(), state.definition())) {
+      backoff.reset(view); // another definition: its predecessor's failures say nothing of it
+    }
+    watched.replace(view, tracked, new Tracked(tracked.startedAt(), state.definition()));
+    if (!backoff.due(view, now)) {
+      return false;
+    }
+    Long reflected = state.reflected();
+    long latest = sources.latestVersion(state.sourceTableId());
+    if (reflected != null && latest - reflected < cfg.minSourceVersions()) {
+      return false;
+    }
+    RefreshQueue.Submitted s = queue.submit(view, RefreshOptions.DEFAULTS, LAUNCHED_BY);
+    watched.put(view, new Tracked(now, state.definition()));
+    LOG.info("Auto refresh of view {}: source at version {}, the view reflects {}; job {}",
+        String.join(".", view), latest, reflected, s.jobId());
+    return true;
   }
 
   @Override

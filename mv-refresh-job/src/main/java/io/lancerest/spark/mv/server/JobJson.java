@@ -7,8 +7,8 @@ import io.lancerest.spark.mv.result.JobRecord;
 import io.lancerest.spark.mv.result.RefreshResult;
 
 /**
- * A job as the service's job routes answer it: the job log's record, field names in snake case
- * as in the spec's models; times are epoch milliseconds.
+ * A job, and a view's auto refresh, as the service's routes answer them: the job log's record,
+ * field names in snake case as in the spec's models; times are epoch milliseconds.
  */
 final class JobJson {
   private JobJson() {}
@@ -41,6 +41,32 @@ final class JobJson {
     }
     n.put("application_id", r.applicationId());
     n.put("launched_by", r.launchedBy());
+    return n;
+  }
+
+  /**
+   * A view's auto refresh: {@code state} is {@code off} (the service does not refresh it by
+   * itself), {@code watching}, or {@code backing_off} after failed refreshes, with how many in a
+   * row, the last one's time and message, and the earliest time auto refresh tries again.
+   *
+   * @param st the view's auto refresh; {@code null} when the service runs none
+   */
+  static ObjectNode autoRefresh(AutoRefresh.Status st) {
+    ObjectNode n = LanceJson.mapper().createObjectNode();
+    boolean watched = st != null && st.watched();
+    n.put("watched", watched);
+    if (!watched) {
+      n.put("state", "off");
+      return n;
+    }
+    RefreshBackoff.State f = st.failing().orElse(null);
+    n.put("state", f == null ? "watching" : "backing_off");
+    n.put("consecutive_failures", f == null ? 0 : f.failures());
+    if (f != null) {
+      n.put("last_failure_at", f.lastFailureAt());
+      n.put("last_error", f.lastError());
+      n.put("next_attempt_at", f.nextAttemptAt());
+    }
     return n;
   }
 

@@ -1,27 +1,21 @@
 package io.lancerest.spark.mv.server;
 
-import io.lancerest.client.LanceRestClient;
-import io.lancerest.client.model.DescribeTableRequest;
-import io.lancerest.client.model.DescribeTableResponse;
 import io.lancerest.spark.catalog.LanceRestCatalog;
-import io.lancerest.spark.connector.LanceLocation;
 import io.lancerest.spark.mv.CreateViewRequest;
 import io.lancerest.spark.mv.MaterializedViews;
 import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.cli.MainSessions;
-import io.lancerest.spark.mv.definition.ViewState;
 import io.lancerest.spark.mv.engine.JobService;
 import io.lancerest.spark.mv.engine.QueuedJobs;
+import io.lancerest.spark.mv.error.RefreshCancelledException;
+import io.lancerest.spark.mv.refresh.JobTracker;
 import io.lancerest.spark.mv.result.JobRecord;
 import io.lancerest.spark.mv.result.ViewDescription;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.spark.sql.SparkSession;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,6 +37,8 @@ public final class MaterializedViewServer implements AutoCloseable {
   private final SparkSession spark;
   private final Upstream upstream;
   private final RefreshQueue queue;
+  private final CatalogSources sources;
+  private final RefreshBackoff backoff;
   private final AutoRefresh auto;
   private final ViewService http;
 
@@ -66,6 +62,9 @@ public final class MaterializedViewServer implements AutoCloseable {
       LOG.warn("Refreshes left waiting by an earlier run not recorded FAILED: {}",
           e.getMessage());
     }
+    sources = new CatalogSources(spark, CATALOG, views);
+    ServerConfig.Auto a = cfg.auto();
+    backoff = new RefreshBackoff(a.backoff(), a.backoffMax());
     queue = new RefreshQueue(cfg.maxConcurrentJobs(), cfg.maxQueuedJobs(),
         (viewId, options, by) -> refresh(views, viewId, options, by), new RefreshQueue.Ledger() {
           @Override
@@ -79,10 +78,11 @@ public final class MaterializedViewServer implements AutoCloseable {
                 e.status(), e.message());
           }
         });
-    auto = cfg.autoRefresh() ? new AutoRefresh(new CatalogSources(views), queue,
-        cfg.pollInterval(), cfg.minSourceVersions(), cfg.cooldown(), System::currentTimeMillis)
-        : null;
-    ViewEndpoints endpoints = new ViewEndpoints(new EngineAdapter(views), upstream, queue, auto);
+    auto = a.enabled() ? new AutoRefresh(sources,
+        new ViewDiscovery(sources, a.rescan().toMillis()), backoff, queue, a,
+        System::currentTimeMillis) : null;
+    ViewEndpoints endpoints = new ViewEndpoints(new EngineAdapter(views), upstream, queue, auto,
+        cfg.requireWritePermission());
     http = new ViewService(cfg.host(), cfg.port(), cfg.maxBodyBytes(), endpoints, upstream);
   }
 
@@ -142,33 +142,39 @@ public final class MaterializedViewServer implements AutoCloseable {
     return -1;
   }
 
+  /**
+   * Runs one refresh of the queue. The outcome of a refresh of a view auto refresh watches, who
+   * ever asked for it, decides when auto refresh tries the view next; a cancelled one says
+   * nothing of the view.
+   */
   private void refresh(MaterializedViews views, List<String> viewId, RefreshOptions options,
       String launchedBy) {
     SparkSession.setActiveSession(spark);
     spark.sparkContext().setLocalProperty(JobService.LAUNCHED_BY_PROPERTY, launchedBy);
     try {
       views.refresh(viewId, options);
+      backoff.reset(viewId);
+    } catch (RuntimeException | Error e) {
+      if (auto != null && auto.watches(viewId) && !cancelled(e)) {
+        RefreshBackoff.State st = backoff.failed(viewId, System.currentTimeMillis(),
+            JobTracker.redact(e.getClass().getSimpleName() + ": " + e.getMessage()));
+        LOG.warn("View {}: {} failed refreshes in a row; auto refresh tries it again in {} s "
+            + "(a refresh asked for runs at once)", String.join(".", viewId), st.failures(),
+            (st.nextAttemptAt() - st.lastFailureAt()) / 1000);
+      }
+      throw e;
     } finally {
       spark.sparkContext().setLocalProperty(JobService.LAUNCHED_BY_PROPERTY, null);
     }
   }
 
-  /** The table's latest version: DescribeTable's, or its dataset's when a server leaves it out. */
-  private long latestVersion(List<String> tableId) {
-    DescribeTableResponse d = client().describeTable(new DescribeTableRequest().id(tableId));
-    if (d.getVersion() != null) {
-      return d.getVersion();
+  private static boolean cancelled(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      if (c instanceof RefreshCancelledException) {
+        return true;
+      }
     }
-    try (BufferAllocator a = new RootAllocator();
-        org.lance.Dataset ds = LanceLocation.of(d.getLocation(), d.getStorageOptions())
-            .open(a, null)) {
-      return ds.version();
-    }
-  }
-
-  private LanceRestClient client() {
-    SparkSession.setActiveSession(spark);
-    return ((LanceRestCatalog) spark.sessionState().catalogManager().catalog(CATALOG)).client();
+    return false;
   }
 
   /** The engine, through the Java API of the service's catalog. */
@@ -199,7 +205,7 @@ public final class MaterializedViewServer implements AutoCloseable {
 
     @Override
     public long tableVersion(List<String> viewId) {
-      return latestVersion(viewId);
+      return sources.latestVersion(viewId);
     }
 
     @Override
@@ -218,54 +224,6 @@ public final class MaterializedViewServer implements AutoCloseable {
     public JobRecord cancel(String jobId) {
       SparkSession.setActiveSession(spark);
       return views.cancel(jobId);
-    }
-  }
-
-  /** What auto refresh reads, through the catalog's client and the engine. */
-  private final class CatalogSources implements AutoRefresh.Sources {
-    private final MaterializedViews views;
-
-    CatalogSources(MaterializedViews views) {
-      this.views = views;
-    }
-
-    @Override
-    public List<List<String>> autoRefreshViews() {
-      SparkSession.setActiveSession(spark);
-      List<List<String>> out = new ArrayList<>();
-      collect(List.of(), out);
-      return out;
-    }
-
-    private void collect(List<String> ns, List<List<String>> out) {
-      for (String child : client().listAllNamespaces(ns).toList()) {
-        List<String> sub = new ArrayList<>(ns);
-        sub.add(child);
-        for (List<String> v : views.list(sub)) {
-          if (watched(v).wanted()) {
-            out.add(v);
-          }
-        }
-        collect(sub, out);
-      }
-    }
-
-    @Override
-    public AutoRefresh.Watched watched(List<String> viewId) {
-      SparkSession.setActiveSession(spark);
-      ViewDescription d = views.describe(viewId);
-      if (d == null || d.definition() == null) {
-        return new AutoRefresh.Watched(false, null, List.of());
-      }
-      ViewState st = d.state();
-      return new AutoRefresh.Watched(d.definition().autoRefresh(),
-          st.baseTableVersion() != null ? st.baseTableVersion() : st.watermark(),
-          d.definition().sourceQuery().sourceTableId());
-    }
-
-    @Override
-    public long latestVersion(List<String> tableId) {
-      return MaterializedViewServer.this.latestVersion(tableId);
     }
   }
 

@@ -18,15 +18,29 @@ import org.apache.spark.network.util.JavaUtils;
  * @param maxConcurrentJobs refreshes running at once
  * @param maxQueuedJobs refreshes waiting for a free slot; one more is answered 503
  * @param maxBodyBytes the largest request body a materialized-view route reads
- * @param autoRefresh whether views created with {@code auto_refresh} are refreshed by the service
- * @param pollInterval how often auto refresh looks at the sources
- * @param minSourceVersions source versions a view must lag behind before auto refresh runs
- * @param cooldown the least time between two auto refreshes of one view
+ * @param requireWritePermission whether a caller must show, with a write the upstream allows it,
+ *     that it may write in the view's namespace before the service creates, refreshes or cancels
+ *     for it
+ * @param auto how views created with {@code auto_refresh} are refreshed by the service
  */
 public record ServerConfig(String upstream, String host, int port,
     Map<String, String> catalogOptions, int maxConcurrentJobs, int maxQueuedJobs,
-    long maxBodyBytes, boolean autoRefresh, Duration pollInterval, int minSourceVersions,
-    Duration cooldown) {
+    long maxBodyBytes, boolean requireWritePermission, Auto auto) {
+  /**
+   * Auto refresh's settings.
+   *
+   * @param enabled whether views created with {@code auto_refresh} are refreshed by the service
+   * @param poll how often auto refresh looks at the sources
+   * @param minSourceVersions source versions a view must lag behind before auto refresh runs
+   * @param cooldown the least time between two auto refreshes of one view
+   * @param backoff the wait after a view's refresh failed, doubled with each failure in a row
+   * @param backoffMax the longest such wait
+   * @param rescan how often every table is read again to find views (new names are read at the
+   *     listing after they appear)
+   */
+  public record Auto(boolean enabled, Duration poll, int minSourceVersions, Duration cooldown,
+      Duration backoff, Duration backoffMax, Duration rescan) {}
+
   public static final int DEFAULT_PORT = 2334;
 
   static final String USAGE = """
@@ -51,6 +65,16 @@ public record ServerConfig(String upstream, String host, int port,
         --auto-refresh-poll D          how often sources are looked at (default 10s)
         --auto-refresh-min-versions N  source versions behind before a refresh (default 1)
         --auto-refresh-cooldown D      least time between two refreshes of a view (default 30s)
+        --auto-refresh-backoff D       wait after a failed refresh of a view, doubled with each
+                                       failure in a row (default 1min)
+        --auto-refresh-backoff-max D   longest such wait (default 6h)
+        --auto-refresh-rescan D        how often every table is read again to find views
+                                       created elsewhere (default 1h; new names: every minute)
+      Callers:
+        --require-write-permission true|false
+                                       before creating, refreshing or cancelling for a caller,
+                                       check with a write as the caller that the upstream lets
+                                       it write in the view's namespace (default false)
         --help                         this text
       """;
 
@@ -66,8 +90,7 @@ public record ServerConfig(String upstream, String host, int port,
     return "ServerConfig[upstream=" + upstream + ", listen=" + host + ":" + port
         + ", catalogOptions=" + safe + ", maxConcurrentJobs=" + maxConcurrentJobs
         + ", maxQueuedJobs=" + maxQueuedJobs + ", maxBodyBytes=" + maxBodyBytes
-        + ", autoRefresh=" + autoRefresh + ", pollInterval=" + pollInterval
-        + ", minSourceVersions=" + minSourceVersions + ", cooldown=" + cooldown + "]";
+        + ", requireWritePermission=" + requireWritePermission + ", auto=" + auto + "]";
   }
 
   /** Parses the flags; an {@link IllegalArgumentException} names the flag at fault. */
@@ -94,7 +117,8 @@ public record ServerConfig(String upstream, String host, int port,
       }
       if (List.of("upstream", "host", "port", "max-body-bytes", "max-concurrent-jobs",
           "max-queued-jobs", "auto-refresh", "auto-refresh-poll", "auto-refresh-min-versions",
-          "auto-refresh-cooldown").contains(name)) {
+          "auto-refresh-cooldown", "auto-refresh-backoff", "auto-refresh-backoff-max",
+          "auto-refresh-rescan", "require-write-permission").contains(name)) {
         if (own.putIfAbsent(name, value) != null) {
           throw new IllegalArgumentException("--" + name + " is given twice");
         }
@@ -110,14 +134,24 @@ public record ServerConfig(String upstream, String host, int port,
     catalog.put(RestClientConfig.URI, upstream);
     ConnectionFlags.checkCombination(catalog);
     RestClientConfig.fromProperties(catalog); // the uri and the credentials are usable
+    Duration backoff = duration(own, "auto-refresh-backoff", "1min", 0);
+    Duration backoffMax = duration(own, "auto-refresh-backoff-max", "6h", 0);
+    if (backoffMax.compareTo(backoff) < 0) {
+      throw new IllegalArgumentException("--auto-refresh-backoff-max (" + backoffMax.toMillis()
+          + " ms) must not be shorter than --auto-refresh-backoff (" + backoff.toMillis()
+          + " ms)");
+    }
+    Auto auto = new Auto(bool(own, "auto-refresh", true),
+        duration(own, "auto-refresh-poll", "10s", 100),
+        intFlag(own, "auto-refresh-min-versions", 1, 1, Integer.MAX_VALUE),
+        duration(own, "auto-refresh-cooldown", "30s", 0), backoff, backoffMax,
+        duration(own, "auto-refresh-rescan", "1h", 1000));
     return new ServerConfig(upstream, own.getOrDefault("host", "127.0.0.1"),
         intFlag(own, "port", DEFAULT_PORT, 0, 65535), catalog,
         intFlag(own, "max-concurrent-jobs", 2, 1, 1024),
         intFlag(own, "max-queued-jobs", 16, 0, 1_000_000),
-        bytes(own, "max-body-bytes", 16L << 20), bool(own, "auto-refresh", true),
-        duration(own, "auto-refresh-poll", "10s", 100),
-        intFlag(own, "auto-refresh-min-versions", 1, 1, Integer.MAX_VALUE),
-        duration(own, "auto-refresh-cooldown", "30s", 0));
+        bytes(own, "max-body-bytes", 16L << 20), bool(own, "require-write-permission", false),
+        auto);
   }
 
   private static int intFlag(Map<String, String> m, String flag, int dflt, int min, int max) {

@@ -1,7 +1,14 @@
 package io.lancerest.spark.mv.server;
 
+import io.lancerest.client.error.AlreadyExistsException;
 import io.lancerest.client.error.ErrorCode;
+import io.lancerest.client.error.ForbiddenException;
+import io.lancerest.client.error.LanceRestException;
+import io.lancerest.client.error.ThrottledException;
+import io.lancerest.client.error.UnauthenticatedException;
+import io.lancerest.client.internal.ErrorClassifier;
 import io.lancerest.client.internal.StaleConnections;
+import io.lancerest.client.spec.Operation;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -166,14 +173,51 @@ final class Upstream implements AutoCloseable {
    * the object. The id's parts are joined with {@code delimiter}.
    */
   Check describeAs(Headers caller, String kind, List<String> id, String delimiter) {
+    return postAs(caller, kind, id, "describe", "", delimiter);
+  }
+
+  /** What a write check found: the caller may write, may not, or the upstream cannot tell. */
+  enum Write { ALLOWED, REFUSED, FAILED, UNANSWERED }
+
+  /** A write check's finding and the upstream's status. */
+  record WriteCheck(Write answer, int status) {}
+
+  /**
+   * {@code POST /v1/namespace/<id>/create} with mode {@code ExistOk} and the caller's headers:
+   * whether the caller may write in the namespace. Where the namespace exists (the service
+   * checked it first) the spec has the upstream keep it as it is, so the write changes nothing;
+   * an upstream that authorizes writes answers it as it answers a write in that namespace. An
+   * upstream that ignores the mode answers "already exists", which it can only say past its
+   * permission check: that is an allowed write too.
+   */
+  WriteCheck mayWriteAs(Headers caller, List<String> namespace, String delimiter) {
+    Check c = postAs(caller, "namespace", namespace, "create", ",\"mode\":\"ExistOk\"",
+        delimiter);
+    if (c.ok()) {
+      return new WriteCheck(Write.ALLOWED, c.status());
+    }
+    LanceRestException e = ErrorClassifier.classify(Operation.CREATE_NAMESPACE,
+        String.join(".", namespace), c.status(), null, c.body());
+    Write w = e instanceof AlreadyExistsException ? Write.ALLOWED
+        : e instanceof ForbiddenException || e instanceof UnauthenticatedException
+            ? Write.REFUSED
+        : c.status() >= 500 || e instanceof ThrottledException ? Write.FAILED
+        : Write.UNANSWERED;
+    return new WriteCheck(w, c.status());
+  }
+
+  /** {@code POST /v1/<kind>/<id>/<op>} of {@code {"id": id<more>}} with the caller's headers. */
+  private Check postAs(Headers caller, String kind, List<String> id, String op, String more,
+      String delimiter) {
     delimiter = delimiterFor(id, delimiter);
     HttpUrl.Builder u = base.newBuilder().addPathSegment("v1").addPathSegment(kind)
         .addPathSegment(id.isEmpty() ? delimiter : String.join(delimiter, id))
-        .addPathSegment("describe");
+        .addPathSegment(op);
     if (!"$".equals(delimiter)) {
       u.addQueryParameter("delimiter", delimiter);
     }
-    String json = "{\"id\":" + io.lancerest.client.LanceJson.mapper().valueToTree(id) + "}";
+    String json = "{\"id\":" + io.lancerest.client.LanceJson.mapper().valueToTree(id) + more
+        + "}";
     // Without the caller's Accept-Encoding the body comes back plain, as it is passed on.
     Request req = new Request.Builder().url(u.build())
         .headers(caller.newBuilder().removeAll("Accept-Encoding").build())

@@ -21,8 +21,10 @@ import java.util.Optional;
 import okhttp3.Headers;
 
 /**
- * The service's materialized-view routes: each checks the caller against the upstream, then
- * acts with the engine (in the service's Spark session, with the service's own credentials).
+ * The service's materialized-view routes: each checks the caller against the upstream (may it
+ * see the view and its source; with {@code requireWrite}, may it write in the view's namespace),
+ * then acts with the engine (in the service's Spark session, with the service's own
+ * credentials).
  */
 final class ViewEndpoints {
   /**
@@ -69,12 +71,15 @@ final class ViewEndpoints {
   private final Upstream upstream;
   private final RefreshQueue queue;
   private final AutoRefresh auto;
+  private final boolean requireWrite;
 
-  ViewEndpoints(Engine engine, Upstream upstream, RefreshQueue queue, AutoRefresh auto) {
+  ViewEndpoints(Engine engine, Upstream upstream, RefreshQueue queue, AutoRefresh auto,
+      boolean requireWrite) {
     this.engine = engine;
     this.upstream = upstream;
     this.queue = queue;
     this.auto = auto;
+    this.requireWrite = requireWrite;
   }
 
   // ------------------------------------------------------------------ create
@@ -87,6 +92,7 @@ final class ViewEndpoints {
     allowed(upstream.describeAs(caller, "table", source, delimiter));
     List<String> ns = viewId.subList(0, viewId.size() - 1);
     allowed(upstream.describeAs(caller, "namespace", ns, delimiter));
+    writable(viewId, delimiter, caller, "create");
     if (m.withData() && !queue.hasRoom()) {
       throw queue.full(null);
     }
@@ -115,6 +121,7 @@ final class ViewEndpoints {
     }
     RefreshOptions options = options(r);
     ViewDescription d = visibleView(viewId, delimiter, caller);
+    writable(viewId, delimiter, caller, "refresh");
     try {
       options.checkApplicableTo(d.definition().kind());
       engine.checkRefresh(viewId); // answered now, not as a job that fails later
@@ -184,6 +191,7 @@ final class ViewEndpoints {
   Answer cancelJob(List<String> viewId, String delimiter, byte[] body, Headers caller) {
     String jobId = jobId(body, "job/cancel");
     visibleView(viewId, delimiter, caller);
+    writable(viewId, delimiter, caller, "cancel jobs of");
     RefreshQueue.Cancel c = queue.cancel(jobId, viewId);
     if (c.ended() != null) {
       return Answer.json(200, JobJson.ended(c.ended()));
@@ -250,7 +258,30 @@ final class ViewEndpoints {
     if (all.size() > offset + limit) {
       out.put("page_token", Integer.toString(offset + limit));
     }
+    out.set("auto_refresh", autoRefresh(viewId));
     return Answer.json(200, out);
+  }
+
+  /**
+   * The view's state as the service sees it: its auto refresh (watched or not, failures in a
+   * row and when it is tried next) and its latest job.
+   */
+  Answer status(List<String> viewId, String delimiter, byte[] body, Headers caller) {
+    tree(body); // a JSON object or nothing
+    visibleView(viewId, delimiter, caller);
+    ObjectNode out = JSON.createObjectNode();
+    ArrayNode id = out.putArray("view_id");
+    viewId.forEach(id::add);
+    out.set("auto_refresh", autoRefresh(viewId));
+    List<JobRecord> latest = engine.jobs(viewId, 1);
+    if (!latest.isEmpty()) {
+      out.set("latest_job", JobJson.of(latest.get(0)));
+    }
+    return Answer.json(200, out);
+  }
+
+  private ObjectNode autoRefresh(List<String> viewId) {
+    return JobJson.autoRefresh(auto == null ? null : auto.status(viewId));
   }
 
   // ------------------------------------------------------------------ helpers
@@ -280,6 +311,36 @@ final class ViewEndpoints {
     List<String> source = d.definition().sourceQuery().sourceTableId();
     allowed(upstream.describeAs(caller, "table", source, delimiter));
     return d;
+  }
+
+  /**
+   * With {@code requireWrite}: whether the caller may write in the view's namespace, by a write
+   * that changes nothing ({@link Upstream#mayWriteAs}); a caller the upstream refuses it is
+   * refused with 403, whatever it may read.
+   */
+  private void writable(List<String> viewId, String delimiter, Headers caller, String action) {
+    if (!requireWrite) {
+      return;
+    }
+    List<String> ns = viewId.subList(0, viewId.size() - 1);
+    Upstream.WriteCheck c = upstream.mayWriteAs(caller, ns, delimiter);
+    String view = String.join(".", viewId);
+    String where = ns.isEmpty() ? "the root namespace" : "namespace " + String.join(".", ns);
+    switch (c.answer()) {
+      case ALLOWED -> { }
+      case REFUSED -> throw new ServiceError(403, ErrorCode.PERMISSION_DENIED, "This service "
+          + "may " + action + " view " + view + " only for a caller the upstream lets write in "
+          + where + " (--require-write-permission); the upstream refused this caller's write "
+          + "there (CreateNamespace with mode ExistOk answered " + c.status() + "). Ask its "
+          + "owner for write permission on " + where);
+      case FAILED -> throw new ServiceError(503, ErrorCode.SERVICE_UNAVAILABLE, "The upstream "
+          + "failed to answer whether this caller may write in " + where + " (CreateNamespace "
+          + "with mode ExistOk answered " + c.status() + "); retry later", 5, null);
+      default -> throw new ServiceError(502, ErrorCode.SERVICE_UNAVAILABLE, "The upstream "
+          + "answered " + c.status() + " to CreateNamespace of " + where + " with mode "
+          + "ExistOk, the write that shows this service (--require-write-permission) whether "
+          + "a caller may write there; with this upstream the setting cannot be used");
+    }
   }
 
   /** Passes the upstream's refusal (401, 403, 404, ...) on as it is. */

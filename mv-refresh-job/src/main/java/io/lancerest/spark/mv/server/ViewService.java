@@ -76,7 +76,8 @@ final class ViewService implements AutoCloseable {
     if (op.endsWith("/")) {
       op = op.substring(0, op.length() - 1);
     }
-    return List.of("create", "refresh", "job/describe", "job/list", "job/cancel").contains(op)
+    return List.of("create", "refresh", "status", "job/describe", "job/list", "job/cancel")
+        .contains(op)
         ? new String[] {rest.substring(0, slash), op} : null;
   }
 
@@ -142,6 +143,7 @@ final class ViewService implements AutoCloseable {
         case "refresh" -> endpoints.refresh(viewId, delimiter, body, caller);
         case "job/describe" -> endpoints.describeJob(viewId, delimiter, body, caller);
         case "job/cancel" -> endpoints.cancelJob(viewId, delimiter, body, caller);
+        case "status" -> endpoints.status(viewId, delimiter, body, caller);
         default -> endpoints.listJobs(viewId, delimiter, body, caller);
       };
     } catch (ViewEndpoints.Refused r) {

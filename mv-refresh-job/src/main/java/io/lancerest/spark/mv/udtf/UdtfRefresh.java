@@ -2,6 +2,7 @@ package io.lancerest.spark.mv.udtf;
 
 import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.commit.ViewCommit;
+import io.lancerest.spark.mv.definition.FunctionClasses;
 import io.lancerest.spark.mv.definition.MaterializedViewKind;
 import io.lancerest.spark.mv.definition.SourceQuery;
 import io.lancerest.spark.mv.fragments.SourceHistory;
@@ -169,7 +170,7 @@ public final class UdtfRefresh {
   static BatchUdtf instantiate(String className, String udtfName) {
     Class<?> c;
     try {
-      c = Class.forName(className, true, Thread.currentThread().getContextClassLoader());
+      c = FunctionClasses.load(className); // not initialized until it proved to be a BatchUdtf
     } catch (ClassNotFoundException e) {
       throw new UdtfValidationException("UDTF '" + udtfName + "': class " + className
           + " is not on the classpath; add its jar (spark.jars / --jars)", e);
@@ -185,6 +186,9 @@ public final class UdtfRefresh {
     }
     try {
       return (BatchUdtf) c.getConstructor().newInstance();
+    } catch (ExceptionInInitializerError e) {
+      throw new UdtfValidationException("UDTF '" + udtfName + "': class " + className
+          + " failed in its static initializer: " + e.getCause(), e.getCause());
     } catch (ReflectiveOperationException e) {
       throw new UdtfValidationException("UDTF '" + udtfName + "': class " + className
           + " needs a public no-argument constructor (" + e + ")", e);

@@ -104,6 +104,32 @@ class MaterializedViewServerTest {
 
   // ------------------------------------------------------------------ helpers
 
+  /** The directory server over a new temporary folder, started. */
+  static RestAdapter dirServer(String prefix) throws IOException {
+    RestAdapter d = new RestAdapter("dir", Map.of("root",
+        Files.createTempDirectory(prefix).toString()), "127.0.0.1", 0);
+    d.start();
+    return d;
+  }
+
+  /** A session whose catalog {@code lance} is the server at {@code uri}, active. */
+  static SparkSession lanceSession(String uri, String tokenOrNull) {
+    return session("lance", uri, tokenOrNull);
+  }
+
+  /** A session whose catalog {@code catalog} is the server at {@code uri}, active. */
+  static SparkSession session(String catalog, String uri, String tokenOrNull) {
+    SparkSession s = TestSpark.newSession();
+    String prefix = "spark.sql.catalog." + catalog;
+    s.conf().set(prefix, "io.lancerest.spark.catalog.LanceRestCatalog");
+    s.conf().set(prefix + ".uri", uri);
+    if (tokenOrNull != null) {
+      s.conf().set(prefix + ".token", tokenOrNull);
+    }
+    SparkSession.setActiveSession(s);
+    return s;
+  }
+
   record Answer(int status, String body, String retryAfter) {
     JsonNode json() {
       try {
@@ -139,14 +165,7 @@ class MaterializedViewServerTest {
 
   /** A session whose catalog {@code svc} points at the service, as {@code token}. */
   static SparkSession serviceSession(String token) {
-    SparkSession s = TestSpark.newSession();
-    s.conf().set("spark.sql.catalog.svc", "io.lancerest.spark.catalog.LanceRestCatalog");
-    s.conf().set("spark.sql.catalog.svc.uri", serviceUri);
-    if (token != null) {
-      s.conf().set("spark.sql.catalog.svc.token", token);
-    }
-    SparkSession.setActiveSession(s);
-    return s;
+    return session("svc", serviceUri, token);
   }
 
   static List<String> rows(String sql) {
@@ -210,11 +229,16 @@ class MaterializedViewServerTest {
 
   /** Polls job/describe until the job has ended; fails naming the last state seen. */
   static JsonNode awaitJob(String ns, String view, String jobId) {
+    return awaitJob(serviceUri, ALICE, ns, view, jobId);
+  }
+
+  /** {@link #awaitJob(String, String, String)} of the service at {@code base}, as {@code token}. */
+  static JsonNode awaitJob(String base, String token, String ns, String view, String jobId) {
     long deadline = System.nanoTime() + WAIT.toNanos();
     JsonNode last = null;
     while (System.nanoTime() < deadline) {
-      Answer a = post("/v1/materialized_view/" + ns + "$" + view + "/job/describe",
-          "{\"job_id\":\"" + jobId + "\"}", ALICE);
+      Answer a = post(base, "/v1/materialized_view/" + ns + "$" + view + "/job/describe",
+          "{\"job_id\":\"" + jobId + "\"}", token);
       if (a.status() == 200) {
         last = a.json();
         String s = last.path("status").asText();
@@ -366,6 +390,48 @@ class MaterializedViewServerTest {
         .path("status").asText());
     assertTrue(rows("SELECT chunk FROM lance." + ns + ".c").contains("alpha "),
         rows("SELECT chunk FROM lance." + ns + ".c").toString());
+  }
+
+  /** The function classes whose static initializer ran, in this JVM. */
+  static final java.util.Set<String> INITIALIZED =
+      java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+  /** Neither a UDTF nor a chunker: a class a caller names to run its initializer. */
+  public static final class NotAFunction {
+    static {
+      INITIALIZED.add(NotAFunction.class.getName());
+    }
+
+    public NotAFunction() {}
+  }
+
+  @Test
+  void aFunctionClassOfAnotherTypeIsRefusedAtCreateWithoutRunningItsInitializer() {
+    String ns = newSource();
+    Schema out = new Schema(List.of(
+        new Field("chunk", FieldType.notNullable(ArrowType.Utf8.INSTANCE), null)));
+    for (MaterializedViewKind kind : List.of(MaterializedViewKind.UDTF,
+        MaterializedViewKind.CHUNKER)) {
+      FunctionEnvelope env = FunctionEnvelope.java(NotAFunction.class.getName(), "f", "1", out,
+          List.of("doc"), false, Map.of());
+      SourceQuery q = SourceQuery.of(List.of(ns, "src"), List.of(ns), List.of(
+          new SourceQuery.OutputColumn("id", "id"), new SourceQuery.OutputColumn("doc", "doc")),
+          null, null);
+      String body = write(new CreateMaterializedViewRequest().id(List.of(ns, "f"))
+          .kind(CreateMaterializedViewRequest.KindEnum.fromValue(kind.wire()))
+          .sourceQuery(q.toJson()).udtfSpec(FunctionSpec.of(kind, env).toWire()));
+      Answer a = post("/v1/materialized_view/" + ns + "$f/create", body, ALICE);
+      assertEquals(400, a.status(), kind + ": " + a.body());
+      String want = kind == MaterializedViewKind.UDTF
+          ? "UDTF class '" + NotAFunction.class.getName() + "' does not implement "
+              + io.lancerest.spark.mv.function.BatchUdtf.class.getName()
+          : "Chunker class '" + NotAFunction.class.getName() + "' does not implement "
+              + io.lancerest.spark.mv.function.Chunker.class.getName();
+      assertEquals(want, a.json().path("error").asText(), a.body());
+      assertFalse(INITIALIZED.contains(NotAFunction.class.getName()),
+          kind + ": the class's static initializer ran");
+      assertFalse(tableExists(ns, "f"));
+    }
   }
 
   @Test

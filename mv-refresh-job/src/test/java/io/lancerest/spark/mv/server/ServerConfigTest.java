@@ -24,7 +24,8 @@ class ServerConfigTest {
     for (String flag : List.of("--upstream", "--host", "--port", "--token", "--api-key",
         "--oauth2-credential", "--header", "--delimiter", "--max-concurrent-jobs",
         "--max-queued-jobs", "--max-body-bytes", "--auto-refresh", "--auto-refresh-poll",
-        "--auto-refresh-min-versions", "--auto-refresh-cooldown")) {
+        "--auto-refresh-min-versions", "--auto-refresh-cooldown", "--auto-refresh-backoff",
+        "--auto-refresh-backoff-max", "--auto-refresh-rescan", "--require-write-permission")) {
       assertTrue(help.contains(flag + " "), flag + " missing from:\n" + help);
     }
   }
@@ -37,20 +38,22 @@ class ServerConfigTest {
     assertEquals(2, d.maxConcurrentJobs());
     assertEquals(16, d.maxQueuedJobs());
     assertEquals(16L << 20, d.maxBodyBytes());
-    assertTrue(d.autoRefresh());
-    assertEquals(Duration.ofSeconds(10), d.pollInterval());
-    assertEquals(Duration.ofSeconds(30), d.cooldown());
+    assertFalse(d.requireWritePermission());
+    assertEquals(new ServerConfig.Auto(true, Duration.ofSeconds(10), 1, Duration.ofSeconds(30),
+        Duration.ofMinutes(1), Duration.ofHours(6), Duration.ofHours(1)), d.auto());
     assertEquals(Map.of("uri", "http://up:2333"), d.catalogOptions());
 
     ServerConfig c = ServerConfig.parse(new String[] {"--upstream=http://up", "--port", "0",
         "--token", "env:HOME", "--header", "X-Tenant=t1", "--max-concurrent-jobs", "4",
         "--auto-refresh-poll", "500ms", "--auto-refresh-cooldown", "0", "--max-body-bytes",
-        "1m"});
+        "1m", "--auto-refresh-backoff", "2s", "--auto-refresh-backoff-max", "1min",
+        "--auto-refresh-rescan", "10min", "--require-write-permission", "true"});
     assertEquals(0, c.port());
     assertEquals("env:HOME", c.catalogOptions().get("token"));
     assertEquals("t1", c.catalogOptions().get("header.X-Tenant"));
-    assertEquals(Duration.ofMillis(500), c.pollInterval());
-    assertEquals(Duration.ZERO, c.cooldown());
+    assertEquals(new ServerConfig.Auto(true, Duration.ofMillis(500), 1, Duration.ZERO,
+        Duration.ofSeconds(2), Duration.ofMinutes(1), Duration.ofMinutes(10)), c.auto());
+    assertTrue(c.requireWritePermission());
     assertEquals(1L << 20, c.maxBodyBytes());
   }
 
@@ -73,7 +76,12 @@ class ServerConfigTest {
         List.of("--upstream", "http://up", "--auto-refresh-poll", "soon"),
         "--auto-refresh-poll must be a duration",
         List.of("--upstream", "http://up", "--token", "a", "--oauth2-credential", "b:c"),
-        "--token and --oauth2-credential");
+        "--token and --oauth2-credential",
+        List.of("--upstream", "http://up", "--auto-refresh-backoff", "1h",
+            "--auto-refresh-backoff-max", "10min"),
+        "--auto-refresh-backoff-max (600000 ms) must not be shorter than --auto-refresh-backoff",
+        List.of("--upstream", "http://up", "--require-write-permission", "yes"),
+        "--require-write-permission must be true or false");
     for (Map.Entry<List<String>, String> c : cases.entrySet()) {
       IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
           () -> ServerConfig.parse(c.getKey().toArray(String[]::new)));

@@ -25,14 +25,17 @@ final class TokenGate implements AutoCloseable {
 
   /**
    * What a token may do: everything, nothing, or the objects under some top-level namespaces
-   * (and the root's listings, which a catalog reads when it starts).
+   * (and the root's listings, which a catalog reads when it starts); {@code write} false: read
+   * routes only, every other route is refused with 403.
    */
-  record Rights(Set<String> namespaces) {
-    static final Rights ALL = new Rights(null);
-    static final Rights NONE = new Rights(Set.of());
+  record Rights(Set<String> namespaces, boolean write) {
+    static final Rights ALL = new Rights(null, true);
+    static final Rights NONE = new Rights(Set.of(), true);
+    /** Every object, read only. */
+    static final Rights READ = new Rights(null, false);
 
     static Rights only(String... namespaces) {
-      return new Rights(Set.of(namespaces));
+      return new Rights(Set.of(namespaces), true);
     }
 
     boolean allows(String topNamespace) {
@@ -40,6 +43,10 @@ final class TokenGate implements AutoCloseable {
           || namespaces.contains(topNamespace);
     }
   }
+
+  /** The routes that only read, by their last segments (the server's own auth dialect). */
+  private static final Set<String> READS = Set.of("describe", "exists", "list", "query",
+      "count_rows", "stats", "explain_plan", "analyze_plan", "version");
 
   private final HttpServer server;
   private final ExecutorService workers = Executors.newFixedThreadPool(16, r -> {
@@ -68,7 +75,8 @@ final class TokenGate implements AutoCloseable {
       String auth = ex.getRequestHeaders().getFirst("Authorization");
       Rights r = auth == null || !auth.startsWith("Bearer ") ? null
           : tokens.get(auth.substring("Bearer ".length()));
-      if (r == null || !r.allows(topNamespace(ex.getRequestURI()))) {
+      if (r == null || !r.allows(topNamespace(ex.getRequestURI()))
+          || !r.write() && !reads(ex.getRequestMethod(), ex.getRequestURI())) {
         int status = r == null ? 401 : 403;
         byte[] b = ("{\"error\":\"" + (r == null ? "missing or unknown token"
             : "this token may not use the namespace") + "\",\"code\":" + (r == null ? 16 : 15)
@@ -100,6 +108,12 @@ final class TokenGate implements AutoCloseable {
         }
       }
     }
+  }
+
+  /** Whether a request only reads: a GET, or a POST to a read route. */
+  static boolean reads(String method, URI u) {
+    String path = u.getRawPath();
+    return method.equals("GET") || READS.contains(path.substring(path.lastIndexOf('/') + 1));
   }
 
   /** The first part of the object's id in {@code /v1/<kind>/<id>/<op>}, {@code null}: root. */

@@ -1,0 +1,135 @@
+package io.lancerest.spark.mv.server;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.lancerest.spark.mv.error.MaterializedViewNotFoundException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What discovery reads: every listing, but a table only when its name is new, at a rescan, or
+ * after auto refresh forgot it. No Spark: a catalog in memory that counts its reads.
+ */
+class ViewDiscoveryTest {
+  private static final long RESCAN = 3_600_000;
+
+  /** Namespaces {@code a} (child {@code a.b}) and their tables, each with its kind. */
+  static class Catalog implements ViewDiscovery.Catalog {
+    final Map<List<String>, ViewDiscovery.Kind> tables = new LinkedHashMap<>();
+    final List<List<String>> reads = new ArrayList<>();
+    int lists;
+    RuntimeException listingFails;
+
+    @Override
+    public List<String> childNamespaces(List<String> ns) {
+      lists++;
+      if (listingFails != null) {
+        throw listingFails;
+      }
+      return ns.isEmpty() ? List.of("a") : ns.equals(List.of("a")) ? List.of("b") : List.of();
+    }
+
+    @Override
+    public List<String> tables(List<String> ns) {
+      lists++;
+      return tables.keySet().stream().filter(t -> t.subList(0, t.size() - 1).equals(ns))
+          .map(t -> t.get(t.size() - 1)).toList();
+    }
+
+    @Override
+    public ViewDiscovery.Kind kind(List<String> id) {
+      reads.add(id);
+      ViewDiscovery.Kind k = tables.get(id);
+      if (k == null) {
+        throw new MaterializedViewNotFoundException("gone");
+      }
+      return k;
+    }
+  }
+
+  @Test
+  void anIdleDiscoveryListsOnlyAndANewNameIsReadOnce() {
+    Catalog c = new Catalog();
+    for (int i = 0; i < 200; i++) {
+      c.tables.put(List.of("a", "t" + i), ViewDiscovery.Kind.PLAIN);
+    }
+    c.tables.put(List.of("a", "b", "auto"), ViewDiscovery.Kind.AUTO_VIEW);
+    c.tables.put(List.of("a", "b", "manual"), ViewDiscovery.Kind.VIEW);
+    ViewDiscovery d = new ViewDiscovery(c, RESCAN);
+
+    assertEquals(List.of(List.of("a", "b", "auto")), d.autoRefreshViews(0));
+    assertEquals(202, c.reads.size(), "the first discovery reads every table once");
+
+    c.reads.clear();
+    c.lists = 0;
+    assertEquals(List.of(List.of("a", "b", "auto")), d.autoRefreshViews(60_000));
+    assertEquals(List.of(), c.reads, "nothing changed: no table is read");
+    assertEquals(5, c.lists, "root, a and a.b listed (namespaces, and tables of a and a.b)");
+
+    c.tables.put(List.of("a", "new"), ViewDiscovery.Kind.AUTO_VIEW);
+    c.tables.remove(List.of("a", "t7"));
+    assertEquals(List.of(List.of("a", "new"), List.of("a", "b", "auto")),
+        d.autoRefreshViews(120_000));
+    assertEquals(List.of(List.of("a", "new")), c.reads, "only the new name is read");
+  }
+
+  @Test
+  void aNameReplacedBetweenListingsIsFoundAtTheRescanOrWhenAutoRefreshForgetsIt() {
+    Catalog c = new Catalog();
+    c.tables.put(List.of("a", "t"), ViewDiscovery.Kind.PLAIN);
+    c.tables.put(List.of("a", "v"), ViewDiscovery.Kind.AUTO_VIEW);
+    ViewDiscovery d = new ViewDiscovery(c, RESCAN);
+    d.autoRefreshViews(0);
+
+    // dropped and created again as an auto-refresh view, never missing from a listing
+    c.tables.put(List.of("a", "t"), ViewDiscovery.Kind.AUTO_VIEW);
+    c.reads.clear();
+    assertEquals(List.of(List.of("a", "v")), d.autoRefreshViews(RESCAN - 1));
+    assertEquals(List.of(), c.reads);
+    assertEquals(List.of(List.of("a", "t"), List.of("a", "v")), d.autoRefreshViews(RESCAN));
+    assertEquals(2, c.reads.size(), "the rescan reads every table");
+
+    // auto refresh found v no longer asking: it is read again at the next discovery
+    c.tables.put(List.of("a", "v"), ViewDiscovery.Kind.VIEW);
+    d.forget(List.of("a", "v"));
+    c.reads.clear();
+    assertEquals(List.of(List.of("a", "t")), d.autoRefreshViews(RESCAN + 60_000));
+    assertEquals(List.of(List.of("a", "v")), c.reads);
+  }
+
+  @Test
+  void aFailedListingForgetsNothingAndAnUnreadableTableIsReadAgain() {
+    Catalog c = new Catalog();
+    c.tables.put(List.of("a", "v"), ViewDiscovery.Kind.AUTO_VIEW);
+    ViewDiscovery d = new ViewDiscovery(c, RESCAN);
+    d.autoRefreshViews(0);
+    c.listingFails = new IllegalStateException("upstream down");
+    assertThrows(IllegalStateException.class, () -> d.autoRefreshViews(60_000));
+    c.listingFails = null;
+    c.reads.clear();
+    assertEquals(List.of(List.of("a", "v")), d.autoRefreshViews(120_000));
+    assertEquals(List.of(), c.reads, "what was known survived the failed listing");
+
+    Catalog flaky = new Catalog() {
+      int n;
+
+      @Override
+      public ViewDiscovery.Kind kind(List<String> id) {
+        reads.add(id);
+        if (n++ == 0) {
+          throw new IllegalStateException("503 from the upstream");
+        }
+        return ViewDiscovery.Kind.AUTO_VIEW;
+      }
+    };
+    flaky.tables.put(List.of("a", "w"), ViewDiscovery.Kind.AUTO_VIEW);
+    ViewDiscovery f = new ViewDiscovery(flaky, RESCAN);
+    assertEquals(List.of(), f.autoRefreshViews(0));
+    assertEquals(List.of(List.of("a", "w")), f.autoRefreshViews(60_000), "read again");
+    assertEquals(2, flaky.reads.size());
+  }
+}
