@@ -121,10 +121,15 @@ final class ParentState {
    * only the pointer (a rebuild uses no set).
    */
   static ParentState read(Map<String, String> config, LanceLocation view, boolean sets) {
-    Pointer pointer = Pointer.parse(config.get(POINTER_KEY));
     if (!sets) {
-      return none(pointer);
+      // a rebuild replaces the state whatever it was: a pointer it cannot read releases nothing
+      try {
+        return none(Pointer.parse(config.get(POINTER_KEY)));
+      } catch (ChunkerRefreshException altered) {
+        return none(null);
+      }
     }
+    Pointer pointer = Pointer.parse(config.get(POINTER_KEY));
     long unprocessed = unprocessed(ChunkerRefresh.configValue(config,
         ChunkerRefresh.UNPROCESSED_KEY));
     if (pointer == null || pointer.file() == null) {

@@ -190,6 +190,12 @@ class ChunkerParentStateTest {
         + "read ('{\"format\":1,\"file\":\"../../elsewhere/parents.lance\",\"sha256\":\"00\"}' "
         + "names no state file); the view table's config was altered. Re-create the view",
         e.getMessage());
+    // a rebuild needs none of it, and writes the state anew
+    ChunkerRefreshResult rebuilt = ChunkerFixture.refresh(spark, source, view, def,
+        RefreshOptions.builder().force(true).build());
+    assertEquals(2000, rebuilt.parentsExpanded());
+    assertTrue(pointer(view).file() != null);
+    assertEquals(fromScratch(spark, dir, source, def, defaults), content(spark, view));
   }
 
   @Test
