@@ -210,9 +210,13 @@ final class ParentState {
    */
   record Staged(Map<String, String> config, String written, String released) {}
 
-  /** Stages {@code processed}, {@code truncated} and {@code skipped} after state {@code read}. */
-  static Staged stage(LanceLocation view, Pointer read, Roaring64NavigableMap processed,
-      Roaring64NavigableMap truncated, Roaring64NavigableMap skipped, long unprocessed) {
+  /**
+   * Stages {@code processed}, {@code truncated} and {@code skipped} after state {@code read}
+   * ({@code viewName}: how errors name the view).
+   */
+  static Staged stage(String viewName, LanceLocation view, Pointer read,
+      Roaring64NavigableMap processed, Roaring64NavigableMap truncated,
+      Roaring64NavigableMap skipped, long unprocessed) {
     List<byte[]> sets = List.of(ParentIds.toBytes(processed), ParentIds.toBytes(truncated),
         ParentIds.toBytes(skipped));
     long chars = 0;
@@ -239,8 +243,10 @@ final class ParentState {
     try {
       ParentStateFile.write(view, path, sets);
     } catch (IOException e) {
-      throw new ChunkerRefreshException("Cannot write the chunker state of the view ("
-          + e.getMessage() + "); nothing was committed", e);
+      throw new ChunkerRefreshException("Cannot write the chunker state of view " + viewName
+          + " (" + LanceLocation.withoutUserInfo(String.valueOf(e.getMessage())) + "); nothing "
+          + "was committed. Check that the view's location is writable and run the refresh "
+          + "again", e);
     }
     config.put(ChunkerRefresh.PROCESSED_KEY, IN_FILE);
     config.put(ChunkerRefresh.TRUNCATED_KEY, IN_FILE);
