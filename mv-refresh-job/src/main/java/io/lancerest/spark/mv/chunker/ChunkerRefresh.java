@@ -27,9 +27,9 @@ import org.apache.spark.sql.types.StructType;
  * <p>State kept on the view table, changed only by the refresh's single commit: the watermark
  * (field metadata {@value #WATERMARK_KEY} on {@code __source_row_id}, as Geneva stores it, plus
  * schema metadata {@value #BASE_TABLE_VERSION_KEY}) and the set of <em>processed parents</em>
- * (config {@value #PROCESSED_KEY}: a portable 64-bit roaring bitmap, base64) — every source row
- * id that was expanded, including those that yielded no children, which is why those are never
- * re-run. Row ids and the watermark mean something only for the table they came from, so the
+ * — every source row id that was expanded, including those that yielded no children, which is
+ * why those are never re-run — with the truncated and skipped ones ({@link ParentState}: in the
+ * config while small, else in a side file the config points to). Row ids and the watermark mean something only for the table they came from, so the
  * commit also records when that source version was written ({@link SourceIdentity}); over a
  * source dropped and created again under the same name the driver has the view rebuilt.
  *
@@ -54,14 +54,18 @@ public final class ChunkerRefresh {
   public static final String WATERMARK_KEY = GenevaLayout.WATERMARK;
   /** Schema metadata: the same version, under Geneva's view key. */
   public static final String BASE_TABLE_VERSION_KEY = GenevaLayout.BASE_TABLE_VERSION;
-  /** Config: source row ids already expanded (roaring bitmap, base64). */
+  /**
+   * Config: source row ids already expanded (roaring bitmap, base64), or {@link
+   * ParentState#IN_FILE} when the sets are in a side file.
+   */
   public static final String PROCESSED_KEY = "lancerest::view::chunker::processed_parents";
   /** Config: parents cut by {@code output_limit}; re-expanded by every refresh. */
   public static final String TRUNCATED_KEY = "lancerest::view::chunker::truncated_parents";
   /**
    * Config: filtered source rows at the watermark that are not processed (skipped or cut by
-   * {@code output_limit}). When it is 0 the next refresh scans only the source fragments that
-   * changed since the watermark; see {@link SourceState}.
+   * {@code output_limit}). When it is 0, or just the skipped parents (which it retries by id),
+   * the next refresh scans only the source fragments that changed since the watermark; see
+   * {@link SourceState}.
    */
   public static final String UNPROCESSED_KEY = "lancerest::view::chunker::unprocessed_parents";
   /** Where views refreshed before the keys moved to {@code lancerest::view::} keep them. */

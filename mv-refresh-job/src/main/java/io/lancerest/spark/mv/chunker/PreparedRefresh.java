@@ -27,6 +27,8 @@ final class PreparedRefresh implements ViewRefresh.Attempt<ChunkerRefreshResult>
   String srcVersionTime;
   Roaring64NavigableMap processed;
   Roaring64NavigableMap truncated;
+  /** The view's refresh state as read (its pointer is what the commit keeps or releases). */
+  ParentState parents;
   Dataset<Row> source;
   ChunkerLayout layout;
   SourceState state;
@@ -39,6 +41,11 @@ final class PreparedRefresh implements ViewRefresh.Attempt<ChunkerRefreshResult>
    * null}.
    */
   String watermarkRemoved;
+  /**
+   * Why the view's refresh state cannot be read, so every parent is expanded again: its file is
+   * gone (an older version restored by hand) or damaged; {@code null} when it was read.
+   */
+  String stateLost;
 
   /** Why every parent is expanded again ({@link RefreshTarget#rebuild}), or {@code null}. */
   final String rebuild;
@@ -50,12 +57,18 @@ final class PreparedRefresh implements ViewRefresh.Attempt<ChunkerRefreshResult>
 
   /** Whether every parent is expanded again and every view row replaced. */
   boolean rebuild() {
-    return rebuild != null || watermarkRemoved != null;
+    return rebuild != null || watermarkRemoved != null || stateLost != null;
   }
 
   /** The reason of a rebuild when the watermark version is gone, for the log and EXPLAIN. */
   String watermarkRemovedReason() {
     return watermarkRemoved + "; which parents changed since then cannot be told, so every "
+        + "parent is expanded again from source version " + srcVersion;
+  }
+
+  /** The reason of a rebuild when the refresh state cannot be read, for the log and EXPLAIN. */
+  String stateLostReason() {
+    return "the view's " + stateLost + ", so which parents were expanded cannot be told: every "
         + "parent is expanded again from source version " + srcVersion;
   }
 

@@ -28,6 +28,7 @@ final class RefreshExplain {
             .deleteAddresses.size();
     String reason = p.rebuild != null ? p.rebuild + ": every parent is expanded again"
         : p.watermarkRemoved != null ? p.watermarkRemovedReason()
+        : p.stateLost != null ? p.stateLostReason()
         : o.outputLimit() != null ? "output_limit: every source fragment is read"
         : !p.truncated.isEmpty() ? "parents cut off by an earlier output_limit: every source "
             + "fragment is read"

@@ -34,16 +34,16 @@ final class RefreshPlanner {
     // Without the watermark version the parents updated in place since cannot be told from
     // those a compaction moved (SourceHistory), so the processed set cannot be trusted.
     p.watermarkRemoved = target.watermarkRemoved();
-    // force (or a rebuild): nothing counts as processed, so every filtered parent is expanded
-    // again, and the commit replaces every view row (including those of truncated or gone
-    // parents).
+    // The sets are read from a file when the config points to one; a rebuild needs only the
+    // pointer (its commit releases the file two refreshes back). Sets that cannot be read make
+    // a rebuild too: force (or a rebuild): nothing counts as processed, so every filtered
+    // parent is expanded again, and the commit replaces every view row (including those of
+    // truncated or gone parents).
+    ParentState parents = ParentState.read(config, t.view(), !p.rebuild());
+    p.stateLost = parents.lost;
     boolean force = p.rebuild();
-    Roaring64NavigableMap processed = force ? ParentIds.empty()
-        : ParentIds.fromBase64(ChunkerRefresh.configValue(config, ChunkerRefresh.PROCESSED_KEY),
-            "processed parent set");
-    Roaring64NavigableMap truncated = force ? ParentIds.empty()
-        : ParentIds.fromBase64(ChunkerRefresh.configValue(config, ChunkerRefresh.TRUNCATED_KEY),
-            "truncated parent set");
+    Roaring64NavigableMap processed = force ? ParentIds.empty() : parents.processed;
+    Roaring64NavigableMap truncated = force ? ParentIds.empty() : parents.truncated;
     // Recorded by the commit so the next refresh can tell this source from a table created
     // later under the same name (SourceIdentity).
     String srcVersionTime = target.srcVersionWritten();
@@ -54,11 +54,14 @@ final class RefreshPlanner {
 
     // 2. which parents exist now, and which changed since the watermark
     long t0 = System.nanoTime();
-    boolean mayScope = !force && run.o().outputLimit() == null && truncated.isEmpty()
-        && "0".equals(ChunkerRefresh.configValue(config, ChunkerRefresh.UNPROCESSED_KEY));
+    boolean mayScope = !force && run.o().outputLimit() == null
+        && parents.allowsChangedFragmentsOnly();
+    // Skipped parents are retried by id, wherever they are: the scoped scan does not read
+    // their (unchanged) fragments otherwise.
+    Roaring64NavigableMap retry = force || parents.skipped == null ? null : parents.skipped;
     SourceState state = SourceState.scan(new SourceState.Source(run.ctx(), t,
         target.datasets(), def.filter(),
-        source), watermark, srcVersion, processed,
+        source), watermark, srcVersion, processed, retry,
         mayScope && run.ctx().listener().readChangedFragmentsOnly());
     Roaring64NavigableMap gone = state.gone;
     Roaring64NavigableMap changed = state.changed;
@@ -77,6 +80,7 @@ final class RefreshPlanner {
     p.srcVersionTime = srcVersionTime;
     p.processed = processed;
     p.truncated = truncated;
+    p.parents = parents;
     p.source = source;
     p.layout = layout;
     p.state = state;

@@ -38,6 +38,8 @@ final class RefreshStaging {
     boolean force = p.rebuild();
     if (p.watermarkRemoved != null) {
       LOG.warn("Chunker view {} (job {}): {}", t.viewName(), jobId, p.watermarkRemovedReason());
+    } else if (p.stateLost != null) {
+      LOG.warn("Chunker view {} (job {}): {}", t.viewName(), jobId, p.stateLostReason());
     }
     long t0 = System.nanoTime() - p.scanMillis * 1_000_000;
     long scanned = System.nanoTime();
@@ -69,11 +71,25 @@ final class RefreshStaging {
       nextProcessed.addLong(sid);
     }
     nextProcessed.andNot(newTruncated);
-    // Filtered parents of the scanned fragments left unprocessed (skipped or truncated); the
-    // fragments not scanned have none (they were skipped only when the last refresh left none).
+    // Every parent left unprocessed was tried by this refresh (the previously skipped ones are
+    // retried), so the skipped set is this refresh's skips.
+    Roaring64NavigableMap nextSkipped = ParentIds.empty();
+    for (ChunkerRefreshResult.SkippedParent s : ex.skipped) {
+      nextSkipped.addLong(s.sourceRowId());
+    }
+    nextSkipped.andNot(newTruncated);
+    // Filtered parents of the scanned fragments (and the skipped parents retried) left
+    // unprocessed; the fragments not scanned have none (they were skipped only when the last
+    // refresh left none, or only the skipped ones, retried here).
     long unprocessed = ParentIds.minus(state.present, nextProcessed).getLongCardinality();
     long viewScanned = System.nanoTime();
 
+    // Skipped parents are written before the commit and appended after it (ErrorsTable).
+    ErrorsTable.Staged errors = ChunkerErrorsTable.stage(t.errors(), jobId, t.viewName(),
+        run.def().function(), srcVersion, ex.skipped);
+    // Last before the commit: a file written for it is removed when it does not land.
+    ParentState.Staged parents = ParentState.stage(t.viewName(), t.view(), p.parents.pointer,
+        nextProcessed, newTruncated, nextSkipped, unprocessed);
     ViewCommit.Builder commitBuilder = ViewCommit.builder(t.view(), p.readVersion)
         .deleteRowAddresses(existing.deleteAddresses)
         .addFragments(ex.fragments, ex.ranges.size() == ex.fragments.size() ? ex.ranges
@@ -82,18 +98,14 @@ final class RefreshStaging {
             Map.of(ChunkerRefresh.WATERMARK_KEY, String.valueOf(srcVersion)))
         .schemaMetadata(Map.of(ChunkerRefresh.BASE_TABLE_VERSION_KEY, String.valueOf(srcVersion),
             SourceIdentity.KEY, p.srcVersionTime))
-        .config(Map.of(ChunkerRefresh.PROCESSED_KEY, ParentIds.toBase64(nextProcessed),
-            ChunkerRefresh.TRUNCATED_KEY, ParentIds.toBase64(newTruncated),
-            ChunkerRefresh.UNPROCESSED_KEY, String.valueOf(unprocessed)))
+        .config(parents.config())
+        .sideFolders(parents.written(), parents.released())
         .job(new ViewCommit.Job(jobId, MaterializedViewKind.CHUNKER, ex.skipped.isEmpty()
             ? RefreshResult.JobStatus.DONE : RefreshResult.JobStatus.PARTIAL, srcVersion));
     if (force) {
       commitBuilder.replaceAllRows();
     }
     ViewCommit commit = commitBuilder.build();
-    // Skipped parents are written before the commit and appended after it (ErrorsTable).
-    ErrorsTable.Staged errors = ChunkerErrorsTable.stage(t.errors(), jobId, t.viewName(), run.def().function(), srcVersion,
-        ex.skipped);
     Expansion done = ex;
     long watermark = p.watermark;
     Roaring64NavigableMap gone = state.gone;

@@ -2,6 +2,7 @@ package io.lancerest.spark.mv.chunker;
 
 import io.lancerest.spark.connector.read.SafeLanceScan;
 import io.lancerest.spark.mv.RefreshListener;
+import io.lancerest.spark.mv.fragments.FragmentRowIds;
 import io.lancerest.spark.mv.fragments.FragmentScopedRead;
 import io.lancerest.spark.mv.fragments.LiveRowIds;
 import io.lancerest.spark.mv.fragments.SourceChanges;
@@ -31,13 +32,16 @@ import org.slf4j.LoggerFactory;
  * processed parents whose children must go.
  *
  * <p><b>Scope.</b> When the view's previous refresh left every filtered row of its source
- * version processed ({@link ChunkerRefresh#UNPROCESSED_KEY} = 0), only the change set since the
- * watermark is read ({@link SourceChanges}): the new and rewritten fragments are scanned for
- * present, new and updated rows, and a processed parent among the rows that left changed
- * fragments (the deletion files' new offsets) that is not present again is gone. Every other
- * row is the same row, with the same values, as at the watermark, and was expanded then. Any
- * doubt (watermark version cleaned up, schema changed, unprocessed parents, {@code
- * output_limit}) scans every fragment instead.
+ * version processed ({@link ChunkerRefresh#UNPROCESSED_KEY} = 0), or processed but for the
+ * parents it skipped ({@link ParentState#skipped}), only the change set since the watermark is
+ * read ({@link SourceChanges}): the new and rewritten fragments are scanned for present, new and
+ * updated rows, and a processed parent among the rows that left changed fragments (the deletion
+ * files' new offsets) that is not present again is gone. Every other row is the same row, with
+ * the same values, as at the watermark, and was expanded then; a skipped parent among them is
+ * still there, matching the filter, and is expanded again from its fragment, which the
+ * fragments' row-id sequences name ({@link FragmentRowIds#holding}). Any doubt (watermark
+ * version cleaned up, schema changed, unprocessed parents other than the skipped ones, {@code
+ * output_limit}, a skipped parent no sequence places) scans every fragment instead.
  *
  * <p><b>Compactions.</b> A compaction moves rows to new fragments with their row ids; the change
  * set takes the fragments that hold only such rows out of both sides. lance-spark's {@code
@@ -146,35 +150,50 @@ final class SourceState {
   /**
    * Scans the source at {@code version} against the processed set.
    *
+   * @param retry parents the last refresh skipped, tried again ({@code null}: not known; they
+   *     are then found by a scan of every fragment)
    * @param mayScope whether fragments unchanged since the watermark may be skipped (the caller
    *     checked the view's state allows it)
    */
   static SourceState scan(Source src, long watermark, long version,
-      Roaring64NavigableMap processed, boolean mayScope) {
+      Roaring64NavigableMap processed, Roaring64NavigableMap retry, boolean mayScope) {
     org.lance.Dataset target = src.datasets().source(version);
     List<FragmentMetadata> now = metadata(target.getFragments());
     SourceChanges changes = mayScope && watermark > 0
         ? changes(src, watermark, target, now) : null;
+    Retry retried = changes == null ? null : Retry.locate(src, changes, now, retry);
+    if (retried == null) {
+      changes = null;
+    }
     SourceHistory history = changes == null ? null : changes.history;
     if (changes == null && watermark > 0 && !processed.isEmpty()) {
       history = history(src, target, watermark);
     } else if (history != null && history.changedInPlace() == null) {
       logUnknown(src, history, watermark);
     }
-    List<Integer> scope = changes == null ? null : changes.rescan;
-    if (scope != null) {
-      src.ctx().observe(RefreshListener.Probe.SOURCE_FRAGMENTS_READ, List.copyOf(scope));
-    }
+    List<Integer> scanned = changes == null ? null : changes.rescan;
     Found found;
     if (src.filter() == null) {
-      found = scanDriver(target, scope, watermark, processed, null);
-    } else if (scope != null) {
-      found = scanFiltered(src, target, scope, watermark, processed);
+      found = scanDriver(target, scanned, watermark, processed, null);
+    } else if (scanned != null) {
+      found = scanFiltered(src, target, scanned, watermark, processed);
     } else {
       found = scanSpark(src, watermark, processed);
     }
     if (history != null) {
       changedInPlace(src, found, processed, history, watermark);
+    }
+    List<Integer> scope = scanned;
+    if (retried != null) {
+      // present and unchanged since they were skipped: expanded again, from their fragments
+      Roaring64NavigableMap again = ParentIds.minus(retried.ids, found.present);
+      found.present.or(again);
+      found.expand.or(again);
+      scope = new ArrayList<>(scanned);
+      scope.addAll(retried.fragments);
+    }
+    if (scope != null) {
+      src.ctx().observe(RefreshListener.Probe.SOURCE_FRAGMENTS_READ, List.copyOf(scope));
     }
     Roaring64NavigableMap gone;
     if (changes == null) {
@@ -189,11 +208,50 @@ final class SourceState {
         : scope.size() + " of " + now.size() + " fragments read (" + changes.diff + "; "
             + changes.departed.getLongCardinality() + " rows left changed fragments"
             + (changes.moved == 0 ? "" : ", " + changes.moved + " more were only moved by a "
-            + "compaction, not read") + ")";
-    long rows = changes != null ? changes.rescanRows
+            + "compaction, not read")
+            + (retried.ids.isEmpty() ? "" : "; " + retried.ids.getLongCardinality()
+            + " skipped parents retried from " + retried.fragments.size() + " more") + ")";
+    long rows = changes != null ? changes.rescanRows + retried.rows
         : now.stream().mapToLong(FragmentMetadata::getPhysicalRows).sum();
     return new SourceState(found.present, gone, found.changed, found.expand, changes == null,
         described, scope, now.size(), rows);
+  }
+
+  /**
+   * The skipped parents a scoped refresh retries from fragments it does not read otherwise:
+   * those that did not leave a changed fragment since the watermark are there, unchanged, and
+   * still match the filter they matched then.
+   *
+   * @param ids the parents to retry
+   * @param fragments the unchanged fragments that hold them
+   * @param rows the physical rows of those fragments
+   */
+  private record Retry(Roaring64NavigableMap ids, List<Integer> fragments, long rows) {
+    /**
+     * Where the {@code skipped} parents are, or {@code null} when their fragments cannot be
+     * told from the metadata (then every fragment is scanned, which finds them).
+     */
+    static Retry locate(Source src, SourceChanges changes, List<FragmentMetadata> now,
+        Roaring64NavigableMap skipped) {
+      Roaring64NavigableMap ids = skipped == null ? ParentIds.empty()
+          : ParentIds.minus(skipped, changes.departed);
+      if (ids.isEmpty()) {
+        return new Retry(ids, List.of(), 0);
+      }
+      List<Integer> holding = FragmentRowIds.holding(now, ids);
+      if (holding == null) {
+        LOG.info("Chunker view {}: {} skipped parents cannot be placed in the source's "
+            + "fragments by their row ids; scanning every fragment", src.viewName(),
+            ids.getLongCardinality());
+        return null;
+      }
+      // a skipped parent in a fragment read anyway is found by that read
+      java.util.Set<Integer> more = new java.util.LinkedHashSet<>(holding);
+      more.removeAll(changes.rescan);
+      long rows = now.stream().filter(f -> more.contains(f.getId()))
+          .mapToLong(FragmentMetadata::getPhysicalRows).sum();
+      return new Retry(ids, List.copyOf(more), rows);
+    }
   }
 
   /**

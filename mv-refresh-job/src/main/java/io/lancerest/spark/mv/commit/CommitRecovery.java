@@ -3,8 +3,10 @@ package io.lancerest.spark.mv.commit;
 import io.lancerest.spark.connector.LanceLocation;
 import java.util.Optional;
 import org.apache.arrow.memory.BufferAllocator;
+import org.lance.CommitBuilder;
 import org.lance.Dataset;
 import org.lance.Transaction;
+import org.lance.operation.Restore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -55,16 +57,63 @@ final class CommitRecovery {
           + committed + ") landed over concurrent commits " + (readVersion + 1) + ".."
           + (committed - 1) + ", and " + (head < 0 ? "the latest version cannot be read"
           : "versions up to " + head + " followed it") + ", so it was not rolled back "
-          + "automatically. Compare the view with its SELECT; RESTORE TABLE … TO VERSION AS OF "
-          + (committed - 1) + " undoes this change (and what followed it).");
+          + "automatically. " + byHand(committed));
     }
-    try (Dataset previous = open(allocator, committed - 1)) {
-      previous.restore();
+    restoreBefore(allocator, committed);
+  }
+
+  /**
+   * Restores version {@code committed - 1} in a Restore commit read at {@code committed}, and
+   * checks that nothing landed in between.
+   *
+   * <p>Why the check comes after: lance-core rebases a Restore over every concurrent commit
+   * (its conflict resolver lets a Restore pass any other operation), so a commit that lands
+   * after {@link #undoOverwrite} saw {@code committed} as the latest version would be
+   * discarded without an error. Read at {@code committed}, the Restore lands as {@code
+   * committed + 1} exactly when nothing came in between; landed later, it discarded what did,
+   * and restoring the version just before it puts that back (the view then holds this change
+   * and what followed, as when the check saw them first).
+   */
+  void restoreBefore(BufferAllocator allocator, long committed) {
+    long landed = restore(allocator, committed, committed - 1,
+        "this commit (version " + committed + ") overwrote a concurrent commit and restoring "
+        + "version " + (committed - 1));
+    if (landed == committed + 1) {
+      LOG.info("View table '{}': this commit (version {}) landed over concurrent commits "
+          + "{}..{}; rolled back by restoring version {} as version {}", location, committed,
+          readVersion + 1, committed - 1, committed - 1, landed);
+      return;
+    }
+    String discarded = (committed + 1) + ".." + (landed - 1);
+    long back = restore(allocator, landed, landed - 1, "rolling back this commit (version "
+        + committed + ") discarded versions " + discarded + ", committed meanwhile, and "
+        + "restoring version " + (landed - 1) + " to put them back");
+    throw new ViewCommitException("View table '" + location + "': this commit (version "
+        + committed + ") landed over concurrent commits " + (readVersion + 1) + ".."
+        + (committed - 1) + "; versions " + discarded + " were committed while it was rolled "
+        + "back, and the rollback (version " + landed + ") discarded them, so version "
+        + (landed - 1) + " was restored as version " + back
+        + (back == landed + 1 ? "" : " (which discarded versions " + (landed + 1) + ".."
+        + (back - 1) + " in turn)") + ": the view holds this change again. "
+        + byHand(committed));
+  }
+
+  private static String byHand(long committed) {
+    return "Compare the view with its SELECT; RESTORE TABLE … TO VERSION AS OF "
+        + (committed - 1) + " undoes this change (and what followed it).";
+  }
+
+  /** Commits a Restore of {@code version} read at {@code readAt}; returns where it landed. */
+  private long restore(BufferAllocator allocator, long readAt, long version, String what) {
+    try (Dataset at = open(allocator, readAt);
+        Transaction t = new Transaction.Builder().readVersion(readAt)
+            .operation(Restore.builder().version(version).build()).build();
+        Dataset restored = new CommitBuilder(at).execute(t)) {
+      return restored.version();
     } catch (Exception e) { // lance-core's IOException arrives undeclared
-      throw new ViewCommitException("View table '" + location + "': this commit (version "
-          + committed + ") overwrote a concurrent commit and restoring version "
-          + (committed - 1) + " failed: " + e.getMessage() + ". Restore it by hand "
-          + "(RESTORE TABLE … TO VERSION AS OF " + (committed - 1) + ").", e);
+      throw new ViewCommitException("View table '" + location + "': " + what + " failed: "
+          + e.getMessage() + ". Restore it by hand (RESTORE TABLE … TO VERSION AS OF "
+          + version + ").", e);
     }
   }
 

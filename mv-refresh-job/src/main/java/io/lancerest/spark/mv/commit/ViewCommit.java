@@ -22,6 +22,8 @@ import org.lance.Fragment;
 import org.lance.FragmentMetadata;
 import org.lance.Transaction;
 import org.lance.operation.Overwrite;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One atomic change of a view table: row deletions, new fragments, schema/field metadata and
@@ -43,6 +45,10 @@ import org.lance.operation.Overwrite;
  * caller that sets {@link FragmentSourceRanges#KEY} itself (or removes it with {@code null})
  * gets exactly that. Kinds that give no ranges never get the key.
  *
+ * <p>Side files ({@link Builder#sideFolders}): a kind's state too large for the config lives in
+ * a folder the config names; the commit removes the folder written for it when it does not land,
+ * and the one it released once it does.
+ *
  * <p>What lance-core 4.0.0's Overwrite does to the rest: kept fragments keep their stable row
  * ids, new fragments get fresh ones, and every index of the table is dropped (reported in {@link
  * ViewCommitResult#droppedIndexes()} so the caller can rebuild them). A crash before {@link
@@ -50,6 +56,7 @@ import org.lance.operation.Overwrite;
  * keeps its previous version.
  */
 public final class ViewCommit {
+  private static final Logger LOG = LoggerFactory.getLogger(ViewCommit.class);
   private final LanceLocation table;
   private final String location;
   private final long readVersion;
@@ -58,6 +65,10 @@ public final class ViewCommit {
   private final CommitRecovery recovery;
   /** Fragments written by an earlier run and committed again: checked for their files. */
   private final List<FragmentMetadata> reused;
+  /** Folders of side files this commit's config names, written for it ({@code null}: none). */
+  private final String writtenFolder;
+  /** A side folder the view needs no more once this commit landed ({@code null}: none). */
+  private final String releasedFolder;
 
   private ViewCommit(Builder b) {
     this.location = b.location;
@@ -69,6 +80,8 @@ public final class ViewCommit {
         b.transactionProperties, b.job);
     this.recovery = new CommitRecovery(table, readVersion);
     this.reused = List.copyOf(b.reused);
+    this.writtenFolder = b.writtenFolder;
+    this.releasedFolder = b.releasedFolder;
   }
 
   /**
@@ -221,6 +234,7 @@ public final class ViewCommit {
           + ") was rolled back by restoring version " + (version - 1), null);
     }
     SourceIdIndexFiles.drop(table, applied.dropped());
+    dropFolder(releasedFolder);
     return new ViewCommitResult(readVersion, version, applied.deleted(), applied.added(),
         rows.newFragments().size(), droppedIndexes);
   }
@@ -231,6 +245,19 @@ public final class ViewCommit {
    */
   public void abandon() {
     SourceIdIndexFiles.drop(table, rows.newFragments());
+    dropFolder(writtenFolder);
+  }
+
+  /** Removes a side folder under the view's root; a failure leaves it behind, logged. */
+  private void dropFolder(String folder) {
+    if (folder == null) {
+      return;
+    }
+    try {
+      Dataset.drop(folder, table.current());
+    } catch (Exception e) { // lance-core's IOException arrives undeclared
+      LOG.debug("View table '{}': folder {} not removed: {}", location, folder, e.getMessage());
+    }
   }
 
   /** Collects the parts of one view commit. */
@@ -251,6 +278,8 @@ public final class ViewCommit {
     private final Map<String, String> config = new LinkedHashMap<>();
     private final Map<String, String> transactionProperties = new LinkedHashMap<>();
     private Job job;
+    private String writtenFolder;
+    private String releasedFolder;
 
     private Builder(String location, long readVersion) {
       this.location = Objects.requireNonNull(location, "location");
@@ -350,6 +379,18 @@ public final class ViewCommit {
     /** Stored with the transaction (lance-core 4.0.0 has no Java API to read them back). */
     public Builder transactionProperties(Map<String, String> properties) {
       transactionProperties.putAll(properties);
+      return this;
+    }
+
+    /**
+     * Side files under the view's root that lance-core does not manage (a kind's state too large
+     * for the config, which names them): {@code written}, the folder written for this commit,
+     * is removed when the commit is abandoned; {@code released}, one the view no longer needs
+     * once this commit landed, is removed then. Either may be {@code null}.
+     */
+    public Builder sideFolders(String written, String released) {
+      this.writtenFolder = written;
+      this.releasedFolder = released;
       return this;
     }
 

@@ -64,6 +64,43 @@ public final class FragmentRowIds {
     return ids;
   }
 
+  /**
+   * The fragments among {@code fragments} whose row-id sequences hold any of {@code ids}
+   * (deleted rows included: a row updated in place keeps its id in the fragment it left, and
+   * the caller reads both), or {@code null} when a sequence cannot be read or some id is in no
+   * sequence. Only metadata is read.
+   */
+  public static List<Integer> holding(List<FragmentMetadata> fragments,
+      Roaring64NavigableMap ids) {
+    List<Integer> out = new java.util.ArrayList<>();
+    Roaring64NavigableMap found = new Roaring64NavigableMap();
+    for (FragmentMetadata f : fragments) {
+      RowIdSequence seq = sequence(f);
+      if (seq == null) {
+        return null;
+      }
+      boolean holds = false;
+      for (long[] r : seq.runs()) {
+        if (r[1] <= r[0] || r[0] < 0) {
+          continue;
+        }
+        // ids within [r0, r1): rank up to r1 - 1 less rank below r0
+        long in = ids.rankLong(r[1] - 1) - (r[0] == 0 ? 0 : ids.rankLong(r[0] - 1));
+        if (in > 0) {
+          holds = true;
+          Roaring64NavigableMap run = new Roaring64NavigableMap();
+          run.addRange(r[0], r[1]);
+          run.and(ids);
+          found.or(run);
+        }
+      }
+      if (holds) {
+        out.add(f.getId());
+      }
+    }
+    return found.getLongCardinality() == ids.getLongCardinality() ? out : null;
+  }
+
   /** The row ids at {@code offsets} of {@code seq}. */
   static Roaring64NavigableMap at(RowIdSequence seq, RoaringBitmap offsets) {
     Roaring64NavigableMap out = new Roaring64NavigableMap();
