@@ -142,7 +142,7 @@ class ViewValidationTest {
         + "GROUP BY name", "current_user() in WHERE");
     // the SELECT of function views
     named.put("USING CHUNKER 'io.lancerest.spark.mv.chunker.TextSplitter' OPTIONS "
-        + "(input_columns = 'name') AS SELECT id, name FROM " + src + " WHERE "
+        + "(input_columns = 'name', chunk_size = 8) AS SELECT id, name FROM " + src + " WHERE "
         + "current_date() > DATE '2000-01-01'", "current_date() in WHERE");
     named.put("USING UDTF 'io.lancerest.spark.mv.udtf.TopKUdtf' PARTITION BY name OPTIONS "
         + "(order_by = 'score') AS SELECT name, score FROM " + src + " WHERE score < "
@@ -153,21 +153,23 @@ class ViewValidationTest {
     int i = 0;
     for (Map.Entry<String, String> c : named.entrySet()) {
       String view = "clock" + i++;
-      want.add(c.getKey() + " -> The SELECT of view lance." + ns + "." + view + " uses "
-          + c.getValue() + ", whose value changes between refreshes: the view could not equal "
-          + "its SELECT after a refresh");
+      String refusal = "The SELECT of view lance." + ns + "." + view + " uses " + c.getValue()
+          + ", whose value changes between refreshes: the view could not equal its SELECT "
+          + "after a refresh";
+      want.add(c.getKey() + " -> " + refusal);
+      String answer;
       try {
         create(view, c.getKey()).execute();
-        got.add(c.getKey() + " -> created");
+        answer = "created";
+      } catch (InvalidViewDefinitionException e) {
+        // the rest of the message, what to write instead, is the same for every function
+        answer = e.getMessage().startsWith(refusal) ? refusal : e.getMessage();
       } catch (Throwable e) {
-        got.add(c.getKey() + " -> " + (e instanceof InvalidViewDefinitionException
-            ? e.getMessage().substring(0, Math.min(e.getMessage().length(),
-                want.get(want.size() - 1).length() - c.getKey().length() - 4))
-            : e.toString()));
+        answer = e.toString();
       }
-      assertFalse(f.spark.catalog().tableExists("lance." + ns + "." + view), view + " exists");
-      assertFalse(f.spark.catalog().tableExists("lance." + ns + "." + view + "__errors"),
-          view + "__errors exists");
+      boolean left = f.spark.catalog().tableExists("lance." + ns + "." + view)
+          || f.spark.catalog().tableExists("lance." + ns + "." + view + "__errors");
+      got.add(c.getKey() + " -> " + answer + (left ? " [a table was left behind]" : ""));
     }
     assertEquals(String.join("\n", want), String.join("\n", got));
   }

@@ -665,6 +665,23 @@ class MaterializedViewServerTest {
     assertFalse(tableExists(ns, "x"));
   }
 
+  @Test
+  void aSourceQueryOnTheClockIsRefusedAsInSql() {
+    String ns = newSource();
+    SourceQuery q = SourceQuery.of(List.of(ns, "src"), List.of(ns), List.of(
+        new SourceQuery.OutputColumn("id", "id")), "current_date() > DATE '2000-01-01'", null);
+    String body = write(new CreateMaterializedViewRequest().id(List.of(ns, "today"))
+        .kind(CreateMaterializedViewRequest.KindEnum.QUERY)
+        .sourceQuery(q.toJson()).outputSchema(schemaOf(field("id", new ArrowType.Int(64, true)))));
+    Answer a = post("/v1/materialized_view/" + ns + "$today/create", body, ALICE);
+    assertEquals(400, a.status(), a.body());
+    assertTrue(a.json().path("error").asText().startsWith("The SELECT of view "
+        + MaterializedViewServer.CATALOG + "." + ns + ".today uses current_date() in WHERE, "
+        + "whose value changes between refreshes: the view could not equal its SELECT after a "
+        + "refresh"), a.body());
+    assertFalse(tableExists(ns, "today"));
+  }
+
   static JsonNode tree(String json) {
     try {
       return LanceJson.mapper().readTree(json);
