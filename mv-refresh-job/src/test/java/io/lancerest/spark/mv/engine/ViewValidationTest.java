@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lancerest.spark.mv.CreateViewRequest;
 import io.lancerest.spark.mv.definition.MaterializedViewKind;
+import io.lancerest.spark.mv.definition.SourceQuery;
 import io.lancerest.spark.mv.error.EnvelopeChecksumException;
 import io.lancerest.spark.mv.error.InvalidOptionException;
 import io.lancerest.spark.mv.error.InvalidViewDefinitionException;
@@ -172,6 +173,36 @@ class ViewValidationTest {
       got.add(c.getKey() + " -> " + answer + (left ? " [a table was left behind]" : ""));
     }
     assertEquals(String.join("\n", want), String.join("\n", got));
+  }
+
+  /** A definition given as a source query through the Java API is checked as its SELECT. */
+  @Test
+  void aSourceQueryOfTheJavaApiIsCheckedAsTheSelectItStandsFor() {
+    SourceQuery clock = SourceQuery.of(List.of(ns, "src"), List.of(ns), List.of(
+        new SourceQuery.OutputColumn("id", "id")), "current_timestamp() > TIMESTAMP "
+        + "'2000-01-01 00:00:00'", null);
+    InvalidViewDefinitionException e = refused(InvalidViewDefinitionException.class,
+        "The SELECT of view lance." + ns + ".jclock uses current_timestamp() in WHERE, whose "
+            + "value changes between refreshes", "jclock", () -> f.views().create(
+            new CreateViewRequest(List.of(ns, "jclock"), false, MaterializedViewKind.QUERY, null,
+                clock, null, null, null, Map.of(), Map.of(), true)));
+    assertTrue(e.getMessage().contains("the view could not equal its SELECT after a refresh"),
+        e.getMessage());
+    SourceQuery random = SourceQuery.of(List.of(ns, "src"), List.of(ns), List.of(
+        new SourceQuery.OutputColumn("id", "id"), new SourceQuery.OutputColumn("r", "rand()")),
+        null, null);
+    refused(InvalidViewDefinitionException.class, "nondeterministic expression (rand)",
+        "jrand", () -> f.views().create(new CreateViewRequest(List.of(ns, "jrand"), false,
+            MaterializedViewKind.QUERY, null, random, null, null, null, Map.of(), Map.of(),
+            true)));
+
+    // a valid one is created and filled as its SELECT gives
+    SourceQuery upper = SourceQuery.of(List.of(ns, "src"), List.of(ns), List.of(
+        new SourceQuery.OutputColumn("id", "id"), new SourceQuery.OutputColumn("un",
+            "upper(name)")), "score > 1", null);
+    f.views().create(new CreateViewRequest(List.of(ns, "jupper"), false,
+        MaterializedViewKind.QUERY, null, upper, null, null, null, Map.of(), Map.of(), true));
+    assertEquals(List.of("2|B"), f.rows("SELECT * FROM lance." + ns + ".jupper"));
   }
 
   @Test
