@@ -28,7 +28,8 @@ import scala.collection.JavaConverters;
  * replaces them by it), so a check of {@code deterministic()} lets them through. But a refresh
  * computes only the source rows that changed: the rows a view already holds keep the value of
  * the refresh that wrote them, and the view no longer equals its SELECT. A definition that uses
- * one is therefore refused at CREATE, whatever its kind.
+ * one is therefore refused at CREATE, whatever its kind, and so is every refresh of a view stored
+ * with one ({@link StoredSelects}).
  */
 final class CurrentLikeFunctions {
   private CurrentLikeFunctions() {}
@@ -42,11 +43,23 @@ final class CurrentLikeFunctions {
       CurrentTimestampLike.class, CurrentDate.class, LocalTimestamp.class,
       CurrentTimeZone.class, CurrentUser.class, CurrentDatabase.class, CurrentCatalog.class);
 
+  /** Why a view cannot hold these functions (one sentence's end, no capital, no period). */
+  private static final String WHY = "the view could not equal its SELECT after a refresh, "
+      + "since a refresh computes only the source rows that changed and the rows the view holds "
+      + "keep the value of an earlier one";
+
   /** One use: the function, and where the SELECT uses it ("WHERE", "column d" …). */
-  private record Use(Expression function, String place) {}
+  private record Use(Expression function, String place) {
+    /** {@code current_date() in WHERE}. */
+    @Override
+    public String toString() {
+      return function.prettyName() + "() in " + place;
+    }
+  }
 
   /**
-   * Refuses {@code plan} (an analyzed SELECT) when any of its steps uses one of the functions.
+   * CREATE: refuses {@code plan} (an analyzed SELECT) when any of its steps uses one of the
+   * functions.
    *
    * @throws InvalidViewDefinitionException naming the first function found, where, and what to
    *     write instead
@@ -57,13 +70,41 @@ final class CurrentLikeFunctions {
       return;
     }
     throw new InvalidViewDefinitionException("The SELECT of view " + viewName + " uses "
-        + use.function().prettyName() + "() in " + use.place() + ", whose value changes "
-        + "between refreshes: the view could not equal its SELECT after a refresh, since a "
-        + "refresh computes only the source rows that changed and the rows the view holds keep "
-        + "the value of an earlier one. Compare with a literal you move yourself (e.g. ts > "
-        + "TIMESTAMP '2025-01-01 00:00:00', re-creating the view to move it), or keep the rows "
-        + "in the view and filter or compute at query time (e.g. SELECT * FROM " + viewName
-        + " WHERE ts > current_timestamp() - INTERVAL 7 DAYS)");
+        + use + ", whose value changes between refreshes: " + WHY + ". "
+        + capitalized(instead(viewName)));
+  }
+
+  /**
+   * REFRESH: refuses {@code plan}, the analyzed SELECT of a stored view, when any of its steps
+   * uses one of the functions. Such a view was stored without CREATE's check (by an earlier
+   * version, or by another client), and every refresh would leave it further from its SELECT.
+   *
+   * @throws InvalidViewDefinitionException naming the view, the first function found, where,
+   *     and that the view must be created again without it
+   */
+  static void refuseStored(LogicalPlan plan, String viewName) {
+    Use use = first(plan);
+    if (use == null) {
+      return;
+    }
+    String f = use.function().prettyName() + "()";
+    throw new InvalidViewDefinitionException("View " + viewName + " cannot be refreshed: its "
+        + "SELECT uses " + use + ", whose value changes between refreshes: " + WHY + ". CREATE "
+        + "refuses such a SELECT; this view was stored without that check, and nothing was "
+        + "committed. Re-create the view without " + f + " (DROP MATERIALIZED VIEW " + viewName
+        + ", then CREATE MATERIALIZED VIEW): " + instead(viewName));
+  }
+
+  /** What to write instead (no capital, no period). */
+  private static String instead(String viewName) {
+    return "compare with a literal you move yourself (e.g. ts > TIMESTAMP '2025-01-01 00:00:00', "
+        + "re-creating the view to move it), or keep the rows in the view and filter or compute "
+        + "at query time (e.g. SELECT * FROM " + viewName + " WHERE ts > current_timestamp() - "
+        + "INTERVAL 7 DAYS)";
+  }
+
+  private static String capitalized(String s) {
+    return Character.toUpperCase(s.charAt(0)) + s.substring(1);
   }
 
   /** The first use in {@code plan}, its steps from the top, each step's expressions in order. */

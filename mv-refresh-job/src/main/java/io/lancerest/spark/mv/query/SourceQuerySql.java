@@ -3,6 +3,7 @@ package io.lancerest.spark.mv.query;
 import io.lancerest.spark.mv.definition.Aggregation;
 import io.lancerest.spark.mv.definition.SourceQuery;
 import io.lancerest.spark.mv.error.InvalidViewDefinitionException;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -26,6 +27,14 @@ public final class SourceQuerySql {
    * @param table the source table's identifier relative to {@code catalog}
    */
   public static String select(SourceQuery q, String catalog, List<String> table) {
+    List<String> from = new ArrayList<>();
+    from.add(catalog);
+    from.addAll(table);
+    return select(q, from);
+  }
+
+  /** {@code SELECT … FROM <from> …}: {@code from} is the table's name, part by part. */
+  static String select(SourceQuery q, List<String> from) {
     StringBuilder sql = new StringBuilder("SELECT ");
     if (q.projection().isEmpty()) {
       sql.append('*');
@@ -36,9 +45,9 @@ public final class SourceQuerySql {
             .append(quote(c.name()));
       }
     }
-    sql.append(" FROM ").append(quote(catalog));
-    for (String part : table) {
-      sql.append('.').append(quote(part));
+    sql.append(" FROM ");
+    for (int i = 0; i < from.size(); i++) {
+      sql.append(i == 0 ? "" : ".").append(quote(from.get(i)));
     }
     if (q.filter() != null) {
       sql.append(" WHERE (").append(q.filter()).append(')');
