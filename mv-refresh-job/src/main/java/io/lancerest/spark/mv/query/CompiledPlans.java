@@ -39,7 +39,8 @@ import scala.collection.JavaConverters;
  * function of the clock or the session, whose value the optimizer writes into the plan: CREATE
  * refuses such a SELECT, and so does every refresh of a view stored with one ({@link
  * StoredSelects}), before anything is compiled.
- * An entry is taken out while a refresh uses it (compiled projections hold per-row buffers),
+ *
+ * <p>An entry is taken out while a refresh uses it (compiled projections hold per-row buffers),
  * so two refreshes never share one.
  */
 final class CompiledPlans {

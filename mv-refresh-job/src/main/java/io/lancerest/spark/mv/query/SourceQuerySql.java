@@ -16,7 +16,8 @@ import scala.runtime.AbstractFunction1;
 /**
  * A {@link SourceQuery} as the SELECT a SQL {@code CREATE} would give: a definition given as a
  * source query (the Java API's, the view service's {@code source_query}) is analyzed by {@link
- * SelectAnalysis} like one written in SQL, so it is checked exactly as that one is.
+ * SelectAnalysis} like one written in SQL, so it is checked exactly as that one is; a stored one
+ * is analyzed again before a refresh ({@link StoredSelects}).
  */
 public final class SourceQuerySql {
   private SourceQuerySql() {}
