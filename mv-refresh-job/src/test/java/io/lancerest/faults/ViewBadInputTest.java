@@ -18,6 +18,8 @@ import io.lancerest.spark.mv.error.InvalidOptionException;
 import io.lancerest.spark.mv.error.InvalidViewDefinitionException;
 import io.lancerest.spark.mv.error.MaterializedViewNotFoundException;
 import io.lancerest.spark.mv.layout.GenevaLayout;
+import io.lancerest.spark.mv.result.JobRecord;
+import io.lancerest.spark.mv.result.RefreshResult.JobStatus;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
@@ -41,7 +43,7 @@ import org.lance.ReadOptions;
 /**
  * View-specific bad input, end to end through SQL: a tampered function envelope on a stored
  * view, a chunker or UDTF emitting wrong types or nulls in non-null columns, a source whose
- * schema changed between refreshes, and the CREATE/REFRESH validation cases that
+ * schema changed between refreshes, a SELECT stored with a function of the clock, and the CREATE/REFRESH validation cases that
  * {@code engine/ViewValidationTest} does not already cover. Each gets an error naming the view or
  * column and what to do, and leaves the view as it was (or no view at all).
  */
@@ -215,6 +217,105 @@ class ViewBadInputTest {
         + "changed since the view was created; nothing was committed. Recreate the view (DROP "
         + "MATERIALIZED VIEW, then CREATE MATERIALIZED VIEW) over the new schema"),
         e.getMessage());
+  }
+
+  // ---------------------------------------------------------------- definitions stored unchecked
+
+  /**
+   * Rewrites the stored SELECT of {@code view} with {@code filter} added to its WHERE, as a
+   * version of the engine that did not refuse functions of the clock stored it: the definition's
+   * JSON in the view table's schema metadata, changed and committed, with nothing checked.
+   */
+  private static void storeUncheckedFilter(World w, String view, String filter)
+      throws Exception {
+    ObjectMapper json = new ObjectMapper();
+    ObjectNode q = (ObjectNode) json.readTree(schemaMetadata(locate(w, view))
+        .get(GenevaLayout.QUERY));
+    String was = q.path("filter").isTextual() ? q.path("filter").asText() : null;
+    q.put("filter", was == null ? filter : "(" + was + ") AND (" + filter + ")");
+    writeMetadata(w, view, Map.of(GenevaLayout.QUERY, json.writeValueAsString(q)));
+  }
+
+  private static String clockRefusal(String view, String use, String function) {
+    return "View " + view + " cannot be refreshed: its SELECT uses " + use + ", whose value "
+        + "changes between refreshes: the view could not equal its SELECT after a refresh, since "
+        + "a refresh computes only the source rows that changed and the rows the view holds keep "
+        + "the value of an earlier one. CREATE refuses such a SELECT; this view was stored "
+        + "without that check, and nothing was committed. Re-create the view without " + function
+        + " (DROP MATERIALIZED VIEW " + view + ", then CREATE MATERIALIZED VIEW): compare with a "
+        + "literal you move yourself (e.g. ts > TIMESTAMP '2025-01-01 00:00:00', re-creating the "
+        + "view to move it), or keep the rows in the view and filter or compute at query time "
+        + "(e.g. SELECT * FROM " + view + " WHERE ts > current_timestamp() - INTERVAL 7 DAYS)";
+  }
+
+  /** The last job of {@code view} once it has ended; fails after 60 s naming what it saw. */
+  private static JobRecord endedJob(World w, String view, String jobId) throws Exception {
+    long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(60);
+    JobRecord last = null;
+    while (System.nanoTime() < deadline) {
+      last = x.f.views().job(jobId);
+      if (last != null && last.status().ended()) {
+        return last;
+      }
+      Thread.sleep(50);
+    }
+    throw new AssertionError("job " + jobId + " of " + w.view(ViewFaultsFixture.DIRECT, view)
+        + " did not end within 60 s; last seen: " + last);
+  }
+
+  /**
+   * A view stored with a function of the clock in its SELECT, before CREATE refused one, would
+   * drift from its SELECT at every refresh: every kind's REFRESH, ASYNC or not, refuses it with
+   * what to do and commits nothing, the job log records the refusal, and EXPLAIN REFRESH gives
+   * the same answer.
+   */
+  @ParameterizedTest
+  @EnumSource(Kind.class)
+  void aViewStoredWithAFunctionOfTheClockIsRefusedAtEveryRefresh(Kind kind) throws Exception {
+    String v = "clock_" + kind.name().toLowerCase();
+    String view = shared.create(kind, v);
+    storeUncheckedFilter(shared, v, "timestamp_seconds(id) > current_timestamp() - INTERVAL 7 "
+        + "DAYS");
+    shared.insert(3);
+    String refusal = clockRefusal(view, "current_timestamp() in WHERE", "current_timestamp()");
+
+    assertEquals(refusal, refusedUnchanged(shared, v, InvalidViewDefinitionException.class,
+        () -> refresh(shared, v)).getMessage());
+    JobRecord job = x.f.views().jobs(List.of(shared.ns, v), 1).get(0);
+    assertEquals(List.of(JobStatus.FAILED, refusal), List.of(job.status(), job.message()),
+        job.toString());
+
+    assertEquals(refusal, refusedUnchanged(shared, v, InvalidViewDefinitionException.class,
+        () -> x.f.sql("EXPLAIN REFRESH MATERIALIZED VIEW " + view)).getMessage());
+
+    long version = shared.version(v);
+    List<String> rows = shared.rows(v);
+    Row submitted = x.f.sql("REFRESH MATERIALIZED VIEW " + view + " ASYNC WITH (job_id = '" + v
+        + "-async')").get(0);
+    assertEquals(List.of(v + "-async", "RUNNING"), List.of(submitted.get(0), submitted.get(1)));
+    JobRecord async = endedJob(shared, v, v + "-async");
+    assertEquals(List.of(JobStatus.FAILED, refusal), List.of(async.status(), async.message()),
+        async.toString());
+    assertEquals(version, shared.version(v), "a version was committed");
+    assertEquals(rows, shared.rows(v), "the view's rows changed");
+  }
+
+  /** An aggregate view's HAVING is part of its SELECT: the refusal names it. */
+  @Test
+  void anAggregateViewStoredWithTheClockInItsHavingIsRefused() throws Exception {
+    String v = "clock_having";
+    String view = shared.view(ViewFaultsFixture.DIRECT, v);
+    x.f.sql("CREATE MATERIALIZED VIEW " + view + " AS SELECT cat, count(*) AS n FROM "
+        + shared.src + " GROUP BY cat");
+    ObjectMapper json = new ObjectMapper();
+    ObjectNode q = (ObjectNode) json.readTree(schemaMetadata(locate(shared, v))
+        .get(GenevaLayout.QUERY));
+    ((ObjectNode) q.path("aggregation")).put("having", "n > dayofmonth(current_date()) - 100");
+    writeMetadata(shared, v, Map.of(GenevaLayout.QUERY, json.writeValueAsString(q)));
+    shared.insert(3);
+    assertEquals(clockRefusal(view, "current_date() in HAVING", "current_date()"),
+        refusedUnchanged(shared, v, InvalidViewDefinitionException.class,
+            () -> refresh(shared, v)).getMessage());
   }
 
   /**

@@ -10,7 +10,7 @@ import java.util.Map;
 /**
  * A request to create a view, from SQL or Java. Give either {@code selectSql} (a Spark SELECT
  * over one source table, turned into a {@link SourceQuery} by the engine) or {@code
- * sourceQuery}.
+ * sourceQuery}, which the engine analyzes as the SELECT it stands for: both are checked alike.
  *
  * @param viewId the view's identifier relative to the catalog
  * @param kind query, udtf or chunker

@@ -106,12 +106,6 @@ public record SourceQuery(String format, String dialect, List<String> sourceTabl
         filter, null, aggregation);
   }
 
-  /** The same query with another projection (CREATE fills in {@code SELECT *}). */
-  public SourceQuery withProjection(List<OutputColumn> columns) {
-    return new SourceQuery(format, dialect, sourceTableId, sourceNamespace, columns, filter,
-        limit, aggregation);
-  }
-
   /** The source table's name (last part of the identifier). */
   public String sourceTableName() {
     return sourceTableId.get(sourceTableId.size() - 1);

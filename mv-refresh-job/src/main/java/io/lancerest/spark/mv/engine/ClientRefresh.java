@@ -7,6 +7,7 @@ import io.lancerest.spark.mv.engine.CatalogBinding.TableLocation;
 import io.lancerest.spark.mv.error.MaterializedViewNotFoundException;
 import io.lancerest.spark.mv.error.VersionManagedTableException;
 import io.lancerest.spark.mv.query.QueryLayout;
+import io.lancerest.spark.mv.query.StoredSelects;
 import io.lancerest.spark.mv.refresh.JobTracker;
 import io.lancerest.spark.mv.result.RefreshPlan;
 import io.lancerest.spark.mv.result.RefreshResult;
@@ -41,12 +42,13 @@ final class ClientRefresh {
    * Refreshes the view now, in the caller's thread.
    *
    * @param view the view as the statement resolved it
-   * @param checkOptions run the function's option check first (CREATE has just run it)
+   * @param checkStored check the stored definition first, as CREATE checks it ({@link
+   *     #checkStored}; CREATE has just run those checks)
    * @param opened the job an ASYNC refresh opened (RUNNING recorded), else {@code null}
    * @param source where the source lives when the statement has described it already (CREATE
    *     ... WITH DATA, REFRESH ... ASYNC), else {@code null}: described here
    */
-  RefreshResult refresh(ResolvedView view, RefreshOptions options, boolean checkOptions,
+  RefreshResult refresh(ResolvedView view, RefreshOptions options, boolean checkStored,
       RefreshListener listener, JobTracker opened, TableLocation source) {
     String viewName = view.name();
     ViewDefinition def = view.definition();
@@ -61,8 +63,8 @@ final class ClientRefresh {
       refuseManagedVersions(view, source, "REFRESH MATERIALIZED VIEW " + viewName
           + " is refused", true, "Nothing was refreshed.");
       job.started(def.kind(), null);
-      if (checkOptions) {
-        checkFunctionOptions(def, source, viewName);
+      if (checkStored) {
+        checkStored(def, source, viewName);
       }
       LOG.info("Refreshing {} view {} (job {}) from {}", def.kind().wire(), viewName,
           job.jobId(), cat.display(sourceRelative));
@@ -149,12 +151,24 @@ final class ClientRefresh {
     TableLocation source = cat.locate(sourceRelative, "source table of view " + viewName);
     refuseManagedVersions(view, source, "EXPLAIN REFRESH: REFRESH MATERIALIZED VIEW " + viewName
         + " would be refused", false, null);
-    checkFunctionOptions(def, source, viewName);
+    checkStored(def, source, viewName);
     try {
       return KindDispatch.explain(spark, viewName, view.table(), source, def, options);
     } finally {
       cat.invalidate(view.relativeId());
     }
+  }
+
+  /**
+   * What CREATE checks of a definition that a stored one may not have passed: it was stored by
+   * an earlier version or another client, or its function's checks depend on today's source.
+   * Refuses a SELECT that uses a function of the clock or the session ({@link StoredSelects}),
+   * then a function option the function refuses.
+   */
+  private void checkStored(ViewDefinition def, TableLocation source, String viewName) {
+    cat.caches().get(StoredSelects.class, StoredSelects::new).check(spark, source.dataset(),
+        def.sourceQuery(), viewName);
+    checkFunctionOptions(def, source, viewName);
   }
 
   /**

@@ -12,6 +12,7 @@ import io.lancerest.spark.mv.error.MaterializedViewAlreadyExistsException;
 import io.lancerest.spark.mv.error.MaterializedViewNotFoundException;
 import io.lancerest.spark.mv.query.QueryLayout;
 import io.lancerest.spark.mv.query.SelectAnalysis;
+import io.lancerest.spark.mv.query.SourceQuerySql;
 import io.lancerest.spark.mv.query.StableRowIds;
 import io.lancerest.spark.mv.refresh.ViewKind;
 import java.util.ArrayList;
@@ -96,40 +97,29 @@ record PreparedView(ViewDefinition definition, StructType viewSchema, Schema arr
           + "(DROP MATERIALIZED VIEW " + viewName + ") or use CREATE MATERIALIZED VIEW IF NOT "
           + "EXISTS");
     }
-    // The source query and where the source lives
-    SourceQuery query;
-    List<String> sourceRelative;
-    if (r.selectSql() != null) {
-      SelectAnalysis.Analyzed a = SelectAnalysis.analyze(spark, r.selectSql(), kind, viewName);
-      if (!a.catalogName().equals(cat.name())) {
-        throw new InvalidViewDefinitionException("The source of view " + viewName + " is in "
-            + "catalog '" + a.catalogName() + "'; a materialized view reads a table of its own "
-            + "catalog '" + cat.name() + "'");
-      }
-      sourceRelative = a.sourceRelativeId();
-      List<String> ns = sourceRelative.subList(0, sourceRelative.size() - 1);
-      query = a.aggregation() == null
-          ? SourceQuery.of(cat.serverId(sourceRelative), ns, a.projection(), a.filter(),
-              a.limit())
-          : SourceQuery.grouped(cat.serverId(sourceRelative), ns, a.projection(), a.filter(),
-              a.aggregation());
-    } else {
-      query = r.sourceQuery();
-      sourceRelative = cat.relativeId(query.sourceTableId());
+    // The source query and where the source lives. A source query given as such is analyzed
+    // as the SELECT it stands for, so that it is checked exactly as one written in SQL.
+    String selectSql = r.selectSql() != null ? r.selectSql() : SourceQuerySql.select(
+        r.sourceQuery(), cat.name(), cat.relativeId(r.sourceQuery().sourceTableId()));
+    SelectAnalysis.Analyzed a = SelectAnalysis.analyze(spark, selectSql, kind, viewName);
+    if (!a.catalogName().equals(cat.name())) {
+      throw new InvalidViewDefinitionException("The source of view " + viewName + " is in "
+          + "catalog '" + a.catalogName() + "'; a materialized view reads a table of its own "
+          + "catalog '" + cat.name() + "'");
     }
+    List<String> sourceRelative = a.sourceRelativeId();
+    List<String> ns = sourceRelative.subList(0, sourceRelative.size() - 1);
+    SourceQuery query = a.aggregation() == null
+        ? SourceQuery.of(cat.serverId(sourceRelative), ns, a.projection(), a.filter(),
+            a.limit())
+        : SourceQuery.grouped(cat.serverId(sourceRelative), ns, a.projection(), a.filter(),
+            a.aggregation());
     TableLocation source = cat.locate(sourceRelative, "source table of view " + viewName);
     if (kind.incremental()) {
       requireStableRowIds(cat, source, viewName);
     }
     Dataset<Row> sourceDf = QueryLayout.readSource(spark, source.location(),
         source.storageOptions(), null);
-    if (query.projection().isEmpty()) {
-      List<SourceQuery.OutputColumn> all = new ArrayList<>();
-      for (String c : sourceDf.columns()) {
-        all.add(new SourceQuery.OutputColumn(c, "`" + c.replace("`", "``") + "`"));
-      }
-      query = query.withProjection(all);
-    }
     StructType queryView = QueryLayout.viewSchema(sourceDf, query, viewName);
     StructType selected = new StructType(Arrays.copyOfRange(queryView.fields(), 2,
         queryView.fields().length));

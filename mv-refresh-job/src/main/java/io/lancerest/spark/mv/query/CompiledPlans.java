@@ -14,10 +14,8 @@ import org.apache.spark.sql.catalyst.analysis.ExpressionWithUnresolvedIdentifier
 import org.apache.spark.sql.catalyst.analysis.FunctionRegistry;
 import org.apache.spark.sql.catalyst.analysis.UnresolvedFunction;
 import org.apache.spark.sql.catalyst.expressions.Expression;
-import org.apache.spark.sql.catalyst.expressions.UserDefinedExpression;
 import org.apache.spark.sql.catalyst.parser.ParseException;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
-import org.apache.spark.sql.catalyst.trees.TreePattern;
 import org.apache.spark.sql.types.StructType;
 import scala.Option;
 import scala.collection.JavaConverters;
@@ -32,16 +30,17 @@ import scala.collection.JavaConverters;
  * columns, the source table, its columns (with their metadata) and the source's lance-spark
  * read options that change a plan. It is kept only when the plan depends on nothing else:
  * <ul>
- *   <li>no user-defined function (a UDF can be registered again under the same name with
- *       another body);</li>
- *   <li>no {@code current_timestamp()}, {@code current_date()}, {@code current_user()},
- *       {@code current_database()} or the like, which the optimizer replaces by their value at
- *       planning time;</li>
+ *   <li>no user-defined function ({@link UserDefinedFunctions});</li>
  *   <li>every function the definition calls is Spark's built-in one, checked again on every
  *       reuse: a temporary function registered later under a built-in's name (which Spark then
  *       calls instead) makes the definition compile again.</li>
  * </ul>
- * An entry is taken out while a refresh uses it (compiled projections hold per-row buffers),
+ * A definition never calls {@code current_timestamp()}, {@code current_user()} or another
+ * function of the clock or the session, whose value the optimizer writes into the plan: CREATE
+ * refuses such a SELECT, and so does every refresh of a view stored with one ({@link
+ * StoredSelects}), before anything is compiled.
+ *
+ * <p>An entry is taken out while a refresh uses it (compiled projections hold per-row buffers),
  * so two refreshes never share one.
  */
 final class CompiledPlans {
@@ -132,11 +131,7 @@ final class CompiledPlans {
    */
   static List<FunctionIdentifier> cacheableFunctions(SparkSession spark, SourceQuery q,
       LogicalPlan analyzed) {
-    if (analyzed.containsPattern(TreePattern.CURRENT_LIKE())) {
-      return null;
-    }
-    if (analyzed.exists(node -> JavaConverters.seqAsJavaList(node.expressions()).stream()
-        .anyMatch(e -> e.exists(x -> x instanceof UserDefinedExpression)))) {
+    if (UserDefinedFunctions.calledBy(analyzed)) {
       return null;
     }
     List<String> texts = new ArrayList<>();

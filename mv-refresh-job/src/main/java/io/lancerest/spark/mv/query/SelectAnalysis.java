@@ -92,6 +92,9 @@ public final class SelectAnalysis {
       // AnalysisException is a checked exception to javac but thrown unchecked by Scala.
       throw translate(e, selectSql, viewName);
     }
+    // Before the shape checks, whose advice (deterministic expressions, one table) does not
+    // fit a function Spark deems deterministic
+    CurrentLikeFunctions.refuse(plan, viewName);
     AggregateAnalysis.Shape grouped = kind == MaterializedViewKind.QUERY
         ? AggregateAnalysis.split(plan) : null;
     if (grouped != null) {

@@ -11,6 +11,7 @@ import io.lancerest.spark.mv.CreateViewRequest;
 import io.lancerest.spark.mv.definition.FunctionSpec;
 import io.lancerest.spark.mv.definition.MaterializedViewKind;
 import io.lancerest.spark.mv.definition.SourceQuery;
+import io.lancerest.spark.mv.query.SourceQuerySql;
 import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -92,7 +93,8 @@ final class CreateRequests {
         wireOptions(e, spec, options);
       }
       boolean withData = Boolean.FALSE.equals(r.getWithNoData());
-      CreateViewRequest req = new CreateViewRequest(viewId, false, kind, select(query, catalog),
+      CreateViewRequest req = new CreateViewRequest(viewId, false, kind,
+          SourceQuerySql.select(query, catalog, query.sourceTableId()),
           null, functionClass, partitionBy, partitionByIndexed, options, Map.of(), false);
       return new Mapped(req, query.sourceTableId(), withData,
           Boolean.TRUE.equals(r.getAutoRefresh()));
@@ -101,38 +103,6 @@ final class CreateRequests {
     } catch (RuntimeException ex) {
       throw ServiceError.of(ex);
     }
-  }
-
-  /** The source query as the SELECT a SQL CREATE would give: {@code SELECT ... FROM cat.ns.t}. */
-  static String select(SourceQuery q, String catalog) {
-    StringBuilder sql = new StringBuilder("SELECT ");
-    if (q.projection().isEmpty()) {
-      sql.append('*');
-    } else {
-      for (int i = 0; i < q.projection().size(); i++) {
-        SourceQuery.OutputColumn c = q.projection().get(i);
-        sql.append(i == 0 ? "" : ", ").append('(').append(c.expr()).append(") AS ")
-            .append(quote(c.name()));
-      }
-    }
-    sql.append(" FROM ").append(quote(catalog));
-    for (String part : q.sourceTableId()) {
-      sql.append('.').append(quote(part));
-    }
-    if (q.filter() != null) {
-      sql.append(" WHERE (").append(q.filter()).append(')');
-    }
-    if (q.aggregation() != null) {
-      sql.append(AggregateSql.groupByAndHaving(q.aggregation()));
-    }
-    if (q.limit() != null) {
-      sql.append(" LIMIT ").append(q.limit());
-    }
-    return sql.toString();
-  }
-
-  private static String quote(String name) {
-    return "`" + name.replace("`", "``") + "`";
   }
 
   /** The udtf_spec fields as the CREATE options that carry them (SQL's OPTIONS names). */

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lancerest.spark.mv.CreateViewRequest;
 import io.lancerest.spark.mv.definition.MaterializedViewKind;
+import io.lancerest.spark.mv.definition.SourceQuery;
 import io.lancerest.spark.mv.error.EnvelopeChecksumException;
 import io.lancerest.spark.mv.error.InvalidOptionException;
 import io.lancerest.spark.mv.error.InvalidViewDefinitionException;
@@ -75,6 +76,133 @@ class ViewValidationTest {
         "AS SELECT id FROM (SELECT id, name FROM " + src + ") t"));
     refused(InvalidViewDefinitionException.class, "nondeterministic", "r", create("r",
         "AS SELECT id, rand() AS x FROM " + src));
+  }
+
+  /**
+   * A view of the last seconds of a table would keep the rows it once held: a refresh computes
+   * only the changed source rows, so old rows are never compared with the moved clock again.
+   */
+  @Test
+  void aViewOfTheLastSecondsIsRefusedNamingTheClockFunction() {
+    f.sql("CREATE TABLE lance." + ns + ".ev (id BIGINT, ts TIMESTAMP)");
+    f.sql("INSERT INTO lance." + ns + ".ev SELECT id, current_timestamp() FROM range(10)");
+    String view = "lance." + ns + ".recent";
+    InvalidViewDefinitionException e = refused(InvalidViewDefinitionException.class, "",
+        "recent", create("recent", "AS SELECT id, ts FROM lance." + ns + ".ev WHERE ts > "
+            + "current_timestamp() - INTERVAL 4 SECONDS"));
+    assertEquals("The SELECT of view " + view + " uses current_timestamp() in WHERE, whose value "
+        + "changes between refreshes: the view could not equal its SELECT after a refresh, since "
+        + "a refresh computes only the source rows that changed and the rows the view holds "
+        + "keep the value of an earlier one. Compare with a literal you move yourself (e.g. ts > "
+        + "TIMESTAMP '2025-01-01 00:00:00', re-creating the view to move it), or keep the rows "
+        + "in the view and filter or compute at query time (e.g. SELECT * FROM " + view
+        + " WHERE ts > current_timestamp() - INTERVAL 7 DAYS)", e.getMessage());
+  }
+
+  /**
+   * Spark calls these functions deterministic (one value a query), so the check of
+   * nondeterministic expressions let them through: each is refused by name, in a query view's
+   * WHERE and SELECT list, an aggregate view's HAVING, key, argument and WHERE, and the SELECT of
+   * a chunker and of a UDTF view.
+   */
+  @Test
+  void everyFunctionOfTheClockOrTheSessionIsRefusedWhereverTheSelectUsesIt() {
+    Map<String, String> named = new java.util.LinkedHashMap<>();
+    // query views: each function (Spark 3.5 names an alias, curdate() …, by its function)
+    named.put("AS SELECT id FROM " + src + " WHERE current_timestamp() > TIMESTAMP "
+        + "'2000-01-01 00:00:00'", "current_timestamp() in WHERE");
+    named.put("AS SELECT id, now() AS t FROM " + src, "now() in column t");
+    named.put("AS SELECT id, current_date() AS d FROM " + src, "current_date() in column d");
+    named.put("AS SELECT id FROM " + src + " WHERE CURRENT_DATE > DATE '2000-01-01'",
+        "current_date() in WHERE");
+    named.put("AS SELECT id, curdate() AS d FROM " + src, "current_date() in column d");
+    named.put("AS SELECT id, localtimestamp() AS t FROM " + src,
+        "localtimestamp() in column t");
+    named.put("AS SELECT id, current_timezone() AS z FROM " + src,
+        "current_timezone() in column z");
+    named.put("AS SELECT id FROM " + src + " WHERE name = current_user()",
+        "current_user() in WHERE");
+    named.put("AS SELECT id FROM " + src + " WHERE name = user()", "current_user() in WHERE");
+    named.put("AS SELECT id, current_database() AS db FROM " + src,
+        "current_database() in column db");
+    named.put("AS SELECT id, current_schema() AS db FROM " + src,
+        "current_database() in column db");
+    named.put("AS SELECT id, current_catalog() AS c FROM " + src,
+        "current_catalog() in column c");
+    // inside another function: the column names where
+    named.put("AS SELECT id, unix_timestamp() AS u FROM " + src,
+        "current_timestamp() in column u");
+    // aggregate views: HAVING, a grouping key, an aggregate's argument, the WHERE below
+    named.put("AS SELECT name, max(score) AS m FROM " + src + " GROUP BY name HAVING max(score) "
+        + "> hour(current_timestamp())", "current_timestamp() in HAVING");
+    named.put("AS SELECT date_add(current_date(), score) AS d, count(*) AS n FROM " + src
+        + " GROUP BY date_add(current_date(), score)", "current_date() in GROUP BY");
+    named.put("AS SELECT name, sum(datediff(now(), DATE '2000-01-01') * score) AS s FROM " + src
+        + " GROUP BY name", "now() in column s");
+    named.put("AS SELECT name, count(*) AS n FROM " + src + " WHERE name <> current_user() "
+        + "GROUP BY name", "current_user() in WHERE");
+    // the SELECT of function views
+    named.put("USING CHUNKER 'io.lancerest.spark.mv.chunker.TextSplitter' OPTIONS "
+        + "(input_columns = 'name', chunk_size = 8) AS SELECT id, name FROM " + src + " WHERE "
+        + "current_date() > DATE '2000-01-01'", "current_date() in WHERE");
+    named.put("USING UDTF 'io.lancerest.spark.mv.udtf.TopKUdtf' PARTITION BY name OPTIONS "
+        + "(order_by = 'score') AS SELECT name, score FROM " + src + " WHERE score < "
+        + "dayofmonth(localtimestamp()) + 100", "localtimestamp() in WHERE");
+    // every case's answer, so that one run shows every difference
+    List<String> want = new java.util.ArrayList<>();
+    List<String> got = new java.util.ArrayList<>();
+    int i = 0;
+    for (Map.Entry<String, String> c : named.entrySet()) {
+      String view = "clock" + i++;
+      String refusal = "The SELECT of view lance." + ns + "." + view + " uses " + c.getValue()
+          + ", whose value changes between refreshes: the view could not equal its SELECT "
+          + "after a refresh";
+      want.add(c.getKey() + " -> " + refusal);
+      String answer;
+      try {
+        create(view, c.getKey()).execute();
+        answer = "created";
+      } catch (InvalidViewDefinitionException e) {
+        // the rest of the message, what to write instead, is the same for every function
+        answer = e.getMessage().startsWith(refusal) ? refusal : e.getMessage();
+      } catch (Throwable e) {
+        answer = e.toString();
+      }
+      boolean left = f.spark.catalog().tableExists("lance." + ns + "." + view)
+          || f.spark.catalog().tableExists("lance." + ns + "." + view + "__errors");
+      got.add(c.getKey() + " -> " + answer + (left ? " [a table was left behind]" : ""));
+    }
+    assertEquals(String.join("\n", want), String.join("\n", got));
+  }
+
+  /** A definition given as a source query through the Java API is checked as its SELECT. */
+  @Test
+  void aSourceQueryOfTheJavaApiIsCheckedAsTheSelectItStandsFor() {
+    SourceQuery clock = SourceQuery.of(List.of(ns, "src"), List.of(ns), List.of(
+        new SourceQuery.OutputColumn("id", "id")), "current_timestamp() > TIMESTAMP "
+        + "'2000-01-01 00:00:00'", null);
+    InvalidViewDefinitionException e = refused(InvalidViewDefinitionException.class,
+        "The SELECT of view lance." + ns + ".jclock uses current_timestamp() in WHERE, whose "
+            + "value changes between refreshes", "jclock", () -> f.views().create(
+            new CreateViewRequest(List.of(ns, "jclock"), false, MaterializedViewKind.QUERY, null,
+                clock, null, null, null, Map.of(), Map.of(), true)));
+    assertTrue(e.getMessage().contains("the view could not equal its SELECT after a refresh"),
+        e.getMessage());
+    SourceQuery random = SourceQuery.of(List.of(ns, "src"), List.of(ns), List.of(
+        new SourceQuery.OutputColumn("id", "id"), new SourceQuery.OutputColumn("r", "rand()")),
+        null, null);
+    refused(InvalidViewDefinitionException.class, "nondeterministic expression (rand)",
+        "jrand", () -> f.views().create(new CreateViewRequest(List.of(ns, "jrand"), false,
+            MaterializedViewKind.QUERY, null, random, null, null, null, Map.of(), Map.of(),
+            true)));
+
+    // a valid one is created and filled as its SELECT gives
+    SourceQuery upper = SourceQuery.of(List.of(ns, "src"), List.of(ns), List.of(
+        new SourceQuery.OutputColumn("id", "id"), new SourceQuery.OutputColumn("un",
+            "upper(name)")), "score > 1", null);
+    f.views().create(new CreateViewRequest(List.of(ns, "jupper"), false,
+        MaterializedViewKind.QUERY, null, upper, null, null, null, Map.of(), Map.of(), true));
+    assertEquals(List.of("2|B"), f.rows("SELECT * FROM lance." + ns + ".jupper"));
   }
 
   @Test

@@ -14,11 +14,14 @@ import io.lancerest.client.error.ForbiddenException;
 import io.lancerest.client.model.CreateMaterializedViewRequest;
 import io.lancerest.spark.mv.TestSpark;
 import io.lancerest.spark.mv.chunker.TextSplitter;
+import io.lancerest.spark.mv.engine.CatalogBinding;
+import io.lancerest.spark.mv.commit.ViewCommit;
 import io.lancerest.spark.mv.definition.FunctionEnvelope;
 import io.lancerest.spark.mv.definition.FunctionSpec;
 import io.lancerest.spark.mv.definition.MaterializedViewKind;
 import io.lancerest.spark.mv.definition.SourceQuery;
 import io.lancerest.spark.mv.error.MaterializedViewException;
+import io.lancerest.spark.mv.layout.GenevaLayout;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -35,6 +38,8 @@ import okhttp3.OkHttpClient;
 import okhttp3.Request;
 import okhttp3.RequestBody;
 import okhttp3.Response;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.FieldType;
@@ -44,6 +49,7 @@ import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.lance.ReadOptions;
 import org.lance.namespace.RestAdapter;
 
 /**
@@ -729,6 +735,70 @@ class MaterializedViewServerTest {
     assertEquals(400, a.status(), a.body());
     assertTrue(a.json().path("error").asText().contains("subquery"), a.body());
     assertFalse(tableExists(ns, "x"));
+  }
+
+  @Test
+  void aSourceQueryOnTheClockIsRefusedAsInSql() {
+    String ns = newSource();
+    SourceQuery q = SourceQuery.of(List.of(ns, "src"), List.of(ns), List.of(
+        new SourceQuery.OutputColumn("id", "id")), "current_date() > DATE '2000-01-01'", null);
+    String body = write(new CreateMaterializedViewRequest().id(List.of(ns, "today"))
+        .kind(CreateMaterializedViewRequest.KindEnum.QUERY)
+        .sourceQuery(q.toJson()).outputSchema(schemaOf(field("id", new ArrowType.Int(64, true)))));
+    Answer a = post("/v1/materialized_view/" + ns + "$today/create", body, ALICE);
+    assertEquals(400, a.status(), a.body());
+    assertTrue(a.json().path("error").asText().startsWith("The SELECT of view "
+        + MaterializedViewServer.CATALOG + "." + ns + ".today uses current_date() in WHERE, "
+        + "whose value changes between refreshes: the view could not equal its SELECT after a "
+        + "refresh"), a.body());
+    assertFalse(tableExists(ns, "today"));
+  }
+
+  /**
+   * A view stored with a function of the clock, as a version that did not refuse one stored it
+   * (its definition rewritten on the view table, nothing checked): the service's refresh refuses
+   * it as SQL's does, the job ends FAILED saying why and what to do, and nothing is committed.
+   */
+  @Test
+  void aViewStoredWithTheClockIsRefusedByTheServicesRefresh() {
+    String ns = newSource();
+    Answer created = post("/v1/materialized_view/" + ns + "$v/create", queryView(ns, false),
+        ALICE);
+    assertEquals(201, created.status(), created.body());
+    assertEquals("DONE", awaitJob(ns, "v", created.json().path("job_id").asText())
+        .path("status").asText());
+    CatalogBinding.TableLocation view = CatalogBinding.of(user, "lance").locate(
+        List.of(ns, "v"), "view");
+    long version;
+    try (BufferAllocator a = new RootAllocator(); org.lance.Dataset ds = org.lance.Dataset.open(
+        a, view.location(), new ReadOptions.Builder().setStorageOptions(view.storageOptions())
+            .build())) {
+      SourceQuery q = SourceQuery.fromJson(ds.getSchema().getCustomMetadata()
+          .get(GenevaLayout.QUERY));
+      SourceQuery clock = new SourceQuery(q.format(), q.dialect(), q.sourceTableId(),
+          q.sourceNamespace(), q.projection(), q.filter() + " AND current_date() > DATE "
+              + "'2000-01-01'", q.limit(), q.aggregation());
+      version = ViewCommit.builder(view.location(), ds.version())
+          .storageOptions(view.storageOptions())
+          .schemaMetadata(Map.of(GenevaLayout.QUERY, clock.toJson())).build().commit()
+          .version();
+    }
+    sql("INSERT INTO lance." + ns + ".src VALUES (4, 'eta', 'y')");
+
+    Answer refreshed = post("/v1/materialized_view/" + ns + "$v/refresh", "{}", ALICE);
+    assertEquals(202, refreshed.status(), refreshed.body());
+    JsonNode job = awaitJob(ns, "v", refreshed.json().path("job_id").asText());
+    assertEquals("FAILED", job.path("status").asText(), job.toString());
+    String name = MaterializedViewServer.CATALOG + "." + ns + ".v";
+    String message = job.path("message").asText();
+    assertTrue(message.startsWith("View " + name + " cannot be refreshed: its SELECT uses "
+        + "current_date() in WHERE, whose value changes between refreshes"), message);
+    assertTrue(message.contains(". Re-create the view without current_date() (DROP "
+        + "MATERIALIZED VIEW " + name + ", then CREATE MATERIALIZED VIEW): "), message);
+    assertEquals(String.valueOf(version), rows("SHOW TBLPROPERTIES lance." + ns + ".v "
+        + "('current-version')").get(0).split("\\|")[1], "a version was committed");
+    assertEquals(List.of("2|gamma", "3|delta epsilon zeta"),
+        rows("SELECT id, doc FROM lance." + ns + ".v"));
   }
 
   static JsonNode tree(String json) {

@@ -1,8 +1,11 @@
-package io.lancerest.spark.mv.server;
+package io.lancerest.spark.mv.query;
 
 import io.lancerest.spark.mv.definition.Aggregation;
+import io.lancerest.spark.mv.definition.SourceQuery;
 import io.lancerest.spark.mv.error.InvalidViewDefinitionException;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.apache.spark.sql.catalyst.analysis.UnresolvedAttribute;
@@ -11,13 +14,55 @@ import org.apache.spark.sql.catalyst.parser.CatalystSqlParser$;
 import scala.runtime.AbstractFunction1;
 
 /**
- * The {@code GROUP BY … HAVING …} of an aggregate view's {@code source_query}, as SQL: the
- * service turns a definition into the SELECT a SQL CREATE would give and analyzes that, so a
- * definition sent over HTTP is checked exactly as one written in SQL.
+ * A {@link SourceQuery} as the SELECT a SQL {@code CREATE} would give: a definition given as a
+ * source query (the Java API's, the view service's {@code source_query}) is analyzed by {@link
+ * SelectAnalysis} like one written in SQL, so it is checked exactly as that one is; a stored one
+ * is analyzed again before a refresh ({@link StoredSelects}).
  */
-final class AggregateSql {
-  private AggregateSql() {}
+public final class SourceQuerySql {
+  private SourceQuerySql() {}
 
+  /**
+   * {@code SELECT … FROM <catalog>.<table> [WHERE …] [GROUP BY … HAVING …] [LIMIT n]}.
+   *
+   * @param table the source table's identifier relative to {@code catalog}
+   */
+  public static String select(SourceQuery q, String catalog, List<String> table) {
+    List<String> from = new ArrayList<>();
+    from.add(catalog);
+    from.addAll(table);
+    return select(q, from);
+  }
+
+  /** {@code SELECT … FROM <from> …}: {@code from} is the table's name, part by part. */
+  static String select(SourceQuery q, List<String> from) {
+    StringBuilder sql = new StringBuilder("SELECT ");
+    if (q.projection().isEmpty()) {
+      sql.append('*');
+    } else {
+      for (int i = 0; i < q.projection().size(); i++) {
+        SourceQuery.OutputColumn c = q.projection().get(i);
+        sql.append(i == 0 ? "" : ", ").append('(').append(c.expr()).append(") AS ")
+            .append(quote(c.name()));
+      }
+    }
+    sql.append(" FROM ");
+    for (int i = 0; i < from.size(); i++) {
+      sql.append(i == 0 ? "" : ".").append(quote(from.get(i)));
+    }
+    if (q.filter() != null) {
+      sql.append(" WHERE (").append(q.filter()).append(')');
+    }
+    if (q.aggregation() != null) {
+      sql.append(groupByAndHaving(q.aggregation()));
+    }
+    if (q.limit() != null) {
+      sql.append(" LIMIT ").append(q.limit());
+    }
+    return sql.toString();
+  }
+
+  /** The {@code GROUP BY … HAVING …} of an aggregate view's query. */
   static String groupByAndHaving(Aggregation a) {
     StringBuilder sql = new StringBuilder();
     Map<String, Expression> byName = new HashMap<>();
@@ -35,6 +80,10 @@ final class AggregateSql {
       sql.append(" HAVING (").append(substitute(parse(a.having()), byName).sql()).append(')');
     }
     return sql.toString();
+  }
+
+  private static String quote(String name) {
+    return "`" + name.replace("`", "``") + "`";
   }
 
   private static Expression parse(String sql) {

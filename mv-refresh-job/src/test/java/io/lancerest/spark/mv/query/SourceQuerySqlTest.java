@@ -1,4 +1,4 @@
-package io.lancerest.spark.mv.server;
+package io.lancerest.spark.mv.query;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -7,8 +7,8 @@ import io.lancerest.spark.mv.definition.SourceQuery;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The SQL the service rebuilds from an aggregate view's source_query, HAVING names replaced. */
-class AggregateSqlTest {
+/** The SQL rebuilt from an aggregate view's source query, HAVING names replaced. */
+class SourceQuerySqlTest {
   @Test
   void havingNamesTheAggregatesAndKeysItsColumnsHold() {
     Aggregation a = new Aggregation(List.of(new SourceQuery.OutputColumn("uk", "upper(k1)"),
@@ -19,6 +19,6 @@ class AggregateSqlTest {
         "(__agg_1 > CAST(1 AS DOUBLE)) AND n > 2 AND __agg_key_1 = 1 AND uk <> 'A'");
     assertEquals(" GROUP BY (upper(k1)), (k2) HAVING ((((max(y) > CAST(1 AS DOUBLE)) AND "
         + "(count(1) > 2)) AND ((k2 = 1) AND (NOT (upper(k1) = 'A')))))",
-        AggregateSql.groupByAndHaving(a));
+        SourceQuerySql.groupByAndHaving(a));
   }
 }
