@@ -60,6 +60,8 @@ class FunctionClassLoadingTest {
     }
   }
 
+  // UdtfRefresh (refresh) initialized the class before checking it; ChunkerFunctions never did,
+  // its part here guards that.
   @Test
   void aClassOfAnotherTypeIsRefusedByEveryLoaderWithoutRunningItsInitializer() {
     UdtfValidationException plain = assertThrows(UdtfValidationException.class,
