@@ -176,13 +176,8 @@ final class AutoRefresh implements AutoCloseable {
     }
   }
 
-  /** Whether a failure of {@code viewId}'s refresh delays its next auto refresh. */
-  boolean watches(List<String> viewId) {
-    return watched.containsKey(viewId);
-  }
-
   Status status(List<String> viewId) {
-    return new Status(watches(viewId), backoff.state(viewId));
+    return new Status(watched.containsKey(viewId), backoff.state(viewId));
   }
 
   /** Stops watching; the order matters: {@link #failed} records nothing once it is removed. */
