@@ -56,13 +56,13 @@ public final class ChunkerFunctions {
   static Object instantiate(String className, boolean batch, String view) {
     Class<?> cls = check(className, batch);
     try {
-      return cls.getConstructor().newInstance();
+      return FunctionClasses.newInstance(cls);
     } catch (InvocationTargetException e) {
       throw new ChunkerRefreshException("Chunker class '" + className + "' of view '" + view
           + "' failed in its constructor: " + e.getCause(), e.getCause());
-    } catch (ExceptionInInitializerError e) {
+    } catch (FunctionClasses.InitializerFailedException e) {
       throw new ChunkerRefreshException("Chunker class '" + className + "' of view '" + view
-          + "' failed in its static initializer: " + e.getCause(), e.getCause());
+          + "' " + e.getMessage(), e.getCause());
     } catch (ReflectiveOperationException e) {
       throw new ChunkerRefreshException("Cannot create chunker '" + className + "' of view '"
           + view + "': " + e, e);

@@ -240,13 +240,13 @@ final class FunctionOptions {
   /** An instance of a class {@link #checkClass} accepted. */
   private static Object newInstance(MaterializedViewKind kind, Class<?> cls) {
     try {
-      return cls.getConstructor().newInstance();
+      return FunctionClasses.newInstance(cls);
     } catch (InvocationTargetException e) {
       throw new InvalidViewDefinitionException(kind.wire() + " class '" + cls.getName()
           + "' failed in its constructor: " + e.getCause(), e.getCause());
-    } catch (ExceptionInInitializerError e) {
+    } catch (FunctionClasses.InitializerFailedException e) {
       throw new InvalidViewDefinitionException(kind.wire() + " class '" + cls.getName()
-          + "' failed in its static initializer: " + e.getCause(), e.getCause());
+          + "' " + e.getMessage(), e.getCause());
     } catch (ReflectiveOperationException e) {
       throw new InvalidViewDefinitionException("Cannot create " + kind.wire() + " '"
           + cls.getName() + "': " + e, e);

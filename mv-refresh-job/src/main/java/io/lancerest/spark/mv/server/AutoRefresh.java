@@ -2,11 +2,13 @@ package io.lancerest.spark.mv.server;
 
 import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.error.MaterializedViewNotFoundException;
+import io.lancerest.spark.mv.refresh.JobTracker;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -93,29 +95,92 @@ final class AutoRefresh implements AutoCloseable {
     timer.scheduleWithFixedDelay(this::pollQuietly, every, every, TimeUnit.MILLISECONDS);
   }
 
+  /**
+   * Watches the views discovery finds. After a full rescan, a view watched before it began that
+   * the rescan did not find asking for auto refresh (and that the upstream did describe) is
+   * watched no longer: replaced by a table, unreadable, or changed elsewhere.
+   */
   private void discover() {
     discoveredAt = clock.getAsLong();
+    Set<List<String>> before = Set.copyOf(watched.keySet());
+    ViewDiscovery.Found found;
     try {
-      discovery.autoRefreshViews(discoveredAt).forEach(this::watch);
+      found = discovery.discover(discoveredAt);
     } catch (RuntimeException e) {
       LOG.warn("Auto refresh: the views of the namespace could not be listed ({}); views "
           + "created through this service are still watched", e.toString());
+      return;
+    }
+    found.autoRefresh().forEach(this::watch);
+    if (found.rescan()) {
+      for (List<String> v : before) {
+        if (!found.autoRefresh().contains(v) && !found.unanswered().contains(v)) {
+          LOG.info("Auto refresh: view {} was not found asking for auto refresh by the full "
+              + "rescan; no longer watched", String.join(".", v));
+          unwatch(v);
+        }
+      }
     }
   }
 
-  void watch(List<String> viewId) {
+  private void watch(List<String> viewId) {
     watched.putIfAbsent(List.copyOf(viewId), Tracked.NEW);
   }
 
-  /** Whether a failure of {@code viewId}'s refresh delays its next auto refresh. */
-  boolean watches(List<String> viewId) {
-    return watched.containsKey(viewId);
+  /**
+   * A view was just created through the service under {@code viewId}: whatever was known of an
+   * earlier table of that name (its failures, its cooldown) is forgotten, and the view is
+   * watched when it asks for auto refresh.
+   */
+  void created(List<String> viewId, boolean autoRefresh) {
+    List<String> id = List.copyOf(viewId);
+    unwatch(id);
+    if (autoRefresh) {
+      watched.put(id, Tracked.NEW);
+    }
+  }
+
+  /** A refresh of {@code viewId} succeeded, whoever asked for it: its failures are cleared. */
+  void succeeded(List<String> viewId) {
+    backoff.reset(viewId);
+  }
+
+  /**
+   * A refresh of {@code viewId} this service ran failed, whoever asked for it: while the view
+   * is watched, the failure delays its next auto refresh ({@link RefreshBackoff}). Recorded
+   * under the view's entry, so that a view unwatched meanwhile (dropped, replaced) gets no
+   * failures that would outlive it.
+   */
+  void failed(List<String> viewId, long now, Throwable failure) {
+    String error = JobTracker.redact(failure.getClass().getSimpleName() + ": "
+        + failure.getMessage());
+    boolean passing = RefreshBackoff.passing(failure);
+    RefreshBackoff.State[] recorded = new RefreshBackoff.State[1];
+    watched.computeIfPresent(List.copyOf(viewId), (id, t) -> {
+      recorded[0] = passing ? backoff.failedPassing(id, now, error)
+          : backoff.failed(id, now, error);
+      return t;
+    });
+    RefreshBackoff.State st = recorded[0];
+    if (st == null) {
+      return;
+    }
+    String view = String.join(".", viewId);
+    long waitS = (st.nextAttemptAt() - st.lastFailureAt()) / 1000;
+    if (passing) {
+      LOG.info("View {}: refresh failed for a passing cause ({}); auto refresh tries it again "
+          + "in {} s, without counting it against the view", view, error, waitS);
+    } else {
+      LOG.warn("View {}: {} failed refreshes in a row; auto refresh tries it again in {} s "
+          + "(a refresh asked for runs at once)", view, st.failures(), waitS);
+    }
   }
 
   Status status(List<String> viewId) {
-    return new Status(watches(viewId), backoff.state(viewId));
+    return new Status(watched.containsKey(viewId), backoff.state(viewId));
   }
 
+  /** Stops watching; the order matters: {@link #failed} records nothing once it is removed. */
   private void unwatch(List<String> viewId) {
     watched.remove(viewId);
     backoff.reset(viewId);
@@ -148,6 +213,7 @@ final class AutoRefresh implements AutoCloseable {
           started.add(view);
         }
       } catch (MaterializedViewNotFoundException gone) {
+        LOG.info("Auto refresh: view {} is gone; no longer watched", String.join(".", view));
         unwatch(view);
       } catch (ServiceError full) {
         LOG.info("Auto refresh of view {} waits: {}", String.join(".", view),
@@ -164,6 +230,8 @@ final class AutoRefresh implements AutoCloseable {
   private boolean pollOne(List<String> view, Tracked tracked, long now) {
     Watched state = sources.watched(view);
     if (!state.wanted()) {
+      LOG.info("Auto refresh: {} is not a view asking for auto refresh any more; no longer "
+          + "watched", String.join(".", view));
       unwatch(view);
       return false;
     }
@@ -181,7 +249,8 @@ final class AutoRefresh implements AutoCloseable {
       return false;
     }
     RefreshQueue.Submitted s = queue.submit(view, RefreshOptions.DEFAULTS, LAUNCHED_BY);
-    watched.put(view, new Tracked(now, state.definition()));
+    // replace, not put: a view unwatched meanwhile (created anew, dropped) stays so
+    watched.replace(view, new Tracked(now, state.definition()));
     LOG.info("Auto refresh of view {}: source at version {}, the view reflects {}; job {}",
         String.join(".", view), latest, reflected, s.jobId());
     return true;

@@ -57,10 +57,19 @@ final class CatalogSources implements AutoRefresh.Sources, ViewDiscovery.Catalog
         : ViewDiscovery.Kind.VIEW;
   }
 
+  /**
+   * The view as auto refresh needs it; not wanted when the name is now a plain table or a view
+   * whose definition this engine cannot decode (it would fail every poll).
+   */
   @Override
   public AutoRefresh.Watched watched(List<String> viewId) {
     SparkSession.setActiveSession(spark);
-    ViewDescription d = views.describe(viewId);
+    ViewDescription d;
+    try {
+      d = views.describe(viewId);
+    } catch (InvalidViewDefinitionException notAView) {
+      d = null;
+    }
     if (d == null || d.definition() == null) {
       return new AutoRefresh.Watched(false, null, List.of(), null);
     }

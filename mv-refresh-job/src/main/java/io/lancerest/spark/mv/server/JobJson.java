@@ -47,7 +47,8 @@ final class JobJson {
   /**
    * A view's auto refresh: {@code state} is {@code off} (the service does not refresh it by
    * itself), {@code watching}, or {@code backing_off} after failed refreshes, with how many in a
-   * row, the last one's time and message, and the earliest time auto refresh tries again.
+   * row (those that lengthen the wait, and those for a passing cause that do not), the last
+   * one's time and message, and the earliest time auto refresh tries again.
    *
    * @param st the view's auto refresh; {@code null} when the service runs none
    */
@@ -62,6 +63,7 @@ final class JobJson {
     RefreshBackoff.State f = st.failing().orElse(null);
     n.put("state", f == null ? "watching" : "backing_off");
     n.put("consecutive_failures", f == null ? 0 : f.failures());
+    n.put("passing_failures", f == null ? 0 : f.passingFailures());
     if (f != null) {
       n.put("last_failure_at", f.lastFailureAt());
       n.put("last_error", f.lastError());

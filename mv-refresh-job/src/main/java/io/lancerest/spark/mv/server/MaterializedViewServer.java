@@ -8,7 +8,6 @@ import io.lancerest.spark.mv.cli.MainSessions;
 import io.lancerest.spark.mv.engine.JobService;
 import io.lancerest.spark.mv.engine.QueuedJobs;
 import io.lancerest.spark.mv.error.RefreshCancelledException;
-import io.lancerest.spark.mv.refresh.JobTracker;
 import io.lancerest.spark.mv.result.JobRecord;
 import io.lancerest.spark.mv.result.ViewDescription;
 import java.io.IOException;
@@ -38,7 +37,6 @@ public final class MaterializedViewServer implements AutoCloseable {
   private final Upstream upstream;
   private final RefreshQueue queue;
   private final CatalogSources sources;
-  private final RefreshBackoff backoff;
   private final AutoRefresh auto;
   private final ViewService http;
 
@@ -64,7 +62,6 @@ public final class MaterializedViewServer implements AutoCloseable {
     }
     sources = new CatalogSources(spark, CATALOG, views);
     ServerConfig.Auto a = cfg.auto();
-    backoff = new RefreshBackoff(a.backoff(), a.backoffMax());
     queue = new RefreshQueue(cfg.maxConcurrentJobs(), cfg.maxQueuedJobs(),
         (viewId, options, by) -> refresh(views, viewId, options, by), new RefreshQueue.Ledger() {
           @Override
@@ -79,7 +76,8 @@ public final class MaterializedViewServer implements AutoCloseable {
           }
         });
     auto = a.enabled() ? new AutoRefresh(sources,
-        new ViewDiscovery(sources, a.rescan().toMillis()), backoff, queue, a,
+        new ViewDiscovery(sources, a.rescan().toMillis()),
+        new RefreshBackoff(a.backoff(), a.backoffMax()), queue, a,
         System::currentTimeMillis) : null;
     ViewEndpoints endpoints = new ViewEndpoints(new EngineAdapter(views), upstream, queue, auto,
         cfg.requireWritePermission());
@@ -91,6 +89,13 @@ public final class MaterializedViewServer implements AutoCloseable {
     try {
       MaterializedViewServer s = new MaterializedViewServer(spark, cfg);
       s.http.start();
+      if (cfg.requireWritePermission()) {
+        LOG.warn("--require-write-permission: a caller may create, refresh and cancel only if "
+            + "the upstream lets it create the view's namespace (CreateNamespace with mode "
+            + "ExistOk, sent as the caller). Whether that matches who may write views depends "
+            + "on how {} authorizes: check it with a read-only token (docs/operations.md, "
+            + "\"Who may do what\")", s.upstream.display());
+      }
       if (s.auto != null) {
         s.auto.start();
       }
@@ -143,9 +148,9 @@ public final class MaterializedViewServer implements AutoCloseable {
   }
 
   /**
-   * Runs one refresh of the queue. The outcome of a refresh of a view auto refresh watches, who
-   * ever asked for it, decides when auto refresh tries the view next; a cancelled one says
-   * nothing of the view.
+   * Runs one refresh of the queue. The outcome of a refresh the service runs, whoever asked for
+   * it, decides when auto refresh tries the view next; a cancelled one says nothing of the view.
+   * Refreshes run elsewhere (SQL, another client) are not seen here.
    */
   private void refresh(MaterializedViews views, List<String> viewId, RefreshOptions options,
       String launchedBy) {
@@ -153,14 +158,12 @@ public final class MaterializedViewServer implements AutoCloseable {
     spark.sparkContext().setLocalProperty(JobService.LAUNCHED_BY_PROPERTY, launchedBy);
     try {
       views.refresh(viewId, options);
-      backoff.reset(viewId);
+      if (auto != null) {
+        auto.succeeded(viewId);
+      }
     } catch (RuntimeException | Error e) {
-      if (auto != null && auto.watches(viewId) && !cancelled(e)) {
-        RefreshBackoff.State st = backoff.failed(viewId, System.currentTimeMillis(),
-            JobTracker.redact(e.getClass().getSimpleName() + ": " + e.getMessage()));
-        LOG.warn("View {}: {} failed refreshes in a row; auto refresh tries it again in {} s "
-            + "(a refresh asked for runs at once)", String.join(".", viewId), st.failures(),
-            (st.nextAttemptAt() - st.lastFailureAt()) / 1000);
+      if (auto != null && !cancelled(e)) {
+        auto.failed(viewId, System.currentTimeMillis(), e);
       }
       throw e;
     } finally {

@@ -66,15 +66,17 @@ public record ServerConfig(String upstream, String host, int port,
         --auto-refresh-min-versions N  source versions behind before a refresh (default 1)
         --auto-refresh-cooldown D      least time between two refreshes of a view (default 30s)
         --auto-refresh-backoff D       wait after a failed refresh of a view, doubled with each
-                                       failure in a row (default 1min)
-        --auto-refresh-backoff-max D   longest such wait (default 6h)
+                                       failure in a row; an outage or a commit conflict
+                                       waits this long without doubling (default 1min)
+        --auto-refresh-backoff-max D   longest such wait (default 1h)
         --auto-refresh-rescan D        how often every table is read again to find views
                                        created elsewhere (default 1h; new names: every minute)
       Callers:
         --require-write-permission true|false
                                        before creating, refreshing or cancelling for a caller,
-                                       check with a write as the caller that the upstream lets
-                                       it write in the view's namespace (default false)
+                                       check that the upstream lets the caller create the
+                                       view's namespace (CreateNamespace, mode ExistOk, sent
+                                       as the caller; default false)
         --help                         this text
       """;
 
@@ -135,7 +137,7 @@ public record ServerConfig(String upstream, String host, int port,
     ConnectionFlags.checkCombination(catalog);
     RestClientConfig.fromProperties(catalog); // the uri and the credentials are usable
     Duration backoff = duration(own, "auto-refresh-backoff", "1min", 0);
-    Duration backoffMax = duration(own, "auto-refresh-backoff-max", "6h", 0);
+    Duration backoffMax = duration(own, "auto-refresh-backoff-max", "1h", 0);
     if (backoffMax.compareTo(backoff) < 0) {
       throw new IllegalArgumentException("--auto-refresh-backoff-max (" + backoffMax.toMillis()
           + " ms) must not be shorter than --auto-refresh-backoff (" + backoff.toMillis()

@@ -2,10 +2,6 @@ package io.lancerest.spark.mv.server;
 
 import io.lancerest.client.error.AlreadyExistsException;
 import io.lancerest.client.error.ErrorCode;
-import io.lancerest.client.error.ForbiddenException;
-import io.lancerest.client.error.LanceRestException;
-import io.lancerest.client.error.ThrottledException;
-import io.lancerest.client.error.UnauthenticatedException;
 import io.lancerest.client.internal.ErrorClassifier;
 import io.lancerest.client.internal.StaleConnections;
 import io.lancerest.client.spec.Operation;
@@ -176,34 +172,51 @@ final class Upstream implements AutoCloseable {
     return postAs(caller, kind, id, "describe", "", delimiter);
   }
 
-  /** What a write check found: the caller may write, may not, or the upstream cannot tell. */
-  enum Write { ALLOWED, REFUSED, FAILED, UNANSWERED }
+  /**
+   * What a write check found: the caller may write; is not authenticated (the upstream's 401,
+   * passed on so that a client refreshes its token); is refused (403); the upstream failed
+   * (5xx, 429); or the upstream answered something that says neither (no such route, ...).
+   */
+  enum Write { ALLOWED, UNAUTHENTICATED, REFUSED, FAILED, UNANSWERED }
 
-  /** A write check's finding and the upstream's status. */
-  record WriteCheck(Write answer, int status) {}
+  /** A write check's finding and the upstream's answer. */
+  record WriteCheck(Write answer, Check upstream) {
+    int status() {
+      return upstream.status();
+    }
+  }
 
   /**
    * {@code POST /v1/namespace/<id>/create} with mode {@code ExistOk} and the caller's headers:
-   * whether the caller may write in the namespace. Where the namespace exists (the service
-   * checked it first) the spec has the upstream keep it as it is, so the write changes nothing;
-   * an upstream that authorizes writes answers it as it answers a write in that namespace. An
-   * upstream that ignores the mode answers "already exists", which it can only say past its
-   * permission check: that is an allowed write too.
+   * whether the upstream lets the caller create namespace {@code namespace}, the nearest the
+   * spec comes to asking whether it may write there. Where the namespace exists (the service
+   * described it first) the spec has the upstream keep it as it is. Decided by the status
+   * first: 2xx and 409 allow; a 400 allows only when its error says the namespace already
+   * exists (an upstream that ignores the mode, past its permission check); 401 and 403 never
+   * allow, whatever their body says.
    */
   WriteCheck mayWriteAs(Headers caller, List<String> namespace, String delimiter) {
     Check c = postAs(caller, "namespace", namespace, "create", ",\"mode\":\"ExistOk\"",
         delimiter);
-    if (c.ok()) {
-      return new WriteCheck(Write.ALLOWED, c.status());
+    int s = c.status();
+    Write w;
+    if (c.ok() || s == 409) {
+      w = Write.ALLOWED;
+    } else if (s == 401) {
+      w = Write.UNAUTHENTICATED;
+    } else if (s == 403) {
+      w = Write.REFUSED;
+    } else if (s == 400) {
+      boolean exists = new String(c.body(), StandardCharsets.UTF_8).toLowerCase(Locale.ROOT)
+          .contains("already exists") || ErrorClassifier.classify(Operation.CREATE_NAMESPACE,
+              String.join(".", namespace), s, null, c.body()) instanceof AlreadyExistsException;
+      w = exists ? Write.ALLOWED : Write.UNANSWERED;
+    } else if (s >= 500 || s == 429) {
+      w = Write.FAILED;
+    } else {
+      w = Write.UNANSWERED;
     }
-    LanceRestException e = ErrorClassifier.classify(Operation.CREATE_NAMESPACE,
-        String.join(".", namespace), c.status(), null, c.body());
-    Write w = e instanceof AlreadyExistsException ? Write.ALLOWED
-        : e instanceof ForbiddenException || e instanceof UnauthenticatedException
-            ? Write.REFUSED
-        : c.status() >= 500 || e instanceof ThrottledException ? Write.FAILED
-        : Write.UNANSWERED;
-    return new WriteCheck(w, c.status());
+    return new WriteCheck(w, c);
   }
 
   /** {@code POST /v1/<kind>/<id>/<op>} of {@code {"id": id<more>}} with the caller's headers. */

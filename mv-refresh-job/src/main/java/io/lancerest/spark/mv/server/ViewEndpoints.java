@@ -98,8 +98,8 @@ final class ViewEndpoints {
     }
     engine.create(m.request());
     long version = engine.tableVersion(viewId);
-    if (m.autoRefresh() && auto != null) {
-      auto.watch(viewId);
+    if (auto != null) {
+      auto.created(viewId, m.autoRefresh()); // nothing of an earlier table of the name stays
     }
     ObjectNode out = JSON.createObjectNode();
     out.put("version", version);
@@ -314,9 +314,10 @@ final class ViewEndpoints {
   }
 
   /**
-   * With {@code requireWrite}: whether the caller may write in the view's namespace, by a write
-   * that changes nothing ({@link Upstream#mayWriteAs}); a caller the upstream refuses it is
-   * refused with 403, whatever it may read.
+   * With {@code requireWrite}: whether the upstream lets the caller create the view's namespace
+   * ({@link Upstream#mayWriteAs}), which stands for its write there. A caller the upstream does
+   * not know gets the upstream's 401 as it came (so that a client refreshes its token); one it
+   * refuses gets a 403 that says what was checked.
    */
   private void writable(List<String> viewId, String delimiter, Headers caller, String action) {
     if (!requireWrite) {
@@ -328,18 +329,19 @@ final class ViewEndpoints {
     String where = ns.isEmpty() ? "the root namespace" : "namespace " + String.join(".", ns);
     switch (c.answer()) {
       case ALLOWED -> { }
+      case UNAUTHENTICATED -> throw new Refused(c.upstream());
       case REFUSED -> throw new ServiceError(403, ErrorCode.PERMISSION_DENIED, "This service "
-          + "may " + action + " view " + view + " only for a caller the upstream lets write in "
-          + where + " (--require-write-permission); the upstream refused this caller's write "
-          + "there (CreateNamespace with mode ExistOk answered " + c.status() + "). Ask its "
-          + "owner for write permission on " + where);
+          + "may " + action + " view " + view + " only for a caller the upstream lets create "
+          + where + " (--require-write-permission); the upstream refused this caller that "
+          + "(CreateNamespace with mode ExistOk answered 403). Ask the upstream's administrator "
+          + "for that right, or ask someone who has it to " + action + " the view");
       case FAILED -> throw new ServiceError(503, ErrorCode.SERVICE_UNAVAILABLE, "The upstream "
           + "failed to answer whether this caller may write in " + where + " (CreateNamespace "
           + "with mode ExistOk answered " + c.status() + "); retry later", 5, null);
       default -> throw new ServiceError(502, ErrorCode.SERVICE_UNAVAILABLE, "The upstream "
           + "answered " + c.status() + " to CreateNamespace of " + where + " with mode "
-          + "ExistOk, the write that shows this service (--require-write-permission) whether "
-          + "a caller may write there; with this upstream the setting cannot be used");
+          + "ExistOk, the request that shows this service (--require-write-permission) "
+          + "whether a caller may write there; with this upstream the setting cannot be used");
     }
   }
 

@@ -185,10 +185,10 @@ public final class UdtfRefresh {
           + " does not implement " + BatchUdtf.class.getName());
     }
     try {
-      return (BatchUdtf) c.getConstructor().newInstance();
-    } catch (ExceptionInInitializerError e) {
-      throw new UdtfValidationException("UDTF '" + udtfName + "': class " + className
-          + " failed in its static initializer: " + e.getCause(), e.getCause());
+      return (BatchUdtf) FunctionClasses.newInstance(c);
+    } catch (FunctionClasses.InitializerFailedException e) {
+      throw new UdtfValidationException("UDTF '" + udtfName + "': class " + className + " "
+          + e.getMessage(), e.getCause());
     } catch (ReflectiveOperationException e) {
       throw new UdtfValidationException("UDTF '" + udtfName + "': class " + className
           + " needs a public no-argument constructor (" + e + ")", e);

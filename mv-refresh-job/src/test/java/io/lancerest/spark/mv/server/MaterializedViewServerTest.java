@@ -136,7 +136,7 @@ class MaterializedViewServerTest {
     return s;
   }
 
-  record Answer(int status, String body, String retryAfter) {
+  record Answer(int status, String body, String retryAfter, String wwwAuthenticate) {
     JsonNode json() {
       try {
         return LanceJson.mapper().readTree(body);
@@ -158,7 +158,7 @@ class MaterializedViewServerTest {
     }
     try (Response r = HTTP.newCall(b.build()).execute()) {
       return new Answer(r.code(), r.body() == null ? "" : r.body().string(),
-          r.header("Retry-After"));
+          r.header("Retry-After"), r.header("WWW-Authenticate"));
     } catch (IOException e) {
       throw new AssertionError("POST " + path + " failed: " + e, e);
     }
@@ -411,6 +411,10 @@ class MaterializedViewServerTest {
     public NotAFunction() {}
   }
 
+  /**
+   * A regression guard, not new behaviour: create has checked the class's type before
+   * initializing it all along (refresh's UDTF loader is what changed; FunctionClassLoadingTest).
+   */
   @Test
   void aFunctionClassOfAnotherTypeIsRefusedAtCreateWithoutRunningItsInitializer() {
     String ns = newSource();
@@ -437,6 +441,46 @@ class MaterializedViewServerTest {
       assertFalse(INITIALIZED.contains(NotAFunction.class.getName()),
           kind + ": the class's static initializer ran");
       assertFalse(tableExists(ns, "f"));
+    }
+  }
+
+  /** A chunker whose static initializer fails, as one reading a missing setting would. */
+  public static final class BrokenChunker implements io.lancerest.spark.mv.function.Chunker {
+    static {
+      if (Boolean.parseBoolean("true")) {
+        throw new IllegalStateException("CHUNKER_MODEL is not set");
+      }
+    }
+
+    @Override
+    public java.util.Iterator<Row> chunk(Row input) {
+      return java.util.Collections.emptyIterator();
+    }
+  }
+
+  @Test
+  void aFunctionClassWhoseInitializerFailsIsThe400EveryTimeItIsNamed() {
+    String ns = newSource();
+    Schema out = new Schema(List.of(
+        new Field("chunk", FieldType.notNullable(ArrowType.Utf8.INSTANCE), null)));
+    FunctionEnvelope env = FunctionEnvelope.java(BrokenChunker.class.getName(), "b", "1", out,
+        List.of("doc"), false, Map.of());
+    SourceQuery q = SourceQuery.of(List.of(ns, "src"), List.of(ns), List.of(
+        new SourceQuery.OutputColumn("id", "id"), new SourceQuery.OutputColumn("doc", "doc")),
+        null, null);
+    String body = write(new CreateMaterializedViewRequest().id(List.of(ns, "b"))
+        .kind(CreateMaterializedViewRequest.KindEnum.CHUNKER).sourceQuery(q.toJson())
+        .udtfSpec(FunctionSpec.of(MaterializedViewKind.CHUNKER, env).toWire()));
+    // the JVM runs the initializer at the first create only; the second meets its leftover
+    for (int attempt = 1; attempt <= 2; attempt++) {
+      Answer a = post("/v1/materialized_view/" + ns + "$b/create", body, ALICE);
+      assertEquals(400, a.status(), "attempt " + attempt + ": " + a.body());
+      assertEquals("chunker class '" + BrokenChunker.class.getName() + "' failed in its static "
+          + "initializer: java.lang.IllegalStateException: CHUNKER_MODEL is not set. Fix the "
+          + "class (or the environment it reads) and restart the JVM that loaded it (the Spark "
+          + "application, or the view service): a JVM never runs a failed static initializer "
+          + "again", a.json().path("error").asText(), "attempt " + attempt);
+      assertFalse(tableExists(ns, "b"));
     }
   }
 

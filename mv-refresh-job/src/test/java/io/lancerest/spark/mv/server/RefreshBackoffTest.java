@@ -26,7 +26,7 @@ class RefreshBackoffTest {
     long now = 1_000_000;
     assertTrue(b.due(A, now), "a view that never failed is due");
     RefreshBackoff.State first = b.failed(A, now, "IllegalStateException: cannot chunk BOOM");
-    assertEquals(new RefreshBackoff.State(1, now, now + 60_000,
+    assertEquals(new RefreshBackoff.State(1, 0, now, now + 60_000,
         "IllegalStateException: cannot chunk BOOM"), first);
     assertFalse(b.due(A, now + 59_999));
     assertTrue(b.due(A, now + 60_000));
@@ -41,6 +41,42 @@ class RefreshBackoffTest {
     assertEquals(Optional.empty(), b.state(A));
     assertTrue(b.due(A, now + 70_001), "a success clears the wait");
     assertEquals(1, b.failed(A, now + 80_000, "once more").failures(), "counting starts again");
+  }
+
+  @Test
+  void aPassingFailureWaitsTheFirstStepWithoutCountingAgainstTheView() {
+    RefreshBackoff b = new RefreshBackoff(Duration.ofMinutes(1), Duration.ofHours(1));
+    long now = 1_000_000;
+    for (int i = 1; i <= 10; i++) {
+      RefreshBackoff.State s = b.failedPassing(A, now, "ServiceUnavailableException: 503");
+      assertEquals(new RefreshBackoff.State(0, i, now, now + 60_000,
+          "ServiceUnavailableException: 503"), s, "after " + i + " passing failures");
+    }
+    b.failed(A, now, "x");
+    b.failed(A, now, "x");
+    b.failed(A, now, "x"); // 4 min
+    RefreshBackoff.State s = b.failedPassing(A, now + 1, "conflict");
+    assertEquals(3, s.failures());
+    assertEquals(now + 240_000, s.nextAttemptAt(), "a passing failure shortens no wait");
+  }
+
+  @Test
+  void passingCausesAreTheUpstreamsOutagesAndOtherWritersNotTheViewsOwn() {
+    io.lancerest.client.error.ErrorDetails d = new io.lancerest.client.error.ErrorDetails(
+        "x", null, null, 0, null, null, null, null);
+    assertTrue(RefreshBackoff.passing(new RuntimeException("wrapped",
+        new io.lancerest.client.error.CommunicationException(d, false, null))));
+    assertTrue(RefreshBackoff.passing(new io.lancerest.client.error.ServiceUnavailableException(
+        d)));
+    assertTrue(RefreshBackoff.passing(new io.lancerest.client.error.ThrottledException(d)));
+    assertTrue(RefreshBackoff.passing(new io.lancerest.spark.mv.error.MaterializedViewException(
+        "gave up", new io.lancerest.spark.mv.commit.ViewCommitConflictException("v 3", null))));
+    assertFalse(RefreshBackoff.passing(new IllegalStateException("cannot chunk BOOM")));
+    assertFalse(RefreshBackoff.passing(new io.lancerest.client.error.ForbiddenException(d)),
+        "a refusal lasts until someone acts");
+    assertFalse(RefreshBackoff.passing(
+        new io.lancerest.spark.mv.commit.ViewCommitNotAppliedException("store refused", null)),
+        "the object store's refusal may last");
   }
 
   @Test

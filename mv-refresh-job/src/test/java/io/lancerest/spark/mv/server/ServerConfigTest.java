@@ -40,7 +40,7 @@ class ServerConfigTest {
     assertEquals(16L << 20, d.maxBodyBytes());
     assertFalse(d.requireWritePermission());
     assertEquals(new ServerConfig.Auto(true, Duration.ofSeconds(10), 1, Duration.ofSeconds(30),
-        Duration.ofMinutes(1), Duration.ofHours(6), Duration.ofHours(1)), d.auto());
+        Duration.ofMinutes(1), Duration.ofHours(1), Duration.ofHours(1)), d.auto());
     assertEquals(Map.of("uri", "http://up:2333"), d.catalogOptions());
 
     ServerConfig c = ServerConfig.parse(new String[] {"--upstream=http://up", "--port", "0",

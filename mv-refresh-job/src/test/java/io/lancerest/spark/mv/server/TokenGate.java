@@ -18,10 +18,16 @@ import okhttp3.Response;
 /**
  * A namespace that requires a bearer token, in front of the directory server: a known token with
  * rights is forwarded (by the service's own {@link Upstream}), a known token without them gets
- * 403, anything else 401, each with the spec's error body. A mock only because no real server
- * here authenticates: the directory server has no authentication.
+ * 403, anything else 401 with {@code WWW-Authenticate}, each with the spec's error body. The
+ * rights of {@link #ANONYMOUS}, when given, are those of a request without a token (a server
+ * that lets anyone read). A mock only because no real server here authenticates: the
+ * directory server has no authentication.
  */
 final class TokenGate implements AutoCloseable {
+  /** The key of the rights of a request without {@code Authorization}. */
+  static final String ANONYMOUS = "";
+  /** What a 401 asks the client for. */
+  static final String CHALLENGE = "Bearer realm=\"token-gate\"";
 
   /**
    * What a token may do: everything, nothing, or the objects under some top-level namespaces
@@ -73,13 +79,19 @@ final class TokenGate implements AutoCloseable {
   private void handle(HttpExchange ex) throws IOException {
     try (ex) {
       String auth = ex.getRequestHeaders().getFirst("Authorization");
-      Rights r = auth == null || !auth.startsWith("Bearer ") ? null
-          : tokens.get(auth.substring("Bearer ".length()));
+      boolean known = auth != null && auth.startsWith("Bearer ")
+          && tokens.containsKey(auth.substring("Bearer ".length()));
+      Rights r = auth == null ? tokens.get(ANONYMOUS)
+          : known ? tokens.get(auth.substring("Bearer ".length())) : null;
       if (r == null || !r.allows(topNamespace(ex.getRequestURI()))
           || !r.write() && !reads(ex.getRequestMethod(), ex.getRequestURI())) {
-        int status = r == null ? 401 : 403;
-        byte[] b = ("{\"error\":\"" + (r == null ? "missing or unknown token"
-            : "this token may not use the namespace") + "\",\"code\":" + (r == null ? 16 : 15)
+        // whoever showed no known token is asked for one; a known one is refused
+        int status = known ? 403 : 401;
+        if (!known) {
+          ex.getResponseHeaders().set("WWW-Authenticate", CHALLENGE);
+        }
+        byte[] b = ("{\"error\":\"" + (!known ? "missing or unknown token"
+            : "this token may not use the namespace") + "\",\"code\":" + (!known ? 16 : 15)
             + "}").getBytes(StandardCharsets.UTF_8);
         ex.getResponseHeaders().set("Content-Type", "application/json");
         ex.sendResponseHeaders(status, b.length);
