@@ -52,7 +52,7 @@ public final class JobService implements AutoCloseable {
   static final String DEFAULT_KEEP_PER_VIEW = "1000";
   /** How long an idle ASYNC thread waits for the next refresh before it ends. */
   private static final long ASYNC_IDLE_SECONDS = 30;
-  /** Local properties a pooled thread inherits from whichever thread created it. */
+  /** Local properties a pooled thread may still hold from the refresh it ran before. */
   private static final String[] INHERITED = {"spark.sql.execution.id",
       "spark.sql.execution.root.id", "spark.jobGroup.id", "spark.job.description",
       "spark.job.tags",

@@ -34,6 +34,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
@@ -47,8 +48,9 @@ import org.junit.jupiter.api.TestMethodOrder;
  * its session; everything shared ends with the context.
  *
  * <p>Runs in a JVM of its own (the {@code own-jvm} execution): it counts the JVM's threads and
- * stops the SparkContext at the end.
+ * stops the SparkContext at the end. Slow: its fifty sessions take about two minutes.
  */
+@Tag("slow")
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class SessionLifetimeTest {
   static final String CLIENT_SECRET = "sessions-SECRET-cs";
