@@ -19,9 +19,8 @@ import org.apache.arrow.vector.types.pojo.Schema;
  * A typed client for the Lance REST Namespace spec: one method per operation. It is the only
  * component of this project that speaks HTTP to the namespace server.
  *
- * <p>Thread-safe; share one instance per server configuration ({@link #view} gives each user a
- * handle of its own to close). Close it to release the connection pool and the OAuth2 refresh
- * thread.
+ * <p>Thread-safe; share one instance per catalog. Close it to release the connection pool and
+ * the OAuth2 refresh thread.
  */
 public final class LanceRestClient implements Closeable {
   private final HttpTransport transport;
@@ -39,14 +38,6 @@ public final class LanceRestClient implements Closeable {
   /** A client from flat options ({@code uri}, {@code delimiter}, {@code header.*}, …). */
   public static LanceRestClient create(Map<String, String> options) {
     return new LanceRestClient(new HttpTransport(RestClientConfig.fromProperties(options)));
-  }
-
-  /**
-   * A client over this one's connections and authentication (one pool, one token refresher)
-   * that is closed on its own: closing it stops its calls only, closing this client stops both.
-   */
-  public LanceRestClient view() {
-    return new LanceRestClient(transport.view());
   }
 
   public RestClientConfig config() {

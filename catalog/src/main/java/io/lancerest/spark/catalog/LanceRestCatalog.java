@@ -1,7 +1,9 @@
 package io.lancerest.spark.catalog;
 
+import io.lancerest.client.HttpTransport;
 import io.lancerest.client.Identifiers;
 import io.lancerest.client.LanceRestClient;
+import io.lancerest.client.RestClientConfig;
 import io.lancerest.client.error.AlreadyExistsException;
 import io.lancerest.client.error.NamespaceNotEmptyException;
 import io.lancerest.client.error.NotFoundException;
@@ -46,11 +48,12 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  *
  * <p>Every session has catalog instances of its own. Under a running SparkContext, the instances
  * of one configuration (name and options) share what is costly to have per session: the REST
- * client (its connection pool, and with OAuth2 its token refresher) and the credential relay;
- * each instance calls through a {@link LanceRestClient#view} of that client. What an instance
- * holds of them is given up by {@link #close}, or once its session is gone and the instance has
- * been collected (Spark 3.5 never closes catalogs); the last one closes them, and so does the
- * end of the context. Without a running context the instance has a client of its own.
+ * client's transport (its connection pool, and with OAuth2 its token refresher) and the
+ * credential relay; each instance calls through a {@link HttpTransport#view} of that transport,
+ * which it closes on its own. What an instance holds of them is given up by {@link #close}, or
+ * once its session is gone and the instance has been collected (Spark 3.5 never closes
+ * catalogs); the last one closes them, and so does the end of the context. Without a running
+ * context the instance has a transport of its own.
  */
 public class LanceRestCatalog
     implements StagingTableCatalog, SupportsNamespaces, FunctionCatalog, Closeable {
@@ -71,11 +74,11 @@ public class LanceRestCatalog
         new CatalogLifecycle.ShareKey(name, parsed.clientOptions()));
     // Neither supplier is kept by what it makes: the shared client and relay never reach
     // this instance, so it can be collected with its session.
-    LanceRestClient shared = shared(LanceRestClient.class,
-        () -> LanceRestClient.create(parsed.clientOptions()));
-    this.client = shared.view();
-    this.tables = new TableOperations(client, parsed, name,
-        () -> shared(CredentialRelay.class, () -> startRelay(shared, parsed)));
+    HttpTransport shared = shared(HttpTransport.class,
+        () -> new HttpTransport(RestClientConfig.fromProperties(parsed.clientOptions())));
+    this.client = new LanceRestClient(shared.view());
+    this.tables = new TableOperations(client, parsed, name, () -> shared(CredentialRelay.class,
+        () -> startRelay(new LanceRestClient(shared.view()), parsed)));
     this.namespaces = new NamespaceOperations(client);
     // lance-core leaves a 150 MiB copy of its native library in the temp directory of every
     // killed JVM (it cannot reuse one): clean up after those
@@ -123,9 +126,9 @@ public class LanceRestCatalog
   /**
    * The relay executors refresh vended credentials through (authenticated servers): on Spark's
    * driver host unless the catalog's {@code credential-relay.*} options say otherwise. Shared
-   * by the instances of the configuration, it asks the server with their shared client.
+   * by the instances of the configuration, it asks the server over their shared transport.
    */
-  private CredentialRelay startRelay(LanceRestClient shared, CatalogOptions options) {
+  private CredentialRelay startRelay(LanceRestClient relayClient, CatalogOptions options) {
     org.apache.spark.SparkEnv env = org.apache.spark.SparkEnv.get();
     String host = options.relayHost();
     if (host == null && env != null) {
@@ -142,7 +145,7 @@ public class LanceRestCatalog
     if (bind == null && env != null) {
       bind = env.conf().getOption("spark.driver.bindAddress").getOrElse(() -> null);
     }
-    return CredentialRelay.start(shared, name, bind == null ? host : bind, host,
+    return CredentialRelay.start(relayClient, name, bind == null ? host : bind, host,
         options.relayPort());
   }
 
