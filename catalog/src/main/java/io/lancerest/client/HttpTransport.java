@@ -59,6 +59,8 @@ public final class HttpTransport implements Closeable {
   private final HttpUrl base;
   private final AuthManager auth;
   private final String encodedDelimiter;
+  /** The transport whose connections this view uses, or null when they are its own. */
+  private final HttpTransport owner;
   private volatile boolean closed;
   /**
    * Pooled connections idle this long are probed before use (a few ms of idleness cannot have
@@ -130,6 +132,24 @@ public final class HttpTransport implements Closeable {
         .addNetworkInterceptor(stale.guard())
         .addNetworkInterceptor(Interceptors.logging())
         .build();
+    this.owner = null;
+  }
+
+  private HttpTransport(HttpTransport owner) {
+    this.config = owner.config;
+    this.http = owner.http;
+    this.base = owner.base;
+    this.auth = owner.auth;
+    this.encodedDelimiter = owner.encodedDelimiter;
+    this.owner = owner;
+  }
+
+  /**
+   * A transport over this one's connection pool and authentication that is closed on its own:
+   * closing the view stops its calls only; closing this transport stops the view's too.
+   */
+  public HttpTransport view() {
+    return new HttpTransport(owner == null ? this : owner);
   }
 
   public RestClientConfig config() {
@@ -173,7 +193,7 @@ public final class HttpTransport implements Closeable {
   /** Sends the request; returns the 2xx answer or throws a typed {@code LanceRestException}. */
   public RestResponse execute(RestRequest request) {
     Operation op = request.operation();
-    if (closed) {
+    if (isClosed()) {
       // OkHttp would still run a synchronous call on a shut-down client, opening a new pool.
       throw new IllegalStateException("The Lance REST client of " + base.scheme() + "://"
           + base.host() + ":" + base.port() + " is closed (its catalog was closed or its "
@@ -293,18 +313,24 @@ public final class HttpTransport implements Closeable {
     }
   }
 
-  /** Whether {@link #close} has run. */
+  /** Whether {@link #close} has run (on a view: its own, or its owner's). */
   public boolean isClosed() {
-    return closed;
+    return closed || owner != null && owner.closed;
   }
 
-  /** Releases the connection pool, the dispatcher and the OAuth2 refresh thread; idempotent. */
+  /**
+   * Releases the connection pool, the dispatcher and the OAuth2 refresh thread; on a
+   * {@link #view}, only stops its calls. Idempotent.
+   */
   @Override
   public synchronized void close() {
     if (closed) {
       return;
     }
     closed = true;
+    if (owner != null) {
+      return;
+    }
     auth.close();
     http.dispatcher().executorService().shutdown();
     http.connectionPool().evictAll();

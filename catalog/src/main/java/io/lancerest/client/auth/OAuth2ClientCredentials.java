@@ -88,7 +88,9 @@ public final class OAuth2ClientCredentials implements AuthManager {
     this.extraHeaders = extraHeaders == null ? Map.of() : Map.copyOf(extraHeaders);
     this.clock = clock;
     this.scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "lance-rest-oauth2-refresh");
+      // Started by the first request, maybe in a Spark session's thread: without the caller's
+      // thread locals, so that the refresher does not keep that session for its lifetime.
+      Thread t = new Thread(null, r, "lance-rest-oauth2-refresh", 0, false);
       t.setDaemon(true);
       return t;
     });

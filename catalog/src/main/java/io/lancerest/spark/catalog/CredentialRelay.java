@@ -98,8 +98,10 @@ public final class CredentialRelay implements AutoCloseable {
     }
     AtomicInteger n = new AtomicInteger();
     ExecutorService threads = Executors.newFixedThreadPool(4, r -> {
-      Thread t = new Thread(r, "lancerest-credential-relay-" + catalogName + "-"
-          + n.incrementAndGet());
+      // Without the starting thread's locals (a Spark session among them): the relay outlives
+      // the session that started it.
+      Thread t = new Thread(null, r, "lancerest-credential-relay-" + catalogName + "-"
+          + n.incrementAndGet(), 0, false);
       t.setDaemon(true);
       return t;
     });

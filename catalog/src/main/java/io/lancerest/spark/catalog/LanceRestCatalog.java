@@ -1,7 +1,9 @@
 package io.lancerest.spark.catalog;
 
+import io.lancerest.client.HttpTransport;
 import io.lancerest.client.Identifiers;
 import io.lancerest.client.LanceRestClient;
+import io.lancerest.client.RestClientConfig;
 import io.lancerest.client.error.AlreadyExistsException;
 import io.lancerest.client.error.NamespaceNotEmptyException;
 import io.lancerest.client.error.NotFoundException;
@@ -44,9 +46,14 @@ import org.apache.spark.sql.util.CaseInsensitiveStringMap;
  * lance-spark datasets handed out by the connector, so the catalog also serves lance-spark's
  * {@code lance_fragment_or_rand} function, without which every INSERT fails.
  *
- * <p>The catalog owns its REST client (a connection pool, and with OAuth2 a refresh thread):
- * {@link #close} releases it. Spark 3.5 never closes catalogs, so a catalog initialized while a
- * SparkContext runs also closes itself when that context ends.
+ * <p>Every session has catalog instances of its own. Under a running SparkContext, the instances
+ * of one configuration (name and options) share what is costly to have per session: the REST
+ * client's transport (its connection pool, and with OAuth2 its token refresher) and the
+ * credential relay; each instance calls through a {@link HttpTransport#view} of that transport,
+ * which it closes on its own. What an instance holds of them is given up by {@link #close}, or
+ * once its session is gone and the instance has been collected (Spark 3.5 never closes
+ * catalogs); the last one closes them, and so does the end of the context. Without a running
+ * context the instance has a transport of its own.
  */
 public class LanceRestCatalog
     implements StagingTableCatalog, SupportsNamespaces, FunctionCatalog, Closeable {
@@ -55,55 +62,73 @@ public class LanceRestCatalog
   private LanceRestClient client;
   private TableOperations tables;
   private NamespaceOperations namespaces;
-  private final CatalogLifecycle lifecycle = new CatalogLifecycle();
+  private CatalogLifecycle lifecycle;
 
   @Override
   public void initialize(String name, CaseInsensitiveStringMap options) {
     this.name = name;
     // The case-sensitive view keeps header names (header.X-Tenant) as written.
-    this.options = CatalogOptions.parse(name, options.asCaseSensitiveMap());
-    this.client = LanceRestClient.create(this.options.clientOptions());
-    this.tables = new TableOperations(client, this.options, name,
-        () -> resource(CredentialRelay.class, this::startRelay));
+    CatalogOptions parsed = CatalogOptions.parse(name, options.asCaseSensitiveMap());
+    this.options = parsed;
+    this.lifecycle = CatalogLifecycle.start(this, name,
+        new CatalogLifecycle.ShareKey(name, parsed.clientOptions()));
+    // Neither supplier is kept by what it makes: the shared client and relay never reach
+    // this instance, so it can be collected with its session.
+    HttpTransport shared = shared(HttpTransport.class,
+        () -> new HttpTransport(RestClientConfig.fromProperties(parsed.clientOptions())));
+    this.client = new LanceRestClient(shared.view());
+    this.tables = new TableOperations(client, parsed, name, () -> shared(CredentialRelay.class,
+        () -> startRelay(new LanceRestClient(shared.view()), parsed)));
     this.namespaces = new NamespaceOperations(client);
-    lifecycle.closeWithSparkContext(this::close);
     // lance-core leaves a 150 MiB copy of its native library in the temp directory of every
     // killed JVM (it cannot reuse one): clean up after those
     io.lancerest.spark.connector.NativeLibrarySweep.sweepTempDir();
   }
 
   /**
-   * Closes the REST client and forgets the cached tables; idempotent. Calls through the catalog
-   * afterwards fail with an IllegalStateException that says the client is closed.
+   * Closes this instance's client and resources, forgets the cached tables and gives up its
+   * share of the shared ones (the last instance closes them); idempotent. Calls through the
+   * catalog afterwards fail with an IllegalStateException that says the client is closed.
    */
   @Override
   public void close() {
-    if (!lifecycle.beginClose()) {
+    if (lifecycle == null || !lifecycle.beginClose()) {
       return;
     }
-    if (tables != null) {
-      tables.cache().clear();
-    }
-    lifecycle.closeResources(name);
-    if (client != null) {
-      client.close();
-    }
+    tables.cache().clear();
+    client.close();
+    lifecycle.closeResources();
   }
 
   /**
-   * The catalog's one {@code type}, made by {@code create} on first use: state that components
-   * acting for this catalog keep across statements (the view engine's caches). It lives as long
-   * as the catalog and is closed with it.
+   * The catalog instance's one {@code type}, made by {@code create} on first use: state that
+   * components acting for this catalog keep across statements (the view engine's caches). It
+   * lives as long as the instance and is closed with it by {@link #close}; an instance that is
+   * collected without being closed is not closed, so a resource must own no thread and must not
+   * register with the SparkContext (use {@link #shared} for those).
    */
   public <T extends AutoCloseable> T resource(Class<T> type, Supplier<T> create) {
-    return lifecycle.resource(name, type, create);
+    return lifecycle.resource(type, create);
+  }
+
+  /**
+   * The one {@code type} of this catalog's configuration (name and options) on its
+   * SparkContext, shared by the instances of every session, made by {@code create} on first
+   * use: threads and pools that would otherwise be one per session. It is closed when the last
+   * instance has been closed or collected, or when the context ends. It must not reach a
+   * catalog instance or a session (nor may {@code create} be kept by it): an instance it
+   * reaches is never collected. Without a running context it is this instance's own.
+   */
+  public <T extends AutoCloseable> T shared(Class<T> type, Supplier<T> create) {
+    return lifecycle.shared(type, create);
   }
 
   /**
    * The relay executors refresh vended credentials through (authenticated servers): on Spark's
-   * driver host unless the catalog's {@code credential-relay.*} options say otherwise.
+   * driver host unless the catalog's {@code credential-relay.*} options say otherwise. Shared
+   * by the instances of the configuration, it asks the server over their shared transport.
    */
-  private CredentialRelay startRelay() {
+  private CredentialRelay startRelay(LanceRestClient relayClient, CatalogOptions options) {
     org.apache.spark.SparkEnv env = org.apache.spark.SparkEnv.get();
     String host = options.relayHost();
     if (host == null && env != null) {
@@ -120,7 +145,7 @@ public class LanceRestCatalog
     if (bind == null && env != null) {
       bind = env.conf().getOption("spark.driver.bindAddress").getOrElse(() -> null);
     }
-    return CredentialRelay.start(client, name, bind == null ? host : bind, host,
+    return CredentialRelay.start(relayClient, name, bind == null ? host : bind, host,
         options.relayPort());
   }
 

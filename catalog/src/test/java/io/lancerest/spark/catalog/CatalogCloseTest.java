@@ -1,5 +1,6 @@
 package io.lancerest.spark.catalog;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -24,5 +25,14 @@ class CatalogCloseTest {
         () -> c.namespaceExists(new String[] {"ns"}));
     assertTrue(e.getMessage().startsWith("The Lance REST client of http://127.0.0.1:9 is "
         + "closed"), e.getMessage());
+  }
+
+  @Test
+  void theKeyInstancesShareResourcesByShowsNoOptionValue() {
+    CatalogLifecycle.ShareKey key = new CatalogLifecycle.ShareKey("lance",
+        Map.of("uri", "http://127.0.0.1:9", "token", "tok-SECRET-1"));
+    assertEquals("catalog lance (2 options)", key.toString());
+    assertEquals(key, new CatalogLifecycle.ShareKey("lance",
+        new java.util.TreeMap<>(Map.of("token", "tok-SECRET-1", "uri", "http://127.0.0.1:9"))));
   }
 }

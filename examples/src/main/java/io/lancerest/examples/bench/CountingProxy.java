@@ -22,7 +22,9 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * An HTTP forwarder in front of the REST server that counts requests by route
  * ({@code table/describe}, {@code namespace/list}, …). It only uses the JDK, so the benchmark
- * needs no test dependency; both catalogs' counting instances point at it.
+ * needs no test dependency; both catalogs' counting instances point at it. With
+ * {@link #requireOAuthAndVend} it also plays a server that requires an OAuth2 token and vends
+ * expiring storage credentials.
  */
 final class CountingProxy implements AutoCloseable {
   /** Headers the JDK client sets itself and refuses to copy. */
@@ -35,6 +37,9 @@ final class CountingProxy implements AutoCloseable {
       .build();
   private final String target;
   private final Map<String, AtomicLong> counts = new ConcurrentHashMap<>();
+  /** The one token it issues once {@link #requireOAuthAndVend} was called, else null. */
+  private volatile String token;
+  private final AtomicLong tokensIssued = new AtomicLong();
 
   CountingProxy(String targetUri) throws IOException {
     this.target = targetUri.endsWith("/") ? targetUri.substring(0, targetUri.length() - 1)
@@ -52,6 +57,22 @@ final class CountingProxy implements AutoCloseable {
 
   String uri() {
     return "http://127.0.0.1:" + server.getAddress().getPort();
+  }
+
+  /**
+   * From now on: {@code POST /oauth/token} issues a bearer token that lives an hour (to any
+   * client), every other request without it is refused with 401, and DescribeTable answers
+   * carry vended storage options that expire in an hour ({@code expires_at_millis}), as an
+   * object-store server's do. Behind such a server, executors renew credentials through the
+   * catalog's credential relay.
+   */
+  void requireOAuthAndVend() {
+    token = "bench-" + java.util.UUID.randomUUID();
+  }
+
+  /** Tokens issued by {@code /oauth/token}. */
+  long tokensIssued() {
+    return tokensIssued.get();
   }
 
   void reset() {
@@ -83,6 +104,19 @@ final class CountingProxy implements AutoCloseable {
       URI u = ex.getRequestURI();
       counts.computeIfAbsent(route(u.getRawPath()), k -> new AtomicLong()).incrementAndGet();
       byte[] body = ex.getRequestBody().readAllBytes();
+      String required = token;
+      if (required != null && u.getRawPath().equals("/oauth/token")) {
+        tokensIssued.incrementAndGet();
+        reply(ex, 200, ("{\"access_token\":\"" + required + "\",\"token_type\":\"bearer\","
+            + "\"expires_in\":3600}").getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        return;
+      }
+      if (required != null
+          && !("Bearer " + required).equals(ex.getRequestHeaders().getFirst("Authorization"))) {
+        reply(ex, 401, "{\"error\":\"a bearer token is required\",\"code\":401}"
+            .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        return;
+      }
       String query = u.getRawQuery() == null ? "" : "?" + u.getRawQuery();
       HttpRequest.Builder req = HttpRequest.newBuilder(URI.create(target + u.getRawPath() + query))
           .method(ex.getRequestMethod(), body.length == 0 ? HttpRequest.BodyPublishers.noBody()
@@ -106,12 +140,33 @@ final class CountingProxy implements AutoCloseable {
         }
       });
       byte[] answer = resp.body();
+      if (required != null && resp.statusCode() == 200 && u.getRawPath().startsWith("/v1/table/")
+          && u.getRawPath().endsWith("/describe")) {
+        answer = withExpiringCredentials(answer);
+      }
       ex.sendResponseHeaders(resp.statusCode(), answer.length == 0 ? -1 : answer.length);
       if (answer.length > 0) {
         try (OutputStream out = ex.getResponseBody()) {
           out.write(answer);
         }
       }
+    }
+  }
+
+  private static byte[] withExpiringCredentials(byte[] describe) throws IOException {
+    com.fasterxml.jackson.databind.ObjectMapper json = io.lancerest.client.LanceJson.mapper();
+    com.fasterxml.jackson.databind.node.ObjectNode n =
+        (com.fasterxml.jackson.databind.node.ObjectNode) json.readTree(describe);
+    n.putObject("storage_options").put("expires_at_millis",
+        Long.toString(System.currentTimeMillis() + 3_600_000));
+    return json.writeValueAsBytes(n);
+  }
+
+  private static void reply(HttpExchange ex, int status, byte[] body) throws IOException {
+    ex.getResponseHeaders().set("Content-Type", "application/json");
+    ex.sendResponseHeaders(status, body.length);
+    try (OutputStream out = ex.getResponseBody()) {
+      out.write(body);
     }
   }
 

@@ -8,18 +8,12 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.spark.SparkContext;
 import org.apache.spark.network.util.JavaUtils;
-import org.apache.spark.scheduler.SparkListener;
-import org.apache.spark.scheduler.SparkListenerStageCompleted;
-import org.apache.spark.scheduler.SparkListenerStageSubmitted;
-import org.apache.spark.scheduler.SparkListenerTaskEnd;
 import org.apache.spark.sql.SparkSession;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,6 +23,11 @@ import org.slf4j.LoggerFactory;
  * in it now, the heartbeat that records their progress at a steady rate, and the threads ASYNC
  * refreshes run on. It is a component of the {@link LanceRestCatalog} (one per catalog, so one
  * per SparkSession that uses the catalog), closed with it: nothing here is JVM-wide.
+ *
+ * <p>It owns no thread that outlives its work, so a session that goes away without closing its
+ * catalog takes the service along: the heartbeat runs on the thread the services of the
+ * configuration share ({@link JobThreads}), which holds it weakly, and the ASYNC threads end
+ * when idle.
  */
 public final class JobService implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(JobService.class);
@@ -51,7 +50,9 @@ public final class JobService implements AutoCloseable {
   static final String DEFAULT_CANCEL_WAIT = "60s";
   static final String DEFAULT_RETENTION = "30d";
   static final String DEFAULT_KEEP_PER_VIEW = "1000";
-  /** Local properties a pooled thread inherits from whichever thread created it. */
+  /** How long an idle ASYNC thread waits for the next refresh before it ends. */
+  private static final long ASYNC_IDLE_SECONDS = 30;
+  /** Local properties a pooled thread may still hold from the refresh it ran before. */
   private static final String[] INHERITED = {"spark.sql.execution.id",
       "spark.sql.execution.root.id", "spark.jobGroup.id", "spark.job.description",
       "spark.job.tags",
@@ -60,31 +61,29 @@ public final class JobService implements AutoCloseable {
   private final SparkContext sc;
   private final JobsTable table;
   private final Map<String, JobTracker> running = new ConcurrentHashMap<>();
-  private final Map<Integer, JobTracker> stages = new ConcurrentHashMap<>();
-  private final ScheduledExecutorService heartbeat;
-  private final ExecutorService async;
-  private final SparkListener progress;
+  private final JobThreads shared;
+  private final long heartbeatMs;
+  private ScheduledFuture<?> heartbeat;
+  private final ThreadPoolExecutor async;
   private volatile boolean maintenancePending;
   /** Heartbeats with running jobs since the log was last maintained (the heartbeat thread's). */
   private int beatsSinceMaintenance;
   /** Heartbeats of running jobs between two maintenance runs of the log. */
   static final int MAINTAIN_EVERY_BEATS = 6;
 
-  private JobService(SparkSession spark, CatalogBinding cat) {
+  private JobService(SparkSession spark, CatalogBinding cat, JobThreads shared) {
     this.sc = spark.sparkContext();
+    this.shared = shared;
     this.table = new JobsTable(cat,
         spark.conf().get(JobsTable.NAMESPACE_CONF, JobsTable.DEFAULT_NAMESPACE),
         spark.conf().get(JobsTable.TABLE_CONF, JobsTable.DEFAULT_TABLE), retention(spark));
-    long interval = Math.max(100, millis(spark, HEARTBEAT_INTERVAL_CONF,
+    this.heartbeatMs = Math.max(100, millis(spark, HEARTBEAT_INTERVAL_CONF,
         DEFAULT_HEARTBEAT_INTERVAL));
-    int threads = Integer.parseInt(spark.conf().get(ASYNC_THREADS_CONF, "2").trim());
-    this.heartbeat = Executors.newSingleThreadScheduledExecutor(daemon("lancerest-mv-jobs-"
-        + cat.name() + "-heartbeat"));
-    this.async = Executors.newFixedThreadPool(Math.max(1, threads), daemon("lancerest-mv-jobs-"
-        + cat.name() + "-async"));
-    this.progress = new Progress();
-    sc.addSparkListener(progress);
-    heartbeat.scheduleWithFixedDelay(this::beat, interval, interval, TimeUnit.MILLISECONDS);
+    int threads = Math.max(1, Integer.parseInt(spark.conf().get(ASYNC_THREADS_CONF, "2").trim()));
+    this.async = new ThreadPoolExecutor(threads, threads, ASYNC_IDLE_SECONDS, TimeUnit.SECONDS,
+        new LinkedBlockingQueue<>(), JobThreads.threads("lancerest-mv-jobs-" + cat.name()
+            + "-async"));
+    async.allowCoreThreadTimeOut(true);
   }
 
   /**
@@ -96,7 +95,14 @@ public final class JobService implements AutoCloseable {
         || !(cat.catalog() instanceof LanceRestCatalog lance)) {
       return null;
     }
-    return lance.resource(JobService.class, () -> new JobService(spark, cat));
+    SparkContext sc = spark.sparkContext();
+    String name = cat.name();
+    JobThreads shared = lance.shared(JobThreads.class, () -> new JobThreads(sc, name));
+    return lance.resource(JobService.class, () -> {
+      JobService s = new JobService(spark, cat, shared);
+      s.heartbeat = shared.every(s.heartbeatMs, s, JobService::beat);
+      return s;
+    });
   }
 
   static long millis(SparkSession spark, String conf, String dflt) {
@@ -153,13 +159,14 @@ public final class JobService implements AutoCloseable {
       throw new io.lancerest.spark.mv.error.InvalidOptionException("job_id '" + jobId + "' is the id "
           + "of a refresh running now; give another job_id or none");
     }
+    shared.track(t);
     return t;
   }
 
   /** The job's refresh returned or threw: it is no longer running here. */
   void close(JobTracker t) {
     running.remove(t.jobId(), t);
-    stages.values().removeIf(s -> s == t);
+    shared.untrack(t);
     maintenancePending = true;
   }
 
@@ -216,62 +223,16 @@ public final class JobService implements AutoCloseable {
 
   @Override
   public void close() {
-    heartbeat.shutdownNow();
+    if (heartbeat != null) {
+      heartbeat.cancel(false);
+    }
     async.shutdownNow();
-    if (!sc.isStopped()) {
-      sc.removeSparkListener(progress);
-      for (JobTracker t : running.values()) {
+    for (JobTracker t : running.values()) {
+      shared.untrack(t);
+      if (!sc.isStopped()) {
         t.requestCancel();
         sc.cancelJobsWithTag(RefreshContext.jobTag(t.jobId()));
       }
     }
-  }
-
-  /** Counts the tasks of each running job's stages (tagged with the job's tag). */
-  private final class Progress extends SparkListener {
-    @Override
-    public void onStageSubmitted(SparkListenerStageSubmitted e) {
-      String tags = e.properties() == null ? null
-          : e.properties().getProperty("spark.job.tags");
-      JobTracker t = null;
-      if (tags != null) {
-        java.util.List<String> set = java.util.Arrays.asList(tags.split(","));
-        for (JobTracker r : running.values()) {
-          if (set.contains(RefreshContext.jobTag(r.jobId()))) {
-            t = r;
-            break;
-          }
-        }
-      }
-      if (t != null) {
-        stages.put(e.stageInfo().stageId(), t);
-        t.tasksSubmitted(e.stageInfo().numTasks());
-      }
-    }
-
-    @Override
-    public void onTaskEnd(SparkListenerTaskEnd e) {
-      JobTracker t = stages.get(e.stageId());
-      if (t != null && e.taskInfo() != null && e.taskInfo().successful()) {
-        long rows = e.taskMetrics() == null ? 0
-            : e.taskMetrics().inputMetrics().recordsRead()
-                + e.taskMetrics().outputMetrics().recordsWritten();
-        t.taskFinished(rows);
-      }
-    }
-
-    @Override
-    public void onStageCompleted(SparkListenerStageCompleted e) {
-      stages.remove(e.stageInfo().stageId());
-    }
-  }
-
-  private static ThreadFactory daemon(String name) {
-    AtomicInteger n = new AtomicInteger();
-    return r -> {
-      Thread th = new Thread(r, name + "-" + n.incrementAndGet());
-      th.setDaemon(true);
-      return th;
-    };
   }
 }

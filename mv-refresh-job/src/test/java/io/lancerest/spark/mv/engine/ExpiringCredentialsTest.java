@@ -175,7 +175,7 @@ public class ExpiringCredentialsTest {
     assertTrue(keys.minted() - mintedBefore > 3, "keys were renewed: " + keys);
     io.lancerest.spark.catalog.CredentialRelay relay =
         ((io.lancerest.spark.catalog.LanceRestCatalog) f.spark.sessionState().catalogManager()
-            .catalog(EngineFixture.CATALOG)).resource(
+            .catalog(EngineFixture.CATALOG)).shared(
                 io.lancerest.spark.catalog.CredentialRelay.class, () -> {
                   throw new AssertionError("the catalog started no credential relay");
                 });
