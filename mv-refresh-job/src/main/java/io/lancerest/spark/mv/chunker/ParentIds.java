@@ -55,7 +55,8 @@ final class ParentIds {
       return fromBytes(Base64.getDecoder().decode(value));
     } catch (RuntimeException e) {
       throw new ChunkerRefreshException("The view's stored " + what + " cannot be read ("
-          + e.getMessage() + "); the view table's config was altered. Re-create the view", e);
+          + e.getMessage() + "); the view table's config was altered. Run the refresh with "
+          + "force = true: it rebuilds the view and writes its state anew", e);
     }
   }
 

@@ -25,15 +25,27 @@ import org.roaringbitmap.longlong.Roaring64NavigableMap;
  * config included, so the config holds the sets only while they are small ({@value
  * #INLINE_MAX_CHARS} characters of base64 in all: dense ids compress to a few runs). Larger sets
  * go to a side file ({@link ParentStateFile}) written before the commit, and the config holds a
- * pointer to it ({@value #POINTER_KEY}: path, SHA-256, and the file of the version before,
- * which stays so that restoring that version keeps its state); the commit that replaces a
- * pointer releases the file two refreshes back. Views written before the sets could move (all
- * three inline, no skipped set) are read as they are; their next refresh writes the new form.
+ * pointer to it ({@value #POINTER_KEY}: path, SHA-256, the watermark it was written at, and the
+ * file of the version before, which stays so that restoring that version keeps its state); the
+ * commit that replaces a pointer releases the file two refreshes back. Views written before the
+ * sets could move (all three inline, no skipped set) are read as they are; their next refresh
+ * writes the new form.
+ *
+ * <p>Engines that know only the inline keys. The file form sets the processed key to {@link
+ * #IN_FILE}, which they refuse; but they refresh a view in the inline form (and rebuild any view
+ * with {@code force}), writing the inline keys and leaving the pointer and the skipped key as
+ * they were. So the processed key decides the form: the file is read only when it says {@link
+ * #IN_FILE}, else the inline sets are the state whatever the pointer names; and the skipped set
+ * is stamped with the watermark and the processed set it was written with, and used only when
+ * both still match.
  */
 final class ParentState {
   /** Config: where the sets are when they are not inline (JSON), or empty. */
   static final String POINTER_KEY = "lancerest::view::chunker::parent_state";
-  /** Config: parents skipped by the last refresh (roaring bitmap, base64), when inline. */
+  /**
+   * Config: parents skipped by the last refresh when the sets are inline: {@code
+   * <watermark>:<stamp of the processed value>:<roaring bitmap, base64>}; empty in the file form.
+   */
   static final String SKIPPED_KEY = "lancerest::view::chunker::skipped_parents";
   /** Most base64 characters the three sets keep in the config; beyond, a file holds them. */
   static final int INLINE_MAX_CHARS = 4096;
@@ -46,7 +58,10 @@ final class ParentState {
 
   final Roaring64NavigableMap processed;
   final Roaring64NavigableMap truncated;
-  /** {@code null} when the view's last refresh did not record it (an older engine's). */
+  /**
+   * {@code null} when not known: the last refresh did not record it (an older engine's), or
+   * recorded it for another state than the one the view holds.
+   */
   final Roaring64NavigableMap skipped;
   /** Filtered parents of the watermark version not processed; {@code -1} when not recorded. */
   final long unprocessed;
@@ -66,15 +81,17 @@ final class ParentState {
   }
 
   /**
-   * Where the sets are: {@code file} (relative to the view's root, with its {@code sha256}), or
-   * inline when {@code null}; {@code previous}: the file of the version before, kept.
+   * Where the sets are: {@code file} (relative to the view's root, with its {@code sha256} and
+   * the {@code watermark} the refresh that wrote it committed), or inline when {@code null};
+   * {@code previous}: the file of the version before, kept.
    */
-  record Pointer(String file, String sha256, String previous) {
+  record Pointer(String file, String sha256, Long watermark, String previous) {
     String json() {
       Map<String, Object> m = new LinkedHashMap<>();
       m.put("format", 1);
       m.put("file", file);
       m.put("sha256", sha256);
+      m.put("watermark", watermark);
       m.put("previous", previous);
       return DefinitionJson.write(m);
     }
@@ -92,15 +109,18 @@ final class ParentState {
       Object format = m.get("format");
       String file = text(m, "file");
       String sha = text(m, "sha256");
+      Object watermark = m.get("watermark");
       String previous = text(m, "previous");
       if (!(format instanceof Number n) || n.intValue() != 1) {
         throw altered(POINTER_KEY, "format " + format + ", this engine reads format 1", null);
       }
-      if (file != null && (!ParentStateFile.isPath(file) || sha == null)
+      if (file != null && (!ParentStateFile.isPath(file) || sha == null
+          || !(watermark instanceof Number))
           || previous != null && !ParentStateFile.isPath(previous)) {
         throw altered(POINTER_KEY, "'" + value + "' names no state file", null);
       }
-      return new Pointer(file, sha, previous);
+      return new Pointer(file, sha, file == null ? null : ((Number) watermark).longValue(),
+          previous);
     }
 
     private static String text(Map<?, ?> m, String key) {
@@ -116,11 +136,12 @@ final class ParentState {
   }
 
   /**
-   * The state in {@code config} (the view's, at the version the refresh read), its sets read
-   * from the file the config points to when they are not inline; {@code sets = false} reads
-   * only the pointer (a rebuild uses no set).
+   * The state in {@code config} (the view's, at the version the refresh read, whose watermark
+   * is {@code watermark}), its sets read from the file the config points to when they are not
+   * inline; {@code sets = false} reads only the pointer (a rebuild uses no set).
    */
-  static ParentState read(Map<String, String> config, LanceLocation view, boolean sets) {
+  static ParentState read(Map<String, String> config, long watermark, LanceLocation view,
+      boolean sets) {
     if (!sets) {
       // a rebuild replaces the state whatever it was: a pointer it cannot read releases nothing
       try {
@@ -132,15 +153,22 @@ final class ParentState {
     Pointer pointer = Pointer.parse(config.get(POINTER_KEY));
     long unprocessed = unprocessed(ChunkerRefresh.configValue(config,
         ChunkerRefresh.UNPROCESSED_KEY));
-    if (pointer == null || pointer.file() == null) {
-      String skipped = config.get(SKIPPED_KEY);
-      return new ParentState(
-          inline(ChunkerRefresh.configValue(config, ChunkerRefresh.PROCESSED_KEY),
-              "processed parent set"),
+    String processed = ChunkerRefresh.configValue(config, ChunkerRefresh.PROCESSED_KEY);
+    if (!IN_FILE.equals(processed)) {
+      // Inline: the state, even when the pointer names a file (an engine that knows only the
+      // inline keys wrote them, and left the pointer of an earlier version).
+      return new ParentState(ParentIds.fromBase64(processed, "processed parent set"),
           inline(ChunkerRefresh.configValue(config, ChunkerRefresh.TRUNCATED_KEY),
               "truncated parent set"),
-          skipped == null ? null : inline(skipped, "skipped parent set"), unprocessed, pointer,
-          null);
+          skipped(config.get(SKIPPED_KEY), watermark, processed), unprocessed, pointer, null);
+    }
+    if (pointer == null || pointer.file() == null) {
+      throw altered(ChunkerRefresh.PROCESSED_KEY, "the parent sets are said to be in a file, "
+          + "but " + POINTER_KEY + " names none", null);
+    }
+    if (pointer.watermark() != watermark) {
+      return lost(pointer, "chunker state " + pointer.file() + " was written at source version "
+          + pointer.watermark() + ", not at the view's watermark " + watermark);
     }
     List<byte[]> stored;
     try {
@@ -178,15 +206,46 @@ final class ParentState {
 
   private static Roaring64NavigableMap inline(String value, String what) {
     if (IN_FILE.equals(value)) {
-      throw altered(ChunkerRefresh.PROCESSED_KEY, "the " + what + " is said to be in a file, "
-          + "but " + POINTER_KEY + " names none", null);
+      throw altered(ChunkerRefresh.TRUNCATED_KEY, "the " + what + " is said to be in a file, "
+          + "but the processed parent set is inline", null);
     }
     return ParentIds.fromBase64(value, what);
   }
 
+  /** What the skipped key holds for a commit at {@code watermark} with {@code processed}. */
+  static String stampSkipped(long watermark, String processed, String skippedBase64) {
+    return watermark + ":" + stamp(processed) + ":" + skippedBase64;
+  }
+
+  /**
+   * The skipped set in {@code value}, or {@code null} when it was written with another
+   * watermark or processed set than the view's (an engine that does not know the key
+   * committed since) or in no known form.
+   */
+  private static Roaring64NavigableMap skipped(String value, long watermark, String processed) {
+    String[] parts = value == null ? new String[0] : value.split(":", 3);
+    if (parts.length != 3 || !parts[0].equals(String.valueOf(watermark))
+        || !parts[1].equals(stamp(processed))) {
+      return null;
+    }
+    return ParentIds.fromBase64(parts[2], "skipped parent set");
+  }
+
+  /** The first 16 hex digits of the SHA-256 of a processed key's value. */
+  private static String stamp(String processed) {
+    try {
+      byte[] d = java.security.MessageDigest.getInstance("SHA-256").digest(
+          String.valueOf(processed).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+      return java.util.HexFormat.of().formatHex(d, 0, 8);
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is missing from this JVM", e);
+    }
+  }
+
   private static ChunkerRefreshException altered(String key, String what, Throwable cause) {
     return new ChunkerRefreshException("The view's config entry " + key + " cannot be read ("
-        + what + "); the view table's config was altered. Re-create the view", cause);
+        + what + "); the view table's config was altered. Run the refresh with force = true: "
+        + "it rebuilds the view and writes its state anew", cause);
   }
 
   /**
@@ -211,10 +270,11 @@ final class ParentState {
   record Staged(Map<String, String> config, String written, String released) {}
 
   /**
-   * Stages {@code processed}, {@code truncated} and {@code skipped} after state {@code read}
-   * ({@code viewName}: how errors name the view).
+   * Stages {@code processed}, {@code truncated} and {@code skipped} after state {@code read}, for
+   * a commit that sets the watermark to {@code watermark} ({@code viewName}: how errors name the
+   * view).
    */
-  static Staged stage(String viewName, LanceLocation view, Pointer read,
+  static Staged stage(String viewName, LanceLocation view, Pointer read, long watermark,
       Roaring64NavigableMap processed, Roaring64NavigableMap truncated,
       Roaring64NavigableMap skipped, long unprocessed) {
     List<byte[]> sets = List.of(ParentIds.toBytes(processed), ParentIds.toBytes(truncated),
@@ -232,11 +292,13 @@ final class ParentState {
     config.put(ChunkerRefresh.UNPROCESSED_KEY, String.valueOf(unprocessed));
     if (chars <= INLINE_MAX_CHARS) {
       Base64.Encoder b64 = Base64.getEncoder();
-      config.put(ChunkerRefresh.PROCESSED_KEY, b64.encodeToString(sets.get(0)));
+      String processedValue = b64.encodeToString(sets.get(0));
+      config.put(ChunkerRefresh.PROCESSED_KEY, processedValue);
       config.put(ChunkerRefresh.TRUNCATED_KEY, b64.encodeToString(sets.get(1)));
-      config.put(SKIPPED_KEY, b64.encodeToString(sets.get(2)));
+      config.put(SKIPPED_KEY, stampSkipped(watermark, processedValue,
+          b64.encodeToString(sets.get(2))));
       config.put(POINTER_KEY, previous == null ? ""
-          : new Pointer(null, null, previous).json());
+          : new Pointer(null, null, null, previous).json());
       return new Staged(config, null, released);
     }
     String path = ParentStateFile.newPath();
@@ -251,7 +313,8 @@ final class ParentState {
     config.put(ChunkerRefresh.PROCESSED_KEY, IN_FILE);
     config.put(ChunkerRefresh.TRUNCATED_KEY, IN_FILE);
     config.put(SKIPPED_KEY, "");
-    config.put(POINTER_KEY, new Pointer(path, ParentStateFile.sha256(sets), previous).json());
+    config.put(POINTER_KEY, new Pointer(path, ParentStateFile.sha256(sets), watermark,
+        previous).json());
     return new Staged(config, ParentStateFile.folder(view, path), released);
   }
 }

@@ -1,6 +1,7 @@
 package io.lancerest.spark.mv.chunker;
 
 import io.lancerest.spark.connector.LanceLocation;
+import io.lancerest.spark.mv.maintenance.StateFolderSweep;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.security.MessageDigest;
@@ -30,11 +31,13 @@ import org.lance.file.LanceFileWriter;
  *
  * <p>Written and read through lance-core's file writer and reader with the view's storage
  * options, on any store lance-core reaches. lance-core's compaction and cleanup never look into
- * {@code _mv/}; the view's commit removes a file's folder once no version it keeps for refreshes
- * names it ({@link io.lancerest.spark.mv.commit.ViewCommit.Builder#sideFolders}).
+ * {@code _mv/}: the view's commit removes the folder it wrote when it does not land, and the one
+ * of two refreshes back once it does ({@link
+ * io.lancerest.spark.mv.commit.ViewCommit.Builder#sideFolders}); the view's maintenance removes
+ * what is left behind ({@link StateFolderSweep}).
  */
 final class ParentStateFile {
-  static final String DIR = "_mv/chunker_state";
+  static final String DIR = StateFolderSweep.CHUNKER_STATE;
   private static final String FILE = "parents.lance";
   /** The sets, in this order, one column each. */
   static final List<String> COLUMNS = List.of("processed", "truncated", "skipped");

@@ -43,7 +43,8 @@ final class PreparedRefresh implements ViewRefresh.Attempt<ChunkerRefreshResult>
   String watermarkRemoved;
   /**
    * Why the view's refresh state cannot be read, so every parent is expanded again: its file is
-   * gone (an older version restored by hand) or damaged; {@code null} when it was read.
+   * gone (a version two refreshes back or more restored), damaged, or written at another
+   * watermark; {@code null} when it was read.
    */
   String stateLost;
 

@@ -39,7 +39,7 @@ final class RefreshPlanner {
     // a rebuild too: force (or a rebuild): nothing counts as processed, so every filtered
     // parent is expanded again, and the commit replaces every view row (including those of
     // truncated or gone parents).
-    ParentState parents = ParentState.read(config, t.view(), !p.rebuild());
+    ParentState parents = ParentState.read(config, watermark, t.view(), !p.rebuild());
     p.stateLost = parents.lost;
     boolean force = p.rebuild();
     Roaring64NavigableMap processed = force ? ParentIds.empty() : parents.processed;

@@ -89,7 +89,7 @@ final class RefreshStaging {
         run.def().function(), srcVersion, ex.skipped);
     // Last before the commit: a file written for it is removed when it does not land.
     ParentState.Staged parents = ParentState.stage(t.viewName(), t.view(), p.parents.pointer,
-        nextProcessed, newTruncated, nextSkipped, unprocessed);
+        srcVersion, nextProcessed, newTruncated, nextSkipped, unprocessed);
     ViewCommit.Builder commitBuilder = ViewCommit.builder(t.view(), p.readVersion)
         .deleteRowAddresses(existing.deleteAddresses)
         .addFragments(ex.fragments, ex.ranges.size() == ex.fragments.size() ? ex.ranges

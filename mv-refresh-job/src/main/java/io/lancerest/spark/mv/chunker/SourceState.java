@@ -185,8 +185,10 @@ final class SourceState {
     }
     List<Integer> scope = scanned;
     if (retried != null) {
-      // present and unchanged since they were skipped: expanded again, from their fragments
+      // present and unchanged since they were skipped: expanded again, from their fragments;
+      // never one processed already (its children are in the view)
       Roaring64NavigableMap again = ParentIds.minus(retried.ids, found.present);
+      again.andNot(processed);
       found.present.or(again);
       found.expand.or(again);
       scope = new ArrayList<>(scanned);

@@ -54,10 +54,10 @@ final class CommitRecovery {
       // Restoring would also discard what was committed after this change (its answer was
       // lost and found later): leave the view to its owner.
       throw new ViewCommitException("View table '" + location + "': this commit (version "
-          + committed + ") landed over concurrent commits " + (readVersion + 1) + ".."
-          + (committed - 1) + ", and " + (head < 0 ? "the latest version cannot be read"
+          + committed + ") landed over concurrent " + versions(readVersion + 1, committed - 1)
+          + ", and " + (head < 0 ? "the latest version cannot be read"
           : "versions up to " + head + " followed it") + ", so it was not rolled back "
-          + "automatically. " + byHand(committed));
+          + "automatically. " + holdsThisChange(committed, ""));
     }
     restoreBefore(allocator, committed);
   }
@@ -71,40 +71,75 @@ final class CommitRecovery {
    * after {@link #undoOverwrite} saw {@code committed} as the latest version would be
    * discarded without an error. Read at {@code committed}, the Restore lands as {@code
    * committed + 1} exactly when nothing came in between; landed later, it discarded what did,
-   * and restoring the version just before it puts that back (the view then holds this change
-   * and what followed, as when the check saw them first).
+   * and restoring the version just before it puts that back ({@link #putBack}).
    */
   void restoreBefore(BufferAllocator allocator, long committed) {
-    long landed = restore(allocator, committed, committed - 1,
-        "this commit (version " + committed + ") overwrote a concurrent commit and restoring "
-        + "version " + (committed - 1));
+    long landed = rollBack(allocator, committed);
     if (landed == committed + 1) {
       LOG.info("View table '{}': this commit (version {}) landed over concurrent commits "
           + "{}..{}; rolled back by restoring version {} as version {}", location, committed,
           readVersion + 1, committed - 1, committed - 1, landed);
       return;
     }
-    String discarded = (committed + 1) + ".." + (landed - 1);
-    long back = restore(allocator, landed, landed - 1, "rolling back this commit (version "
-        + committed + ") discarded versions " + discarded + ", committed meanwhile, and "
-        + "restoring version " + (landed - 1) + " to put them back");
-    throw new ViewCommitException("View table '" + location + "': this commit (version "
-        + committed + ") landed over concurrent commits " + (readVersion + 1) + ".."
-        + (committed - 1) + "; versions " + discarded + " were committed while it was rolled "
-        + "back, and the rollback (version " + landed + ") discarded them, so version "
-        + (landed - 1) + " was restored as version " + back
-        + (back == landed + 1 ? "" : " (which discarded versions " + (landed + 1) + ".."
-        + (back - 1) + " in turn)") + ": the view holds this change again. "
-        + byHand(committed));
+    putBack(allocator, committed, landed);
   }
 
-  private static String byHand(long committed) {
-    return "Compare the view with its SELECT; RESTORE TABLE … TO VERSION AS OF "
-        + (committed - 1) + " undoes this change (and what followed it).";
+  /** Commits the rollback: a Restore of {@code committed - 1} read at {@code committed}. */
+  long rollBack(BufferAllocator allocator, long committed) {
+    return restore(allocator, committed, committed - 1, "this commit (version " + committed
+        + ") overwrote a concurrent commit and restoring version " + (committed - 1), () ->
+        holdsThisChange(committed, ""));
   }
 
-  /** Commits a Restore of {@code version} read at {@code readAt}; returns where it landed. */
-  private long restore(BufferAllocator allocator, long readAt, long version, String what) {
+  /**
+   * The rollback of {@code committed} landed as version {@code landed}, later than {@code
+   * committed + 1}, so it discarded the commits in between: restores version {@code landed - 1},
+   * which holds this change and them, and throws what the view holds now. That Restore can
+   * itself pass commits landing meanwhile (it is not chased further: the message names them).
+   */
+  void putBack(BufferAllocator allocator, long committed, long landed) {
+    String discarded = versions(committed + 1, landed - 1);
+    String story = "this commit (version " + committed + ") landed over concurrent "
+        + versions(readVersion + 1, committed - 1) + ", and its rollback (version " + landed
+        + ") discarded " + discarded + ", committed meanwhile";
+    long back = restore(allocator, landed, landed - 1, story + "; restoring version "
+        + (landed - 1) + " to put it back", () -> "The view holds version " + (committed - 1)
+        + " again, without this change and without " + discarded + " (version " + (landed - 1)
+        + " holds it); a refresh continues from the view as it is. Run the refresh again.");
+    String inTurn = back == landed + 1 ? null : versions(landed + 1, back - 1);
+    throw new ViewCommitException("View table '" + location + "': " + story + "; version "
+        + (landed - 1) + " was restored as version " + back + " to put it back" + (inTurn == null
+        ? "" : ", which in turn discarded " + inTurn + ", committed meanwhile (version "
+        + (back - 1) + " holds it)") + ": the view holds this change and " + discarded + ". "
+        + holdsThisChange(committed, inTurn == null ? "" : " Other writers kept committing to "
+        + "the view meanwhile: let them finish first."));
+  }
+
+  /**
+   * What a view that holds {@code committed} (an Overwrite over concurrent commits) lacks, and
+   * what to do. Only refreshes and maintenance commit to a view, and each commit builds on the
+   * one it read, so the view's rows and refresh state agree with each other.
+   */
+  private String holdsThisChange(long committed, String first) {
+    return "What " + versions(readVersion + 1, committed - 1) + " committed is not in the view "
+        + "(version " + (committed - 1) + " holds it), and a refresh continues from the view "
+        + "as it is." + first + " Compare the view with its SELECT; if they differ, run the "
+        + "refresh with force = true, which rebuilds the view. Restoring version "
+        + (committed - 1) + " would undo this change and every version after it.";
+  }
+
+  /** {@code version 4}, or {@code versions 4..6}. */
+  private static String versions(long from, long to) {
+    return from == to ? "version " + from : "versions " + from + ".." + to;
+  }
+
+  /**
+   * Commits a Restore of {@code version} read at {@code readAt}; returns where it landed. When
+   * it fails, the error says that {@code what} failed and then {@code state}: what the view
+   * holds without it.
+   */
+  private long restore(BufferAllocator allocator, long readAt, long version, String what,
+      java.util.function.Supplier<String> state) {
     try (Dataset at = open(allocator, readAt);
         Transaction t = new Transaction.Builder().readVersion(readAt)
             .operation(Restore.builder().version(version).build()).build();
@@ -112,8 +147,8 @@ final class CommitRecovery {
       return restored.version();
     } catch (Exception e) { // lance-core's IOException arrives undeclared
       throw new ViewCommitException("View table '" + location + "': " + what + " failed: "
-          + e.getMessage() + ". Restore it by hand (RESTORE TABLE … TO VERSION AS OF "
-          + version + ").", e);
+          + LanceLocation.withoutUserInfo(String.valueOf(e.getMessage())) + ". "
+          + state.get(), e);
     }
   }
 

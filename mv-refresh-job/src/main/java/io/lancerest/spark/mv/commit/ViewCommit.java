@@ -69,6 +69,8 @@ public final class ViewCommit {
   private final String writtenFolder;
   /** A side folder the view needs no more once this commit landed ({@code null}: none). */
   private final String releasedFolder;
+  /** Whether {@link #abandon} ran. */
+  private boolean abandoned;
 
   private ViewCommit(Builder b) {
     this.location = b.location;
@@ -168,15 +170,55 @@ public final class ViewCommit {
     try {
       ds = recovery.open(allocator, readVersion);
     } catch (Exception e) { // lance-core's IOException arrives undeclared
-      throw new ViewCommitException("Cannot open view table at '" + location + "' version "
-          + readVersion + ": " + e.getMessage(), e);
+      abandon();
+      throw new ViewCommitNotAppliedException("Cannot open view table at '" + location
+          + "' version " + readVersion + ": " + e.getMessage() + "; nothing was committed", e);
     }
     try (ds) {
       return commitOn(allocator, ds, lastStep);
     }
   }
 
+  /** What the commit applies, checked and ready for lance-core. */
+  private record Prepared(CommitFragments.Applied applied, List<String> droppedIndexes,
+      Transaction.Builder txn) {}
+
   private ViewCommitResult commitOn(BufferAllocator allocator, Dataset ds, Runnable lastStep) {
+    Prepared p;
+    try {
+      p = prepare(allocator, ds, lastStep);
+    } catch (ViewCommitConflictException e) {
+      throw e; // the caller decides: compaction commits these fragments on the new version
+    } catch (RuntimeException | Error e) { // nothing was committed, nor will these fragments be
+      abandon();
+      throw e;
+    }
+    CommitFragments.Applied applied = p.applied();
+    long version;
+    // The Transaction holds native (Arrow C) memory: close it on every path.
+    Transaction t = p.txn().build();
+    String uuid = t.uuid();
+    try (t; Dataset committed = new CommitBuilder(ds).execute(t)) {
+      version = committed.version();
+    } catch (Exception e) { // lance-core throws the object store's IOException undeclared
+      version = recovery.landedAnyway(allocator, uuid, e);
+    }
+    // ... and one that slipped in between that check and the commit is detected here: the
+    // view is restored to that writer's version and this change reported as a conflict.
+    if (version != readVersion + 1) {
+      recovery.undoOverwrite(allocator, version);
+      throw recovery.conflict("versions " + (readVersion + 1) + ".." + (version - 1)
+          + " were committed concurrently; this change (version " + version
+          + ") was rolled back by restoring version " + (version - 1), null);
+    }
+    SourceIdIndexFiles.drop(table, applied.dropped());
+    dropFolder(releasedFolder);
+    return new ViewCommitResult(readVersion, version, applied.deleted(), applied.added(),
+        rows.newFragments().size(), p.droppedIndexes());
+  }
+
+  /** Applies the change to {@code ds}'s fragments and metadata, checks it, runs the last step. */
+  private Prepared prepare(BufferAllocator allocator, Dataset ds, Runnable lastStep) {
     CommitFragments.Applied applied = rows.apply(ds, allocator);
     metadata.record(applied);
     Schema schema = metadata.schema(ds.getSchema());
@@ -210,33 +252,8 @@ public final class ViewCommit {
     if (!metadata.transactionProperties().isEmpty()) {
       txn.transactionProperties(metadata.transactionProperties());
     }
-    try {
-      lastStep.run();
-    } catch (RuntimeException | Error e) { // nothing was committed, nor will these fragments be
-      abandon();
-      throw e;
-    }
-    long version;
-    // The Transaction holds native (Arrow C) memory: close it on every path.
-    Transaction t = txn.build();
-    String uuid = t.uuid();
-    try (t; Dataset committed = new CommitBuilder(ds).execute(t)) {
-      version = committed.version();
-    } catch (Exception e) { // lance-core throws the object store's IOException undeclared
-      version = recovery.landedAnyway(allocator, uuid, e);
-    }
-    // ... and one that slipped in between that check and the commit is detected here: the
-    // view is restored to that writer's version and this change reported as a conflict.
-    if (version != readVersion + 1) {
-      recovery.undoOverwrite(allocator, version);
-      throw recovery.conflict("versions " + (readVersion + 1) + ".." + (version - 1)
-          + " were committed concurrently; this change (version " + version
-          + ") was rolled back by restoring version " + (version - 1), null);
-    }
-    SourceIdIndexFiles.drop(table, applied.dropped());
-    dropFolder(releasedFolder);
-    return new ViewCommitResult(readVersion, version, applied.deleted(), applied.added(),
-        rows.newFragments().size(), droppedIndexes);
+    lastStep.run();
+    return new Prepared(applied, droppedIndexes, txn);
   }
 
   /**
@@ -244,11 +261,18 @@ public final class ViewCommit {
    * caller knows it did not land and will not be tried again with these fragments.
    */
   public void abandon() {
+    if (abandoned) {
+      return; // a caller abandons on every path that knows the commit did not land
+    }
+    abandoned = true;
     SourceIdIndexFiles.drop(table, rows.newFragments());
     dropFolder(writtenFolder);
   }
 
-  /** Removes a side folder under the view's root; a failure leaves it behind, logged. */
+  /**
+   * Removes a side folder under the view's root; a failure leaves it behind, logged (the view's
+   * maintenance removes it later on a file system it can list).
+   */
   private void dropFolder(String folder) {
     if (folder == null) {
       return;
@@ -256,7 +280,9 @@ public final class ViewCommit {
     try {
       Dataset.drop(folder, table.current());
     } catch (Exception e) { // lance-core's IOException arrives undeclared
-      LOG.debug("View table '{}': folder {} not removed: {}", location, folder, e.getMessage());
+      LOG.warn("View table '{}': side folder {} not removed ({}); it is left behind",
+          LanceLocation.withoutUserInfo(location), LanceLocation.withoutUserInfo(folder),
+          LanceLocation.withoutUserInfo(String.valueOf(e.getMessage())));
     }
   }
 

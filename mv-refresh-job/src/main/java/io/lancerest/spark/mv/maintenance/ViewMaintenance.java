@@ -33,14 +33,18 @@ import org.slf4j.LoggerFactory;
  * version older than the retention, and everything after it, is kept, so a reader or a refresh
  * that opened the view up to the retention ago still finds its version.
  *
+ * <p>Side folders: after the cleanup, state folders that no kept version names any more are
+ * removed ({@link StateFolderSweep}).
+ *
  * <p>The policy is the session's ({@value #PREFIX}{@code *}), each key overridden per view by the
  * view's table property {@value #VIEW_PREFIX}{@code <key>}.
  */
 public final class ViewMaintenance {
   private static final Logger LOG = LoggerFactory.getLogger(ViewMaintenance.class);
   /**
-   * How old an index folder of a fragment the view does not hold must be before maintenance
-   * removes it: a refresh still running may be about to commit that fragment.
+   * How old an index folder of a fragment the view does not hold, or a state folder no version
+   * names, must be before maintenance removes it: a refresh still running may be about to
+   * commit that fragment or folder.
    */
   static final java.time.Duration INDEX_GRACE = java.time.Duration.ofHours(1);
   static final String PREFIX = "spark.lancerest.mv.maintenance.";
@@ -295,13 +299,18 @@ public final class ViewMaintenance {
               + "retention is meant for time travel, this is its cost.", uri, kept,
               p.retention());
         }
-        if (keepFrom == null) {
-          return new Outcome(compacted, before, after, 0, 0, skipped);
+        RemovalStats removed = keepFrom == null ? null : ds.cleanupWithPolicy(
+            CleanupPolicy.builder().withBeforeVersion(keepFrom).build());
+        // after the cleanup: a folder only the removed versions named goes now
+        int states = ds.version() != ds.latestVersion() ? 0
+            : StateFolderSweep.sweep(view, ds, INDEX_GRACE);
+        if (states > 0) {
+          LOG.info("View table {}: {} state folders that no kept version names removed",
+              LanceLocation.withoutUserInfo(uri), states);
         }
-        RemovalStats removed = ds.cleanupWithPolicy(CleanupPolicy.builder()
-            .withBeforeVersion(keepFrom).build());
-        return new Outcome(compacted, before, after, removed.getOldVersions(),
-            removed.getBytesRemoved(), skipped);
+        return new Outcome(compacted, before, after, removed == null ? 0
+            : removed.getOldVersions(), removed == null ? 0 : removed.getBytesRemoved(),
+            skipped);
       } finally {
         if (ds != latest) {
           ds.close();

@@ -109,6 +109,12 @@ public final class RefreshDriver {
           } catch (Exception | Error e) { // lance-core's IOException arrives undeclared
             open.commitFailed();
             staged.errors().abandon(e.toString());
+            if (e instanceof Exception) {
+              // ViewCommit reports every failure after lance-core was asked to commit as a
+              // ViewCommitException: this one came before, so nothing landed (a cancel, a
+              // check, the view not opened)
+              staged.commit().abandon();
+            }
             throw e;
           }
           LOG.info("View {} (job {}): committed view version {} ({} rows added, {} deleted)",

@@ -136,10 +136,12 @@ class CommitRecoveryTest {
         () -> new CommitRecovery(LanceLocation.of(uri, Map.of()), 3)
             .restoreBefore(allocator, 5));
     assertEquals("View table '" + uri + "': this commit (version 5) landed over concurrent "
-        + "commits 4..4; versions 6..6 were committed while it was rolled back, and the "
-        + "rollback (version 7) discarded them, so version 6 was restored as version 8: the "
-        + "view holds this change again. Compare the view with its SELECT; RESTORE TABLE … TO "
-        + "VERSION AS OF 4 undoes this change (and what followed it).", e.getMessage());
+        + "version 4, and its rollback (version 7) discarded version 6, committed meanwhile; "
+        + "version 6 was restored as version 8 to put it back: the view holds this change and "
+        + "version 6. What version 4 committed is not in the view (version 4 holds it), and a "
+        + "refresh continues from the view as it is. Compare the view with its SELECT; if they "
+        + "differ, run the refresh with force = true, which rebuilds the view. Restoring "
+        + "version 4 would undo this change and every version after it.", e.getMessage());
     try (Dataset latest = open(null)) {
       assertEquals(8, latest.version());
     }
@@ -148,6 +150,34 @@ class CommitRecoveryTest {
     assertFalse(ids.contains(300L), "and version 4, which the message names, holds 300..301");
     try (Dataset v4 = open(4L)) {
       assertTrue(LanceFixtures.rows(v4).containsKey(300L));
+    }
+  }
+
+  /**
+   * The Restore that puts the discarded commit back passes a commit landing meanwhile in turn:
+   * the two steps of {@link CommitRecovery#restoreBefore}, with that commit between them.
+   */
+  @Test
+  void aCommitLandingWhileTheRollbackIsPutBackIsNamedInTheError() {
+    CommitRecovery recovery = new CommitRecovery(LanceLocation.of(uri, Map.of()), 3);
+    assertEquals(6, LanceFixtures.append(allocator, uri, 400, 402), "during the rollback");
+    assertEquals(7, recovery.rollBack(allocator, 5));
+    assertEquals(8, LanceFixtures.append(allocator, uri, 500, 502), "during the put-back");
+    ViewCommitException e = assertThrows(ViewCommitException.class,
+        () -> recovery.putBack(allocator, 5, 7));
+    assertEquals("View table '" + uri + "': this commit (version 5) landed over concurrent "
+        + "version 4, and its rollback (version 7) discarded version 6, committed meanwhile; "
+        + "version 6 was restored as version 9 to put it back, which in turn discarded version "
+        + "8, committed meanwhile (version 8 holds it): the view holds this change and version "
+        + "6. What version 4 committed is not in the view (version 4 holds it), and a refresh "
+        + "continues from the view as it is. Other writers kept committing to the view "
+        + "meanwhile: let them finish first. Compare the view with its SELECT; if they differ, "
+        + "run the refresh with force = true, which rebuilds the view. Restoring version 4 "
+        + "would undo this change and every version after it.",
+        e.getMessage());
+    assertEquals(plus(400, 401), ids(), "this change and version 6, without version 8");
+    try (Dataset v8 = open(8L)) {
+      assertTrue(LanceFixtures.rows(v8).containsKey(500L), "which the message names");
     }
   }
 }

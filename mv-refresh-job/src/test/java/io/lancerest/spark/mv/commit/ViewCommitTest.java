@@ -199,6 +199,15 @@ class ViewCommitTest {
   }
 
   @Test
+  void aReadVersionThatCannotBeOpenedIsACommitThatDidNotLand() {
+    ViewCommitNotAppliedException e = assertThrows(ViewCommitNotAppliedException.class, () ->
+        ViewCommit.builder(uri, 9).config(Map.of("k", "v")).build().commit());
+    assertTrue(e.getMessage().startsWith("Cannot open view table at '" + uri + "' version 9: ")
+        && e.getMessage().endsWith("; nothing was committed"), e.getMessage());
+    assertEquals(3, version());
+  }
+
+  @Test
   void fieldMetadataForAnUnknownColumnIsRejected() {
     ViewCommitException e = assertThrows(ViewCommitException.class, () ->
         ViewCommit.builder(uri, 3).fieldMetadata("nope", Map.of("k", "v")).build()
