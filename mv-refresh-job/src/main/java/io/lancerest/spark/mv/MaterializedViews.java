@@ -38,13 +38,23 @@ public interface MaterializedViews {
   RefreshResult refresh(List<String> viewId, RefreshOptions options, RefreshListener listener);
 
   /**
-   * Throws what a refresh of the view would be refused with before it starts (a table of it
-   * whose versions the namespace server manages: {@link
-   * io.lancerest.spark.mv.error.VersionManagedTableException}); nothing is written. For callers
-   * that queue a refresh to run later (the view service), so that the caller hears it at once.
+   * Throws what a refresh of {@code view}, as {@link #describe} just returned it, would be
+   * refused with before it starts (a table of it whose versions the namespace server manages:
+   * {@link io.lancerest.spark.mv.error.VersionManagedTableException}); nothing is written. For
+   * callers that queue a refresh to run later (the view service), so that the caller hears it
+   * at once. Only what the description does not tell is looked up (the source, the job log).
    * By default nothing is refused.
    */
-  default void checkRefresh(List<String> viewId) {
+  default void checkRefresh(ViewDescription view) {
+  }
+
+  /**
+   * Throws what recording a refresh job would be refused with (a job log whose versions the
+   * namespace server manages: {@link io.lancerest.spark.mv.error.VersionManagedTableException});
+   * creates the log when missing, as the refresh would. For callers that create a view and
+   * queue its first refresh themselves (the view service). By default nothing is refused.
+   */
+  default void checkJobLog() {
   }
 
   /**

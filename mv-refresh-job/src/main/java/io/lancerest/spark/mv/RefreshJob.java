@@ -3,10 +3,12 @@ package io.lancerest.spark.mv;
 import io.lancerest.client.RestClientConfig;
 import io.lancerest.client.error.ClientConfigException;
 import io.lancerest.client.error.NotFoundException;
+import io.lancerest.spark.connector.ManagedVersioningException;
 import io.lancerest.spark.mv.cli.ConnectionFlags;
 import io.lancerest.spark.mv.cli.MainSessions;
 import io.lancerest.spark.mv.error.InvalidOptionException;
 import io.lancerest.spark.mv.error.MaterializedViewNotFoundException;
+import io.lancerest.spark.mv.error.VersionManagedTableException;
 import io.lancerest.spark.mv.result.RefreshResult;
 import java.io.PrintStream;
 import java.util.ArrayList;
@@ -18,8 +20,8 @@ import org.apache.spark.sql.SparkSession;
 /**
  * {@code spark-submit --class io.lancerest.spark.mv.RefreshJob <jar> --uri … --view ns.v}:
  * refreshes one materialized view through the same {@link MaterializedViews} API as SQL
- * {@code REFRESH MATERIALIZED VIEW}. Exit codes: 0 done, 1 failed, 2 bad usage, 3 view or source
- * not found.
+ * {@code REFRESH MATERIALIZED VIEW}. Exit codes: 0 done, 1 failed, 2 bad usage or configuration
+ * (also a table whose versions the server manages), 3 view or source not found.
  */
 public final class RefreshJob {
   public static final int DONE = 0;
@@ -49,7 +51,7 @@ public final class RefreshJob {
         --job-id ID                    job id to record (default generated)
         --force                        rebuild even when the source did not change
         --help                         this text
-      Exit codes: 0 done, 1 failed, 2 bad usage, 3 view or source not found.
+      Exit codes: 0 done, 1 failed, 2 bad usage or configuration, 3 view or source not found.
       """;
 
   /** Parsed command line. */
@@ -112,6 +114,10 @@ public final class RefreshJob {
     } catch (MaterializedViewNotFoundException | NotFoundException e) {
       err.println("refresh-job: not found: " + e.getMessage());
       return NOT_FOUND;
+    } catch (VersionManagedTableException | ManagedVersioningException e) {
+      // a configuration error: a rerun is refused the same way until the tables move
+      err.println("refresh-job: refused: " + e.getMessage());
+      return USAGE;
     } catch (RuntimeException e) {
       err.println("refresh-job: failed: " + e.getClass().getSimpleName() + ": " + e.getMessage());
       return FAILED;

@@ -75,7 +75,8 @@ class RefreshJobTest {
         "--api-key", "--oauth2-credential", "--oauth2-token-uri", "--oauth2-scope",
         "--src-version", "--concurrency", "--max-rows-per-fragment",
         "--intra-applier-concurrency", "--source-task-size", "--output-limit", "--job-id",
-        "--force", "Exit codes: 0 done, 1 failed, 2 bad usage, 3 view or source not found.")) {
+        "--force", "Exit codes: 0 done, 1 failed, 2 bad usage or configuration, 3 view or "
+            + "source not found.")) {
       assertTrue(out().contains(flag), flag);
     }
     assertTrue(seen.isEmpty());

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.lancerest.client.LanceJson;
+import io.lancerest.client.error.ConflictException;
 import io.lancerest.spark.LanceRestSparkExtensions;
 import io.lancerest.spark.catalog.ForwardingProxy;
 import io.lancerest.spark.mv.definition.MaterializedViewKind;
@@ -234,10 +235,11 @@ class VersionManagedTablesTest {
           new PrintStream(out, true, StandardCharsets.UTF_8),
           new PrintStream(err, true, StandardCharsets.UTF_8), RefreshJob::runInSpark);
       String said = err.toString(StandardCharsets.UTF_8);
-      assertEquals(RefreshJob.FAILED, rc, said);
-      assertTrue(said.startsWith("refresh-job: failed: VersionManagedTableException: REFRESH "
-          + "MATERIALIZED VIEW " + RefreshJob.CATALOG + "." + ns + ".v is refused: the view's "
-          + "table " + RefreshJob.CATALOG + "." + ns + ".v " + MANAGED), said);
+      // a configuration error, as a bad flag: a scheduler does not retry it
+      assertEquals(RefreshJob.USAGE, rc, said);
+      assertTrue(said.startsWith("refresh-job: refused: REFRESH MATERIALIZED VIEW "
+          + RefreshJob.CATALOG + "." + ns + ".v is refused: the view's table "
+          + RefreshJob.CATALOG + "." + ns + ".v " + MANAGED), said);
 
       assertEquals(viewVersion, version(ns, "v"), "nothing was committed to the view");
       assertEquals(jobs, jobs(ns).size(), "no job was recorded: " + jobs(ns));
@@ -327,26 +329,88 @@ class VersionManagedTablesTest {
     }
   }
 
+  /**
+   * A log another driver created and found managed (it drops it again) is not kept by this
+   * catalog either: once it is gone, SHOW JOBS reads an empty log, not a dropped table.
+   */
+  @Test
+  void aManagedJobLogAnotherDriverCreatedIsNotKeptOnceRefused() {
+    String ns = viewBehind("mvs_other_log");
+    String table = "mv_jobs_" + ns;
+    // the other driver's log, there before this catalog looks for it
+    f.sql("CREATE TABLE lance.__system." + table + " (job_id STRING)");
+    SparkSession other = freshSession();
+    other.conf().set("spark.lancerest.mv.jobs.table", table);
+    proxy.managedVersioning("__system$" + table, true);
+    try {
+      MaterializedViews views = MaterializedViews.forCatalog(other, EngineFixture.CATALOG);
+      refused(() -> views.refresh(List.of(ns, "v"), RefreshOptions.DEFAULTS),
+          "REFRESH MATERIALIZED VIEW lance." + ns + ".v is refused: the job log lance.__system."
+              + table + " " + MANAGED);
+      // the other driver drops what it made, as it does (with its data)
+      f.sql("DROP TABLE lance.__system." + table + " PURGE");
+      assertEquals(List.of(), views.jobs(List.of(ns, "v"), 10),
+          "SHOW JOBS of that catalog: the log is not there");
+    } finally {
+      proxy.managedVersioning("__system$" + table, false);
+      SparkSession.setActiveSession(f.spark);
+    }
+  }
+
+  /**
+   * The view service refuses at once, with a 409 worded for its caller (the names it uses, no
+   * catalog of the service, what the caller can do), what its engine would refuse: a CREATE
+   * over a managed source, a CREATE WITH DATA while its job log is managed, a REFRESH of a
+   * managed view (nothing queued); an auto-mode Spark client pointed at it shows that message.
+   */
   @Test
   void theViewServiceAnswersA409ForTablesWhoseVersionsItsUpstreamManages() throws Exception {
     String ns = source("mvs_service");
-    String body = LanceJson.mapper().writeValueAsString(
-        f.views().createRequest(request(ns, "v", false)));
+    String withData = LanceJson.mapper().writeValueAsString(
+        f.views().createRequest(request(ns, "v", true)).withNoData(false));
     String noData = LanceJson.mapper().writeValueAsString(
         f.views().createRequest(request(ns, "v", false)).withNoData(true));
     SparkSession served = freshSession();
-    MaterializedViewServer service = MaterializedViewServer.start(served,
-        ServerConfig.parse(new String[] {"--upstream", proxy.uri(), "--port", "0"}));
-    String base = "http://127.0.0.1:" + service.port() + "/v1/materialized_view/" + ns + "$v";
-    String catalog = MaterializedViewServer.CATALOG;
+    // before the service starts, which reads its job log: a catalog keeps a log not managed
+    proxy.managedVersioning("__system$mv_jobs", true);
+    MaterializedViewServer service;
     try {
+      service = MaterializedViewServer.start(served,
+          ServerConfig.parse(new String[] {"--upstream", proxy.uri(), "--port", "0"}));
+    } catch (RuntimeException e) {
+      proxy.managedVersioning("__system$mv_jobs", false);
+      throw e;
+    }
+    String uri = "http://127.0.0.1:" + service.port();
+    String base = uri + "/v1/materialized_view/" + ns + "$v";
+    String upstreamRemedy = "The upstream manages this table's versions; keep the view and its "
+        + "source in a namespace whose tables it does not manage.";
+    String upstreamManaged = "has its versions managed by the upstream namespace server "
+        + "(managed_versioning=true)";
+    try {
+      try {
+        JsonNode a = post(base + "/create", withData, 409);
+        assertEquals(19, a.path("code").asInt(-1), a.toString());
+        assertEquals("CREATE MATERIALIZED VIEW " + ns + ".v is refused: the service's job log "
+            + "__system.mv_jobs " + upstreamManaged + ", and the service appends each "
+            + "refresh's job to it in storage itself. The service's operator must point its "
+            + "job log at a namespace whose tables the upstream does not manage "
+            + "(spark.lancerest.mv.jobs.namespace). Nothing was created.",
+            a.path("error").asText(), a.toString());
+        assertFalse(exists(ns, "v"), "no view table was created: its first refresh, queued, "
+            + "could not record its job");
+      } finally {
+        proxy.managedVersioning("__system$mv_jobs", false);
+      }
+
       proxy.managedVersioning(ns + "$src", true);
       try {
-        JsonNode a = post(base + "/create", body, 409);
+        JsonNode a = post(base + "/create", withData, 409);
         assertEquals(19, a.path("code").asInt(-1), a.toString());
-        assertTrue(a.path("error").asText().startsWith("CREATE MATERIALIZED VIEW " + catalog
-            + "." + ns + ".v is refused: its source table " + catalog + "." + ns + ".src "
-            + MANAGED), a.toString());
+        assertEquals("CREATE MATERIALIZED VIEW " + ns + ".v is refused: its source table " + ns
+            + ".src " + upstreamManaged + ", which decides which version of it is current; "
+            + "this service reads the source's versions from storage, not from the upstream. "
+            + upstreamRemedy + " Nothing was created.", a.path("error").asText(), a.toString());
       } finally {
         proxy.managedVersioning(ns + "$src", false);
       }
@@ -357,9 +421,23 @@ class VersionManagedTablesTest {
       try {
         JsonNode a = post(base + "/refresh", "{}", 409);
         assertEquals(19, a.path("code").asInt(-1), a.toString());
-        assertTrue(a.path("error").asText().startsWith("REFRESH MATERIALIZED VIEW " + catalog
-            + "." + ns + ".v is refused: the view's table " + catalog + "." + ns + ".v "
-            + MANAGED), a.toString());
+        String refused = "REFRESH MATERIALIZED VIEW " + ns + ".v is refused: the view's table "
+            + ns + ".v " + upstreamManaged + ", so every new version of it must go through "
+            + "the upstream's table-version operations; this service commits the view in "
+            + "storage itself. " + upstreamRemedy + " No job was queued.";
+        assertEquals(refused, a.path("error").asText(), a.toString());
+        assertEquals(0, post(base + "/job/list", "{}", 200).path("jobs").size(),
+            "no job was queued");
+
+        // what a Spark client of the service (mv.mode = auto, the default) is told
+        SparkSession client = freshSession();
+        client.conf().set("spark.sql.catalog.svc", "io.lancerest.spark.catalog.LanceRestCatalog");
+        client.conf().set("spark.sql.catalog.svc.uri", uri);
+        ConflictException e = assertThrows(ConflictException.class,
+            () -> sql(client, "REFRESH MATERIALIZED VIEW svc." + ns + ".v"));
+        assertEquals("RefreshMaterializedView '" + ns + ".v': the table is in a state that "
+            + "does not allow this operation (server said: " + refused + ") [HTTP 409, code 19]",
+            e.getMessage());
         assertEquals(0, post(base + "/job/list", "{}", 200).path("jobs").size(),
             "no job was queued");
       } finally {

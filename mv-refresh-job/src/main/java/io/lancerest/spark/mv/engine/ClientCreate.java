@@ -50,8 +50,7 @@ final class ClientCreate {
     ViewDefinition d = p.definition();
     String viewName = cat.display(r.viewId());
     String refused = "CREATE MATERIALIZED VIEW " + viewName + " is refused";
-    ManagedVersions.SOURCE.refuse(p.source(), cat.display(p.source().relativeId()), refused,
-        "Nothing was created.");
+    ManagedVersions.SOURCE.refuse(p.source(), cat, refused, "Nothing was created.");
     if (r.withData()) {
       refresh.requireWritableLog(refused, "Nothing was created.");
     }
@@ -71,7 +70,7 @@ final class ClientCreate {
     try {
       TableLocation view = cat.locate(r.viewId(), "view");
       // Only the server that made the table can tell it versions it; dropped below.
-      ManagedVersions.VIEW.refuse(view, viewName, refused, "The table created for it is "
+      ManagedVersions.VIEW.refuse(view, cat, refused, "The table created for it is "
           + "dropped again, with nothing committed to it.");
       GenevaLayout.Metadata md = GenevaLayout.encode(d, ViewState.NEVER_REFRESHED,
           cat.client().config().uri().toString());

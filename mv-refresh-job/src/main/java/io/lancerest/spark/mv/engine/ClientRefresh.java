@@ -11,6 +11,7 @@ import io.lancerest.spark.mv.query.StoredSelects;
 import io.lancerest.spark.mv.refresh.JobTracker;
 import io.lancerest.spark.mv.result.RefreshPlan;
 import io.lancerest.spark.mv.result.RefreshResult;
+import io.lancerest.spark.mv.result.ViewDescription;
 import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
@@ -56,13 +57,22 @@ final class ClientRefresh {
         ? options.jobId() : UUID.randomUUID().toString(), view.relativeId());
     try {
       List<String> sourceRelative = cat.relativeId(def.sourceQuery().sourceTableId());
+      MaterializedViewNotFoundException sourceMissing = null;
       if (source == null) {
-        source = cat.locate(sourceRelative, "source table of view " + viewName);
+        try {
+          source = cat.locate(sourceRelative, "source table of view " + viewName);
+        } catch (MaterializedViewNotFoundException e) {
+          sourceMissing = e; // the job's failure, recorded after its RUNNING below
+        }
       }
-      // before the job's first record: a refused refresh records nothing
+      // Before the job's first record: a refused refresh records no job (nothing it would
+      // write may be written). Any other failure is a job that started and failed.
       refuseManagedVersions(view, source, "REFRESH MATERIALIZED VIEW " + viewName
           + " is refused", true, "Nothing was refreshed.");
       job.started(def.kind(), null);
+      if (sourceMissing != null) {
+        throw sourceMissing;
+      }
       if (checkStored) {
         checkStored(def, source, viewName);
       }
@@ -95,10 +105,8 @@ final class ClientRefresh {
    */
   void refuseManagedVersions(ResolvedView view, TableLocation source, String lead,
       boolean createLog, String outcome) {
-    ManagedVersions.VIEW.refuse(view.table(), view.name(), lead, outcome);
-    if (source != null) {
-      ManagedVersions.SOURCE.refuse(source, cat.display(source.relativeId()), lead, outcome);
-    }
+    ManagedVersions.VIEW.refuse(view.table(), cat, lead, outcome);
+    ManagedVersions.SOURCE.refuse(source, cat, lead, outcome);
     jobs.requireWritableLog(lead, createLog, outcome);
   }
 
@@ -107,18 +115,33 @@ final class ClientRefresh {
     jobs.requireWritableLog(lead, true, outcome);
   }
 
-  /** {@link #refuseManagedVersions} before a refresh of {@code view} is queued or explained. */
+  /** {@link #refuseManagedVersions} before a refresh of {@code view} is queued. */
   TableLocation checkedSource(ResolvedView view, String lead, boolean createLog,
       String outcome) {
-    TableLocation source;
-    try {
-      source = cat.locate(cat.relativeId(view.definition().sourceQuery().sourceTableId()),
-          "source table of view " + view.name());
-    } catch (MaterializedViewNotFoundException missing) {
-      source = null; // the refresh fails on it in its own words, as a job of its own
-    }
+    TableLocation source = sourceIfPresent(view.definition(), view.name());
     refuseManagedVersions(view, source, lead, createLog, outcome);
     return source;
+  }
+
+  /**
+   * {@link #refuseManagedVersions} for a view {@code d} describes: its table as described (not
+   * again), its source located now, the job log created if missing, as the refresh would.
+   */
+  void refuseManagedVersions(ViewDescription d, String lead, String outcome) {
+    ManagedVersions.VIEW.refuse(d.versionsManaged(), d.viewId(), cat, lead, outcome);
+    ManagedVersions.SOURCE.refuse(sourceIfPresent(d.definition(), cat.display(d.viewId())), cat,
+        lead, outcome);
+    jobs.requireWritableLog(lead, true, outcome);
+  }
+
+  /** The source of a view, or {@code null} when missing (its refresh then fails on that). */
+  private TableLocation sourceIfPresent(ViewDefinition def, String viewName) {
+    try {
+      return cat.locate(cat.relativeId(def.sourceQuery().sourceTableId()),
+          "source table of view " + viewName);
+    } catch (MaterializedViewNotFoundException missing) {
+      return null; // the refresh fails on it in its own words, as a job of its own
+    }
   }
 
   /**

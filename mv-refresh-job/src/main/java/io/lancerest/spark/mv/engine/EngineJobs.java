@@ -56,7 +56,8 @@ final class EngineJobs {
    * Refuses, before a refresh starts, a job log its server manages the versions of ({@link
    * ManagedVersions#JOB_LOG}): the refresh's job would be appended to it in storage. With {@code
    * create}, the log is created if missing (the refresh would create it), else only an existing
-   * one is checked (EXPLAIN). No log kept, nothing to check.
+   * one is checked (EXPLAIN; a log this catalog found missing is not described again). No log
+   * kept, nothing to check.
    *
    * @param lead what is refused, the first words of the message
    * @param outcome what was left undone, or {@code null}
@@ -69,8 +70,7 @@ final class EngineJobs {
     if (create) {
       s.table().writable(lead, outcome);
     } else {
-      ManagedVersions.JOB_LOG.refuse(s.table().location(false), s.table().display(), lead,
-          outcome);
+      ManagedVersions.JOB_LOG.refuse(s.table().locationIfKnownPresent(), cat, lead, outcome);
     }
   }
 

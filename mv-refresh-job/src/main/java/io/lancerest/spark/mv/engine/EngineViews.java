@@ -152,11 +152,18 @@ public final class EngineViews implements MaterializedViews {
 
   /** The tables of a view this client refreshes, as its refresh checks them first. */
   @Override
-  public void checkRefresh(List<String> viewId) {
-    ResolvedView stored = mode == MvMode.SERVER ? null : views.read(viewId);
-    if (stored != null && (mode == MvMode.CLIENT || stored.clientManaged())) {
-      client.checkedSource(stored, "REFRESH MATERIALIZED VIEW " + stored.name()
-          + " is refused", false, "Nothing was refreshed.");
+  public void checkRefresh(ViewDescription view) {
+    if (mode == MvMode.CLIENT
+        || mode == MvMode.AUTO && MvMode.CLIENT.wire().equals(view.mode())) {
+      client.refuseManagedVersions(view, "REFRESH MATERIALIZED VIEW " + cat.display(
+          view.viewId()) + " is refused", "Nothing was refreshed.");
+    }
+  }
+
+  @Override
+  public void checkJobLog() {
+    if (mode != MvMode.SERVER) {
+      client.requireWritableLog("Recording refresh jobs is refused", null);
     }
   }
 
@@ -297,7 +304,7 @@ public final class EngineViews implements MaterializedViews {
   @Override
   public io.lancerest.spark.mv.result.MaintenanceResult optimize(List<String> viewId) {
     ResolvedView stored = views.require(viewId);
-    ManagedVersions.VIEW.refuse(stored.table(), stored.name(), "OPTIMIZE MATERIALIZED VIEW "
+    ManagedVersions.VIEW.refuse(stored.table(), cat, "OPTIMIZE MATERIALIZED VIEW "
         + stored.name() + " is refused", "Nothing was compacted or removed.");
     try {
       ViewMaintenance.Outcome o;
@@ -329,7 +336,8 @@ public final class EngineViews implements MaterializedViews {
   public ViewDescription describe(List<String> viewId) {
     ResolvedView stored = views.require(viewId);
     return new ViewDescription(viewId, stored.definition(), stored.state(),
-        stored.clientManaged() ? MvMode.CLIENT.wire() : MvMode.SERVER.wire());
+        stored.clientManaged() ? MvMode.CLIENT.wire() : MvMode.SERVER.wire(),
+        stored.table().managedVersioning());
   }
 
   @Override

@@ -32,6 +32,8 @@ import org.slf4j.LoggerFactory;
 public final class JobService implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(JobService.class);
   public static final String ENABLED_CONF = "spark.lancerest.mv.jobs.enabled";
+  /** Namespace of the job log (relative to the catalog's {@code parent}). */
+  public static final String NAMESPACE_CONF = JobsTable.NAMESPACE_CONF;
   public static final String HEARTBEAT_INTERVAL_CONF = "spark.lancerest.mv.jobs.heartbeatInterval";
   public static final String HEARTBEAT_TIMEOUT_CONF = "spark.lancerest.mv.jobs.heartbeatTimeout";
   public static final String ASYNC_THREADS_CONF = "spark.lancerest.mv.jobs.asyncThreads";

@@ -107,6 +107,8 @@ final class JobsTable implements JobLog {
   private final List<String> id;
   private final JobLogRetention retention;
   private volatile TableLocation location;
+  /** This catalog described the log and found none, and has not created it since. */
+  private volatile boolean knownAbsent;
 
   /** @param retention which ended jobs {@link #maintain()} deletes */
   JobsTable(CatalogBinding cat, String namespace, String table, JobLogRetention retention) {
@@ -151,7 +153,7 @@ final class JobsTable implements JobLog {
 
   /** The newest state of every job in the log; empty when the log does not exist yet. */
   List<JobRecord> latest() {
-    TableLocation loc = location(false);
+    TableLocation loc = location();
     if (loc == null) {
       return List.of();
     }
@@ -196,7 +198,7 @@ final class JobsTable implements JobLog {
    * each other (a manifest one of them lists is gone when it reads it).
    */
   synchronized void maintain(java.time.Duration versions, JobLogRetention jobs) {
-    TableLocation loc = location(false);
+    TableLocation loc = location();
     if (loc == null || loc.managedVersioning()) {
       return; // a log the server versions is never written (writable)
     }
@@ -232,11 +234,13 @@ final class JobsTable implements JobLog {
     return loc.dataset().open(a, null);
   }
 
-  /** Where the table lives, for reading it; {@code null} when it does not exist yet. */
-  TableLocation location(boolean create) {
-    if (create) {
-      return writable("Writing to " + display() + " is refused", null);
-    }
+  /**
+   * Where the table lives, for reading it; {@code null} when it does not exist yet. Kept for the
+   * catalog's session once found, unless its server manages its versions: such a log is never
+   * written here, and whoever created it for nothing drops it again ({@link #created}), so it
+   * is described again at each use rather than kept as a table that may be gone.
+   */
+  TableLocation location() {
     TableLocation l = location;
     if (l != null) {
       return l;
@@ -244,10 +248,24 @@ final class JobsTable implements JobLog {
     try {
       l = cat.locate(id, "job log");
     } catch (MaterializedViewNotFoundException absent) {
+      knownAbsent = true;
       return null;
     }
-    location = l;
+    knownAbsent = false;
+    if (!l.managedVersioning()) {
+      location = l;
+    }
     return l;
+  }
+
+  /**
+   * {@link #location()} for a check that has nothing to check when there is no log (EXPLAIN
+   * REFRESH): once this catalog found the log missing it is not described again until this
+   * catalog creates it, so explaining costs no request while there is none. A log another
+   * driver creates meanwhile is checked by the refresh itself ({@link #writable}).
+   */
+  TableLocation locationIfKnownPresent() {
+    return location == null && knownAbsent ? null : location();
   }
 
   /**
@@ -260,17 +278,34 @@ final class JobsTable implements JobLog {
    * @throws io.lancerest.spark.mv.error.VersionManagedTableException as said
    */
   TableLocation writable(String lead, String outcome) {
-    TableLocation l = location(false);
+    TableLocation l = location();
     if (l == null) {
-      boolean created = createTable();
-      l = cat.locate(id, "job log");
-      if (created && l.managedVersioning()) {
-        dropCreated();
-      } else {
-        location = l;
-      }
+      l = created();
     }
-    ManagedVersions.JOB_LOG.refuse(l, display(), lead, outcome);
+    ManagedVersions.JOB_LOG.refuse(l, cat, lead, outcome);
+    return l;
+  }
+
+  /**
+   * The log, created now unless another thread or driver just did. One whose server manages
+   * its versions is not kept ({@link #location()}), whether this call created it (then it drops
+   * it again) or another driver did (which drops it): no thread keeps a dropped table's
+   * location.
+   */
+  private synchronized TableLocation created() {
+    TableLocation l = location(); // another thread of this catalog may have made it meanwhile
+    if (l != null) {
+      return l;
+    }
+    boolean made = createTable();
+    l = location();
+    if (l == null) { // e.g. the driver that created it found it managed and dropped it
+      throw new MaterializedViewException("Job log " + display() + " was dropped again right "
+          + "after it was created; run the statement again");
+    }
+    if (l.managedVersioning() && made) {
+      dropCreated();
+    }
     return l;
   }
 
@@ -287,7 +322,7 @@ final class JobsTable implements JobLog {
   }
 
   /** Creates the table (and its namespace); false when another driver created it first. */
-  private synchronized boolean createTable() {
+  private boolean createTable() {
     String[] ns = {id.get(0)};
     try {
       SupportsNamespaces namespaces = (SupportsNamespaces) cat.catalog();

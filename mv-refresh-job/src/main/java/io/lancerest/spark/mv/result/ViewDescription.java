@@ -12,6 +12,14 @@ import java.util.List;
  * @param state last refreshed source version, base version, last job
  * @param mode {@code server} (the server's materialized-view endpoints) or {@code client}
  *     (definition stored on the view table, refreshed by this engine)
+ * @param versionsManaged whether the namespace server manages the versions of the view's table
+ *     (DescribeTable's {@code managed_versioning}), which a client-managed refresh refuses
  */
 public record ViewDescription(List<String> viewId, ViewDefinition definition, ViewState state,
-    String mode) {}
+    String mode, boolean versionsManaged) {
+  /** A view whose table's versions the server does not manage. */
+  public ViewDescription(List<String> viewId, ViewDefinition definition, ViewState state,
+      String mode) {
+    this(viewId, definition, state, mode, false);
+  }
+}

@@ -201,9 +201,15 @@ public final class MaterializedViewServer implements AutoCloseable {
     }
 
     @Override
-    public void checkRefresh(List<String> viewId) {
+    public void checkRefresh(ViewDescription view) {
       SparkSession.setActiveSession(spark);
-      views.checkRefresh(viewId);
+      views.checkRefresh(view);
+    }
+
+    @Override
+    public void checkJobLog() {
+      SparkSession.setActiveSession(spark);
+      views.checkJobLog();
     }
 
     @Override

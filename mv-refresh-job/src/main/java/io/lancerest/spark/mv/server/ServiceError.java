@@ -5,6 +5,7 @@ import io.lancerest.client.LanceJson;
 import io.lancerest.client.error.CommunicationException;
 import io.lancerest.client.error.ErrorCode;
 import io.lancerest.client.error.LanceRestException;
+import io.lancerest.spark.connector.ManagedVersioningException;
 import io.lancerest.spark.mv.error.EnvelopeChecksumException;
 import io.lancerest.spark.mv.error.InvalidOptionException;
 import io.lancerest.spark.mv.error.InvalidViewDefinitionException;
@@ -81,7 +82,7 @@ final class ServiceError extends RuntimeException {
       if (c instanceof MaterializedViewAlreadyExistsException) {
         return new ServiceError(409, ErrorCode.TABLE_ALREADY_EXISTS, c.getMessage(), 0, t);
       }
-      if (c instanceof VersionManagedTableException) {
+      if (c instanceof VersionManagedTableException || c instanceof ManagedVersioningException) {
         // not 406/code 0, which clients take for a service without the route
         return new ServiceError(409, ErrorCode.INVALID_TABLE_STATE, c.getMessage(), 0, t);
       }

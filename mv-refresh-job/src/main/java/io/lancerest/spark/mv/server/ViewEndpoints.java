@@ -54,8 +54,11 @@ final class ViewEndpoints {
 
     ViewDescription describe(List<String> viewId);
 
-    /** Throws what a refresh of the view would be refused with before it starts. */
-    void checkRefresh(List<String> viewId);
+    /** Throws what a refresh of the view, as just described, would be refused with. */
+    void checkRefresh(ViewDescription view);
+
+    /** Throws what recording a refresh job would be refused with (creates a missing log). */
+    void checkJobLog();
 
     long tableVersion(List<String> viewId);
 
@@ -96,7 +99,14 @@ final class ViewEndpoints {
     if (m.withData() && !queue.hasRoom()) {
       throw queue.full(null);
     }
-    engine.create(m.request());
+    try {
+      if (m.withData()) {
+        engine.checkJobLog(); // before the view exists: its refresh, queued below, records a job
+      }
+      engine.create(m.request());
+    } catch (RuntimeException e) {
+      throw VersionManagedAnswer.of(e, "CREATE MATERIALIZED VIEW", viewId, "Nothing was created.");
+    }
     long version = engine.tableVersion(viewId);
     if (auto != null) {
       auto.created(viewId, m.autoRefresh()); // nothing of an earlier table of the name stays
@@ -124,9 +134,9 @@ final class ViewEndpoints {
     writable(viewId, delimiter, caller, "refresh");
     try {
       options.checkApplicableTo(d.definition().kind());
-      engine.checkRefresh(viewId); // answered now, not as a job that fails later
+      engine.checkRefresh(d); // answered now, not as a job that fails later
     } catch (RuntimeException e) {
-      throw ServiceError.of(e);
+      throw VersionManagedAnswer.of(e, "REFRESH MATERIALIZED VIEW", viewId, "No job was queued.");
     }
     RefreshQueue.Submitted s = queue.submit(viewId, options, "service");
     ObjectNode out = JSON.createObjectNode();

@@ -80,7 +80,7 @@ class JobLogRetentionTest {
 
   private static int fragments(JobsTable log) {
     try (BufferAllocator a = new RootAllocator();
-        Dataset ds = Dataset.open(log.location(false).location(), a)) {
+        Dataset ds = Dataset.open(log.location().location(), a)) {
       return ds.getFragments().size();
     }
   }
@@ -171,7 +171,7 @@ class JobLogRetentionTest {
     long now = System.currentTimeMillis();
     JobsTable log = oldAndRecent("ret_race", "race-old", "race-kept", now);
     try (BufferAllocator a = new RootAllocator();
-        Dataset decided = Dataset.open(log.location(false).location(), a)) {
+        Dataset decided = Dataset.open(log.location().location(), a)) {
       log.append(List.of(state("race-old", "a", JobStatus.RUNNING, now, null, now, 3)));
       log.append(ran("race-late", "a", JobStatus.DONE, now - 40 * DAY));
       assertEquals(new JobLogRetention.Pruned(1, 2), RETENTION.pruneAt(decided, now));
@@ -191,7 +191,7 @@ class JobLogRetentionTest {
   void aPruneThatMeetsACompactionDecidesAgain() throws Exception {
     long now = System.currentTimeMillis();
     JobsTable log = oldAndRecent("ret_compacted", "cmp-old", "cmp-new", now);
-    String location = log.location(false).location();
+    String location = log.location().location();
     try (BufferAllocator a = new RootAllocator();
         Dataset decided = Dataset.open(location, a)) {
       try (Dataset other = Dataset.open(location, a)) {

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lancerest.spark.mv.error.MaterializedViewException;
+import io.lancerest.spark.mv.error.MaterializedViewNotFoundException;
 import io.lancerest.spark.mv.function.Chunker;
 import io.lancerest.spark.mv.result.JobRecord;
 import io.lancerest.spark.mv.result.RefreshResult.JobStatus;
@@ -195,6 +196,30 @@ class JobLogTest {
         + "RUNNING jobs only", ended.getMessage());
   }
 
+  /**
+   * A refresh that fails before its refresh sequence (its source was dropped) is a job that
+   * started and failed: RUNNING, then FAILED with the message, both with the view's kind.
+   */
+  @Test
+  void aRefreshWhoseSourceWasDroppedIsRecordedRunningThenFailedWithItsKind() {
+    String ns = f.namespace("jl_gone");
+    String docs = docs(ns, 3);
+    String v = "lance." + ns + ".q";
+    f.sql("CREATE MATERIALIZED VIEW " + v + " AS SELECT id, body FROM " + docs);
+    f.sql("DROP TABLE " + docs);
+    MaterializedViewNotFoundException e = assertThrows(MaterializedViewNotFoundException.class,
+        () -> f.sql("REFRESH MATERIALIZED VIEW " + v + " WITH (job_id = 'jl-gone')"));
+    String expected = "Source table of view " + v + " " + docs + " does not exist";
+    assertEquals(expected, e.getMessage());
+    List<String> states = new ArrayList<>();
+    for (Row r : f.sql("SELECT status, kind, message FROM lance.__system.mv_jobs "
+        + "WHERE job_id = 'jl-gone' ORDER BY seq")) {
+      states.add(r.getString(0) + " " + r.getString(1) + " " + r.getString(2));
+    }
+    assertEquals(List.of("RUNNING query null", "FAILED query " + expected), states,
+        "the job's records");
+  }
+
   @Test
   void aRerunUnderTheSameJobIdIsShownWithItsOwnOutcome() {
     // a scheduler's retry reuses the job id: the later run's end wins, and the view's commit
@@ -373,15 +398,16 @@ class JobLogTest {
     long t = System.currentTimeMillis();
     int appends = JobsTable.KEEP_LATEST + 4;
     // the earlier tests' appends merged first, so that these few stay below the compaction bound
+    String at = log.writable("Compacting the log is refused", null).location();
     try (org.apache.arrow.memory.BufferAllocator a = new org.apache.arrow.memory.RootAllocator();
-        org.lance.Dataset ds = org.lance.Dataset.open(log.location(true).location(), a)) {
+        org.lance.Dataset ds = org.lance.Dataset.open(at, a)) {
       ds.compact();
     }
     for (int i = 0; i < appends; i++) {
       log.append(List.of(new JobRecord("versions-" + i, view, "query", JobStatus.DONE, (long) i,
           t, t + 1, t + 1, 1, 1, 1, i, 0, 0, null, "app-v", "u", 1)));
     }
-    CatalogBinding.TableLocation loc = log.location(false);
+    CatalogBinding.TableLocation loc = log.location();
     long latest;
     List<Long> before;
     try (org.apache.arrow.memory.BufferAllocator a = new org.apache.arrow.memory.RootAllocator();

@@ -3,19 +3,32 @@ package io.lancerest.spark.mv.engine;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.lancerest.client.LanceJson;
 import io.lancerest.client.testing.LogCapture;
+import io.lancerest.spark.LanceRestSparkExtensions;
 import io.lancerest.spark.catalog.ForwardingProxy;
 import io.lancerest.spark.connector.LanceLocation;
+import io.lancerest.spark.mv.server.MaterializedViewServer;
+import io.lancerest.spark.mv.server.ServerConfig;
+import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import okhttp3.MediaType;
+import okhttp3.OkHttpClient;
+import okhttp3.Request;
+import okhttp3.RequestBody;
+import okhttp3.Response;
 import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
+import org.lance.spark.extensions.LanceSparkSessionExtensions;
 
 /**
  * What a client-managed CREATE and REFRESH cost in DescribeTable calls, counted by a proxy in
@@ -117,13 +130,18 @@ class StatementCallsTest {
   private static Map<String, List<String>> opensOf(String sql) {
     try (LogCapture log = new LogCapture(LanceLocation.class.getName())) {
       f.sql(sql);
-      Map<String, List<String>> out = new java.util.TreeMap<>();
-      Matcher m = Pattern.compile("Opening Lance table (\\S+) at ([^\\n]+)").matcher(log.text());
-      while (m.find()) {
-        out.computeIfAbsent(m.group(1), k -> new java.util.ArrayList<>()).add(m.group(2).trim());
-      }
-      return out;
+      return opens(log.text());
     }
+  }
+
+  /** The versions each Lance table was opened at, by location, in {@code log}. */
+  private static Map<String, List<String>> opens(String log) {
+    Map<String, List<String>> out = new java.util.TreeMap<>();
+    Matcher m = Pattern.compile("Opening Lance table (\\S+) at ([^\\n]+)").matcher(log);
+    while (m.find()) {
+      out.computeIfAbsent(m.group(1), k -> new java.util.ArrayList<>()).add(m.group(2).trim());
+    }
+    return out;
   }
 
   private static String location(String table) {
@@ -145,5 +163,115 @@ class StatementCallsTest {
     assertEquals(2, calls.get(DESCRIBE), calls.toString());
     calls = callsOf("REFRESH MATERIALIZED VIEW lance.calls.q");
     assertEquals(2, calls.get(DESCRIBE), "nothing to do: " + calls);
+  }
+
+  /**
+   * EXPLAIN REFRESH checks a job log whose versions the server manages, if there is one: a
+   * catalog that found none does not describe it again at every EXPLAIN.
+   */
+  @Test
+  void anExplainRefreshDescribesAMissingJobLogOncePerCatalog() {
+    SparkSession s = f.sessionWith(new LanceRestSparkExtensions(),
+        new LanceSparkSessionExtensions());
+    s.conf().set("spark.lancerest.mv.jobs.table", "mv_jobs_never_written");
+    String explain = "EXPLAIN REFRESH MATERIALIZED VIEW lance.calls.first";
+    try {
+      SparkSession.setActiveSession(s);
+      proxy.resetCounts();
+      s.sql(explain).collectAsList();
+      Map<String, Integer> first = proxy.counts();
+      proxy.resetCounts();
+      s.sql(explain).collectAsList();
+      Map<String, Integer> again = proxy.counts();
+      // the view and its source each time; the log, not there, the first time only
+      assertEquals(3, first.get(DESCRIBE), "the first EXPLAIN: " + first);
+      assertEquals(2, again.get(DESCRIBE), "the second EXPLAIN: " + again);
+    } finally {
+      SparkSession.setActiveSession(f.spark);
+    }
+  }
+
+  /**
+   * The view service's refresh route checks what the refresh would refuse before it queues it,
+   * on the view as it has just described it: the caller's DescribeTable of the view and of its
+   * source (whether the upstream lets the caller see them), the engine's of the view (its
+   * definition and whether its versions are managed), and one more of the source (whether its
+   * versions are managed): four, and one manifest read of the view. The queued refresh then
+   * describes the view and its source once each, and opens the view twice.
+   */
+  @Test
+  void aServiceRefreshRequestDescribesTheViewAndItsSourceTwiceBeforeItsRefresh()
+      throws Exception {
+    String ns = f.namespace("svc_calls");
+    f.sql("CREATE TABLE lance." + ns + ".src (id BIGINT, doc STRING)");
+    f.sql("INSERT INTO lance." + ns + ".src VALUES (1, 'a'), (2, 'b')");
+    f.sql("CREATE MATERIALIZED VIEW lance." + ns + ".v AS SELECT id, upper(doc) AS u FROM lance."
+        + ns + ".src");
+    SparkSession served = f.sessionWith(new LanceRestSparkExtensions(),
+        new LanceSparkSessionExtensions());
+    // an upstream of its own, so that reading the job log to wait for the job counts nothing
+    try (ForwardingProxy upstream = new ForwardingProxy(f.uri, f.root.toUri().toString(), false,
+        0)) {
+      MaterializedViewServer service = MaterializedViewServer.start(served, ServerConfig.parse(
+          new String[] {"--upstream", upstream.uri(), "--port", "0", "--auto-refresh",
+              "false"}));
+      try {
+        String route = "http://127.0.0.1:" + service.port() + "/v1/materialized_view/" + ns
+            + "$v/refresh";
+        awaitEnded(post(route)); // the service's first refresh finds its job log
+        f.sql("INSERT INTO lance." + ns + ".src VALUES (3, 'c')");
+        String viewLocation = location("lance." + ns + ".v");
+        upstream.resetCounts();
+        Map<String, List<String>> opens;
+        try (LogCapture log = new LogCapture(LanceLocation.class.getName())) {
+          assertEquals("DONE", awaitEnded(post(route)));
+          opens = opens(log.text());
+        }
+        // the queued refresh starts at once, so the route is counted with it
+        Map<String, Integer> calls = upstream.counts();
+        assertEquals(6, calls.get(DESCRIBE), "the route (4) and the refresh it queued (2): "
+            + calls);
+        assertEquals(3, opens.getOrDefault(viewLocation, List.of()).size(), "the view's "
+            + "manifest read by the route (1) and the refresh's opens of the view (2): " + opens);
+      } finally {
+        service.close();
+      }
+    } finally {
+      SparkSession.setActiveSession(f.spark);
+    }
+  }
+
+  private static final OkHttpClient HTTP = new OkHttpClient.Builder()
+      .readTimeout(120, TimeUnit.SECONDS).build();
+
+  /** POSTs an empty refresh request; the job id of the 202 answer. */
+  private static String post(String url) throws java.io.IOException {
+    try (Response r = HTTP.newCall(new Request.Builder().url(url).post(RequestBody.create(
+        "{}".getBytes(StandardCharsets.UTF_8), MediaType.get("application/json"))).build())
+        .execute()) {
+      String text = r.body() == null ? "" : r.body().string();
+      assertEquals(202, r.code(), url + ": " + text);
+      return LanceJson.mapper().readTree(text).path("job_id").asText();
+    }
+  }
+
+  /**
+   * Waits (bounded) until job {@code jobId} has ended: its newest row in the job log, read
+   * past the service (through the fixture's catalog, opening nothing but the log); its status.
+   */
+  private static String awaitEnded(String jobId) throws InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+    String last = null;
+    while (System.nanoTime() < deadline) {
+      List<Row> newest = f.sql("SELECT status FROM lance.__system.mv_jobs WHERE job_id = '"
+          + jobId + "' ORDER BY seq DESC LIMIT 1");
+      last = newest.isEmpty() ? null : newest.get(0).getString(0);
+      if (last != null && !last.equals("RUNNING")) {
+        return last;
+      }
+      Thread.sleep(100);
+    }
+    throw new AssertionError("job " + jobId + " of the view service did not end within 120 s; "
+        + "last status seen: " + last);
   }
 }

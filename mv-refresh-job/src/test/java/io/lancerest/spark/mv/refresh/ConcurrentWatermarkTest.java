@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.lancerest.client.testing.LogCapture;
 import io.lancerest.spark.connector.LanceLocation;
 import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.engine.CatalogBinding;
@@ -118,6 +119,9 @@ public class ConcurrentWatermarkTest {
             s::otherDriver)) {
       d = TargetRules.decide(ctx, s.tables(), open, null, false);
       race.assertRan();
+      assertEquals(List.of(s.tables().viewUri(), s.tables().sourceUri()), race.opens(),
+          "the attempt opens the view, then the source");
+      assertEquals(1, race.triggeredAt(), "the other driver ran right before the source's open");
       committedMeanwhile = s.watermark();
       assertTrue(committedMeanwhile > before, "the other driver refreshed the view to the newer "
           + "source version (" + before + " -> " + committedMeanwhile + ")");
@@ -141,15 +145,40 @@ public class ConcurrentWatermarkTest {
     long before = s.watermark();
     List<Long> seen = new ArrayList<>();
     org.apache.spark.sql.Row r;
-    try (BeforeSecondOpen race = new BeforeSecondOpen(Thread.currentThread(), s.tables(),
-        log.location(), () -> {
-          s.otherDriver();
-          seen.add(s.watermark());
-          seen.add(s.viewVersion());
-        })) {
+    List<String> opens;
+    int triggeredAt;
+    String driverLog;
+    try (LogCapture driver = new LogCapture(RefreshDriver.class.getName());
+        BeforeSecondOpen race = new BeforeSecondOpen(Thread.currentThread(), s.tables(),
+            log.location(), () -> {
+              s.otherDriver();
+              seen.add(s.watermark());
+              seen.add(s.viewVersion());
+            })) {
       r = f.sql("REFRESH MATERIALIZED VIEW " + s.v()).get(0);
       race.assertRan();
+      opens = race.opens();
+      triggeredAt = race.triggeredAt();
+      driverLog = driver.text();
     }
+    // The race this test is about, not another one an extra open would move it to: the
+    // refresh's thread records its job (the log's opens), then its first attempt opens the
+    // view and then the source, and the other driver ran right before that source open.
+    String view = s.tables().viewUri();
+    String source = s.tables().sourceUri();
+    List<String> upToTrigger = opens.subList(0, triggeredAt + 1);
+    int lastLogOpen = upToTrigger.lastIndexOf(log.location());
+    assertTrue(lastLogOpen >= 0, "the job log was opened before the attempt: " + opens);
+    assertEquals(List.of(view, source), upToTrigger.subList(lastLogOpen + 1, triggeredAt + 1),
+        "after recording its job, the attempt opened the view, then the source, and the other "
+        + "driver ran right before the source's open; every open of the thread: " + opens);
+    // ... and its commit, on the view version read before the other driver's, conflicted
+    String jobId = r.getString(0);
+    java.util.regex.Matcher retried = java.util.regex.Pattern.compile("View "
+        + java.util.regex.Pattern.quote(s.v() + " (job " + jobId + "): ")
+        + "[^\\n]*; computing the refresh again \\(attempt 2 of 3\\)").matcher(driverLog);
+    assertTrue(retried.find(), "the refresh's first commit conflicted and it computed the "
+        + "refresh again; the driver's log: " + driverLog);
     long meanwhile = seen.get(0);
     // Its first attempt read the view before the other commit: its commit conflicted, and the
     // second attempt found the view at the latest version already.
@@ -193,6 +222,7 @@ public class ConcurrentWatermarkTest {
     private String after;
     private String first;
     private boolean ran;
+    private int triggeredAt = -1;
     private Throwable failure;
 
     BeforeSecondOpen(Thread thread, ViewTables tables, String afterUri, Runnable otherDriver) {
@@ -240,6 +270,7 @@ public class ConcurrentWatermarkTest {
           return;
         }
         ran = true;
+        triggeredAt = opens.size() - 1;
       }
       Future<?> done = other.submit(() -> {
         org.apache.spark.sql.SparkSession.setActiveSession(f.spark);
@@ -255,8 +286,14 @@ public class ConcurrentWatermarkTest {
       }
     }
 
+    /** Every open of the thread, in order, the ones before and after the other driver's. */
     synchronized List<String> opens() {
       return List.copyOf(opens);
+    }
+
+    /** Where in {@link #opens} the open is that the other driver ran before; -1: never. */
+    synchronized int triggeredAt() {
+      return triggeredAt;
     }
 
     void assertRan() {
