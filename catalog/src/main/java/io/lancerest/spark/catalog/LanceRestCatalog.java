@@ -81,7 +81,7 @@ public class LanceRestCatalog
     } catch (RuntimeException | Error e) {
       // a bad option: Spark drops this instance, whose lease would otherwise wait for the GC
       started.beginClose();
-      started.closeResources();
+      started.releaseShare();
       throw e;
     }
     this.client = new LanceRestClient(shared.view());
@@ -107,8 +107,10 @@ public class LanceRestCatalog
       return;
     }
     tables.cache().clear();
+    // the resources first: the view engine's job service records through the client as it closes
+    lifecycle.closeOwned();
     client.close();
-    lifecycle.closeResources();
+    lifecycle.releaseShare();
   }
 
   /**
