@@ -122,6 +122,17 @@ class JobLogTest {
     return docs;
   }
 
+  /** A chunker view ({@link SlowWords}) over {@code rows} documents, in a new namespace. */
+  private static String slowView(String prefix, int rows) {
+    String ns = f.namespace(prefix);
+    String docs = docs(ns, rows);
+    String v = "lance." + ns + ".v";
+    f.sql("CREATE MATERIALIZED VIEW " + v + " USING CHUNKER '" + SlowWords.class.getName()
+        + "' OPTIONS (input_columns = 'body') AS SELECT id, body FROM " + docs
+        + " WITH NO DATA");
+    return v;
+  }
+
   private static Map<String, String> info(String jobId) {
     Map<String, String> m = new java.util.LinkedHashMap<>();
     for (Row r : f.sql("DESCRIBE JOB '" + jobId + "' IN lance")) {
@@ -252,12 +263,7 @@ class JobLogTest {
 
   @Test
   void cancelStopsALongChunkerRefreshAndCommitsNothing() throws Exception {
-    String ns = f.namespace("jc");
-    String docs = docs(ns, 400);
-    String v = "lance." + ns + ".c";
-    f.sql("CREATE MATERIALIZED VIEW " + v + " USING CHUNKER '" + SlowWords.class.getName()
-        + "' OPTIONS (input_columns = 'body') AS SELECT id, body FROM " + docs
-        + " WITH NO DATA");
+    String v = slowView("jc", 400);
     List<String> before = f.rows("SELECT * FROM " + v);
     String describeBefore = f.rows("DESCRIBE MATERIALIZED VIEW " + v).toString();
     f.sql("REFRESH MATERIALIZED VIEW " + v + " ASYNC WITH (source_task_size = 2, "
@@ -285,12 +291,7 @@ class JobLogTest {
    */
   @Test
   void aStalledMaintenanceOfTheLogHoldsUpNoHeartbeat() throws Exception {
-    String ns = f.namespace("jm");
-    String docs = docs(ns, 600);
-    String v = "lance." + ns + ".m";
-    f.sql("CREATE MATERIALIZED VIEW " + v + " USING CHUNKER '" + SlowWords.class.getName()
-        + "' OPTIONS (input_columns = 'body') AS SELECT id, body FROM " + docs
-        + " WITH NO DATA");
+    String v = slowView("jm", 600);
     JobsTable log = JobService.of(f.spark, CatalogBinding.of(f.spark, "lance")).table();
     log.location(true);
     java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1);
@@ -350,12 +351,7 @@ class JobLogTest {
    */
   @Test
   void aQueuedAsyncRefreshEndsCancelledWhenItsCatalogIsClosedBeforeItStarts() throws Exception {
-    String ns = f.namespace("jq");
-    String docs = docs(ns, 400);
-    String v = "lance." + ns + ".q";
-    f.sql("CREATE MATERIALIZED VIEW " + v + " USING CHUNKER '" + SlowWords.class.getName()
-        + "' OPTIONS (input_columns = 'body') AS SELECT id, body FROM " + docs
-        + " WITH NO DATA");
+    String v = slowView("jq", 400);
     SparkSession s = secondSession();
     s.conf().set(JobService.ASYNC_THREADS_CONF, "1");
     s.sql("REFRESH MATERIALIZED VIEW " + v + " ASYNC WITH (source_task_size = 2, "
