@@ -89,11 +89,8 @@ final class CatalogLifecycle {
     return true;
   }
 
-  /**
-   * Closes every owned resource (a failure is logged and the others still close), then gives
-   * up the lease: the last instance of a configuration closes what they shared.
-   */
-  void closeResources() {
+  /** Closes every owned resource; a failure is logged and the others still close. */
+  void closeOwned() {
     List<AutoCloseable> owned;
     synchronized (this) {
       owned = new ArrayList<>(resources.values());
@@ -107,6 +104,10 @@ final class CatalogLifecycle {
             name, r.getClass().getName(), e.toString());
       }
     }
+  }
+
+  /** Gives up the lease: the last instance of a configuration closes what they shared. */
+  void releaseShare() {
     lease.release();
   }
 

@@ -8,6 +8,7 @@ import io.lancerest.client.LanceRestClient;
 import io.lancerest.client.error.NotFoundException;
 import io.lancerest.client.model.DescribeTableRequest;
 import io.lancerest.client.model.DescribeTableResponse;
+import io.lancerest.spark.catalog.shared.Detached;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -57,6 +58,8 @@ public final class CredentialRelay implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(CredentialRelay.class);
   private static final String PREFIX = "/v1/table/";
   private static final String SUFFIX = "/describe";
+  /** How long starting the relay's server may take (binding a port, starting its threads). */
+  private static final java.time.Duration START_WAIT = java.time.Duration.ofSeconds(30);
 
   private final LanceRestClient client;
   private final String catalogName;
@@ -86,6 +89,15 @@ public final class CredentialRelay implements AutoCloseable {
    */
   public static CredentialRelay start(LanceRestClient client, String catalogName,
       String bindHost, String advertisedHost, int port) {
+    // The JDK's server starts threads of its own (an idle-connection timer among them) that
+    // would keep the starting thread's locals: a Spark session's, whose catalog the relay
+    // outlives. A thread without them starts it.
+    return Detached.call("lancerest-credential-relay-" + catalogName + "-start", START_WAIT,
+        () -> startHere(client, catalogName, bindHost, advertisedHost, port));
+  }
+
+  private static CredentialRelay startHere(LanceRestClient client, String catalogName,
+      String bindHost, String advertisedHost, int port) {
     HttpServer server;
     try {
       server = HttpServer.create(new InetSocketAddress(bindHost, port), 64);
@@ -98,8 +110,7 @@ public final class CredentialRelay implements AutoCloseable {
     }
     AtomicInteger n = new AtomicInteger();
     ExecutorService threads = Executors.newFixedThreadPool(4, r -> {
-      // Without the starting thread's locals (a Spark session among them): the relay outlives
-      // the session that started it.
+      // Started by the relay's first requests: without those threads' locals either.
       Thread t = new Thread(null, r, "lancerest-credential-relay-" + catalogName + "-"
           + n.incrementAndGet(), 0, false);
       t.setDaemon(true);

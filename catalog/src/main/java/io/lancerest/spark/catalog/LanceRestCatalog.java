@@ -70,16 +70,26 @@ public class LanceRestCatalog
     // The case-sensitive view keeps header names (header.X-Tenant) as written.
     CatalogOptions parsed = CatalogOptions.parse(name, options.asCaseSensitiveMap());
     this.options = parsed;
-    this.lifecycle = CatalogLifecycle.start(this, name,
+    CatalogLifecycle started = CatalogLifecycle.start(this, name,
         new CatalogLifecycle.ShareKey(name, parsed.clientOptions()));
-    // Neither supplier is kept by what it makes: the shared client and relay never reach
-    // this instance, so it can be collected with its session.
-    HttpTransport shared = shared(HttpTransport.class,
-        () -> new HttpTransport(RestClientConfig.fromProperties(parsed.clientOptions())));
+    HttpTransport shared;
+    try {
+      // Neither supplier is kept by what it makes: the shared client and relay never reach
+      // this instance, so it can be collected with its session.
+      shared = started.shared(HttpTransport.class,
+          () -> new HttpTransport(RestClientConfig.fromProperties(parsed.clientOptions())));
+    } catch (RuntimeException | Error e) {
+      // a bad option: Spark drops this instance, whose lease would otherwise wait for the GC
+      started.beginClose();
+      started.releaseShare();
+      throw e;
+    }
     this.client = new LanceRestClient(shared.view());
     this.tables = new TableOperations(client, parsed, name, () -> shared(CredentialRelay.class,
         () -> startRelay(new LanceRestClient(shared.view()), parsed)));
     this.namespaces = new NamespaceOperations(client);
+    // Last: close() and the other methods take a set lifecycle for a complete instance.
+    this.lifecycle = started;
     // lance-core leaves a 150 MiB copy of its native library in the temp directory of every
     // killed JVM (it cannot reuse one): clean up after those
     io.lancerest.spark.connector.NativeLibrarySweep.sweepTempDir();
@@ -87,8 +97,9 @@ public class LanceRestCatalog
 
   /**
    * Closes this instance's client and resources, forgets the cached tables and gives up its
-   * share of the shared ones (the last instance closes them); idempotent. Calls through the
-   * catalog afterwards fail with an IllegalStateException that says the client is closed.
+   * share of the shared ones (the last instance closes them); idempotent, and a no-op on an
+   * instance whose {@link #initialize} failed. Calls through the catalog afterwards fail with an
+   * IllegalStateException that says the client is closed.
    */
   @Override
   public void close() {
@@ -96,8 +107,10 @@ public class LanceRestCatalog
       return;
     }
     tables.cache().clear();
+    // the resources first: the view engine's job service records through the client as it closes
+    lifecycle.closeOwned();
     client.close();
-    lifecycle.closeResources();
+    lifecycle.releaseShare();
   }
 
   /**

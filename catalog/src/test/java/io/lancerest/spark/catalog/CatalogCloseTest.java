@@ -35,4 +35,17 @@ class CatalogCloseTest {
     assertEquals(key, new CatalogLifecycle.ShareKey("lance",
         new java.util.TreeMap<>(Map.of("token", "tok-SECRET-1", "uri", "http://127.0.0.1:9"))));
   }
+
+  @Test
+  void anInstanceWhoseInitializeFailedClosesQuietly() {
+    LanceRestCatalog c = new LanceRestCatalog();
+    io.lancerest.client.error.ClientConfigException e = assertThrows(
+        io.lancerest.client.error.ClientConfigException.class,
+        () -> c.initialize("broken", new CaseInsensitiveStringMap(Map.of("token", "t"))));
+    assertEquals("Option 'uri' is required: the base URL of the Lance REST namespace server, "
+        + "e.g. http://localhost:2333", e.getMessage());
+
+    c.close();
+    c.close();
+  }
 }

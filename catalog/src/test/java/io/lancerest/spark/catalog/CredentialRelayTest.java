@@ -3,11 +3,13 @@ package io.lancerest.spark.catalog;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import io.lancerest.client.LanceRestClient;
 import io.lancerest.client.model.CreateNamespaceRequest;
 import io.lancerest.client.model.DeclareTableRequest;
 import io.lancerest.client.testing.RestServerFixture;
+import java.lang.ref.WeakReference;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -96,5 +98,58 @@ class CredentialRelayTest {
         + "(POST /v1/table/{id}/describe), not POST /v1/table/relay%24a/drop\",\"code\":404}",
         drop.body());
     assertTrue(!drop.body().contains(grant), "no grant in the answer");
+  }
+
+  /**
+   * A relay starts in whichever Spark session first needs it, and outlives that session: none
+   * of its threads (the JDK server's own among them) may keep that thread's inheritable locals,
+   * where Spark keeps the session.
+   */
+  @Test
+  void theRelayKeepsNothingOfTheThreadThatStartedIt() throws Exception {
+    InheritableThreadLocal<Object> session = new InheritableThreadLocal<>();
+    CredentialRelay[] started = new CredentialRelay[1];
+    WeakReference<Object> theSession = startWithSession(session, started);
+    try {
+      String grant = started[0].executorProperties(List.of("relay", "a"))
+          .get("header." + CredentialRelay.GRANT_HEADER);
+      HttpRequest describe = HttpRequest.newBuilder(URI.create(started[0].uri()
+          + "/v1/table/relay%24a/describe")).timeout(Duration.ofSeconds(10))
+          .header(CredentialRelay.GRANT_HEADER, grant)
+          .POST(HttpRequest.BodyPublishers.ofString("{}")).build();
+      assertEquals(200, HTTP.send(describe, HttpResponse.BodyHandlers.ofString()).statusCode());
+      long end = System.nanoTime() + 20_000_000_000L;
+      while (theSession.get() != null) {
+        if (System.nanoTime() > end) {
+          fail("Waited 20 s, collecting garbage every 100 ms, for the session of the thread that "
+              + "started the relay to be collected while the relay runs; a thread of the relay "
+              + "still holds it. Threads: " + threadNames());
+        }
+        System.gc();
+        Thread.sleep(100);
+      }
+    } finally {
+      started[0].close();
+      session.remove();
+    }
+  }
+
+  /** Starts a relay from a thread whose inheritable {@code local} holds a session: that, weakly. */
+  private static WeakReference<Object> startWithSession(InheritableThreadLocal<Object> local,
+      CredentialRelay[] started) throws Exception {
+    Object session = new Object();
+    WeakReference<Object> weak = new WeakReference<>(session);
+    Thread starter = new Thread(() -> {
+      local.set(session);
+      started[0] = CredentialRelay.start(client, "pinning", "127.0.0.1", "127.0.0.1", 0);
+    }, "a Spark session's thread");
+    starter.start();
+    starter.join(30_000);
+    assertTrue(started[0] != null, "the relay started");
+    return weak;
+  }
+
+  private static List<String> threadNames() {
+    return Thread.getAllStackTraces().keySet().stream().map(Thread::getName).sorted().toList();
   }
 }

@@ -13,7 +13,7 @@ import org.apache.spark.sql.SparkSession;
  * written as the engine writes them (a {@code RUNNING} and a {@code DONE} row each, ended one
  * second apart within the last 28 hours), in one {@code INSERT} into the log table per step, one
  * fragment per 1,000 jobs; then a real REFRESH ends, and its job service maintains the log on its
- * heartbeat thread (prunes, then compacts), as after every job. An unreported pass of 10,000
+ * maintenance thread (prunes, then compacts), as after every job. An unreported pass of 10,000
  * jobs warms the JVM up first. Reported: the median of {@code
  * reps} timed {@code SHOW JOBS} at each size, their ratio, how long the maintenance took (from the
  * REFRESH's return until the log was compacted, polled every 100 ms) and the log's rows. Target

@@ -2,6 +2,7 @@ package io.lancerest.spark.catalog.shared;
 
 import java.lang.ref.PhantomReference;
 import java.lang.ref.ReferenceQueue;
+import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -15,20 +16,29 @@ import org.slf4j.LoggerFactory;
  * <p>{@link java.lang.ref.Cleaner} does the same, but its thread ends only after the Cleaner
  * itself has been collected: this one ends when {@link #close} is called, so nothing of it is
  * left once its SparkContext has stopped. An action must not reach the object it waits for,
- * or that object never becomes unreachable.
+ * or that object never becomes unreachable. While it runs, it also runs a check at a steady
+ * rate (whether its owner has ended).
  */
 public final class Reaper implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Reaper.class);
 
   private final String threadName;
+  private final long checkEveryMs;
+  private final Runnable check;
   private final ReferenceQueue<Object> queue = new ReferenceQueue<>();
   /** Registrations not run yet: a phantom reference must stay reachable to be enqueued. */
   private final Set<Registration> pending = ConcurrentHashMap.newKeySet();
   private Thread thread;
   private boolean closed;
 
-  public Reaper(String threadName) {
+  /**
+   * @param check runs on the thread every {@code checkEvery} while it runs; it may {@link
+   *     #close} this reaper
+   */
+  public Reaper(String threadName, Duration checkEvery, Runnable check) {
     this.threadName = threadName;
+    this.checkEveryMs = Math.max(1, checkEvery.toMillis());
+    this.check = check;
   }
 
   /**
@@ -64,15 +74,30 @@ public final class Reaper implements AutoCloseable {
   }
 
   private void loop() {
-    while (true) {
+    long nextCheck = System.nanoTime() + checkEveryMs * 1_000_000;
+    while (!isClosed()) {
       Registration r;
       try {
-        r = (Registration) queue.remove();
+        r = (Registration) queue.remove(checkEveryMs);
       } catch (InterruptedException e) {
         return; // closed
       }
-      r.run();
+      if (r != null) {
+        r.run();
+      }
+      if (System.nanoTime() - nextCheck >= 0) {
+        nextCheck = System.nanoTime() + checkEveryMs * 1_000_000;
+        try {
+          check.run();
+        } catch (RuntimeException e) {
+          LOG.warn("The {} thread's check failed: {}", threadName, e.toString());
+        }
+      }
     }
+  }
+
+  private synchronized boolean isClosed() {
+    return closed;
   }
 
   /**
@@ -87,7 +112,9 @@ public final class Reaper implements AutoCloseable {
       t = thread;
     }
     pending.clear();
-    if (t != null) {
+    // From its own check, the thread ends after it: not interrupted, as what the check closes
+    // next may do I/O.
+    if (t != null && t != Thread.currentThread()) {
       t.interrupt();
     }
   }

@@ -9,9 +9,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.spark.SparkContext;
 import org.apache.spark.network.util.JavaUtils;
 import org.apache.spark.sql.SparkSession;
@@ -65,9 +65,11 @@ public final class JobService implements AutoCloseable {
   private final Map<String, JobTracker> running = new ConcurrentHashMap<>();
   private final JobThreads shared;
   private final long heartbeatMs;
-  private ScheduledFuture<?> heartbeat;
+  private JobThreads.Beat heartbeat;
   private final ThreadPoolExecutor async;
   private volatile boolean maintenancePending;
+  /** Whether a maintenance of the log is queued or running on the shared maintenance thread. */
+  private final AtomicBoolean maintaining = new AtomicBoolean();
   /** Heartbeats with running jobs since the log was last maintained (the heartbeat thread's). */
   private int beatsSinceMaintenance;
   /** Heartbeats of running jobs between two maintenance runs of the log. */
@@ -102,7 +104,7 @@ public final class JobService implements AutoCloseable {
     JobThreads shared = lance.shared(JobThreads.class, () -> new JobThreads(sc, name));
     return lance.resource(JobService.class, () -> {
       JobService s = new JobService(spark, cat, shared);
-      s.heartbeat = shared.every(s.heartbeatMs, s, JobService::beat);
+      s.heartbeat = shared.every(s.heartbeatMs, s);
       return s;
     });
   }
@@ -179,7 +181,7 @@ public final class JobService implements AutoCloseable {
 
   /** Runs {@code refresh} on an ASYNC thread, in {@code spark} (the caller's session). */
   void submit(SparkSession spark, JobTracker t, Runnable refresh) {
-    async.execute(() -> {
+    async.execute(new AsyncRefresh(t, () -> {
       SparkSession.setActiveSession(spark);
       SparkContext ctx = spark.sparkContext();
       for (String k : INHERITED) {
@@ -193,11 +195,23 @@ public final class JobService implements AutoCloseable {
       } finally {
         SparkSession.clearActiveSession();
       }
-    });
+    }));
   }
 
-  /** One append with the progress of every running job, then a compaction when due. */
-  private void beat() {
+  /** An ASYNC refresh waiting for a thread, with its job (to end it should it never start). */
+  private record AsyncRefresh(JobTracker job, Runnable refresh) implements Runnable {
+    @Override
+    public void run() {
+      refresh.run();
+    }
+  }
+
+  /**
+   * One append with the progress of every running job (on the heartbeat thread the services of
+   * the configuration share: nothing slow), then, when due, a maintenance of the log on the
+   * shared maintenance thread.
+   */
+  void beat() {
     try {
       List<JobRecord> states = new ArrayList<>();
       for (JobTracker t : running.values()) {
@@ -209,11 +223,12 @@ public final class JobService implements AutoCloseable {
       table.append(states);
       // After jobs end, and every MAINTAIN_EVERY_BEATS beats while a long one runs (its
       // heartbeats are appends too).
-      if (maintenancePending
-          || (!states.isEmpty() && ++beatsSinceMaintenance >= MAINTAIN_EVERY_BEATS)) {
+      if ((maintenancePending
+          || (!states.isEmpty() && ++beatsSinceMaintenance >= MAINTAIN_EVERY_BEATS))
+          && maintaining.compareAndSet(false, true)) {
         maintenancePending = false;
         beatsSinceMaintenance = 0;
-        table.maintain();
+        shared.maintain(maintenance(table, maintaining));
       }
     } catch (Exception e) {
       // lance-core throws the store's IOException undeclared; anything escaping here would
@@ -223,11 +238,49 @@ public final class JobService implements AutoCloseable {
     }
   }
 
+  /** A maintenance of {@code log}; holds no service, so a queued one keeps no session. */
+  private static Runnable maintenance(JobsTable log, AtomicBoolean maintaining) {
+    return () -> {
+      try {
+        log.maintain();
+      } catch (Exception e) { // lance-core's IOException, undeclared
+        LOG.warn("Job log {}: maintenance (prune, compaction, old versions) failed; the next "
+            + "one tries again: {}", log.display(), JobTracker.message(e));
+      } finally {
+        maintaining.set(false);
+      }
+    };
+  }
+
+  /**
+   * The SparkContext ended while this service lives: the ASYNC refreshes still waiting for a
+   * thread never start, and their jobs end CANCELLED saying so; those running fail with Spark.
+   */
+  void contextEnded() {
+    async.shutdown();
+    endQueued("the SparkContext stopped before it started");
+  }
+
+  /** Ends the jobs of the ASYNC refreshes still queued (they will not run): CANCELLED. */
+  private void endQueued(String why) {
+    List<Runnable> queued = new ArrayList<>();
+    async.getQueue().drainTo(queued);
+    for (Runnable r : queued) {
+      if (r instanceof AsyncRefresh a) {
+        a.job().cancelled("ASYNC refresh job " + a.job().jobId() + " did not run: " + why
+            + "; nothing was refreshed. Run the refresh again in a running session");
+        close(a.job());
+      }
+    }
+  }
+
   @Override
   public void close() {
     if (heartbeat != null) {
-      heartbeat.cancel(false);
+      heartbeat.cancel();
     }
+    async.shutdown();
+    endQueued("its catalog was closed before it started");
     async.shutdownNow();
     for (JobTracker t : running.values()) {
       shared.untrack(t);

@@ -8,29 +8,44 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Consumer;
 import org.apache.spark.SparkContext;
 import org.apache.spark.scheduler.SparkListener;
 import org.apache.spark.scheduler.SparkListenerStageCompleted;
 import org.apache.spark.scheduler.SparkListenerStageSubmitted;
 import org.apache.spark.scheduler.SparkListenerTaskEnd;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * What the {@link JobService}s of one catalog configuration share on a SparkContext, whatever
- * session they belong to: the thread their heartbeats run on and the listener that counts the
- * tasks of their running jobs. One per configuration
+ * session they belong to: the thread their heartbeats run on, the thread that maintains their
+ * job log, and the listener that counts the tasks of their running jobs. One per configuration
  * ({@link io.lancerest.spark.catalog.LanceRestCatalog#shared}), not one per session: it holds a
  * service only weakly and a job only while it runs, so a session's catalog is collected with the
  * session.
+ *
+ * <p>A heartbeat is one small append; the maintenance of the log (prune, compaction, version
+ * cleanup) can take long on an object store, and runs on a thread of its own so that it never
+ * holds up the heartbeats of the configuration's running jobs (a job without one for
+ * {@value JobService#HEARTBEAT_TIMEOUT_CONF} is shown FAILED).
  */
 final class JobThreads implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(JobThreads.class);
+  /** How long the idle maintenance thread waits for more work before it ends. */
+  private static final long MAINTENANCE_IDLE_SECONDS = 30;
+
   private final SparkContext sc;
   private final ScheduledThreadPoolExecutor heartbeats;
+  private final ThreadPoolExecutor maintenance;
+  private final Set<Beat> beats = ConcurrentHashMap.newKeySet();
   private final Progress progress = new Progress();
   private final AtomicBoolean listening = new AtomicBoolean();
   private volatile boolean closed;
@@ -41,40 +56,63 @@ final class JobThreads implements AutoCloseable {
         threads("lancerest-mv-jobs-" + catalogName + "-heartbeat"));
     // A service that is closed or collected cancels its beat: drop it from the queue at once.
     heartbeats.setRemoveOnCancelPolicy(true);
+    // One run at a time: two cleanups of one log at once fail each other.
+    this.maintenance = new ThreadPoolExecutor(1, 1, MAINTENANCE_IDLE_SECONDS, TimeUnit.SECONDS,
+        new LinkedBlockingQueue<>(), threads("lancerest-mv-jobs-" + catalogName
+            + "-maintenance"));
+    maintenance.allowCoreThreadTimeOut(true);
   }
 
   /**
-   * Runs {@code action} on {@code target} every {@code intervalMs} until the returned future is
-   * cancelled or {@code target} has been collected. {@code action} must not hold {@code target}.
+   * Runs {@code service}'s heartbeat every {@code intervalMs} until {@link Beat#cancel} or until
+   * the service has been collected; when this closes first (the context ended), tells the
+   * service ({@link JobService#contextEnded}).
    */
-  <T> ScheduledFuture<?> every(long intervalMs, T target, Consumer<T> action) {
-    WeakTask<T> task = new WeakTask<>(new WeakReference<>(target), action);
-    task.future = heartbeats.scheduleWithFixedDelay(task, intervalMs, intervalMs,
+  Beat every(long intervalMs, JobService service) {
+    Beat b = new Beat(new WeakReference<>(service));
+    beats.add(b);
+    b.future = heartbeats.scheduleWithFixedDelay(b, intervalMs, intervalMs,
         TimeUnit.MILLISECONDS);
-    return task.future;
+    return b;
   }
 
-  private static final class WeakTask<T> implements Runnable {
-    private final WeakReference<T> target;
-    private final Consumer<T> action;
+  /** One service's heartbeat, holding the service weakly. */
+  final class Beat implements Runnable {
+    private final WeakReference<JobService> service;
     private volatile ScheduledFuture<?> future;
 
-    WeakTask(WeakReference<T> target, Consumer<T> action) {
-      this.target = target;
-      this.action = action;
+    private Beat(WeakReference<JobService> service) {
+      this.service = service;
     }
 
     @Override
     public void run() {
-      T t = target.get();
-      if (t == null) {
-        ScheduledFuture<?> f = future;
-        if (f != null) {
-          f.cancel(false);
-        }
+      JobService s = service.get();
+      if (s == null) {
+        cancel();
         return;
       }
-      action.accept(t);
+      s.beat();
+    }
+
+    void cancel() {
+      beats.remove(this);
+      ScheduledFuture<?> f = future;
+      if (f != null) {
+        f.cancel(false);
+      }
+    }
+  }
+
+  /**
+   * Runs {@code work} (a maintenance of a job log) on the maintenance thread, after the runs
+   * queued before it; never on the heartbeat thread. A no-op once closed.
+   */
+  void maintain(Runnable work) {
+    try {
+      maintenance.execute(work);
+    } catch (RejectedExecutionException closedMeanwhile) {
+      // the context ended: its logs are no longer maintained from here
     }
   }
 
@@ -97,10 +135,27 @@ final class JobThreads implements AutoCloseable {
     progress.stages.values().removeIf(s -> s == t);
   }
 
+  /**
+   * Stops the heartbeats and the maintenance, and tells every service still alive that the
+   * context ended (what it queued will not run). Called when the last catalog instance of the
+   * configuration has gone (then no service is left), or when the context ends.
+   */
   @Override
   public void close() {
     closed = true;
     heartbeats.shutdownNow();
+    maintenance.shutdownNow();
+    for (Beat b : List.copyOf(beats)) {
+      b.cancel();
+      JobService s = b.service.get();
+      if (s != null) {
+        try {
+          s.contextEnded();
+        } catch (RuntimeException e) {
+          LOG.warn("Ending the queued refreshes of a job service failed: {}", e.toString());
+        }
+      }
+    }
     progress.running.clear();
     progress.stages.clear();
     // While the context stops (this runs at its end) its bus must not be touched.

@@ -186,7 +186,8 @@ final class JobsTable implements JobLog {
    * more than {@link #VERSION_RETENTION} ago. Pruning goes with the compaction because that
    * rewrites the log anyway: a prune at every run would, once a view is at its cap, delete one
    * job per refresh, each a commit and a deletion file. Concurrent appends still land. Runs on
-   * the heartbeat thread after jobs end, never inside a refresh.
+   * the configuration's maintenance thread ({@link JobThreads}) after jobs end, never inside a
+   * refresh nor on the heartbeat thread.
    */
   void maintain() {
     maintain(VERSION_RETENTION, retention);

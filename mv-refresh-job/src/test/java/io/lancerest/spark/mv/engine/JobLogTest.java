@@ -29,7 +29,7 @@ class JobLogTest {
 
   /**
    * What these tests prune: nothing. They count the jobs they wrote, and the job service's own
-   * maintenance of the log (on its heartbeat thread, after jobs end) must not prune those of
+   * maintenance of the log (on its maintenance thread, after jobs end) must not prune those of
    * showJobsPagesPastAThousandJobsNewestFirst (1,200 of one view) meanwhile; JobLogRetentionTest
    * tests the pruning.
    */
@@ -121,6 +121,17 @@ class JobLogTest {
     }
     f.sql("INSERT INTO " + docs + " VALUES " + values);
     return docs;
+  }
+
+  /** A chunker view ({@link SlowWords}) over {@code rows} documents, in a new namespace. */
+  private static String slowView(String prefix, int rows) {
+    String ns = f.namespace(prefix);
+    String docs = docs(ns, rows);
+    String v = "lance." + ns + ".v";
+    f.sql("CREATE MATERIALIZED VIEW " + v + " USING CHUNKER '" + SlowWords.class.getName()
+        + "' OPTIONS (input_columns = 'body') AS SELECT id, body FROM " + docs
+        + " WITH NO DATA");
+    return v;
   }
 
   private static Map<String, String> info(String jobId) {
@@ -277,12 +288,7 @@ class JobLogTest {
 
   @Test
   void cancelStopsALongChunkerRefreshAndCommitsNothing() throws Exception {
-    String ns = f.namespace("jc");
-    String docs = docs(ns, 400);
-    String v = "lance." + ns + ".c";
-    f.sql("CREATE MATERIALIZED VIEW " + v + " USING CHUNKER '" + SlowWords.class.getName()
-        + "' OPTIONS (input_columns = 'body') AS SELECT id, body FROM " + docs
-        + " WITH NO DATA");
+    String v = slowView("jc", 400);
     List<String> before = f.rows("SELECT * FROM " + v);
     String describeBefore = f.rows("DESCRIBE MATERIALIZED VIEW " + v).toString();
     f.sql("REFRESH MATERIALIZED VIEW " + v + " ASYNC WITH (source_task_size = 2, "
@@ -299,6 +305,95 @@ class JobLogTest {
     assertEquals(before, f.rows("SELECT * FROM " + v));
     assertEquals(describeBefore, f.rows("DESCRIBE MATERIALIZED VIEW " + v).toString());
     assertEquals("CANCELLED", jobRow(secondSession(), v, "jc-long").getString(3));
+  }
+
+  /**
+   * The log's maintenance (after jobs end, and every few heartbeats while one runs) can take long
+   * on an object store: it must not hold up the heartbeats of the jobs running meanwhile, which
+   * the heartbeat thread of the configuration records for every session (a job without one for
+   * the heartbeat timeout is shown FAILED, driver lost). Here the log's lock is held, as a
+   * stalled store call would hold its maintenance.
+   */
+  @Test
+  void aStalledMaintenanceOfTheLogHoldsUpNoHeartbeat() throws Exception {
+    String v = slowView("jm", 600);
+    JobsTable log = JobService.of(f.spark, CatalogBinding.of(f.spark, "lance")).table();
+    log.location(true);
+    java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch unstall = new java.util.concurrent.CountDownLatch(1);
+    Thread staller = new Thread(() -> {
+      synchronized (log) { // JobsTable.maintain is synchronized: every maintenance waits here
+        held.countDown();
+        try {
+          unstall.await(120, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+    }, "stalled object store");
+    staller.start();
+    try {
+      assertTrue(held.await(10, java.util.concurrent.TimeUnit.SECONDS));
+      f.sql("REFRESH MATERIALIZED VIEW " + v + " ASYNC WITH (source_task_size = 2, "
+          + "job_id = 'jm-long')");
+      // 500 ms heartbeats: a maintenance is due at the 6th beat of a running job at the latest
+      await("a maintenance of the log to be stalled", 30, () -> stalledMaintenance() != null);
+      long first = heartbeatAt(log, "jm-long");
+      Thread.sleep(2_000);
+      JobRecord now = log.latest().stream().filter(r -> r.jobId().equals("jm-long"))
+          .findFirst().orElseThrow();
+      assertEquals(JobStatus.RUNNING, now.status(), "the refresh still ran: " + now);
+      assertTrue(now.heartbeatAt() >= first + 1_000, "the job's heartbeats went on while the "
+          + "maintenance was stalled (" + stalledMaintenance() + "): " + first + " then "
+          + now.heartbeatAt());
+    } finally {
+      unstall.countDown();
+      staller.join(10_000);
+      if (f.views().job("jm-long").status() == JobStatus.RUNNING) {
+        f.sql("CANCEL JOB 'jm-long' IN lance");
+      }
+    }
+  }
+
+  /** The thread waiting in the log's maintenance for the log's lock, or null. */
+  private static Thread stalledMaintenance() {
+    return Thread.getAllStackTraces().entrySet().stream()
+        .filter(e -> e.getKey().getState() == Thread.State.BLOCKED && java.util.Arrays.stream(
+            e.getValue()).anyMatch(f -> f.getClassName().equals(JobsTable.class.getName())
+                && f.getMethodName().equals("maintain")))
+        .map(Map.Entry::getKey).findFirst().orElse(null);
+  }
+
+  private static long heartbeatAt(JobsTable log, String jobId) {
+    return log.latest().stream().filter(r -> r.jobId().equals(jobId)).findFirst()
+        .orElseThrow(() -> new AssertionError("job " + jobId + " is not in the log"))
+        .heartbeatAt();
+  }
+
+  /**
+   * Closing a catalog (or the end of the SparkContext) leaves nothing RUNNING that never ran:
+   * the ASYNC refreshes still waiting for a thread end CANCELLED, saying why.
+   */
+  @Test
+  void aQueuedAsyncRefreshEndsCancelledWhenItsCatalogIsClosedBeforeItStarts() throws Exception {
+    String v = slowView("jq", 400);
+    SparkSession s = secondSession();
+    s.conf().set(JobService.ASYNC_THREADS_CONF, "1");
+    s.sql("REFRESH MATERIALIZED VIEW " + v + " ASYNC WITH (source_task_size = 2, "
+        + "job_id = 'jq-running')").collect();
+    s.sql("REFRESH MATERIALIZED VIEW " + v + " ASYNC WITH (job_id = 'jq-queued')").collect();
+    assertEquals("RUNNING", jobRow(f.spark, v, "jq-queued").getString(3));
+
+    // the second session's own instance; f.spark's stays open
+    ((java.io.Closeable) s.sessionState().catalogManager().catalog("lance")).close();
+
+    Row queued = jobRow(f.spark, v, "jq-queued");
+    assertEquals("CANCELLED", queued.getString(3), queued.toString());
+    assertEquals("ASYNC refresh job jq-queued did not run: its catalog was closed before it "
+        + "started; nothing was refreshed. Run the refresh again in a running session",
+        queued.getString(11));
+    await("the running refresh, cancelled by the close, to end", 60,
+        () -> !"RUNNING".equals(jobRow(f.spark, v, "jq-running").getString(3)));
   }
 
   @Test
@@ -439,7 +534,7 @@ class JobLogTest {
   }
 
   /**
-   * The log's version ids. The session's job service also maintains the log, on its heartbeat
+   * The log's version ids. The session's job service also maintains the log, on its maintenance
    * thread after jobs end, and a cleanup there can remove a manifest while this lists them
    * (lance-core then fails the listing with an IOException): such a listing is tried again, at
    * most 5 times.
