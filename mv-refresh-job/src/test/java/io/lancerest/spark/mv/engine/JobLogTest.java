@@ -318,7 +318,7 @@ class JobLogTest {
   void aStalledMaintenanceOfTheLogHoldsUpNoHeartbeat() throws Exception {
     String v = slowView("jm", 600);
     JobsTable log = JobService.of(f.spark, CatalogBinding.of(f.spark, "lance")).table();
-    log.location(true);
+    log.writable("The job log of this test", null); // created before it is held
     java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1);
     java.util.concurrent.CountDownLatch unstall = new java.util.concurrent.CountDownLatch(1);
     Thread staller = new Thread(() -> {
