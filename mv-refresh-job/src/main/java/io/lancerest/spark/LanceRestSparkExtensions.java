@@ -13,9 +13,9 @@ import scala.runtime.BoxedUnit;
 /**
  * {@code spark.sql.extensions = io.lancerest.spark.LanceRestSparkExtensions}: adds the
  * materialized-view statements (CREATE / REFRESH / DROP / SHOW / DESCRIBE MATERIALIZED VIEW),
- * {@code ALTER TABLE ... CREATE INDEX ... USING ivf_flat} and the other vector index methods
- * lance-spark 0.4.0 lacks, and refuses lance-spark's column backfills into a view
- * ({@link ViewWriteGuard}).
+ * {@code ALTER TABLE ... CREATE INDEX ... USING ivf_flat} and the other index methods
+ * lance-spark 0.4.0 lacks (the vector ones, bitmap), {@code SHOW INDEXES} (with each index's
+ * segments), and refuses lance-spark's column backfills into a view ({@link ViewWriteGuard}).
  * Other statements pass to the next parser, so it can be listed together with lance-spark's
  * {@code org.lance.spark.extensions.LanceSparkSessionExtensions}, in either order.
  */

@@ -9,6 +9,8 @@ import io.lancerest.spark.mv.RefreshListener;
 import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.error.InvalidOptionException;
 import io.lancerest.spark.mv.error.MaterializedViewException;
+import io.lancerest.spark.mv.indexes.DatasetIndexes;
+import io.lancerest.spark.mv.indexes.IndexSummary;
 import io.lancerest.spark.mv.layout.GenevaLayout;
 import io.lancerest.spark.mv.maintenance.ViewMaintenance;
 import io.lancerest.spark.mv.result.JobRecord;
@@ -16,6 +18,8 @@ import io.lancerest.spark.mv.result.RefreshPlan;
 import io.lancerest.spark.mv.result.RefreshResult;
 import io.lancerest.spark.mv.result.ViewDescription;
 import java.util.List;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
 import org.apache.spark.sql.SparkSession;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -338,6 +342,18 @@ public final class EngineViews implements MaterializedViews {
     return new ViewDescription(viewId, stored.definition(), stored.state(),
         stored.clientManaged() ? MvMode.CLIENT.wire() : MvMode.SERVER.wire(),
         stored.table().managedVersioning());
+  }
+
+  @Override
+  public List<IndexSummary> indexes(List<String> viewId) {
+    ResolvedView stored = views.require(viewId);
+    try (BufferAllocator a = new RootAllocator();
+        org.lance.Dataset ds = stored.table().dataset().open(a, null)) {
+      return DatasetIndexes.list(ds);
+    } catch (IllegalStateException e) {
+      throw new MaterializedViewException("Cannot list the indexes of materialized view "
+          + stored.name() + ": " + e.getMessage(), e);
+    }
   }
 
   @Override

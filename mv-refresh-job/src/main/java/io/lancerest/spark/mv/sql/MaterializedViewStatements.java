@@ -5,6 +5,7 @@ import io.lancerest.spark.mv.MaterializedViews;
 import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.definition.ViewDefinition;
 import io.lancerest.spark.mv.error.MaterializedViewException;
+import io.lancerest.spark.mv.indexes.IndexSummary;
 import io.lancerest.spark.mv.result.JobRecord;
 import io.lancerest.spark.mv.result.RefreshResult;
 import io.lancerest.spark.mv.result.ViewDescription;
@@ -83,6 +84,9 @@ public final class MaterializedViewStatements {
     if (s instanceof MvStatement.CreateVectorIndex) {
       return VectorIndexes.OUTPUT;
     }
+    if (s instanceof MvStatement.ShowIndexes) {
+      return TableIndexes.OUTPUT;
+    }
     return NO_OUTPUT;
   }
 
@@ -123,6 +127,9 @@ public final class MaterializedViewStatements {
   static List<Row> execute(SparkSession spark, MvStatement s) {
     if (s instanceof MvStatement.CreateVectorIndex ci) {
       return VectorIndexes.create(spark, ci);
+    }
+    if (s instanceof MvStatement.ShowIndexes si) {
+      return TableIndexes.show(spark, si);
     }
     if (s instanceof MvStatement.Create c) {
       CreateStatement cs = create(spark, c);
@@ -207,7 +214,25 @@ public final class MaterializedViewStatements {
     }
     MvStatement.Describe de = (MvStatement.Describe) s;
     Resolved r = resolveObject(spark, de.name());
-    return describeRows(MaterializedViews.forCatalog(spark, r.catalog()).describe(r.id()));
+    MaterializedViews views = MaterializedViews.forCatalog(spark, r.catalog());
+    List<Row> rows = describeRows(views.describe(r.id()));
+    rows.addAll(indexRows(views.indexes(r.id())));
+    return rows;
+  }
+
+  /**
+   * DESCRIBE MATERIALIZED VIEW's Indexes section: {@code Indexes} with their number (or {@code
+   * none}), then a row {@code Index <name>} per index: its type, columns, rows indexed and not,
+   * segments.
+   */
+  static List<Row> indexRows(List<IndexSummary> indexes) {
+    List<Row> rows = new ArrayList<>();
+    rows.add(RowFactory.create("Indexes", indexes.isEmpty() ? "none"
+        : Integer.toString(indexes.size())));
+    for (IndexSummary i : indexes) {
+      rows.add(RowFactory.create("Index " + i.name(), i.summary()));
+    }
+    return rows;
   }
 
   static Row row(RefreshResult r) {

@@ -5,10 +5,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * A parsed statement of our SQL extension: the materialized-view statements, and CREATE INDEX
- * for the vector index methods lance-spark 0.4.0 lacks. Names are multipart identifiers exactly
- * as written (catalog resolution happens when the command runs). Option values are strings as
- * written (string literals unquoted, numbers and booleans as their text).
+ * A parsed statement of our SQL extension: the materialized-view statements, CREATE INDEX for
+ * the index methods lance-spark 0.4.0 lacks, and SHOW INDEXES. Names are multipart identifiers
+ * exactly as written (catalog resolution happens when the command runs). Option values are
+ * strings as written (string literals unquoted, numbers and booleans as their text).
  */
 public sealed interface MvStatement {
 
@@ -73,11 +73,14 @@ public sealed interface MvStatement {
 
   /**
    * {@code ALTER TABLE table CREATE INDEX indexName USING method (column) [WITH (k = v, ...)]}
-   * for a vector method ({@link VectorIndexes}); {@code method} lower case, option keys as
-   * written.
+   * for a vector method or bitmap ({@link VectorIndexes}); {@code method} lower case, option
+   * keys as written.
    */
   record CreateVectorIndex(List<String> table, String indexName, String method, String column,
       Map<String, String> options) implements MvStatement {}
+
+  /** {@code SHOW INDEXES|INDEX FROM|IN table} ({@link TableIndexes}). */
+  record ShowIndexes(List<String> table) implements MvStatement {}
 
   /** {@code DESCRIBE|DESC MATERIALIZED VIEW name}. */
   record Describe(List<String> name) implements MvStatement {}

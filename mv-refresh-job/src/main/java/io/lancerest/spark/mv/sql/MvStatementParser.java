@@ -30,8 +30,8 @@ final class MvStatementParser {
 
   /**
    * True when {@code sql} starts like one of our statements (VERB MATERIALIZED ..., EXPLAIN
-   * REFRESH MATERIALIZED ..., the job statements, or ALTER TABLE ... CREATE INDEX ... USING a
-   * vector method).
+   * REFRESH MATERIALIZED ..., the job statements, SHOW INDEXES, or ALTER TABLE ... CREATE INDEX
+   * ... USING a vector method or bitmap).
    */
   static boolean handles(String sql) {
     List<Token> t;
@@ -41,6 +41,10 @@ final class MvStatementParser {
       return false; // not ours to report: the delegate gives Spark's usual error
     }
     if (isVectorIndex(t)) {
+      return true;
+    }
+    if (t.size() >= 4 && t.get(0).isWord("SHOW") && (t.get(1).isWord("INDEXES")
+        || t.get(1).isWord("INDEX")) && (t.get(2).isWord("FROM") || t.get(2).isWord("IN"))) {
       return true;
     }
     if (t.size() >= 4 && t.get(0).isWord("EXPLAIN") && t.get(1).isWord("REFRESH")
@@ -62,8 +66,8 @@ final class MvStatementParser {
   }
 
   /**
-   * {@code ALTER TABLE <name> CREATE INDEX <name> USING <method>} with a vector method: ours.
-   * Every other CREATE INDEX (btree, fts, ...) is lance-spark's, unchanged.
+   * {@code ALTER TABLE <name> CREATE INDEX <name> USING <method>} with a vector method or
+   * bitmap: ours. Every other CREATE INDEX (btree, fts, ...) is lance-spark's, unchanged.
    */
   private static boolean isVectorIndex(List<Token> t) {
     if (t.size() < 8 || !t.get(0).isWord("ALTER") || !t.get(1).isWord("TABLE")) {
@@ -99,6 +103,10 @@ final class MvStatementParser {
     }
     if (peek().isWord("ALTER")) {
       return end(vectorIndex());
+    }
+    if (peek().isWord("SHOW") && (second.isWord("INDEXES") || second.isWord("INDEX"))) {
+      pos += 3; // SHOW INDEXES FROM|IN (handles() checked them)
+      return end(new MvStatement.ShowIndexes(identifier("a table name")));
     }
     Token verb = next();
     boolean explain = verb.isWord("EXPLAIN");
@@ -231,8 +239,8 @@ final class MvStatementParser {
     Token m = next();
     String method = m.text().toLowerCase(Locale.ROOT);
     if (!VectorIndexes.METHODS.containsKey(method)) {
-      throw error("CREATE INDEX on " + String.join(".", table) + ": unknown vector index "
-          + "method '" + m.text() + "'; use one of " + VectorIndexes.supportedMethods()
+      throw error("CREATE INDEX on " + String.join(".", table) + ": unknown index method '"
+          + m.text() + "'; use one of " + VectorIndexes.supportedMethods()
           + " (or btree, fts for lance-spark's scalar and full-text indexes)", m);
     }
     expectSymbol('(');
@@ -241,14 +249,14 @@ final class MvStatementParser {
     do {
       List<String> c = identifier("a column name");
       if (c.size() != 1) {
-        throw error("A vector index is built on a top-level column, not "
+        throw error("A " + method + " index is built on a top-level column, not "
             + String.join(".", c), columnToken);
       }
       columns.add(c.get(0));
     } while (acceptSymbol(','));
     expectSymbol(')');
     if (columns.size() != 1) {
-      throw error("A vector index is built on one column, not " + columns.size() + " "
+      throw error("A " + method + " index is built on one column, not " + columns.size() + " "
           + columns, columnToken);
     }
     Map<String, String> options = acceptWord("WITH") ? propertyList("WITH") : Map.of();

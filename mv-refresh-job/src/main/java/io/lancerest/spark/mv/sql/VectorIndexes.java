@@ -27,6 +27,7 @@ import org.lance.index.DistanceType;
 import org.lance.index.Index;
 import org.lance.index.IndexParams;
 import org.lance.index.IndexType;
+import org.lance.index.scalar.ScalarIndexParams;
 import org.lance.index.vector.HnswBuildParams;
 import org.lance.index.vector.IvfBuildParams;
 import org.lance.index.vector.PQBuildParams;
@@ -39,10 +40,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@code ALTER TABLE t CREATE INDEX name USING <vector method> (col) [WITH (...)]}: the vector
- * indexes lance-spark 0.4.0's own CREATE INDEX lacks (it builds btree and fts only, and answers
- * {@code Unsupported index method: ivf_flat}). Built on the driver with lance-core's {@code
- * Dataset.createIndex}, which trains the IVF centroids and writes the index in one commit.
+ * {@code ALTER TABLE t CREATE INDEX name USING <method> (col) [WITH (...)]} for the methods
+ * lance-spark 0.4.0's own CREATE INDEX lacks (it builds btree and fts only, and answers {@code
+ * Unsupported index method: ivf_flat}): the vector methods and the scalar {@code bitmap}. Built
+ * on the driver with lance-core's {@code Dataset.createIndex}, which (for a vector method) trains
+ * the IVF centroids and writes the index in one commit.
  *
  * <p>The dataset is opened from the read options of the catalog's own table, loaded afresh (so
  * with newly vended credentials, and through the namespace for tables with managed versioning),
@@ -52,6 +54,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class VectorIndexes {
   private static final Logger LOG = LoggerFactory.getLogger(VectorIndexes.class);
+
+  /** The scalar method built here (lance-spark 0.4.0 builds btree and fts only). */
+  private static final String BITMAP = "bitmap";
 
   /** The index methods built here, as written after USING, with lance-core's types. */
   static final Map<String, IndexType> METHODS = methods();
@@ -78,19 +83,21 @@ public final class VectorIndexes {
     m.put("ivf_rq", IndexType.IVF_RQ);
     m.put("ivf_hnsw_pq", IndexType.IVF_HNSW_PQ);
     m.put("ivf_hnsw_sq", IndexType.IVF_HNSW_SQ);
+    m.put(BITMAP, IndexType.BITMAP);
     return java.util.Collections.unmodifiableMap(m);
   }
 
   /**
-   * Whether a method name after USING reads as a vector index method (ours to build, or to
-   * refuse with the list of those we build); every other name is lance-spark's.
+   * Whether a method name after USING is ours: bitmap, or one that reads as a vector index method
+   * (ours to build, or to refuse with the list of those we build); every other name is
+   * lance-spark's.
    */
   static boolean isVectorMethod(String method) {
     String m = method.toLowerCase(Locale.ROOT);
-    return m.startsWith("ivf") || m.startsWith("hnsw") || m.equals("vector");
+    return m.startsWith("ivf") || m.startsWith("hnsw") || m.equals("vector") || m.equals(BITMAP);
   }
 
-  /** What an unknown vector method is told to use instead. */
+  /** What an unknown method of ours is told to use instead. */
   static String supportedMethods() {
     return String.join(", ", METHODS.keySet());
   }
@@ -124,12 +131,16 @@ public final class VectorIndexes {
     }
     if (!(loaded instanceof LanceDataset lance)) {
       throw new MaterializedViewException(what + ": table " + table + " is not a Lance table ("
-          + loaded.getClass().getName() + "); vector indexes are built on Lance datasets only");
+          + loaded.getClass().getName() + "); " + (spec.scalar() ? "bitmap" : "vector")
+          + " indexes are built on Lance datasets only");
     }
     long fragments;
     try (Dataset ds = Utils.openDataset(lance.readOptions())) {
-      int dimension = vectorDimension(table, s, ds, lance.schema());
-      spec.checkDimension(dimension);
+      if (spec.scalar()) {
+        column(table, s, ds);
+      } else {
+        spec.checkDimension(vectorDimension(table, s, ds, lance.schema()));
+      }
       Index index;
       try {
         index = ds.createIndex(List.of(s.column()), spec.type(), Optional.of(s.indexName()),
@@ -137,8 +148,9 @@ public final class VectorIndexes {
       } catch (RuntimeException e) {
         throw new MaterializedViewException("Cannot build the " + s.method() + " index '"
             + s.indexName() + "' on column '" + s.column() + "' of table " + table + ": "
-            + lanceMessage(e) + ". Change the WITH options (or add rows), then run CREATE INDEX"
-            + " again", e);
+            + lanceMessage(e) + ". " + (spec.scalar() ? "Index a column of a type lance-core "
+            + "can build it on" : "Change the WITH options (or add rows)")
+            + ", then run CREATE INDEX again", e);
       }
       fragments = index.fragments().map(List::size).orElseGet(() -> ds.getFragments().size());
     } finally {
@@ -149,21 +161,23 @@ public final class VectorIndexes {
     return List.of(RowFactory.create(fragments, s.indexName()));
   }
 
+  /** The column to index, else an error naming the table's columns. */
+  private static Field column(String table, MvStatement.CreateVectorIndex s, Dataset ds) {
+    List<String> columns = new ArrayList<>();
+    for (Field f : ds.getSchema().getFields()) {
+      if (f.getName().equals(s.column())) {
+        return f;
+      }
+      columns.add(f.getName());
+    }
+    throw new MaterializedViewException("Table " + table + " has no column '" + s.column()
+        + "' to index; its columns are " + columns);
+  }
+
   /** The vector length of the column: a fixed-size list of floats, else a clear error. */
   private static int vectorDimension(String table, MvStatement.CreateVectorIndex s, Dataset ds,
       StructType sparkSchema) {
-    Field field = null;
-    List<String> columns = new ArrayList<>();
-    for (Field f : ds.getSchema().getFields()) {
-      columns.add(f.getName());
-      if (f.getName().equals(s.column())) {
-        field = f;
-      }
-    }
-    if (field == null) {
-      throw new MaterializedViewException("Table " + table + " has no column '" + s.column()
-          + "' to index; its columns are " + columns);
-    }
+    Field field = column(table, s, ds);
     if (field.getType() instanceof ArrowType.FixedSizeList list
         && field.getChildren().size() == 1
         && field.getChildren().get(0).getType() instanceof ArrowType.FloatingPoint) {
@@ -198,8 +212,16 @@ public final class VectorIndexes {
     static Spec of(String what, String method, Map<String, String> given) {
       IndexType type = METHODS.get(method);
       if (type == null) {
-        throw new MaterializedViewException(what + ": unknown vector index method '" + method
+        throw new MaterializedViewException(what + ": unknown index method '" + method
             + "'; use one of " + supportedMethods());
+      }
+      if (type == IndexType.BITMAP) {
+        if (!given.isEmpty()) {
+          throw new InvalidOptionException(what + ": bitmap has no options; remove WITH ("
+              + String.join(", ", given.keySet()) + ")");
+        }
+        return new Spec(what, method, type, IndexParams.builder()
+            .setScalarIndexParams(ScalarIndexParams.create(BITMAP)).build(), null);
       }
       boolean pq = method.endsWith("_pq");
       boolean sq = method.endsWith("_sq");
@@ -302,6 +324,11 @@ public final class VectorIndexes {
       }
       IndexParams params = IndexParams.builder().setVectorIndexParams(v.build()).build();
       return new Spec(what, method, type, params, subVectors);
+    }
+
+    /** A scalar index (bitmap): any column lance-core indexes, no vector checks. */
+    boolean scalar() {
+      return type == IndexType.BITMAP;
     }
 
     /** PQ splits each vector into equal sub-vectors: their number must divide the length. */

@@ -117,7 +117,7 @@ class VectorIndexSqlTest {
     assertEquals("[[1,vec_idx]]", made.collectAsList().toString());
     // The catalog's table is reloaded: the statement after sees the index's commit.
     assertEquals(before + 1, currentVersion(src));
-    assertEquals(List.of("vec_idx|WrappedArray(vec)|ivf_flat|1|40|0|0"),
+    assertEquals(List.of("vec_idx|WrappedArray(vec)|ivf_flat|1|40|0|0|1"),
         f.rows("SHOW INDEXES FROM " + src));
 
     String v = "lance." + ns + ".top3";
@@ -138,7 +138,7 @@ class VectorIndexSqlTest {
 
     f.sql("ALTER TABLE " + src + " CREATE INDEX vec_idx USING ivf_flat (vec) WITH "
         + "(num_partitions = 2)");
-    assertEquals(List.of("vec_idx|WrappedArray(vec)|ivf_flat|2|46|0|0"), // two fragments now
+    assertEquals(List.of("vec_idx|WrappedArray(vec)|ivf_flat|2|46|0|0|1"), // two fragments now
         f.rows("SHOW INDEXES FROM " + src));
     Row refreshed = f.sql("REFRESH MATERIALIZED VIEW " + v).get(0);
     assertEquals("DONE", refreshed.getString(1), refreshed.toString());
@@ -189,9 +189,9 @@ class VectorIndexSqlTest {
     MaterializedViewException method = assertThrows(MaterializedViewException.class,
         () -> f.sql(create + "ivf_foo (vec)"));
     assertTrue(method.getMessage().startsWith("CREATE INDEX on lance." + ns + ".bad: unknown "
-        + "vector index method 'ivf_foo'; use one of ivf_flat, ivf_pq, ivf_sq, ivf_rq, "
-        + "ivf_hnsw_pq, ivf_hnsw_sq (or btree, fts for lance-spark's scalar and full-text "
-        + "indexes)"), method.getMessage());
+        + "index method 'ivf_foo'; use one of ivf_flat, ivf_pq, ivf_sq, ivf_rq, ivf_hnsw_pq, "
+        + "ivf_hnsw_sq, bitmap (or btree, fts for lance-spark's scalar and full-text indexes)"),
+        method.getMessage());
 
     MaterializedViewException notVector = assertThrows(MaterializedViewException.class,
         () -> f.sql(create + "ivf_flat (id)"));

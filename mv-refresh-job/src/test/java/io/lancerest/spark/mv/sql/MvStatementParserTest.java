@@ -147,7 +147,7 @@ class MvStatementParserTest {
     assertTrue(MvStatementParser.handles("create materialized view v as select 1"));
     assertFalse(MvStatementParser.handles("CREATE VIEW v AS SELECT 1"));
     assertFalse(MvStatementParser.handles("SELECT 'materialized' FROM t"));
-    assertFalse(MvStatementParser.handles("SHOW INDEXES FROM lance.ns.t"));
+    assertFalse(MvStatementParser.handles("SHOW TABLES FROM lance.ns"));
     assertFalse(MvStatementParser.handles("SELECT 'unclosed"));
     assertFalse(MvStatementParser.handles("REFRESH TABLE t"));
     assertTrue(MvStatementParser.handles("EXPLAIN REFRESH MATERIALIZED VIEW v"));
@@ -167,6 +167,7 @@ class MvStatementParserTest {
     assertTrue(MvStatementParser.handles("alter table `my ns`.t create index i using IVF_HNSW_SQ"
         + " (vec)"));
     assertTrue(MvStatementParser.handles("ALTER TABLE t CREATE INDEX i USING ivf_foo (vec)"));
+    assertTrue(MvStatementParser.handles("ALTER TABLE t CREATE INDEX i USING Bitmap (cat)"));
     assertFalse(MvStatementParser.handles("ALTER TABLE t CREATE INDEX i USING btree (id)"));
     assertFalse(MvStatementParser.handles("ALTER TABLE t CREATE INDEX i USING fts (text)"));
     assertFalse(MvStatementParser.handles("ALTER TABLE t SET TBLPROPERTIES ('ivf' = 'x')"));
@@ -178,13 +179,31 @@ class MvStatementParserTest {
             + "(num_partitions = 4, Metric = 'cosine');"));
     assertEquals(new MvStatement.CreateVectorIndex(List.of("t"), "i", "ivf_flat", "v", Map.of()),
         parse("ALTER TABLE t CREATE INDEX i USING ivf_flat (v)"));
+    assertEquals(new MvStatement.CreateVectorIndex(List.of("t"), "i", "bitmap", "cat", Map.of()),
+        parse("ALTER TABLE t CREATE INDEX i USING BITMAP (cat)"));
+    assertTrue(error("ALTER TABLE t CREATE INDEX i USING ivf_foo (v)").getMessage()
+        .startsWith("CREATE INDEX on t: unknown index method 'ivf_foo'; use one of ivf_flat, "
+            + "ivf_pq, ivf_sq, ivf_rq, ivf_hnsw_pq, ivf_hnsw_sq, bitmap (or btree, fts for "
+            + "lance-spark's scalar and full-text indexes) at position 35"));
     assertTrue(error("ALTER TABLE t CREATE INDEX i USING ivf_flat (v) WITH (n = x)").getMessage()
         .startsWith("Expected a value for 'n' (a 'string', a number, true or false), found 'x' "
             + "at position 58"));
     assertTrue(error("ALTER TABLE t CREATE INDEX i USING ivf_flat (a.b)").getMessage()
-        .startsWith("A vector index is built on a top-level column, not a.b at position 45"));
+        .startsWith("A ivf_flat index is built on a top-level column, not a.b at position 45"));
     assertTrue(error("ALTER TABLE t CREATE INDEX i USING ivf_flat v").getMessage()
         .startsWith("Expected '(', found 'v' at position 44"));
+  }
+
+  @Test
+  void showIndexesIsOurs() throws Exception {
+    assertTrue(MvStatementParser.handles("SHOW INDEXES FROM lance.ns.t"));
+    assertEquals(new MvStatement.ShowIndexes(List.of("lance", "my ns", "t")),
+        parse("show indexes from lance.`my ns`.t;"));
+    assertEquals(new MvStatement.ShowIndexes(List.of("t")), parse("SHOW INDEX IN t"));
+    assertFalse(MvStatementParser.handles("SHOW INDEXES"), "Spark's syntax error");
+    assertFalse(MvStatementParser.handles("SHOW INDEXES t"), "Spark's syntax error");
+    assertTrue(error("SHOW INDEXES FROM t u").getMessage()
+        .startsWith("Unexpected 'u' after the end of the statement at position 20"));
   }
 
   @Test

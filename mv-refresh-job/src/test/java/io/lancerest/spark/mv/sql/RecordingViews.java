@@ -8,6 +8,7 @@ import io.lancerest.spark.mv.definition.SourceQuery;
 import io.lancerest.spark.mv.definition.ViewDefinition;
 import io.lancerest.spark.mv.definition.ViewState;
 import io.lancerest.spark.mv.error.MaterializedViewNotFoundException;
+import io.lancerest.spark.mv.indexes.IndexSummary;
 import io.lancerest.spark.mv.layout.GenevaLayout;
 import io.lancerest.spark.mv.result.RefreshPlan;
 import io.lancerest.spark.mv.result.RefreshResult;
@@ -73,6 +74,16 @@ public final class RecordingViews implements MaterializedViews, MaterializedView
         List.of(new SourceQuery.OutputColumn("id", "id")), "id > 3", null);
     return new ViewDescription(viewId, new ViewDefinition(viewId, MaterializedViewKind.QUERY, q,
         null, false), new ViewState(9L, 9L, "{\"job_id\":\"job-2\"}"), "client");
+  }
+
+  /** View {@code v} has two indexes, every other view none. */
+  @Override
+  public List<IndexSummary> indexes(List<String> viewId) {
+    CALLS.add(catalog + ":indexes:" + viewId);
+    return viewId.get(viewId.size() - 1).equals("v")
+        ? List.of(new IndexSummary("vec_idx", "ivf_pq", List.of("vec"), 3, 600, 1, 50, 2),
+            new IndexSummary("id_idx", "btree", List.of("id"), 4, 650, 0, 0, 1))
+        : List.of();
   }
 
   @Override

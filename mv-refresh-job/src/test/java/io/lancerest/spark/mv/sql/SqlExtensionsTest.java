@@ -33,8 +33,10 @@ class SqlExtensionsTest {
   void otherStatementsReachSparkAndLanceSparkParsers() throws Exception {
     assertEquals(List.of(RowFactory.create(1)), sql("SELECT 1 AS x"));
     LogicalPlan lanceSpark = spark.sessionState().sqlParser()
-        .parsePlan("SHOW INDEXES FROM mvtest.ns.t");
-    assertEquals("ShowIndexes", lanceSpark.getClass().getSimpleName());
+        .parsePlan("VACUUM mvtest.ns.t");
+    assertEquals("Vacuum", lanceSpark.getClass().getSimpleName());
+    assertInstanceOf(MaterializedViewCommand.class, spark.sessionState().sqlParser()
+        .parsePlan("SHOW INDEXES FROM mvtest.ns.t"), "ours: one row per index, with segments");
     LogicalPlan ours = spark.sessionState().sqlParser()
         .parsePlan("REFRESH MATERIALIZED VIEW mvtest.ns.v");
     assertInstanceOf(MaterializedViewCommand.class, ours);
@@ -113,6 +115,15 @@ class SqlExtensionsTest {
     assertTrue(rows.get(4).getString(1).contains("\"filter\":\"id > 3\""), rows.toString());
     assertTrue(rows.contains(RowFactory.create("Last refreshed source version", "9")));
     assertTrue(rows.contains(RowFactory.create("Last job", "{\"job_id\":\"job-2\"}")));
+    assertEquals(List.of(RowFactory.create("Indexes", "2"),
+        RowFactory.create("Index vec_idx", "ivf_pq on vec: 600 rows indexed, 50 not indexed, 2 "
+            + "segments"),
+        RowFactory.create("Index id_idx", "btree on id: 650 rows indexed, 0 not indexed, 1 "
+            + "segment")), rows.subList(rows.size() - 3, rows.size()));
+    assertEquals(List.of("mvtest:describe:[ns, v]", "mvtest:indexes:[ns, v]"),
+        RecordingViews.CALLS);
+    List<Row> none = sql("DESCRIBE MATERIALIZED VIEW mvtest.ns.w");
+    assertEquals(RowFactory.create("Indexes", "none"), none.get(none.size() - 1));
   }
 
   @Test
