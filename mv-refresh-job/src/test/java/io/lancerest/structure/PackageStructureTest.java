@@ -216,7 +216,9 @@ class PackageStructureTest {
     FOUNDATION.put(MV + ".cli", Set.of(MV + ".error"));
     FOUNDATION.put(MV + ".result", Set.of(MV + ".error", MV + ".definition"));
     FOUNDATION.put(MV + ".layout", Set.of(MV + ".error", MV + ".definition"));
-    FOUNDATION.put(MV, Set.of(MV + ".error", MV + ".definition", MV + ".result", MV + ".cli"));
+    FOUNDATION.put(MV + ".indexes", Set.of());
+    FOUNDATION.put(MV, Set.of(MV + ".error", MV + ".definition", MV + ".result", MV + ".cli",
+        MV + ".indexes"));
   }
 
   @Test

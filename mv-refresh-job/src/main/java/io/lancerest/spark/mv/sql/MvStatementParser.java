@@ -243,20 +243,21 @@ final class MvStatementParser {
           + m.text() + "'; use one of " + VectorIndexes.supportedMethods()
           + " (or btree, fts for lance-spark's scalar and full-text indexes)", m);
     }
+    String kind = method.equals("bitmap") ? "bitmap" : "vector";
     expectSymbol('(');
     Token columnToken = peek();
     List<String> columns = new java.util.ArrayList<>();
     do {
       List<String> c = identifier("a column name");
       if (c.size() != 1) {
-        throw error("A " + method + " index is built on a top-level column, not "
+        throw error("A " + kind + " index is built on a top-level column, not "
             + String.join(".", c), columnToken);
       }
       columns.add(c.get(0));
     } while (acceptSymbol(','));
     expectSymbol(')');
     if (columns.size() != 1) {
-      throw error("A " + method + " index is built on one column, not " + columns.size() + " "
+      throw error("A " + kind + " index is built on one column, not " + columns.size() + " "
           + columns, columnToken);
     }
     Map<String, String> options = acceptWord("WITH") ? propertyList("WITH") : Map.of();

@@ -189,7 +189,9 @@ class MvStatementParserTest {
         .startsWith("Expected a value for 'n' (a 'string', a number, true or false), found 'x' "
             + "at position 58"));
     assertTrue(error("ALTER TABLE t CREATE INDEX i USING ivf_flat (a.b)").getMessage()
-        .startsWith("A ivf_flat index is built on a top-level column, not a.b at position 45"));
+        .startsWith("A vector index is built on a top-level column, not a.b at position 45"));
+    assertTrue(error("ALTER TABLE t CREATE INDEX i USING bitmap (a, b)").getMessage()
+        .startsWith("A bitmap index is built on one column, not 2 [a, b] at position 43"));
     assertTrue(error("ALTER TABLE t CREATE INDEX i USING ivf_flat v").getMessage()
         .startsWith("Expected '(', found 'v' at position 44"));
   }
