@@ -92,6 +92,12 @@ class SparkDefaultsConfTest {
     Row refreshed = spark.sql("REFRESH MATERIALIZED VIEW conf_ns.v").collectAsList().get(0);
     assertEquals(1L, (long) refreshed.getAs("rows_inserted"));
     assertEquals(3L, spark.table("conf_ns.v").count());
+
+    // Index statements of the extension from the file (lance-spark's is not listed there)
+    assertEquals("[[2,id_idx]]", spark.sql("ALTER TABLE conf_ns.v CREATE INDEX id_idx USING "
+        + "bitmap (id)").collectAsList().toString());
+    assertEquals("[[id_idx,WrappedArray(id),bitmap,2,3,0,0,1]]", spark.sql("SHOW INDEXES FROM "
+        + "conf_ns.v").collectAsList().toString());
   }
 
   @Test
