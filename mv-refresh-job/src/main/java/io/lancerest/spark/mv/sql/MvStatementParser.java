@@ -84,7 +84,7 @@ final class MvStatementParser {
     return i + 4 < t.size() && t.get(i).isWord("CREATE") && t.get(i + 1).isWord("INDEX")
         && isName(t.get(i + 2)) && t.get(i + 3).isWord("USING")
         && t.get(i + 4).type() == Type.WORD
-        && VectorIndexes.isVectorMethod(t.get(i + 4).text());
+        && VectorIndexes.isOurMethod(t.get(i + 4).text());
   }
 
   private static boolean isName(Token t) {

@@ -92,7 +92,7 @@ public final class VectorIndexes {
    * (ours to build, or to refuse with the list of those we build); every other name is
    * lance-spark's.
    */
-  static boolean isVectorMethod(String method) {
+  static boolean isOurMethod(String method) {
     String m = method.toLowerCase(Locale.ROOT);
     return m.startsWith("ivf") || m.startsWith("hnsw") || m.equals("vector") || m.equals(BITMAP);
   }

@@ -2,6 +2,7 @@ package io.lancerest.spark.mv.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lancerest.spark.LanceRestSparkExtensions;
 import io.lancerest.spark.mv.error.InvalidOptionException;
@@ -172,6 +173,12 @@ class ShowIndexesTest {
         () -> f.sql("ALTER TABLE " + t + " CREATE INDEX c3 USING bitmap (colour)"));
     assertEquals("Table " + t + " has no column 'colour' to index; its columns are [id, vec, "
         + "text, cat]", column.getMessage());
+    MaterializedViewException vector = assertThrows(MaterializedViewException.class,
+        () -> f.sql("ALTER TABLE " + t + " CREATE INDEX c4 USING bitmap (vec)"));
+    assertTrue(vector.getMessage().startsWith("Cannot build the bitmap index 'c4' on column 'vec'"
+        + " of table " + t + ": "), vector.getMessage());
+    assertTrue(vector.getMessage().endsWith(". Index a column of a type lance-core can build it "
+        + "on, then run CREATE INDEX again"), vector.getMessage());
     MaterializedViewException missing = assertThrows(MaterializedViewException.class,
         () -> f.sql("SHOW INDEXES FROM lance." + ns + ".nothing"));
     assertEquals("Table lance." + ns + ".nothing does not exist: create it, or name an existing "
