@@ -141,12 +141,34 @@ public final class VectorIndexes {
             + " again", e);
       }
       fragments = index.fragments().map(List::size).orElseGet(() -> ds.getFragments().size());
+      recordRecipe(ds, table, s);
     } finally {
       catalog.invalidateTable(ident);
     }
     LOG.info("Built {} index {} on {} ({}), {} fragments indexed", s.method(), s.indexName(),
         table, s.column(), fragments);
     return List.of(RowFactory.create(fragments, s.indexName()));
+  }
+
+  /**
+   * On a materialized view, keeps how the index was built in the view's config: a view commit
+   * that rewrites the rows (or finds too many delta segments) builds it again from this recipe.
+   */
+  private static void recordRecipe(Dataset ds, String table, MvStatement.CreateVectorIndex s) {
+    Map<String, String> meta = ds.getSchema().getCustomMetadata();
+    if (meta == null || !io.lancerest.spark.mv.layout.GenevaLayout.isMaterializedView(meta)) {
+      return;
+    }
+    Map<String, String> options = new LinkedHashMap<>();
+    s.options().forEach((k, v) -> options.put(k.toLowerCase(Locale.ROOT), v));
+    try {
+      ds.updateConfig(new io.lancerest.spark.mv.commit.IndexRecipe(s.method(), s.column(),
+          options).configEntry(s.indexName()));
+    } catch (RuntimeException e) {
+      LOG.warn("Index {} on view {} was built, but its recipe was not recorded ({}): the view's "
+          + "refreshes add new rows to it as delta segments and never build it again",
+          s.indexName(), table, lanceMessage(e));
+    }
   }
 
   /** The vector length of the column: a fixed-size list of floats, else a clear error. */
