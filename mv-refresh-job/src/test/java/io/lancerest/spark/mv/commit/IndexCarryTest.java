@@ -318,13 +318,13 @@ class IndexCarryTest {
     ViewCommit.builder(uri, version()).deleteWhere("id >= 300").build().commit();
     ViewCommitResult r = ViewCommit.builder(uri, version())
         .addFragments(rows(5000, 5010, 0)).build().commit();
+    assertEquals(List.of(5005L), scan(new ScanOptions.Builder().columns(List.of("id"))
+        .filter("id = 5005").build()), "the new row is found through the btree index");
+    assertEquals(5005L, nearest(vector(5005), 1).get(0), "and through the vector index");
     try (Dataset ds = Dataset.open(uri, allocator)) {
       assertEquals(List.of(0, 1, 2, 4), ds.getFragments().stream().map(f -> f.getId())
           .toList());
     }
-    assertEquals(List.of(5005L), scan(new ScanOptions.Builder().columns(List.of("id"))
-        .filter("id = 5005").build()), "the new row is found through the btree index");
-    assertEquals(5005L, nearest(vector(5005), 1).get(0), "and through the vector index");
     assertEquals(10, outcome(r, "ix").rowsAdded());
   }
 
