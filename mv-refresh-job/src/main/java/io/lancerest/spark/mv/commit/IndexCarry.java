@@ -69,6 +69,8 @@ final class IndexCarry {
   /** The candidates an earlier Overwrite carried and no version registered yet. */
   private final Set<UUID> owed = new HashSet<>();
   private Map<String, String> config = Map.of();
+  /** Lance field ids of the read version's vector (fixed-size list) columns. */
+  private final Set<Integer> vectorFields = new HashSet<>();
   /** What the Overwrite carries (after {@link #select}). */
   private List<Index> carried = List.of();
   /** Whether the commit rewrites rows (full rebuild, compaction): vector indexes are rebuilt. */
@@ -107,6 +109,12 @@ final class IndexCarry {
       owed.addAll(missing.keySet());
     }
     config = ds.getConfig();
+    vectorFields.clear();
+    ds.getLanceSchema().fields().forEach(f -> {
+      if (f.getType() instanceof org.apache.arrow.vector.types.pojo.ArrowType.FixedSizeList) {
+        vectorFields.add(f.getId());
+      }
+    });
   }
 
   /**
@@ -323,13 +331,33 @@ final class IndexCarry {
         .replaceFirst(",\\s*\\S+\\.rs:\\d+:\\d+\\s*$", "");
   }
 
-  static boolean isVector(Index i) {
-    return i.indexType() == IndexType.VECTOR || i.indexType().name().startsWith("IVF");
+  /**
+   * Whether {@code i} is a vector index: by its type, or (an index built through lance-spark
+   * has none in lance-core 4.0.0's answer) by its column, a fixed-size list.
+   */
+  private boolean isVector(Index i) {
+    if (i.indexType() != null) {
+      return i.indexType() == IndexType.VECTOR || i.indexType().name().startsWith("IVF");
+    }
+    return i.fields().size() == 1 && vectorFields.contains(i.fields().get(0));
   }
 
   /** Indexes a user made (lance-core's own bookkeeping indexes are not carried). */
   private static boolean isUser(Index i) {
     return i.indexType() != IndexType.FRAGMENT_REUSE && i.indexType() != IndexType.MEM_WAL;
+  }
+
+  /** {@code btree}, {@code inverted}, ...: what a scalar index is, for EXPLAIN. */
+  private static String label(Dataset ds, Index i) {
+    if (i.indexType() != null) {
+      return i.indexType().name().toLowerCase(java.util.Locale.ROOT);
+    }
+    try {
+      return String.valueOf(ds.getIndexStatistics(i.name()).get("index_type"))
+          .toLowerCase(java.util.Locale.ROOT);
+    } catch (Exception e) { // lance-core's IOException arrives undeclared
+      return "scalar";
+    }
   }
 
   private static Map<String, List<Index>> byName(java.util.Collection<Index> all) {
@@ -347,7 +375,7 @@ final class IndexCarry {
     c.gather(view);
     List<String> out = new ArrayList<>();
     byName(c.candidates.values()).forEach((name, segs) -> {
-      boolean vector = isVector(segs.get(0));
+      boolean vector = c.isVector(segs.get(0));
       IndexRecipe recipe = vector ? c.recipeOf(name, segs.get(0), view) : null;
       boolean owes = segs.stream().anyMatch(i -> c.owed.contains(i.uuid()));
       String what = noOp ? (owes ? "registered again by the view's next commit" : "unchanged")
@@ -357,8 +385,7 @@ final class IndexCarry {
                   : "carried over; new rows get a delta segment (no recipe to build it again)")
               : "carried over; new rows get a delta segment (" + (segs.size() + 1) + " of at "
                   + "most " + MAX_VECTOR_SEGMENTS + ")";
-      out.add(name + " (" + (vector ? "vector" : segs.get(0).indexType().name().toLowerCase(
-          java.util.Locale.ROOT)) + ", " + segs.size() + (segs.size() == 1 ? " segment" :
+      out.add(name + " (" + (vector ? "vector" : label(view, segs.get(0))) + ", " + segs.size() + (segs.size() == 1 ? " segment" :
           " segments") + (owes && !noOp ? ", owed by an interrupted commit" : "") + "): "
           + what);
     });
@@ -413,7 +440,9 @@ final class IndexCarry {
         });
         i.indexDetails().ifPresent(d -> o.put("details", Base64.getEncoder().encodeToString(d)));
         o.put("index_version", i.indexVersion());
-        o.put("type", i.indexType().name());
+        if (i.indexType() != null) {
+          o.put("type", i.indexType().name());
+        }
         i.createdAt().ifPresent(t -> o.put("created_at_ms", t.toEpochMilli()));
         i.baseId().ifPresent(b -> o.put("base_id", b));
       }
@@ -434,8 +463,10 @@ final class IndexCarry {
               .uuid(UUID.fromString(o.path("uuid").asText()))
               .fields(ints(o.path("fields")))
               .datasetVersion(o.path("dataset_version").asLong())
-              .indexVersion(o.path("index_version").asInt())
-              .indexType(IndexType.valueOf(o.path("type").asText()));
+              .indexVersion(o.path("index_version").asInt());
+          if (o.has("type")) {
+            b.indexType(IndexType.valueOf(o.path("type").asText()));
+          }
           if (o.has("fragments")) {
             b.fragments(ints(o.path("fragments")));
           }
