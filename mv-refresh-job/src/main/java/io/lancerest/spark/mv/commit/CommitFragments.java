@@ -57,6 +57,11 @@ final class CommitFragments {
     this.newRanges = new ArrayList<>(newRanges);
   }
 
+  /** Whether the commit writes rows again: a full replacement, or a compaction's. */
+  boolean rewrites() {
+    return replaceAllRows || !removeFragments.isEmpty();
+  }
+
   /** The fragments this commit adds, as the caller gave them (before their ids are placed). */
   List<FragmentMetadata> newFragments() {
     return newFragments;
@@ -66,7 +71,7 @@ final class CommitFragments {
    * The fragments of the new version over {@code ds} (the read version): deletion files are
    * written for the rows deleted, nothing is committed.
    */
-  Applied apply(Dataset ds, BufferAllocator allocator) {
+  Applied apply(Dataset ds, BufferAllocator allocator, int firstNewId) {
     checkFieldIdsAreDense(ds);
     TreeMap<Integer, List<Integer>> offsets = offsetsByFragment(ds, allocator);
     List<FragmentMetadata> fragments = new ArrayList<>();
@@ -135,8 +140,10 @@ final class CommitFragments {
       return e != null && !e.indexed();
     });
     // Fragment.write() numbers every new fragment from 0. Overwrite keeps the given ids, and
-    // duplicate ids corrupt the table (rows vanish from scans), so give them fresh ones.
-    int nextId = ds.getFragments().stream().mapToInt(Fragment::getId).max().orElse(-1) + 1;
+    // duplicate ids corrupt the table (rows vanish from scans), so give them fresh ones: also
+    // above every id an index carried over names (firstNewId), or the index would claim them.
+    int nextId = Math.max(firstNewId,
+        ds.getFragments().stream().mapToInt(Fragment::getId).max().orElse(-1) + 1);
     for (int i = 0; i < newFragments.size(); i++) {
       FragmentMetadata f = newFragments.get(i);
       FragmentMetadata placed = new FragmentMetadata(nextId++, f.getFiles(),

@@ -55,6 +55,11 @@ final class CommitMetadata {
     }
   }
 
+  /** Records the indexes the commit carries ({@link IndexCarry#KEY}; {@code null}: none). */
+  void carriedIndexes(String record) {
+    schemaMetadata.put(IndexCarry.KEY, record);
+  }
+
   Map<String, String> config() {
     return config;
   }

@@ -50,10 +50,31 @@ import org.slf4j.LoggerFactory;
  * and the one it released once it does.
  *
  * <p>What lance-core 4.0.0's Overwrite does to the rest: kept fragments keep their stable row
- * ids, new fragments get fresh ones, and every index of the table is dropped (reported in {@link
- * ViewCommitResult#droppedIndexes()} so the caller can rebuild them). A crash before {@link
- * #commit} leaves only unreferenced data files behind (removed by a later cleanup); the view
- * keeps its previous version.
+ * ids, new fragments get fresh ones, and every index of the table is dropped from the manifest
+ * (its files stay). A crash before {@link #commit} leaves only unreferenced data files behind
+ * (removed by a later cleanup); the view keeps its previous version.
+ *
+ * <p>Indexes ({@link IndexCarry}) survive in two steps. (1) The Overwrite records in its own
+ * schema metadata the index segments it carries: those of the read version, plus those an
+ * earlier Overwrite recorded that no version since registered. Its new fragments get ids above
+ * every id those segments' bitmaps name. (2) Once it landed, a CreateIndex commit registers the
+ * segments again unchanged, then each index is brought up to date (new rows merged in, a
+ * vector delta segment, or a rebuild from the index's {@link IndexRecipe}), each a commit of
+ * its own. Why every guarantee holds:
+ * <ul>
+ *   <li>data, watermark, metadata and config still land together, in step (1) alone; a refresh
+ *       killed at any point leaves the old view or the new one, whose data is complete;</li>
+ *   <li>killed between (1) and (2), the view is correct but its indexes are unlisted (a search
+ *       scans); the record in (1) makes the view's next commit (refresh, maintenance, a retry)
+ *       carry and register them, or report them lost when a cleanup removed their files;</li>
+ *   <li>step (2) never loses another writer's commit: a CreateIndex that meets a concurrent
+ *       Append or index commit is rebased by lance-core (the appended fragments are in no
+ *       bitmap, so they are searched flat), and one that meets a concurrent Overwrite (another
+ *       engine commit, which owes the same segments and registers them itself) fails and is
+ *       not retried. Its answer lost, the segments are found registered and it is not applied
+ *       twice. Optimizing an index is lance-core's own commit, which rebases or conflicts
+ *       the same way, and a conflict leaves the new rows to be indexed by the next commit.</li>
+ * </ul>
  */
 public final class ViewCommit {
   private static final Logger LOG = LoggerFactory.getLogger(ViewCommit.class);
@@ -63,6 +84,8 @@ public final class ViewCommit {
   private final CommitFragments rows;
   private final CommitMetadata metadata;
   private final CommitRecovery recovery;
+  /** The indexes the Overwrite carries over (it drops every index of the table). */
+  private final IndexCarry indexes;
   /** Fragments written by an earlier run and committed again: checked for their files. */
   private final List<FragmentMetadata> reused;
   /** Folders of side files this commit's config names, written for it ({@code null}: none). */
@@ -81,6 +104,7 @@ public final class ViewCommit {
     this.metadata = new CommitMetadata(b.location, b.schemaMetadata, b.fieldMetadata, b.config,
         b.transactionProperties, b.job);
     this.recovery = new CommitRecovery(table, readVersion);
+    this.indexes = new IndexCarry(b.location, b.readVersion);
     this.reused = List.copyOf(b.reused);
     this.writtenFolder = b.writtenFolder;
     this.releasedFolder = b.releasedFolder;
@@ -105,6 +129,15 @@ public final class ViewCommit {
     Builder b = new Builder(table.uri(), readVersion);
     b.table = table;
     return b;
+  }
+
+  /**
+   * What a commit to {@code view} (its version the refresh reads) would do to each of its
+   * indexes, one line each, for EXPLAIN REFRESH; {@code rewrites}: the commit replaces every
+   * row, {@code noOp}: there is no commit.
+   */
+  public static List<String> indexPlan(Dataset view, boolean rewrites, boolean noOp) {
+    return IndexCarry.explain(view, rewrites, noOp);
   }
 
   /** A commit to the table at {@code location}, opened with {@link Builder#storageOptions}. */
@@ -180,10 +213,20 @@ public final class ViewCommit {
   }
 
   /** What the commit applies, checked and ready for lance-core. */
-  private record Prepared(CommitFragments.Applied applied, List<String> droppedIndexes,
-      Transaction.Builder txn) {}
+  private record Prepared(CommitFragments.Applied applied, Transaction.Builder txn) {}
+
+  /** The Overwrite that landed as {@code version}, its indexes not carried over yet. */
+  record Landed(CommitFragments.Applied applied, long version) {}
 
   private ViewCommitResult commitOn(BufferAllocator allocator, Dataset ds, Runnable lastStep) {
+    return carryIndexes(allocator, overwrite(allocator, ds, lastStep));
+  }
+
+  /**
+   * The first step of the commit: the Overwrite (data, watermark, metadata, config, and the
+   * record of the indexes it carries), landed as {@code readVersion + 1} or not at all.
+   */
+  Landed overwrite(BufferAllocator allocator, Dataset ds, Runnable lastStep) {
     Prepared p;
     try {
       p = prepare(allocator, ds, lastStep);
@@ -213,16 +256,28 @@ public final class ViewCommit {
     }
     SourceIdIndexFiles.drop(table, applied.dropped());
     dropFolder(releasedFolder);
-    return new ViewCommitResult(readVersion, version, applied.deleted(), applied.added(),
-        rows.newFragments().size(), p.droppedIndexes());
+    return new Landed(applied, version);
+  }
+
+  /**
+   * The second step: the indexes the Overwrite carried are registered again and brought up to
+   * date (each a commit of its own after the Overwrite; see the class comment). Never fails:
+   * what it leaves undone is in the result, and the next commit of the view finishes it.
+   */
+  ViewCommitResult carryIndexes(BufferAllocator allocator, Landed landed) {
+    IndexCarry.Carried c = indexes.carry(table, allocator, landed.version());
+    CommitFragments.Applied applied = landed.applied();
+    return new ViewCommitResult(readVersion, landed.version(), applied.deleted(),
+        applied.added(), rows.newFragments().size(), c.indexes(), c.latestVersion());
   }
 
   /** Applies the change to {@code ds}'s fragments and metadata, checks it, runs the last step. */
   private Prepared prepare(BufferAllocator allocator, Dataset ds, Runnable lastStep) {
-    CommitFragments.Applied applied = rows.apply(ds, allocator);
+    indexes.gather(ds);
+    CommitFragments.Applied applied = rows.apply(ds, allocator, indexes.firstNewFragmentId());
     metadata.record(applied);
+    metadata.carriedIndexes(indexes.select(applied.fragments(), rows.rewrites()));
     Schema schema = metadata.schema(ds.getSchema());
-    List<String> droppedIndexes = ds.listIndexes();
     // A fragment kept aside by an earlier run is no longer protected by the view's versions: a
     // cleanup may have removed its files while this run computed. Checked just before the
     // commit (and before the cheap version check, which then stays the last step), so that a
@@ -253,7 +308,7 @@ public final class ViewCommit {
       txn.transactionProperties(metadata.transactionProperties());
     }
     lastStep.run();
-    return new Prepared(applied, droppedIndexes, txn);
+    return new Prepared(applied, txn);
   }
 
   /**

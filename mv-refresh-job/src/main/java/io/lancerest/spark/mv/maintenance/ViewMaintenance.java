@@ -132,9 +132,10 @@ public final class ViewMaintenance {
    * @param compacted whether it compacted (else the fragments were within the policy)
    * @param versionsRemoved old versions removed
    * @param compactionSkipped why a compaction that was due did not run, or {@code null}
+   * @param indexes what the compaction's commit did to each index of the view, or {@code null}
    */
   public record Outcome(boolean compacted, int fragmentsBefore, int fragmentsAfter,
-      long versionsRemoved, long bytesRemoved, String compactionSkipped) {
+      long versionsRemoved, long bytesRemoved, String compactionSkipped, String indexes) {
     /** {@code compacted 40 -> 2 fragments, 38 old versions removed}, or null for nothing. */
     public String summary() {
       if (!compacted && versionsRemoved == 0 && compactionSkipped == null) {
@@ -144,7 +145,8 @@ public final class ViewMaintenance {
           + " fragments" : compactionSkipped != null ? "compaction skipped ("
           + compactionSkipped + ")" : "no compaction needed (" + fragmentsBefore
           + " fragments)";
-      return c + ", " + versionsRemoved + " old versions removed";
+      return c + ", " + versionsRemoved + " old versions removed"
+          + (indexes == null ? "" : "; indexes: " + indexes);
     }
   }
 
@@ -248,10 +250,13 @@ public final class ViewMaintenance {
                 : List.of();
         boolean compacted = false;
         String skipped = null;
+        String indexes = null;
         if (!groups.isEmpty()) {
           try {
-            ViewCompaction.run(ds, view, a, groups);
+            io.lancerest.spark.mv.commit.ViewCommitResult r = ViewCompaction.run(ds, view, a,
+                groups);
             compacted = true;
+            indexes = r == null ? null : r.indexSummary();
           } catch (ViewCommitConflictException e) {
             skipped = "another commit landed meanwhile; the next maintenance compacts";
           } catch (IllegalStateException e) {
@@ -269,12 +274,12 @@ public final class ViewMaintenance {
         }
         int after = ds.getFragments().size();
         if (force && skipped != null) {
-          return new Outcome(false, before, after, 0, 0, skipped); // OPTIMIZE fails: no cleanup
+          return new Outcome(false, before, after, 0, 0, skipped, indexes); // no cleanup
         }
         // Listing versions and cleaning up take time linear in the versions kept (72 ms and
         // 50 ms at 1,000 on a local disk): done every few versions, not at every refresh.
         if (!force && !compacted && ds.version() % VERSION_CHECK_EVERY != 0) {
-          return new Outcome(false, before, after, 0, 0, skipped);
+          return new Outcome(false, before, after, 0, 0, skipped, indexes);
         }
         // only from the latest version: a writer that committed since this one may hold
         // fragments whose indexes this version does not list
@@ -310,7 +315,7 @@ public final class ViewMaintenance {
         }
         return new Outcome(compacted, before, after, removed == null ? 0
             : removed.getOldVersions(), removed == null ? 0 : removed.getBytesRemoved(),
-            skipped);
+            skipped, indexes);
       } finally {
         if (ds != latest) {
           ds.close();

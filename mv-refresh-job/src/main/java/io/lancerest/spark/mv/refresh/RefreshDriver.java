@@ -1,5 +1,6 @@
 package io.lancerest.spark.mv.refresh;
 
+import io.lancerest.spark.mv.commit.ViewCommit;
 import io.lancerest.spark.mv.commit.ViewCommitConflictException;
 import io.lancerest.spark.mv.commit.ViewCommitException;
 import io.lancerest.spark.mv.commit.ViewCommitNotAppliedException;
@@ -120,6 +121,11 @@ public final class RefreshDriver {
           LOG.info("View {} (job {}): committed view version {} ({} rows added, {} deleted)",
               ctx.viewName(), ctx.jobId(), committed.version(), committed.rowsAdded(),
               committed.rowsDeleted());
+          String indexes = committed.indexSummary();
+          if (indexes != null) {
+            LOG.info("View {} (job {}): indexes: {}", ctx.viewName(), ctx.jobId(), indexes);
+            note = join(note, "indexes: " + indexes);
+          }
           staged.errors().commit();
           try {
             staged.afterCommit().run();
@@ -130,7 +136,7 @@ public final class RefreshDriver {
           }
           R result = staged.result().apply(committed);
           return ended(job, kind, result, join(note, maintain(ctx, tables, open,
-              committed.version(), maxRowsPerFragment)));
+              committed.latestVersion(), maxRowsPerFragment)));
         }
       }
     } catch (Exception | Error e) { // lance-core's IOException arrives undeclared
@@ -239,8 +245,10 @@ public final class RefreshDriver {
       ctx.begin();
       ctx.describe("explain");
       try (AttemptDatasets open = new AttemptDatasets(ctx.viewName(), tables)) {
-        return kind.prepare(ctx, TargetRules.decide(ctx, tables, open, srcVersion, force)
-            .target()).explain();
+        RefreshTarget target = TargetRules.decide(ctx, tables, open, srcVersion, force).target();
+        RefreshPlan plan = kind.prepare(ctx, target).explain();
+        return plan.withIndexes(ViewCommit.indexPlan(open.view(target.view().version()),
+            plan.mode() == RefreshPlan.Mode.FULL, plan.mode() == RefreshPlan.Mode.NO_OP));
       }
     } finally {
       restoreJobProperties(ctx.spark().sparkContext(), caller);

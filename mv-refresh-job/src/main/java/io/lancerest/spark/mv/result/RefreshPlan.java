@@ -23,15 +23,33 @@ import java.util.Locale;
  * @param write where the rows would be written
  * @param tasks Spark tasks of the write, when {@code write} is {@link Write#SPARK_JOB}
  * @param note what is estimated or not known, and why (may be empty)
+ * @param indexes what the refresh would do to each index of the view, one line each
  */
 public record RefreshPlan(String view, MaterializedViewKind kind, Mode mode, String reason,
     Long fromVersion, long toVersion, int sourceFragments, List<Integer> fragmentsToRead,
     long rowsToRead, long viewRows, Long viewRowsToDelete, Long rowsToWrite, Write write,
-    Integer tasks, String note) {
+    Integer tasks, String note, List<String> indexes) {
 
   public RefreshPlan {
     fragmentsToRead = fragmentsToRead == null ? null : List.copyOf(fragmentsToRead);
     note = note == null ? "" : note;
+    indexes = indexes == null ? List.of() : List.copyOf(indexes);
+  }
+
+  /** A plan whose index lines are not filled in yet ({@link #withIndexes}). */
+  public RefreshPlan(String view, MaterializedViewKind kind, Mode mode, String reason,
+      Long fromVersion, long toVersion, int sourceFragments, List<Integer> fragmentsToRead,
+      long rowsToRead, long viewRows, Long viewRowsToDelete, Long rowsToWrite, Write write,
+      Integer tasks, String note) {
+    this(view, kind, mode, reason, fromVersion, toVersion, sourceFragments, fragmentsToRead,
+        rowsToRead, viewRows, viewRowsToDelete, rowsToWrite, write, tasks, note, List.of());
+  }
+
+  /** This plan with the lines saying what the refresh would do to each index. */
+  public RefreshPlan withIndexes(List<String> lines) {
+    return new RefreshPlan(view, kind, mode, reason, fromVersion, toVersion, sourceFragments,
+        fragmentsToRead, rowsToRead, viewRows, viewRowsToDelete, rowsToWrite, write, tasks, note,
+        lines);
   }
 
   /** What a refresh does. */
@@ -94,7 +112,12 @@ public record RefreshPlan(String view, MaterializedViewKind kind, Mode mode, Str
         : (change > 0 ? "+" : "") + change});
     out.add(new String[] {"Write", write.text + (write == Write.SPARK_JOB && tasks != null
         ? ", " + tasks + (tasks == 1 ? " task" : " tasks") : "")});
-    out.add(new String[] {"Commit", mode == Mode.NO_OP ? "none" : "one commit to the view"});
+    out.add(new String[] {"Commit", mode == Mode.NO_OP ? "none" : "one commit to the view"
+        + (indexes.isEmpty() ? "" : ", then one to register its indexes again and one per "
+        + "index to add the new rows")});
+    for (String line : indexes) {
+      out.add(new String[] {"Index", line});
+    }
     if (!note.isEmpty()) {
       out.add(new String[] {"Note", note});
     }

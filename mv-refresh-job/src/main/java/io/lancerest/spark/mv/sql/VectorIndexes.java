@@ -153,6 +153,7 @@ public final class VectorIndexes {
             + ", then run CREATE INDEX again", e);
       }
       fragments = index.fragments().map(List::size).orElseGet(() -> ds.getFragments().size());
+      recordRecipe(ds, table, s);
     } finally {
       catalog.invalidateTable(ident);
     }
@@ -172,6 +173,27 @@ public final class VectorIndexes {
     }
     throw new MaterializedViewException("Table " + table + " has no column '" + s.column()
         + "' to index; its columns are " + columns);
+  }
+
+  /**
+   * On a materialized view, keeps how the index was built in the view's config: a view commit
+   * that rewrites the rows (or finds too many delta segments) builds it again from this recipe.
+   */
+  private static void recordRecipe(Dataset ds, String table, MvStatement.CreateVectorIndex s) {
+    Map<String, String> meta = ds.getSchema().getCustomMetadata();
+    if (meta == null || !io.lancerest.spark.mv.layout.GenevaLayout.isMaterializedView(meta)) {
+      return;
+    }
+    Map<String, String> options = new LinkedHashMap<>();
+    s.options().forEach((k, v) -> options.put(k.toLowerCase(Locale.ROOT), v));
+    try {
+      ds.updateConfig(new io.lancerest.spark.mv.commit.IndexRecipe(s.method(), s.column(),
+          options).configEntry(s.indexName()));
+    } catch (RuntimeException e) {
+      LOG.warn("Index {} on view {} was built, but its recipe was not recorded ({}): the view's "
+          + "refreshes add new rows to it as delta segments and never build it again",
+          s.indexName(), table, lanceMessage(e));
+    }
   }
 
   /** The vector length of the column: a fixed-size list of floats, else a clear error. */

@@ -50,7 +50,7 @@ class FragmentShippingTest {
     assertEquals(3, fragments.size());
 
     ViewCommitResult r = ViewCommit.builder(uri, 1).addFragments(fragments).build().commit();
-    assertEquals(new ViewCommitResult(1, 2, 0, 12, 3, List.of()), r);
+    assertEquals(new ViewCommitResult(1, 2, 0, 12, 3, List.of(), 2), r);
     try (BufferAllocator a = new RootAllocator(); Dataset ds = Dataset.open(uri, a)) {
       assertEquals(List.of(0L, 1L, 2L, 3L, 10L, 11L, 12L, 13L, 20L, 21L, 22L, 23L),
           LanceFixtures.rows(ds).keySet().stream().sorted().toList());

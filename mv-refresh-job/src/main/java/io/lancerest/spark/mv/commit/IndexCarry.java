@@ -1,0 +1,497 @@
+package io.lancerest.spark.mv.commit;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.lancerest.client.LanceJson;
+import io.lancerest.spark.connector.LanceLocation;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.UUID;
+import org.apache.arrow.memory.BufferAllocator;
+import org.lance.CommitBuilder;
+import org.lance.Dataset;
+import org.lance.Fragment;
+import org.lance.FragmentMetadata;
+import org.lance.Transaction;
+import org.lance.index.Index;
+import org.lance.index.IndexType;
+import org.lance.index.OptimizeOptions;
+import org.lance.operation.CreateIndex;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The indexes a {@link ViewCommit} carries over its Overwrite (which drops every index of the
+ * table): gathered from the read version plus those an earlier commit still owes, recorded in
+ * the Overwrite's own schema metadata ({@link #KEY}), registered again unchanged by a CreateIndex
+ * commit once the Overwrite landed, then brought up to date.
+ *
+ * <p>Measured on lance-core 4.0.0: a segment registered again with its fragment bitmap as it was
+ * answers searches correctly, since lance masks the rows deleted from kept fragments and those
+ * of fragments the bitmap names that are no longer in the table; fragments in no bitmap are
+ * searched flat. So a fragment id must never be reused while a carried bitmap names it ({@link
+ * #firstNewFragmentId}). Bringing an index up to date: scalar and full-text indexes merge the new
+ * rows in ({@code optimizeIndices}); a vector index gets a delta segment for them (merging or
+ * retraining an IVF index of fragments with deletions fails in lance-core 4.0.0 with "batch
+ * .num_rows() != chunk.len()"), and is built again from its {@link IndexRecipe} after a full
+ * rebuild or a compaction of the view, or past {@link #MAX_VECTOR_SEGMENTS} segments.
+ */
+final class IndexCarry {
+  // The commit's own log category: these lines are part of the commit's story.
+  private static final Logger LOG = LoggerFactory.getLogger(ViewCommit.class);
+  /**
+   * Schema metadata of every Overwrite that carries indexes: {@code {"version": v, "indexes":
+   * [...]}}, the segments version {@code v} (that Overwrite) must have registered. Whichever
+   * commit comes next registers those no version after {@code v} did.
+   */
+  static final String KEY = "lancerest::view::carried_indexes";
+  /**
+   * Delta segments a vector index may have before a commit builds it again from its recipe:
+   * each segment is searched on its own, so a search costs about one more probe set per segment
+   * (8 keeps it within a small factor of a fresh index while a rebuild, which retrains the
+   * centroids over every row, stays rare: one in 8 refreshes at most).
+   */
+  static final int MAX_VECTOR_SEGMENTS = 8;
+
+  private final String location;
+  private final long readVersion;
+  /** Every user index segment of the read version plus those still owed, by uuid. */
+  private final Map<UUID, Index> candidates = new LinkedHashMap<>();
+  /** The candidates an earlier Overwrite carried and no version registered yet. */
+  private final Set<UUID> owed = new HashSet<>();
+  private Map<String, String> config = Map.of();
+  /** Lance field ids of the read version's vector (fixed-size list) columns. */
+  private final Set<Integer> vectorFields = new HashSet<>();
+  /** What the Overwrite carries (after {@link #select}). */
+  private List<Index> carried = List.of();
+  /** Whether the commit rewrites rows (full rebuild, compaction): vector indexes are rebuilt. */
+  private boolean rewrites;
+
+  IndexCarry(String location, long readVersion) {
+    this.location = location;
+    this.readVersion = readVersion;
+  }
+
+  /** Gathers the segments to carry from {@code ds}, the read version. */
+  void gather(Dataset ds) {
+    candidates.clear();
+    owed.clear();
+    for (Index i : ds.getIndexes()) {
+      if (isUser(i)) {
+        candidates.put(i.uuid(), i);
+      }
+    }
+    Map<String, String> meta = ds.getSchema().getCustomMetadata();
+    Recorded rec = Recorded.parse(meta == null ? null : meta.get(KEY));
+    if (rec != null && rec.version() <= ds.version()) {
+      Map<UUID, Index> missing = new LinkedHashMap<>();
+      rec.indexes().forEach(i -> {
+        if (!candidates.containsKey(i.uuid())) {
+          missing.put(i.uuid(), i);
+        }
+      });
+      // registered by a later version, then dropped or merged away: not owed any more
+      for (long v = rec.version() + 1; v <= ds.version() && !missing.isEmpty(); v++) {
+        try (Dataset at = ds.checkoutVersion(v)) {
+          at.getIndexes().forEach(i -> missing.remove(i.uuid()));
+        }
+      }
+      candidates.putAll(missing);
+      owed.addAll(missing.keySet());
+    }
+    config = ds.getConfig();
+    vectorFields.clear();
+    ds.getLanceSchema().fields().forEach(f -> {
+      if (f.getType() instanceof org.apache.arrow.vector.types.pojo.ArrowType.FixedSizeList) {
+        vectorFields.add(f.getId());
+      }
+    });
+  }
+
+  /**
+   * The lowest id a new fragment may take: above every id a carried bitmap names, since lance
+   * would take the new fragment's rows for indexed ones (and a search would never find them).
+   */
+  int firstNewFragmentId() {
+    int max = -1;
+    for (Index i : candidates.values()) {
+      for (int f : i.fragments().orElse(List.of())) {
+        max = Math.max(max, f);
+      }
+    }
+    return max + 1;
+  }
+
+  /**
+   * Chooses the segments the Overwrite to {@code fragments} carries, and returns the schema
+   * metadata value that records them ({@code null}: none). A segment whose bitmap names no
+   * fragment left is dropped, except the newest one of an index that has no other: it keeps
+   * the index (its trained model, its parameters) for the update after the commit.
+   */
+  String select(List<FragmentMetadata> fragments, boolean rewrites) {
+    this.rewrites = rewrites;
+    Set<Integer> live = new HashSet<>();
+    fragments.forEach(f -> live.add(f.getId()));
+    List<Index> out = new ArrayList<>();
+    for (List<Index> segments : byName(candidates.values()).values()) {
+      List<Index> keep = segments.stream().filter(i -> i.fragments().isEmpty()
+          || i.fragments().get().stream().anyMatch(live::contains)).toList();
+      if (keep.isEmpty()) {
+        keep = List.of(segments.stream().max(Comparator.comparingLong(Index::datasetVersion))
+            .orElseThrow());
+      }
+      out.addAll(keep);
+    }
+    carried = List.copyOf(out);
+    return carried.isEmpty() ? null : new Recorded(readVersion + 1, carried).json();
+  }
+
+  /**
+   * After the Overwrite landed as {@code version}: registers the carried segments again and
+   * brings each index up to date; returns what happened to each, and the view's version after.
+   * Never throws: the Overwrite stands whatever happens here, and what is left undone is
+   * reported (and done by the next commit, or found by flat search meanwhile).
+   */
+  Carried carry(LanceLocation table, BufferAllocator allocator, long version) {
+    if (carried.isEmpty()) {
+      return new Carried(List.of(), version);
+    }
+    Map<String, List<Index>> names = byName(carried);
+    String failure = register(table, allocator, version);
+    if (failure != null) {
+      List<IndexOutcome> out = new ArrayList<>();
+      names.forEach((name, segs) -> out.add(log(new IndexOutcome(name, isVector(segs.get(0)),
+          IndexOutcome.Action.PENDING, 0, 0, 0, segs.size(), "registering it again after the "
+          + "commit failed (" + failure + "); the view's next commit does it"))));
+      return new Carried(out, version);
+    }
+    List<IndexOutcome> out = new ArrayList<>();
+    long latest = version;
+    for (Map.Entry<String, List<Index>> e : names.entrySet()) {
+      try (Dataset ds = table.open(allocator, null)) {
+        out.add(log(update(table, allocator, ds, e.getKey(), e.getValue())));
+      } catch (Exception ex) { // lance-core's IOException arrives undeclared
+        out.add(log(new IndexOutcome(e.getKey(), isVector(e.getValue().get(0)),
+            IndexOutcome.Action.NOT_UPDATED, 0, 0, 0, e.getValue().size(), "the view could "
+            + "not be read: " + message(ex))));
+      }
+    }
+    try (Dataset ds = table.open(allocator, null)) {
+      latest = ds.version();
+    } catch (Exception ex) { // lance-core's IOException arrives undeclared
+      // the version the Overwrite created is still a true answer
+    }
+    return new Carried(out, latest);
+  }
+
+  /** What {@link #carry} did: each index's outcome, and the view's version after it. */
+  record Carried(List<IndexOutcome> indexes, long latestVersion) {}
+
+  /**
+   * Commits the CreateIndex read at {@code version}; {@code null} when the segments are
+   * registered (by it, or by a commit whose answer was lost), else why not.
+   */
+  private String register(LanceLocation table, BufferAllocator allocator, long version) {
+    try (Dataset at = table.open(allocator, version);
+        Transaction t = new Transaction.Builder().readVersion(version)
+            .operation(CreateIndex.builder().withNewIndices(carried).build()).build();
+        Dataset done = new CommitBuilder(at).execute(t)) {
+      return null;
+    } catch (Exception e) { // lance-core's IOException arrives undeclared
+      // Its answer may have been lost although it landed; or a concurrent Overwrite (another
+      // engine commit, which owes the same segments) won: then they are registered by it.
+      try (Dataset latest = table.open(allocator, null)) {
+        Set<UUID> have = new HashSet<>();
+        latest.getIndexes().forEach(i -> have.add(i.uuid()));
+        if (carried.stream().allMatch(i -> have.contains(i.uuid()))) {
+          return null;
+        }
+      } catch (Exception unreadable) { // lance-core's IOException arrives undeclared
+        e.addSuppressed(unreadable);
+      }
+      return message(e);
+    }
+  }
+
+  /** Brings index {@code name} of {@code ds} (the latest version) up to date. */
+  private IndexOutcome update(LanceLocation table, BufferAllocator allocator, Dataset ds,
+      String name, List<Index> segs) {
+    boolean vector = isVector(segs.get(0));
+    IndexRecipe recipe = vector ? recipeOf(name, segs.get(0), ds) : null;
+    String lostFiles = owedAndGone(ds, name, segs);
+    Coverage before = Coverage.of(ds, name);
+    String why = lostFiles != null ? "its files are gone (" + lostFiles + ")"
+        : rewrites ? "the commit rewrote the view's rows"
+        : vector && before.segments >= MAX_VECTOR_SEGMENTS && before.unindexedRows > 0
+            ? "it has " + before.segments + " segments, the most a view's vector index keeps"
+            : null;
+    try {
+      if (lostFiles != null) {
+        removeSegments(ds, segs);
+        if (recipe == null) {
+          return new IndexOutcome(name, vector, IndexOutcome.Action.LOST, 0, 0,
+              before.liveRows(), 0, why + "; no recipe to build it again: create the index "
+              + "again");
+        }
+      }
+      if (why != null && recipe != null) {
+        try (Dataset latest = table.open(allocator, null)) {
+          latest.createIndex(List.of(recipe.column()), recipe.type(), Optional.of(name),
+              recipe.params(), true);
+        }
+        return outcome(table, allocator, name, vector, IndexOutcome.Action.REBUILT,
+            before.liveRows(), why + "; built again from its recipe " + recipe);
+      }
+      if (before.unindexedRows == 0) {
+        return outcome(table, allocator, name, vector, IndexOutcome.Action.CARRIED, 0, "");
+      }
+      OptimizeOptions.Builder o = OptimizeOptions.builder().indexNames(List.of(name));
+      if (vector) {
+        o.numIndicesToMerge(0); // a delta segment; see the class comment
+      }
+      ds.optimizeIndices(o.build());
+      String note = vector && why != null ? why + "; no recipe (not built by this engine's "
+          + "CREATE INDEX), so the new rows get a delta segment" : "";
+      return outcome(table, allocator, name, vector, IndexOutcome.Action.UPDATED,
+          before.unindexedRows, note);
+    } catch (Exception e) { // lance-core's IOException arrives undeclared
+      return outcome(table, allocator, name, vector, IndexOutcome.Action.NOT_UPDATED, 0,
+          message(e) + "; its new rows are found by a flat search until the next commit indexes them");
+    }
+  }
+
+  /** The outcome with the index's coverage as the latest version has it. */
+  private static IndexOutcome outcome(LanceLocation table, BufferAllocator allocator,
+      String name, boolean vector, IndexOutcome.Action action, long added, String detail) {
+    try (Dataset latest = table.open(allocator, null)) {
+      Coverage c = Coverage.of(latest, name);
+      return new IndexOutcome(name, vector, action, added, c.indexedRows, c.unindexedRows,
+          c.segments, detail);
+    }
+  }
+
+  /**
+   * For an index with segments owed by an earlier Overwrite: whether their files are still
+   * there (a cleanup may have removed them since, as no version referenced them); {@code null}
+   * when they are, else lance-core's answer.
+   */
+  private String owedAndGone(Dataset ds, String name, List<Index> segs) {
+    if (segs.stream().noneMatch(i -> owed.contains(i.uuid()))) {
+      return null;
+    }
+    try {
+      ds.getIndexStatistics(name);
+      return null;
+    } catch (Exception e) { // lance-core's IOException arrives undeclared
+      return message(e);
+    }
+  }
+
+  private static void removeSegments(Dataset ds, List<Index> segs) {
+    try (Transaction t = new Transaction.Builder().readVersion(ds.version())
+            .operation(CreateIndex.builder().withNewIndices(List.of())
+                .withRemovedIndices(segs).build()).build();
+        Dataset done = new CommitBuilder(ds).execute(t)) {
+      // the index is no longer listed
+    }
+  }
+
+  /** The recipe of a vector index, when it still describes it (the same column). */
+  private IndexRecipe recipeOf(String name, Index index, Dataset ds) {
+    IndexRecipe r = IndexRecipe.of(config, name);
+    if (r == null || index.fields().size() != 1) {
+      return null;
+    }
+    int id = index.fields().get(0);
+    boolean same = ds.getLanceSchema().fields().stream()
+        .anyMatch(f -> f.getId() == id && f.getName().equals(r.column()));
+    return same ? r : null;
+  }
+
+  private IndexOutcome log(IndexOutcome o) {
+    if (o.bad()) {
+      LOG.warn("View table '{}': index {}", LanceLocation.withoutUserInfo(location), o);
+    } else {
+      LOG.info("View table '{}': index {}", LanceLocation.withoutUserInfo(location), o);
+    }
+    return o;
+  }
+
+  private static String message(Exception e) {
+    return LanceLocation.withoutUserInfo(String.valueOf(e.getMessage()))
+        .replaceFirst(",\\s*\\S+\\.rs:\\d+:\\d+\\s*$", "");
+  }
+
+  /**
+   * Whether {@code i} is a vector index: by its type, or (an index built through lance-spark
+   * has none in lance-core 4.0.0's answer) by its column, a fixed-size list.
+   */
+  private boolean isVector(Index i) {
+    if (i.indexType() != null) {
+      return i.indexType() == IndexType.VECTOR || i.indexType().name().startsWith("IVF");
+    }
+    return i.fields().size() == 1 && vectorFields.contains(i.fields().get(0));
+  }
+
+  /** Indexes a user made (lance-core's own bookkeeping indexes are not carried). */
+  private static boolean isUser(Index i) {
+    return i.indexType() != IndexType.FRAGMENT_REUSE && i.indexType() != IndexType.MEM_WAL;
+  }
+
+  /** {@code btree}, {@code inverted}, ...: what a scalar index is, for EXPLAIN. */
+  private static String label(Dataset ds, Index i) {
+    if (i.indexType() != null) {
+      return i.indexType().name().toLowerCase(java.util.Locale.ROOT);
+    }
+    try {
+      return String.valueOf(ds.getIndexStatistics(i.name()).get("index_type"))
+          .toLowerCase(java.util.Locale.ROOT);
+    } catch (Exception e) { // lance-core's IOException arrives undeclared
+      return "scalar";
+    }
+  }
+
+  private static Map<String, List<Index>> byName(java.util.Collection<Index> all) {
+    Map<String, List<Index>> m = new TreeMap<>();
+    all.forEach(i -> m.computeIfAbsent(i.name(), k -> new ArrayList<>()).add(i));
+    return m;
+  }
+
+  /**
+   * What a refresh will do to each index of {@code view}: one line per index, for EXPLAIN
+   * REFRESH. {@code rewrites}: the refresh rebuilds the view.
+   */
+  static List<String> explain(Dataset view, boolean rewrites, boolean noOp) {
+    IndexCarry c = new IndexCarry(view.uri(), view.version());
+    c.gather(view);
+    List<String> out = new ArrayList<>();
+    byName(c.candidates.values()).forEach((name, segs) -> {
+      boolean vector = c.isVector(segs.get(0));
+      IndexRecipe recipe = vector ? c.recipeOf(name, segs.get(0), view) : null;
+      boolean owes = segs.stream().anyMatch(i -> c.owed.contains(i.uuid()));
+      String what = noOp ? (owes ? "registered again by the view's next commit" : "unchanged")
+          : !vector ? "carried over; new rows merged into it"
+          : rewrites || segs.size() >= MAX_VECTOR_SEGMENTS
+              ? (recipe != null ? "carried over, then built again from its recipe " + recipe
+                  : "carried over; new rows get a delta segment (no recipe to build it again)")
+              : "carried over; new rows get a delta segment (" + (segs.size() + 1) + " of at "
+                  + "most " + MAX_VECTOR_SEGMENTS + ")";
+      out.add(name + " (" + (vector ? "vector" : label(view, segs.get(0))) + ", " + segs.size() + (segs.size() == 1 ? " segment" :
+          " segments") + (owes && !noOp ? ", owed by an interrupted commit" : "") + "): "
+          + what);
+    });
+    return out;
+  }
+
+  /** Live rows of the view an index's segments cover, and those they do not. */
+  private record Coverage(long indexedRows, long unindexedRows, int segments) {
+    static Coverage of(Dataset ds, String name) {
+      Set<Integer> covered = new HashSet<>();
+      int segments = 0;
+      for (Index i : ds.getIndexes()) {
+        if (i.name().equals(name)) {
+          segments++;
+          covered.addAll(i.fragments().orElse(List.of()));
+        }
+      }
+      long in = 0;
+      long out = 0;
+      for (Fragment f : ds.getFragments()) {
+        long rows = f.metadata().getNumRows();
+        if (covered.contains(f.getId())) {
+          in += rows;
+        } else {
+          out += rows;
+        }
+      }
+      return new Coverage(in, out, segments);
+    }
+
+    long liveRows() {
+      return indexedRows + unindexedRows;
+    }
+  }
+
+  /** The {@link #KEY} record: the segments Overwrite {@code version} carried. */
+  record Recorded(long version, List<Index> indexes) {
+    String json() {
+      ObjectNode n = LanceJson.mapper().createObjectNode();
+      n.put("version", version);
+      ArrayNode a = n.putArray("indexes");
+      for (Index i : indexes) {
+        ObjectNode o = a.addObject();
+        o.put("name", i.name());
+        o.put("uuid", i.uuid().toString());
+        ArrayNode fields = o.putArray("fields");
+        i.fields().forEach(fields::add);
+        o.put("dataset_version", i.datasetVersion());
+        i.fragments().ifPresent(fs -> {
+          ArrayNode f = o.putArray("fragments");
+          fs.forEach(f::add);
+        });
+        i.indexDetails().ifPresent(d -> o.put("details", Base64.getEncoder().encodeToString(d)));
+        o.put("index_version", i.indexVersion());
+        if (i.indexType() != null) {
+          o.put("type", i.indexType().name());
+        }
+        i.createdAt().ifPresent(t -> o.put("created_at_ms", t.toEpochMilli()));
+        i.baseId().ifPresent(b -> o.put("base_id", b));
+      }
+      return n.toString();
+    }
+
+    /** The record, or {@code null} when absent or unreadable (then nothing is owed). */
+    static Recorded parse(String json) {
+      if (json == null) {
+        return null;
+      }
+      try {
+        JsonNode n = LanceJson.mapper().readTree(json);
+        List<Index> out = new ArrayList<>();
+        for (JsonNode o : n.path("indexes")) {
+          Index.Builder b = Index.builder()
+              .name(o.path("name").asText())
+              .uuid(UUID.fromString(o.path("uuid").asText()))
+              .fields(ints(o.path("fields")))
+              .datasetVersion(o.path("dataset_version").asLong())
+              .indexVersion(o.path("index_version").asInt());
+          if (o.has("type")) {
+            b.indexType(IndexType.valueOf(o.path("type").asText()));
+          }
+          if (o.has("fragments")) {
+            b.fragments(ints(o.path("fragments")));
+          }
+          if (o.has("details")) {
+            b.indexDetails(Base64.getDecoder().decode(o.path("details").asText()));
+          }
+          if (o.has("created_at_ms")) {
+            b.createdAt(java.time.Instant.ofEpochMilli(o.path("created_at_ms").asLong()));
+          }
+          if (o.has("base_id")) {
+            b.baseId(o.path("base_id").asInt());
+          }
+          out.add(b.build());
+        }
+        return new Recorded(n.path("version").asLong(), out);
+      } catch (Exception e) {
+        LOG.warn("Unreadable record of carried indexes ({}): ignored", e.getMessage());
+        return null;
+      }
+    }
+
+    private static List<Integer> ints(JsonNode a) {
+      List<Integer> out = new ArrayList<>();
+      a.forEach(x -> out.add(x.asInt()));
+      return out;
+    }
+  }
+}
