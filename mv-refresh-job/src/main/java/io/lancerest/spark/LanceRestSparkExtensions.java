@@ -14,7 +14,8 @@ import scala.runtime.BoxedUnit;
  * {@code spark.sql.extensions = io.lancerest.spark.LanceRestSparkExtensions}: adds the
  * materialized-view statements (CREATE / REFRESH / DROP / SHOW / DESCRIBE MATERIALIZED VIEW),
  * {@code ALTER TABLE ... CREATE INDEX ... USING ivf_flat} and the other vector index methods
- * lance-spark 0.4.0 lacks, and refuses lance-spark's column backfills into a view
+ * lance-spark 0.4.0 lacks, the search table functions {@code vector_search} and {@code search}
+ * ({@link io.lancerest.spark.search.SearchFunctions}), and refuses lance-spark's column backfills into a view
  * ({@link ViewWriteGuard}).
  * Other statements pass to the next parser, so it can be listed together with lance-spark's
  * {@code org.lance.spark.extensions.LanceSparkSessionExtensions}, in either order.
@@ -37,6 +38,7 @@ public final class LanceRestSparkExtensions
         return new ViewWriteGuard();
       }
     });
+    io.lancerest.spark.search.SearchFunctions.all().forEach(extensions::injectTableFunction);
     return BoxedUnit.UNIT;
   }
 }

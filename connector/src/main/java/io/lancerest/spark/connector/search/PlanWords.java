@@ -17,8 +17,10 @@ final class PlanWords {
 
   private PlanWords() {}
 
-  static boolean isVector(IndexType t) {
-    return t == IndexType.VECTOR || t.name().startsWith("IVF_");
+  /** Whether an index type (as its statistics name it) is a vector index. */
+  static boolean isVector(String type) {
+    String t = type.toUpperCase(Locale.ROOT);
+    return t.equals(IndexType.VECTOR.name()) || t.startsWith("IVF_");
   }
 
   /** Whether a user's distance type names the metric lance-core reports for an index. */

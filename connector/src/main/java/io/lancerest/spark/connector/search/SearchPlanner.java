@@ -183,8 +183,7 @@ public final class SearchPlanner {
     ds.getLanceSchema().fields().forEach(f -> byId.put(f.getId(), f));
     TreeSet<String> indexed = new TreeSet<>();
     for (Index i : ds.getIndexes()) {
-      if (i.indexType() == IndexType.INVERTED && i.fields().size() == 1
-          && byId.containsKey(i.fields().get(0))) {
+      if (isText(i) && i.fields().size() == 1 && byId.containsKey(i.fields().get(0))) {
         indexed.add(byId.get(i.fields().get(0)).getName());
       }
     }
@@ -203,7 +202,10 @@ public final class SearchPlanner {
   /** The fixed size of a vector column; refuses any other column. */
   private int vectorDimension(LanceField f) {
     ArrowType t = f.getType();
-    ArrowType item = f.getChildren().isEmpty() ? null : f.getChildren().get(0).getType();
+    // the Arrow field has the list's item (lance-core's field of a fixed-size list has none)
+    List<org.apache.arrow.vector.types.pojo.Field> items = ds.getSchema()
+        .findField(f.getName()).getChildren();
+    ArrowType item = items.isEmpty() ? null : items.get(0).getType();
     boolean floats = item instanceof ArrowType.FloatingPoint;
     if (t instanceof ArrowType.FixedSizeList fixed && floats) {
       return fixed.getListSize();
@@ -223,14 +225,26 @@ public final class SearchPlanner {
   private List<String> indexesOn(LanceField f, boolean vector) {
     List<String> out = new ArrayList<>();
     for (Index i : ds.getIndexes()) {
-      boolean kind = vector ? PlanWords.isVector(i.indexType())
-          : i.indexType() == IndexType.INVERTED;
-      if (kind && i.fields().equals(List.of(f.getId())) && !out.contains(i.name())) {
+      if (i.fields().equals(List.of(f.getId())) && !out.contains(i.name())
+          && vector == PlanWords.isVector(kind(i)) && (vector || isText(i))) {
         out.add(i.name());
       }
     }
     out.sort(null);
     return out;
+  }
+
+  /**
+   * An index's type as its statistics name it ({@code IVF_FLAT}, {@code Inverted}, ...):
+   * lance-core leaves {@link Index#indexType()} empty for indexes lance-spark built.
+   */
+  private String kind(Index i) {
+    Object t = ds.getIndexStatistics(i.name()).get("index_type");
+    return t != null ? t.toString() : i.indexType() == null ? "" : i.indexType().name();
+  }
+
+  private boolean isText(Index i) {
+    return kind(i).equalsIgnoreCase(IndexType.INVERTED.name());
   }
 
   private static Map<?, ?> firstSegment(Map<String, Object> stats) {
