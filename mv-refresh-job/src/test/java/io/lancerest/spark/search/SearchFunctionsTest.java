@@ -175,6 +175,29 @@ class SearchFunctionsTest {
   }
 
   @Test
+  void fullTextSearchOfTwoColumnsMatchesEither() {
+    String t = "lance." + ns + ".pages";
+    f.sql("CREATE TABLE " + t + " (id BIGINT, title STRING, body STRING)");
+    f.sql("INSERT INTO " + t + " SELECT id, concat('title', id % 5), concat('body', id % 3) "
+        + "FROM range(0, 60, 1, 1)");
+    f.sql("ALTER TABLE " + t + " CREATE INDEX title_fts USING fts (title) WITH (" + FTS_OPTIONS
+        + ")");
+    f.sql("ALTER TABLE " + t + " CREATE INDEX body_fts USING fts (body) WITH (" + FTS_OPTIONS
+        + ")");
+    // one word of each column: rows whose title is title1 or whose body is body2
+    List<String> expected = f.rows("SELECT id FROM " + t + " WHERE title = 'title1' OR "
+        + "body = 'body2'");
+    String q = "SELECT id FROM search('" + t + "', 'title1 body2', 100, search_columns => "
+        + "array('title', 'body'))";
+    assertEquals(expected, f.rows(q));
+    assertTrue(explain(q).contains("full-text search of columns title, body for k=100: index "
+        + "title_fts (Inverted); index body_fts (Inverted)"), explain(q));
+    assertEquals("search on " + t + ": name the column to search, one of body, title: search('"
+        + t + "', 'words', k, search_columns => array('body')).",
+        refused("SELECT * FROM search('" + t + "', 'title1', 3)"));
+  }
+
+  @Test
   void badInputIsRefusedNamingTheTableTheColumnAndWhatToDo() {
     String t = table("bad");
     String call = "SELECT * FROM vector_search('" + t + "', ";
