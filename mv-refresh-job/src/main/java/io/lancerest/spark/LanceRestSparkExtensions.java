@@ -15,7 +15,9 @@ import scala.runtime.BoxedUnit;
  * materialized-view statements (CREATE / REFRESH / DROP / SHOW / DESCRIBE MATERIALIZED VIEW),
  * {@code ALTER TABLE ... CREATE INDEX ... USING ivf_flat} and the other index methods
  * lance-spark 0.4.0 lacks (the vector ones, bitmap), {@code SHOW INDEXES} (with each index's
- * segments), and refuses lance-spark's column backfills into a view ({@link ViewWriteGuard}).
+ * segments), the search table functions {@code vector_search} and {@code search}
+ * ({@link io.lancerest.spark.search.SearchFunctions}), and refuses lance-spark's column
+ * backfills into a view ({@link ViewWriteGuard}).
  * Other statements pass to the next parser, so it can be listed together with lance-spark's
  * {@code org.lance.spark.extensions.LanceSparkSessionExtensions}, in either order.
  */
@@ -37,6 +39,7 @@ public final class LanceRestSparkExtensions
         return new ViewWriteGuard();
       }
     });
+    io.lancerest.spark.search.SearchFunctions.all().forEach(extensions::injectTableFunction);
     return BoxedUnit.UNIT;
   }
 }

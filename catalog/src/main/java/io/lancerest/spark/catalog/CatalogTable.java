@@ -143,6 +143,9 @@ final class CatalogTable extends LancePositionDeltaDataset
 
   @Override
   public ScanBuilder newScanBuilder(CaseInsensitiveStringMap options) {
+    if (options.containsKey(LanceSparkReadOptions.CONFIG_NEAREST)) {
+      throw NearestOption.refused(name, options.get(LanceSparkReadOptions.CONFIG_NEAREST));
+    }
     if (options.isEmpty()) {
       // what lance-spark's own newScanBuilder builds for no options
       return SafeScanBuilder.of(sparkSchema, readOptions(), getInitialStorageOptions(),

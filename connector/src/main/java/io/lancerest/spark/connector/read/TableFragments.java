@@ -52,6 +52,16 @@ public record TableFragments(long version, Map<Integer, FragmentHazard> hazards,
    * the driver the way lance-spark's scan planning opens it.
    */
   public static TableFragments read(LanceSparkReadOptions options) {
+    try (Dataset ds = open(options)) {
+      return of(ds);
+    }
+  }
+
+  /**
+   * The dataset lance-spark reads with {@code options} (its version, or the latest), opened on
+   * the driver the way lance-spark's scan planning opens it; the caller closes it.
+   */
+  public static Dataset open(LanceSparkReadOptions options) {
     var open = Dataset.open().allocator(LanceRuntime.allocator())
         .readOptions(options.toReadOptions());
     if (options.hasNamespace()) {
@@ -59,9 +69,7 @@ public record TableFragments(long version, Map<Integer, FragmentHazard> hazards,
     } else {
       open.uri(options.getDatasetUri());
     }
-    try (Dataset ds = open.build()) {
-      return of(ds);
-    }
+    return open.build();
   }
 
   /** The worst hazard of {@code fragmentIds} (of fragments not known here: the worst). */

@@ -32,6 +32,7 @@ import org.junit.jupiter.api.Test;
  * run by an executor, and every object they write under the tables' and views' own locations;
  * a chunker view's errors table and a failed UDTF refresh's checkpoints are on S3 too. Also, on the local folder: each view kind refreshed incrementally with its
  * writes in Spark tasks equals the source's SELECT or a from-scratch view, without duplicates.
+ * The search functions run in an executor on S3 and give a full scan's rows.
  */
 @Tag("slow")
 class ObjectStoreClusterTest {
@@ -86,6 +87,39 @@ class ObjectStoreClusterTest {
         cluster = null;
       }
     }
+  }
+
+  /**
+   * {@code vector_search} and {@code search} of an S3 table run in an executor, which opens the
+   * table with the catalog's storage options, and give the rows of a full scan.
+   */
+  @Test
+  void searchesOfAnS3TableRunInAnExecutor() throws InterruptedException {
+    String t = "lance." + onS3.namespace("search") + ".docs";
+    onS3.sql("CREATE TABLE " + t + " (id BIGINT, vec ARRAY<FLOAT>, text STRING) TBLPROPERTIES "
+        + "('vec.arrow.fixed-size-list.size' = '2')");
+    onS3.sql("INSERT INTO " + t + " SELECT id, array(CAST(sin(id) AS FLOAT), "
+        + "CAST(cos(id * 0.3) AS FLOAT)), concat('word', id % 5) FROM range(0, 200, 1, 1)");
+    onS3.sql("ALTER TABLE " + t + " CREATE INDEX vec_idx USING ivf_flat (vec) WITH "
+        + "(num_partitions = 2)");
+    onS3.sql("ALTER TABLE " + t + " CREATE INDEX text_idx USING fts (text) WITH ("
+        + "base_tokenizer = 'simple', language = 'English', max_token_length = 40, lower_case = "
+        + "true, stem = false, remove_stop_words = false, ascii_folding = false, "
+        + "with_position = false)");
+    // the 6 nearest to (0.5, -0.5) by squared L2, from a full scan
+    List<String> expected = onS3.rows("SELECT id FROM (SELECT id, pow(vec[0] - 0.5, 2) + "
+        + "pow(vec[1] + 0.5, 2) AS d FROM " + t + " ORDER BY d LIMIT 6)");
+    TASK_EXECUTORS.clear();
+    assertEquals(expected, onS3.rows("SELECT id FROM vector_search('" + t + "', 'vec', "
+        + "array(0.5, -0.5), 6, nprobes => 2)"));
+    assertEquals(onS3.rows("SELECT id FROM " + t + " WHERE text = 'word3'"),
+        onS3.rows("SELECT id FROM search('" + t + "', 'word3', 100)"));
+    long deadline = System.nanoTime() + 10_000_000_000L;
+    while (TASK_EXECUTORS.isEmpty() && System.nanoTime() < deadline) {
+      Thread.sleep(50); // the listener bus reports task ends asynchronously
+    }
+    assertFalse(TASK_EXECUTORS.isEmpty() || TASK_EXECUTORS.contains("driver"),
+        "the searches' tasks ran on the cluster's executors within 10 s: " + TASK_EXECUTORS);
   }
 
   @Test

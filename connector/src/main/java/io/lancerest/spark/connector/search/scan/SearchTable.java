@@ -1,0 +1,101 @@
+package io.lancerest.spark.connector.search.scan;
+
+import io.lancerest.spark.connector.read.TableFragments;
+import io.lancerest.spark.connector.search.SearchPlan;
+import io.lancerest.spark.connector.search.SearchPlanner;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+import org.apache.spark.sql.connector.catalog.SupportsRead;
+import org.apache.spark.sql.connector.catalog.TableCapability;
+import org.apache.spark.sql.connector.read.ScanBuilder;
+import org.apache.spark.sql.connector.read.SupportsPushDownRequiredColumns;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.util.CaseInsensitiveStringMap;
+import org.lance.Dataset;
+import org.lance.spark.LanceDataset;
+import org.lance.spark.LanceSparkReadOptions;
+
+/**
+ * The rows of one search of a catalog table: the table's columns and the score column ({@code
+ * _distance} or {@code _score}), read at the version the search was planned for.
+ */
+public final class SearchTable implements SupportsRead {
+  private final String name;
+  private final SearchPlan plan;
+  private final StructType schema;
+  private final SearchSource source;
+
+  private SearchTable(String name, SearchPlan plan, StructType schema, SearchSource source) {
+    this.name = name;
+    this.plan = plan;
+    this.schema = schema;
+    this.source = source;
+  }
+
+  /**
+   * Plans a search of {@code table} (named {@code tableName}) with {@code planning} on its
+   * current version, opened on the driver as the catalog's scans open it.
+   *
+   * @param function the SQL function's name, for the plan node
+   */
+  public static SearchTable of(String function, String tableName, LanceDataset table,
+      Function<SearchPlanner, SearchPlan> planning) {
+    LanceSparkReadOptions read = table.readOptions();
+    SearchPlan plan;
+    try (Dataset ds = TableFragments.open(read)) {
+      plan = planning.apply(SearchPlanner.of(ds, tableName));
+    }
+    LanceSparkReadOptions pinned = read.withVersion(Math.toIntExact(plan.version()));
+    List<StructField> fields = new ArrayList<>(Arrays.asList(table.schema().fields()));
+    fields.removeIf(f -> f.name().equals(plan.scoreColumn()));
+    fields.add(DataTypes.createStructField(plan.scoreColumn(), DataTypes.FloatType, true));
+    return new SearchTable(function + "(" + tableName + ")", plan,
+        new StructType(fields.toArray(StructField[]::new)),
+        new SearchSource(pinned, Map.copyOf(table.getInitialStorageOptions()),
+            table.getNamespaceImpl(), table.getNamespaceProperties() == null ? null
+                : Map.copyOf(table.getNamespaceProperties())));
+  }
+
+  /** What the search will use, as EXPLAIN shows it. */
+  public SearchPlan plan() {
+    return plan;
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  @Override
+  public StructType schema() {
+    return schema;
+  }
+
+  @Override
+  public Set<TableCapability> capabilities() {
+    return Set.of(TableCapability.BATCH_READ);
+  }
+
+  @Override
+  public ScanBuilder newScanBuilder(CaseInsensitiveStringMap options) {
+    return new SupportsPushDownRequiredColumns() {
+      private StructType read = schema;
+
+      @Override
+      public void pruneColumns(StructType required) {
+        read = required;
+      }
+
+      @Override
+      public org.apache.spark.sql.connector.read.Scan build() {
+        return new SearchScan(plan, read, source);
+      }
+    };
+  }
+}

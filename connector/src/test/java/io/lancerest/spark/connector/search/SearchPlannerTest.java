@@ -1,0 +1,166 @@
+package io.lancerest.spark.connector.search;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import io.lancerest.testing.LanceStates;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.BigIntVector;
+import org.apache.arrow.vector.Float4Vector;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.lance.Dataset;
+import org.lance.index.DistanceType;
+import org.lance.index.IndexParams;
+import org.lance.index.IndexType;
+import org.lance.index.vector.VectorIndexParams;
+
+/**
+ * The search core with lance-core alone (no Spark): what a plan says it uses, and that its rows
+ * are a brute-force scan's (an ivf_flat index probed in every partition is exact), also with
+ * deleted rows and rows the index does not cover yet.
+ */
+class SearchPlannerTest {
+  private static final float[] KEY = {0.9f, 0.2f, -0.4f, 0.7f};
+
+  @TempDir
+  Path dir;
+
+  /** {@link LanceStates}' vector of row {@code id}: {@code sin(id * (j + 1) / 1000)}. */
+  private static float[] vectorOf(long id) {
+    float[] v = new float[4];
+    for (int j = 0; j < 4; j++) {
+      v[j] = (float) Math.sin(id * (j + 1) / 1000.0);
+    }
+    return v;
+  }
+
+  /** The k nearest ids among {@code ids} by squared L2 (lance's l2). */
+  private static List<Long> bruteForce(List<Long> ids, int k) {
+    List<Long> sorted = new ArrayList<>(ids);
+    sorted.sort(Comparator.comparingDouble(id -> {
+      float[] v = vectorOf(id);
+      double d = 0;
+      for (int j = 0; j < 4; j++) {
+        d += (v[j] - KEY[j]) * (double) (v[j] - KEY[j]);
+      }
+      return d;
+    }));
+    return sorted.subList(0, k);
+  }
+
+  private static List<Long> ids(long from, long to, long deletedModulus, long deleted) {
+    List<Long> out = new ArrayList<>();
+    for (long id = from; id < to; id++) {
+      if (id % deletedModulus != deleted) {
+        out.add(id);
+      }
+    }
+    return out;
+  }
+
+  /** The plan's rows as ids, checking {@code _distance} ascends. */
+  private static List<Long> run(Dataset ds, SearchPlan plan) throws Exception {
+    List<Long> out = new ArrayList<>();
+    float[] last = {-1};
+    Searches.run(ds, plan, List.of("id"), batch -> {
+      BigIntVector id = (BigIntVector) batch.getVector("id");
+      Float4Vector d = (Float4Vector) batch.getVector(SearchPlan.DISTANCE);
+      for (int i = 0; i < batch.getRowCount(); i++) {
+        assertEquals(true, d.get(i) >= last[0], "_distance ascending");
+        last[0] = d.get(i);
+        out.add(id.get(i));
+      }
+    });
+    return out;
+  }
+
+  @Test
+  void anIvfFlatSearchOfEveryPartitionEqualsBruteForceAndThePlanSaysSo() throws Exception {
+    String uri = dir.resolve("t").toString();
+    LanceStates.writeWide(uri, 0, 2000, true, true, true, false);
+    LanceStates.delete(uri, "id % 100 = 7"); // fragments with deletions: fetched by row id
+    List<Long> live = ids(0, 2000, 100, 7);
+    VectorSearchRequest r = new VectorSearchRequest("vec", KEY, 10, 4, null, null);
+    try (BufferAllocator a = new RootAllocator()) {
+      try (Dataset ds = Dataset.open(uri, a)) {
+        SearchPlan flat = SearchPlanner.of(ds, "t").vector(r);
+        assertEquals("vector search of column vec for k=10 (l2): no index on column vec: exact "
+            + "scan of 1980 rows", flat.explain());
+        assertEquals(bruteForce(live, 10), run(ds, flat));
+        ds.createIndex(List.of("vec"), IndexType.IVF_FLAT, Optional.of("vidx"),
+            IndexParams.builder().setVectorIndexParams(VectorIndexParams.ivfFlat(4,
+                DistanceType.L2)).build(), true);
+      }
+      try (Dataset ds = Dataset.open(uri, a)) {
+        SearchPlan indexed = SearchPlanner.of(ds, "t").vector(r);
+        assertEquals("vector search of column vec for k=10 (l2): index vidx (IVF_FLAT, 4 "
+            + "partitions, nprobes 4)", indexed.explain());
+        assertEquals(bruteForce(live, 10), run(ds, indexed));
+      }
+      // rows the index does not cover yet are searched too
+      LanceStates.writeWide(uri, 2000, 2100, true, false, true, false);
+      live.addAll(ids(2000, 2100, 1, -1));
+      try (Dataset ds = Dataset.open(uri, a)) {
+        SearchPlan partly = SearchPlanner.of(ds, "t").vector(
+            new VectorSearchRequest(null, KEY, 25, 4, null, "l2"));
+        assertEquals("vector search of column vec for k=25 (l2): index vidx (IVF_FLAT, 4 "
+            + "partitions, nprobes 4), 100 rows not in the index searched exactly",
+            partly.explain());
+        assertEquals(bruteForce(live, 25), run(ds, partly));
+        assertEquals("vector_search on t: index vidx on column vec measures l2 distances, but "
+            + "the search asks for cosine. Search without distance_type (or with 'l2'), or "
+            + "build the index with metric = 'cosine'.",
+            assertThrows(SearchException.class, () -> SearchPlanner.of(ds, "t").vector(
+                new VectorSearchRequest("vec", KEY, 3, null, null, "cosine"))).getMessage());
+      }
+    }
+  }
+
+  @Test
+  void aTableACompactionRewroteIsRefusedBeforeAQuadraticSearch() {
+    String uri = dir.resolve("r").toString();
+    LanceStates.writeWide(uri, 0, 2000, true, true, true, false);
+    LanceStates.delete(uri, "id % 1000 = 7");
+    LanceStates.compactDroppingDeletions(uri);
+    try (BufferAllocator a = new RootAllocator(); Dataset ds = Dataset.open(uri, a)) {
+      SearchException e = assertThrows(SearchException.class, () -> SearchPlanner.of(ds, "t")
+          .vector(new VectorSearchRequest("vec", KEY, 3, null, null, null)));
+      assertEquals("Search on t refused: fragments [1] were rewritten by a compaction that "
+          + "dropped deleted rows, and lance-core 4.0.0 needs time quadratic in a fragment's "
+          + "rows to search such a fragment (hours for a million rows; "
+          + "docs/lance-core-scan-defect.md). Recreate the table (CREATE TABLE ... AS SELECT) "
+          + "to give it plain row ids.", e.getMessage());
+    }
+  }
+
+  @Test
+  void badRequestsNameTheColumnAndWhatToDo() {
+    String uri = dir.resolve("b").toString();
+    LanceStates.writeWide(uri, 0, 100, true, true, true, false);
+    try (BufferAllocator a = new RootAllocator(); Dataset ds = Dataset.open(uri, a)) {
+      SearchPlanner p = SearchPlanner.of(ds, "ns.b");
+      assertEquals("vector_search on ns.b: column 'name' is STRING, not a vector (a fixed-size "
+          + "list of floats). Search a vector column.", assertThrows(SearchException.class,
+          () -> p.vector(new VectorSearchRequest("name", KEY, 3, null, null, null)))
+          .getMessage());
+      assertEquals("vector_search on ns.b: unknown distance_type 'manhattan'; use one of l2, "
+          + "cosine, dot, hamming.", assertThrows(SearchException.class,
+          () -> p.vector(new VectorSearchRequest("vec", KEY, 3, null, null, "manhattan")))
+          .getMessage());
+      assertEquals("vector_search on ns.b: nprobes must be at least 1, got 0.",
+          assertThrows(SearchException.class,
+              () -> p.vector(new VectorSearchRequest("vec", KEY, 3, 0, null, null)))
+              .getMessage());
+      assertEquals("search on ns.b: the query is empty; pass the words to look for.",
+          assertThrows(SearchException.class,
+              () -> p.text(new TextSearchRequest(" ", List.of("name"), 3))).getMessage());
+    }
+  }
+}
