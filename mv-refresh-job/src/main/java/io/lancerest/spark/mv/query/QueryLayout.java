@@ -4,6 +4,7 @@ import io.lancerest.spark.connector.LanceLocation;
 import io.lancerest.spark.mv.definition.SourceQuery;
 import io.lancerest.spark.mv.error.InvalidViewDefinitionException;
 import io.lancerest.spark.mv.layout.GenevaLayout;
+import io.lancerest.spark.mv.layout.VectorColumns;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -76,6 +77,10 @@ public final class QueryLayout {
       Column col = functions.expr(c.expr());
       if (target != null) {
         col = col.cast(target.fields()[i].dataType());
+        Integer vector = VectorColumns.size(target.fields()[i]);
+        if (vector != null) {
+          col = checkedVector(col, c.name(), vector, viewName);
+        }
       }
       cols.add(col.as(c.name()));
       i++;
@@ -88,6 +93,28 @@ public final class QueryLayout {
           + " no longer applies to its source table (" + e.getMessage().lines().findFirst()
           .orElse("") + "); the source's columns changed. Re-create the view", e);
     }
+  }
+
+  /**
+   * {@code value}, or the refresh fails in its task when a row gives a list of another length
+   * or with a NULL element: Lance would refuse the first and index the second as garbage. A
+   * NULL vector stays NULL (searches skip it).
+   */
+  private static Column checkedVector(Column value, String column, int size, String viewName) {
+    Column length = functions.size(value);
+    Column where = functions.concat(functions.lit(" (source row _rowid "),
+        functions.col("_rowid").cast("string"), functions.lit(")"));
+    String what = ". Make the SELECT give " + size + " non-NULL floats (or NULL) for every row, "
+        + "or re-create the view without declaring '" + VectorColumns.property(column) + "'";
+    return functions.when(value.isNotNull().and(length.notEqual(size)), functions.raise_error(
+            functions.concat(functions.lit("Column '" + column + "' of view " + viewName
+                + " is a vector of " + size + " floats, but a row gives " ), length.cast("string"),
+                functions.lit(" elements"), where, functions.lit(what))))
+        .when(value.isNotNull().and(functions.exists(value, Column::isNull)),
+            functions.raise_error(functions.concat(functions.lit("Column '" + column
+                + "' of view " + viewName + " is a vector of " + size + " floats, but a row "
+                + "gives one with a NULL element"), where, functions.lit(what))))
+        .otherwise(value);
   }
 
   /**
@@ -125,7 +152,9 @@ public final class QueryLayout {
     fields.add(DataTypes.createStructField(GenevaLayout.IS_SET, DataTypes.BooleanType, false));
     for (int i = 2; i < projected.fields().length; i++) {
       StructField f = projected.fields()[i];
-      fields.add(DataTypes.createStructField(f.name(), f.dataType(), f.nullable()));
+      // a source vector stays one: its size rides on the analysed column's metadata
+      fields.add(DataTypes.createStructField(f.name(), f.dataType(), f.nullable(),
+          VectorColumns.inherited(f)));
     }
     return DataTypes.createStructType(fields);
   }
