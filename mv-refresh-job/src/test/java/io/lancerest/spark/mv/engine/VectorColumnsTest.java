@@ -173,7 +173,7 @@ class VectorColumnsTest {
             + "('vec.arrow.fixed-size-list.size' = '4') AS SELECT id, vec FROM " + s));
     assertEquals("Column 'vec' of view " + v + " is a vector of 8 floats in its source, but "
         + "TBLPROPERTIES declares 'vec.arrow.fixed-size-list.size' = '4'. Remove the property "
-        + "(a source vector keeps its size) or declare 8", e.getMessage());
+        + "(a vector keeps its size) or declare 8", e.getMessage());
     assertEquals(List.of(), f.rows("SHOW TABLES IN lance." + ns + " LIKE 'contradicts'"));
   }
 

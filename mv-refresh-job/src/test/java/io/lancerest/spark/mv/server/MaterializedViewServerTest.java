@@ -369,6 +369,39 @@ class MaterializedViewServerTest {
   }
 
   @Test
+  void theDerivedOutputSchemaKeepsASourceVectorAVector() {
+    String ns = newSource();
+    sql("CREATE TABLE lance." + ns + ".vecs (id BIGINT, vec ARRAY<FLOAT>) TBLPROPERTIES "
+        + "('vec.arrow.fixed-size-list.size' = '4')");
+    sql("INSERT INTO lance." + ns + ".vecs SELECT id, array(CAST(id AS FLOAT), 1F, 2F, 3F) "
+        + "FROM range(0, 6)");
+    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+    java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+    int rc = io.lancerest.spark.mv.sql.PrintCreateRequest.run(new String[] {"--uri", gate.uri(),
+        "--token", ALICE, "--sql", "CREATE MATERIALIZED VIEW " + ns + ".nv AS SELECT id, vec "
+        + "AS emb FROM " + ns + ".vecs WHERE id > 1"},
+        new java.io.PrintStream(out, true), new java.io.PrintStream(err, true),
+        TestSpark::newSession);
+    assertEquals(0, rc, err.toString(StandardCharsets.UTF_8));
+    ObjectNode body = (ObjectNode) tree(out.toString(StandardCharsets.UTF_8));
+    Field emb = CreateRequests.schema(body.path("output_schema").asText()).findField("emb");
+    assertEquals(new ArrowType.FixedSizeList(4), emb.getType());
+
+    // created from the bare request, the service derives the same vector column
+    body.remove("output_schema");
+    body.put("with_no_data", false);
+    Answer created = post("/v1/materialized_view/" + ns + "$nv/create", body.toString(), ALICE);
+    assertEquals(201, created.status(), created.body());
+    JsonNode done = awaitJob(ns, "nv", created.json().path("job_id").asText());
+    assertEquals("DONE", done.path("status").asText(), done.toString());
+    SparkSession.setActiveSession(user);
+    // lance-spark gives a Lance fixed-size list this metadata, and nothing else
+    assertEquals(4L, user.table("lance." + ns + ".nv").schema().apply("emb").metadata()
+        .getLong("arrow.fixed-size-list.size"));
+    assertEquals(List.of("4"), rows("SELECT count(*) FROM lance." + ns + ".nv"));
+  }
+
+  @Test
   void aChunkerViewCreatedWithoutDataHasNoJobUntilARefresh() {
     String ns = newSource();
     Schema out = new Schema(List.of(
