@@ -165,6 +165,37 @@ class VectorColumnsTest {
   }
 
   @Test
+  void aFunctionOutputIsAVectorOfTheDeclaredSizeAndACarriedListIsNot() {
+    String s = source("fsrc", 10);
+    String v = "lance." + ns + ".top_arr";
+    f.sql("CREATE MATERIALIZED VIEW " + v + " USING UDTF '" + TopKUdtf.class.getName()
+        + "' PARTITION BY grp OPTIONS (order_by = 'id', k = '2') TBLPROPERTIES "
+        + "('arr.arrow.fixed-size-list.size' = '2') AS SELECT id, arr, id % 2 AS grp FROM " + s);
+    assertEquals("FixedSizeList(2)<FloatingPoint(SINGLE)>", lanceType("top_arr", "arr"));
+    assertEquals(List.of("8|[8.0, 0.0]", "9|[9.0, 1.0]"), f.rows("SELECT id, CAST(arr AS "
+        + "STRING) FROM " + v + " WHERE rank = 1"));
+    assertEquals("vidx", index("top_arr", "arr"));
+
+    String c = "lance." + ns + ".chunks_arr";
+    MaterializedViewException e = assertThrows(MaterializedViewException.class,
+        () -> f.sql("CREATE MATERIALIZED VIEW " + c + " USING CHUNKER '"
+            + TextSplitter.class.getName() + "' OPTIONS (input_columns = 'txt', separator = ' ') "
+            + "TBLPROPERTIES ('arr.arrow.fixed-size-list.size' = '2') AS SELECT id, arr, txt "
+            + "FROM " + s));
+    assertEquals("Column 'arr' of view " + c + " cannot be declared a vector with TBLPROPERTIES "
+        + "'arr.arrow.fixed-size-list.size': it is copied from the view's source, where it is a "
+        + "list without a fixed size. Declare its size on the source table, or compute the "
+        + "vector in the view's function and declare it there", e.getMessage());
+    MaterializedViewException typo = assertThrows(MaterializedViewException.class,
+        () -> f.sql("CREATE MATERIALIZED VIEW " + c + " TBLPROPERTIES "
+            + "('emb.arrow.fixed-size-list.size' = '2') AS SELECT id, arr FROM " + s));
+    assertEquals("TBLPROPERTIES 'emb.arrow.fixed-size-list.size' of view " + c + " names no "
+        + "column of the view; its columns are [__source_row_id, __is_set, id, arr] (names are "
+        + "case-sensitive here)", typo.getMessage());
+    assertEquals(List.of(), f.rows("SHOW TABLES IN lance." + ns + " LIKE 'chunks_arr'"));
+  }
+
+  @Test
   void aDeclaredSizeThatContradictsTheSourceIsRefusedAtCreate() {
     String s = source("xsrc", 4);
     String v = "lance." + ns + ".contradicts";
