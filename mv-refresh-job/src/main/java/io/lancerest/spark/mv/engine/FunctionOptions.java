@@ -138,6 +138,7 @@ final class FunctionOptions {
         throw new InvalidViewDefinitionException("View " + viewName + " names class '"
             + className + "' in USING but its udtf envelope runs '" + envelope.className() + "'");
       }
+      VectorColumns.requireInEnvelope(envelope.outputSchema(), vectorSizes, viewName);
     } else {
       boolean isBatch = batch != null && batch;
       Class<?> cls = checkClass(kind, className, isBatch);

@@ -124,6 +124,9 @@ record PreparedView(ViewDefinition definition, StructType viewSchema, Schema arr
     // Vector sizes declared for the view's columns: a query view's computed columns take them
     // here, a function's outputs in its output schema; the table properties keep them too.
     Map<String, Integer> vectorSizes = VectorColumns.declared(r.tableProperties(), viewName);
+    if (a.aggregation() != null) {
+      VectorColumns.refuseOnAggregate(vectorSizes, viewName);
+    }
     StructType queryView = QueryLayout.viewSchema(sourceDf, query, viewName);
     StructType selected = new StructType(Arrays.copyOfRange(queryView.fields(), 2,
         queryView.fields().length));

@@ -32,6 +32,10 @@ public final class VectorColumns {
   /** lance-spark's field metadata key for a vector's size, and the table property's suffix. */
   public static final String SIZE_KEY = "arrow.fixed-size-list.size";
 
+  /** The engine's own columns of a view table, left out of what messages list. */
+  private static final java.util.Set<String> INTERNAL = java.util.Set.of(
+      GenevaLayout.SOURCE_ROW_ID, GenevaLayout.IS_SET, GenevaLayout.CHILD_INDEX);
+
   private VectorColumns() {}
 
   /** The table property that declares {@code column} a vector. */
@@ -152,6 +156,43 @@ public final class VectorColumns {
   }
 
   /**
+   * Checks a function envelope given whole (option {@code udtf}), whose output schema the
+   * declared sizes cannot change: each declared output column must be a vector of that size in
+   * it already.
+   */
+  public static void requireInEnvelope(Schema output, Map<String, Integer> declared,
+      String viewName) {
+    for (Field f : output.getFields()) {
+      Integer want = declared.get(f.getName());
+      if (want == null) {
+        continue;
+      }
+      Integer has = size(f);
+      if (has == null) {
+        throw new InvalidViewDefinitionException("Column '" + f.getName() + "' of view "
+            + viewName + " is an output of the function envelope given in option 'udtf', "
+            + "whose output schema makes it " + f.getType() + ", not a vector; TBLPROPERTIES '"
+            + property(f.getName()) + "' cannot change a given envelope. Declare the column a "
+            + "fixed-size list of " + want + " floats in the envelope's output schema");
+      }
+      requireSame(f.getName(), has, want, viewName, "in the function's output schema");
+    }
+  }
+
+  /**
+   * Refuses declared vector sizes on an aggregate view: its columns are computed by its
+   * grouping, which writes no vectors.
+   */
+  public static void refuseOnAggregate(Map<String, Integer> declared, String viewName) {
+    if (!declared.isEmpty()) {
+      String column = declared.keySet().iterator().next();
+      throw new InvalidViewDefinitionException("View " + viewName + " is an aggregate view, "
+          + "which does not make vector columns; remove TBLPROPERTIES '" + property(column)
+          + "', or make a view without GROUP BY whose column is the vector");
+    }
+  }
+
+  /**
    * Checks that the view table's schema has every declared column as a vector of the declared
    * size; a column the engine cannot make one (a chunker view's carried column, a function
    * whose stored envelope was given) is refused here, at CREATE.
@@ -185,7 +226,8 @@ public final class VectorColumns {
   private static InvalidViewDefinitionException noSuchColumn(String column, List<String> columns,
       String viewName) {
     return new InvalidViewDefinitionException("TBLPROPERTIES '" + property(column) + "' of view "
-        + viewName + " names no column of the view; its columns are " + columns + " (names "
+        + viewName + " names no column of the view; its columns are " + columns.stream()
+        .filter(c -> !INTERNAL.contains(c)).toList() + " (names "
         + "are case-sensitive here)");
   }
 

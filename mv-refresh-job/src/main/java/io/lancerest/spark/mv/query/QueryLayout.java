@@ -13,6 +13,7 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.functions;
+import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
@@ -72,20 +73,32 @@ public final class QueryLayout {
     List<Column> cols = new ArrayList<>();
     cols.add(functions.col("_rowid").as(GenevaLayout.SOURCE_ROW_ID));
     cols.add(functions.lit(true).as(GenevaLayout.IS_SET));
-    int i = 2;
     for (SourceQuery.OutputColumn c : q.projection()) {
-      Column col = functions.expr(c.expr());
-      if (target != null) {
-        col = col.cast(target.fields()[i].dataType());
-        Integer vector = VectorColumns.size(target.fields()[i]);
-        if (vector != null) {
-          col = checkedVector(col, c.name(), vector, viewName);
+      cols.add(functions.expr(c.expr()).as(c.name()));
+    }
+    if (target != null) {
+      // Cast only where the types differ: an uncast column keeps its analysed metadata, so a
+      // source vector arrives with its size and its write needs no per-row check (VectorRows).
+      StructType analysed = analysed(source, q, cols, viewName);
+      for (int i = 2; i < cols.size(); i++) {
+        if (!DataType.equalsIgnoreNullability(analysed.fields()[i].dataType(),
+            target.fields()[i].dataType())) {
+          cols.set(i, functions.expr(q.projection().get(i - 2).expr())
+              .cast(target.fields()[i].dataType()).as(q.projection().get(i - 2).name()));
         }
       }
-      cols.add(col.as(c.name()));
-      i++;
     }
     cols.addAll(List.of(extra));
+    return analysedDataset(source, q, cols, viewName);
+  }
+
+  private static StructType analysed(Dataset<Row> source, SourceQuery q, List<Column> cols,
+      String viewName) {
+    return analysedDataset(source, q, cols, viewName).schema();
+  }
+
+  private static Dataset<Row> analysedDataset(Dataset<Row> source, SourceQuery q,
+      List<Column> cols, String viewName) {
     try {
       return filtered(source, q).select(cols.toArray(new Column[0]));
     } catch (RuntimeException e) {
@@ -93,28 +106,6 @@ public final class QueryLayout {
           + " no longer applies to its source table (" + e.getMessage().lines().findFirst()
           .orElse("") + "); the source's columns changed. Re-create the view", e);
     }
-  }
-
-  /**
-   * {@code value}, or the refresh fails in its task when a row gives a list of another length
-   * or with a NULL element: Lance would refuse the first and index the second as garbage. A
-   * NULL vector stays NULL (searches skip it).
-   */
-  private static Column checkedVector(Column value, String column, int size, String viewName) {
-    Column length = functions.size(value);
-    Column where = functions.concat(functions.lit(" (source row _rowid "),
-        functions.col("_rowid").cast("string"), functions.lit(")"));
-    String what = ". Make the SELECT give " + size + " non-NULL floats (or NULL) for every row, "
-        + "or re-create the view without declaring '" + VectorColumns.property(column) + "'";
-    return functions.when(value.isNotNull().and(length.notEqual(size)), functions.raise_error(
-            functions.concat(functions.lit("Column '" + column + "' of view " + viewName
-                + " is a vector of " + size + " floats, but a row gives " ), length.cast("string"),
-                functions.lit(" elements"), where, functions.lit(what))))
-        .when(value.isNotNull().and(functions.exists(value, Column::isNull)),
-            functions.raise_error(functions.concat(functions.lit("Column '" + column
-                + "' of view " + viewName + " is a vector of " + size + " floats, but a row "
-                + "gives one with a NULL element"), where, functions.lit(what))))
-        .otherwise(value);
   }
 
   /**

@@ -5,6 +5,7 @@ import io.lancerest.spark.mv.MaterializedViews;
 import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.definition.ViewDefinition;
 import io.lancerest.spark.mv.error.MaterializedViewException;
+import io.lancerest.spark.mv.layout.VectorColumns;
 import io.lancerest.spark.mv.result.JobRecord;
 import io.lancerest.spark.mv.result.RefreshResult;
 import io.lancerest.spark.mv.result.ViewDescription;
@@ -16,6 +17,7 @@ import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.connector.catalog.CatalogManager;
 import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
 /**
@@ -207,7 +209,33 @@ public final class MaterializedViewStatements {
     }
     MvStatement.Describe de = (MvStatement.Describe) s;
     Resolved r = resolveObject(spark, de.name());
-    return describeRows(MaterializedViews.forCatalog(spark, r.catalog()).describe(r.id()));
+    List<Row> rows = describeRows(MaterializedViews.forCatalog(spark, r.catalog())
+        .describe(r.id()));
+    rows.add(RowFactory.create("Vector columns", vectorColumns(spark.table(quoted(r)).schema())));
+    return rows;
+  }
+
+  /**
+   * The view's vector columns with their sizes, e.g. {@code emb (384 floats)}, or {@code none}:
+   * Spark shows a vector as {@code array<float>}, so DESCRIBE says which ones an index accepts.
+   */
+  static String vectorColumns(StructType schema) {
+    List<String> out = new ArrayList<>();
+    for (StructField f : schema.fields()) {
+      Integer n = VectorColumns.size(f);
+      if (n != null) {
+        out.add(f.name() + " (" + n + " floats)");
+      }
+    }
+    return out.isEmpty() ? "none" : String.join(", ", out);
+  }
+
+  private static String quoted(Resolved r) {
+    List<String> parts = new ArrayList<>();
+    parts.add(r.catalog());
+    parts.addAll(r.id());
+    return parts.stream().map(p -> "`" + p.replace("`", "``") + "`")
+        .collect(java.util.stream.Collectors.joining("."));
   }
 
   static Row row(RefreshResult r) {

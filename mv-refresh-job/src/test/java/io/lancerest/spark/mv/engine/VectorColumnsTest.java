@@ -6,12 +6,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lancerest.spark.mv.chunker.TextSplitter;
 import io.lancerest.spark.mv.error.MaterializedViewException;
+import io.lancerest.spark.mv.function.Chunker;
 import io.lancerest.spark.mv.udtf.TopKUdtf;
+import java.util.Arrays;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.types.pojo.Field;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -190,8 +197,21 @@ class VectorColumnsTest {
         () -> f.sql("CREATE MATERIALIZED VIEW " + c + " TBLPROPERTIES "
             + "('emb.arrow.fixed-size-list.size' = '2') AS SELECT id, arr FROM " + s));
     assertEquals("TBLPROPERTIES 'emb.arrow.fixed-size-list.size' of view " + c + " names no "
-        + "column of the view; its columns are [__source_row_id, __is_set, id, arr] (names are "
-        + "case-sensitive here)", typo.getMessage());
+        + "column of the view; its columns are [id, arr] (names are case-sensitive here)",
+        typo.getMessage());
+    MaterializedViewException notFloats = assertThrows(MaterializedViewException.class,
+        () -> f.sql("CREATE MATERIALIZED VIEW " + c + " TBLPROPERTIES "
+            + "('txt.arrow.fixed-size-list.size' = '2') AS SELECT id, txt FROM " + s));
+    assertEquals("Column 'txt' of view " + c + " is STRING; TBLPROPERTIES "
+        + "'txt.arrow.fixed-size-list.size' declares a vector, which must be ARRAY<FLOAT> or "
+        + "ARRAY<DOUBLE>. Cast the column, or remove the property", notFloats.getMessage());
+    MaterializedViewException aggregate = assertThrows(MaterializedViewException.class,
+        () -> f.sql("CREATE MATERIALIZED VIEW " + c + " TBLPROPERTIES "
+            + "('n.arrow.fixed-size-list.size' = '2') AS SELECT txt, count(*) AS n FROM " + s
+            + " GROUP BY txt"));
+    assertEquals("View " + c + " is an aggregate view, which does not make vector columns; "
+        + "remove TBLPROPERTIES 'n.arrow.fixed-size-list.size', or make a view without GROUP BY "
+        + "whose column is the vector", aggregate.getMessage());
     assertEquals(List.of(), f.rows("SHOW TABLES IN lance." + ns + " LIKE 'chunks_arr'"));
   }
 
@@ -219,11 +239,10 @@ class VectorColumnsTest {
         + "'x', array(CAST(1 AS FLOAT), CAST(2 AS FLOAT), CAST(3 AS FLOAT))");
     MaterializedViewException e = assertThrows(MaterializedViewException.class,
         () -> f.sql("REFRESH MATERIALIZED VIEW " + v));
-    assertTrue(e.getMessage().contains("Column 'emb' of view " + v + " is a vector of 2 "
-        + "floats, but a row gives 3 elements (source row _rowid 6). Make the SELECT give 2 "
-        + "non-NULL floats (or NULL) for every row, or re-create the view without declaring "
-        + "'emb.arrow.fixed-size-list.size'"), e.getMessage());
-    assertTrue(e.getMessage().contains("the view is unchanged"), e.getMessage());
+    assertEquals("Column 'emb' of view " + v + " is a vector of 2 floats, but a row gives 3 "
+        + "elements (source row _rowid 6). Make the SELECT give 2 non-NULL floats (or NULL) for "
+        + "every row, or re-create the view with another definition. Nothing was committed; the "
+        + "view is unchanged", e.getMessage());
     assertEquals(version, version(v));
     assertEquals(List.of("6"), f.rows("SELECT count(*) FROM " + v));
 
@@ -232,9 +251,10 @@ class VectorColumnsTest {
         + "'x', array(CAST(1 AS FLOAT), NULL)");
     MaterializedViewException nullElement = assertThrows(MaterializedViewException.class,
         () -> f.sql("REFRESH MATERIALIZED VIEW " + v));
-    assertTrue(nullElement.getMessage().contains("Column 'emb' of view " + v + " is a vector "
-        + "of 2 floats, but a row gives one with a NULL element (source row _rowid 7)"),
-        nullElement.getMessage());
+    assertEquals("Column 'emb' of view " + v + " is a vector of 2 floats, but a row gives one "
+        + "with a NULL element at position 1 (source row _rowid 7). Make the SELECT give 2 "
+        + "non-NULL floats (or NULL) for every row, or re-create the view with another "
+        + "definition. Nothing was committed; the view is unchanged", nullElement.getMessage());
     assertEquals(version, version(v));
 
     // a NULL vector is kept as NULL
@@ -244,6 +264,91 @@ class VectorColumnsTest {
     f.sql("REFRESH MATERIALIZED VIEW " + v);
     assertEquals(List.of("0|false", "1|false", "2|false", "3|false", "4|false", "5|false",
         "9|true"), f.rows("SELECT id, emb IS NULL FROM " + v));
+  }
+
+  @Test
+  void aUdtfVectorOfTheWrongLengthFailsTheRefreshEvenUnderASkipRule() {
+    String s = source("uwsrc", 4);
+    String v = "lance." + ns + ".top_wrong";
+    f.sql("CREATE MATERIALIZED VIEW " + v + " USING UDTF '" + TopKUdtf.class.getName()
+        + "' PARTITION BY grp OPTIONS (order_by = 'id', k = '2', error_handling = '{\"format\":"
+        + "\"lancerest.error_handling.v1\",\"rules\":[{\"match\":\"Exception\",\"action\":"
+        + "\"skip\"}]}') TBLPROPERTIES ('arr.arrow.fixed-size-list.size' = '2') AS SELECT id, "
+        + "arr, id % 2 AS grp FROM " + s);
+    long version = version(v);
+    f.sql("INSERT INTO " + s + " SELECT 7, transform(sequence(0, 7), i -> CAST(i AS FLOAT)), "
+        + "'x', array(CAST(1 AS FLOAT), CAST(2 AS FLOAT), CAST(3 AS FLOAT))");
+    MaterializedViewException e = assertThrows(MaterializedViewException.class,
+        () -> f.sql("REFRESH MATERIALIZED VIEW " + v));
+    assertTrue(e.getMessage().contains("UDTF 'TopKUdtf' (" + TopKUdtf.class.getName() + ") for "
+        + "partition grp=1 returned 3 elements for column 'arr', a vector of 2 floats in the "
+        + "view. Make the function return 2 non-NULL floats (or NULL) for it, or declare another "
+        + "size"), e.getMessage());
+    assertEquals(version, version(v));
+    assertEquals(List.of("0", "1", "2", "3"), f.rows("SELECT id FROM " + v + " ORDER BY id"));
+
+    f.sql("DELETE FROM " + s + " WHERE id = 7");
+    f.sql("INSERT INTO " + s + " SELECT 9, transform(sequence(0, 7), i -> CAST(i AS FLOAT)), "
+        + "'x', array(CAST(1 AS FLOAT), NULL)");
+    MaterializedViewException nullElement = assertThrows(MaterializedViewException.class,
+        () -> f.sql("REFRESH MATERIALIZED VIEW " + v));
+    assertTrue(nullElement.getMessage().contains("for partition grp=1 returned a NULL element "
+        + "at position 1 for column 'arr', a vector of 2 floats in the view"),
+        nullElement.getMessage());
+    assertEquals(version, version(v));
+  }
+
+  /** Emits one chunk per text with a vector {@code emb}: 3 floats for "three", a NULL for "hole". */
+  public static class VectorChunker implements Chunker {
+    @Override
+    public StructType outputSchema(Map<String, String> options, StructType inputSchema) {
+      return new StructType().add("chunk", DataTypes.StringType)
+          .add("emb", DataTypes.createArrayType(DataTypes.FloatType));
+    }
+
+    @Override
+    public Iterator<Row> chunk(Row input) {
+      String text = input.getString(0);
+      List<Float> emb = text.contains("three") ? Arrays.asList(1f, 2f, 3f)
+          : text.contains("hole") ? Arrays.asList(1f, null) : Arrays.asList(1f, 2f);
+      return List.of(RowFactory.create(text, emb)).iterator();
+    }
+  }
+
+  @Test
+  void aChunkerVectorOfTheWrongLengthFailsTheRefresh() {
+    String s = source("cwsrc", 3);
+    String v = "lance." + ns + ".chunk_vec";
+    f.sql("CREATE MATERIALIZED VIEW " + v + " USING CHUNKER '" + VectorChunker.class.getName()
+        + "' OPTIONS (input_columns = 'txt') TBLPROPERTIES ('emb.arrow.fixed-size-list.size' = "
+        + "'2') AS SELECT id, txt FROM " + s);
+    assertEquals("FixedSizeList(2)<FloatingPoint(SINGLE)>", lanceType("chunk_vec", "emb"));
+    assertEquals(List.of("3"), f.rows("SELECT count(*) FROM " + v));
+    long version = version(v);
+    f.sql("INSERT INTO " + s + " SELECT 5, NULL, 'three', NULL");
+    MaterializedViewException e = assertThrows(MaterializedViewException.class,
+        () -> f.sql("REFRESH MATERIALIZED VIEW " + v));
+    assertTrue(e.getMessage().contains("emitted 3 elements for column 'emb' declared as a "
+        + "fixed-size list of 2 (source row id 3, child 0). Fix the chunker or its declared "
+        + "output schema"), e.getMessage());
+    assertEquals(version, version(v));
+    f.sql("DELETE FROM " + s + " WHERE id = 5");
+    f.sql("INSERT INTO " + s + " SELECT 6, NULL, 'hole', NULL");
+    MaterializedViewException hole = assertThrows(MaterializedViewException.class,
+        () -> f.sql("REFRESH MATERIALIZED VIEW " + v));
+    assertTrue(hole.getMessage().contains("emitted a NULL element at position 1 for column "
+        + "'emb', a vector of 2 floats (source row id 4, child 0)"), hole.getMessage());
+    assertEquals(version, version(v));
+  }
+
+  @Test
+  void describeNamesTheVectorColumns() {
+    String s = source("desrc", 2);
+    f.sql("CREATE MATERIALIZED VIEW lance." + ns + ".described TBLPROPERTIES "
+        + "('emb.arrow.fixed-size-list.size' = '2') AS SELECT id, vec, arr AS emb, txt FROM " + s);
+    assertEquals(List.of("vec (8 floats), emb (2 floats)"), f.sql("DESCRIBE MATERIALIZED VIEW "
+        + "lance." + ns + ".described").stream().filter(r -> r.getString(0)
+        .equals("Vector columns")).map(r -> r.getString(1)).toList());
   }
 
   private static long version(String table) {

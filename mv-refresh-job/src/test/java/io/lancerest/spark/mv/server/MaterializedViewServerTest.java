@@ -14,15 +14,18 @@ import io.lancerest.client.error.ForbiddenException;
 import io.lancerest.client.model.CreateMaterializedViewRequest;
 import io.lancerest.spark.mv.TestSpark;
 import io.lancerest.spark.mv.chunker.TextSplitter;
-import io.lancerest.spark.mv.engine.CatalogBinding;
 import io.lancerest.spark.mv.commit.ViewCommit;
 import io.lancerest.spark.mv.definition.FunctionEnvelope;
 import io.lancerest.spark.mv.definition.FunctionSpec;
 import io.lancerest.spark.mv.definition.MaterializedViewKind;
 import io.lancerest.spark.mv.definition.SourceQuery;
+import io.lancerest.spark.mv.engine.CatalogBinding;
 import io.lancerest.spark.mv.error.MaterializedViewException;
 import io.lancerest.spark.mv.layout.GenevaLayout;
+import io.lancerest.spark.mv.sql.PrintCreateRequest;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -314,12 +317,12 @@ class MaterializedViewServerTest {
   @Test
   void aQueryViewCreatedWithoutOutputSchemaGetsTheColumnsPrintCreateRequestDerives() {
     String ns = newSource();
-    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-    java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
-    int rc = io.lancerest.spark.mv.sql.PrintCreateRequest.run(new String[] {"--uri", gate.uri(),
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int rc = PrintCreateRequest.run(new String[] {"--uri", gate.uri(),
         "--token", ALICE, "--sql", "CREATE MATERIALIZED VIEW " + ns + ".p AS SELECT id, "
         + "upper(doc) AS loud FROM " + ns + ".src WHERE id > 1"},
-        new java.io.PrintStream(out, true), new java.io.PrintStream(err, true),
+        new PrintStream(out, true), new PrintStream(err, true),
         TestSpark::newSession);
     String printed = out.toString(StandardCharsets.UTF_8);
     assertEquals(0, rc, err.toString(StandardCharsets.UTF_8));
@@ -375,12 +378,12 @@ class MaterializedViewServerTest {
         + "('vec.arrow.fixed-size-list.size' = '4')");
     sql("INSERT INTO lance." + ns + ".vecs SELECT id, array(CAST(id AS FLOAT), 1F, 2F, 3F) "
         + "FROM range(0, 6)");
-    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-    java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
-    int rc = io.lancerest.spark.mv.sql.PrintCreateRequest.run(new String[] {"--uri", gate.uri(),
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int rc = PrintCreateRequest.run(new String[] {"--uri", gate.uri(),
         "--token", ALICE, "--sql", "CREATE MATERIALIZED VIEW " + ns + ".nv AS SELECT id, vec "
         + "AS emb FROM " + ns + ".vecs WHERE id > 1"},
-        new java.io.PrintStream(out, true), new java.io.PrintStream(err, true),
+        new PrintStream(out, true), new PrintStream(err, true),
         TestSpark::newSession);
     assertEquals(0, rc, err.toString(StandardCharsets.UTF_8));
     ObjectNode body = (ObjectNode) tree(out.toString(StandardCharsets.UTF_8));
