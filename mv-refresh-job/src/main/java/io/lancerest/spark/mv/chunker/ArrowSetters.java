@@ -77,6 +77,26 @@ final class ArrowSetters {
     };
   }
 
+  /**
+   * {@code setter} of a vector column (a fixed-size list) that also refuses a NULL element: a
+   * function's output vector with one would be stored as a vector no search can rank. (A
+   * column copied from the source is written as the source has it.)
+   */
+  static Setter noNullElements(Setter setter, Field f, String path) {
+    int size = ((ArrowType.FixedSizeList) f.getType()).getListSize();
+    return (v, i, value) -> {
+      if (value != null) {
+        List<?> items = asList(value, path, f);
+        int at = items.indexOf(null);
+        if (at >= 0) {
+          throw new Mismatch(path, "a NULL element at position " + at + " for column '" + path
+              + "', a vector of " + size + " floats");
+        }
+      }
+      setter.set(v, i, value);
+    };
+  }
+
   private static void setNull(FieldVector v, int i) {
     if (v instanceof ListVector l) {
       l.setNull(i);

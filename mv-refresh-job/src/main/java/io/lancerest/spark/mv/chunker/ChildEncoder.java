@@ -7,6 +7,7 @@ import org.apache.arrow.vector.BigIntVector;
 import org.apache.arrow.vector.FieldVector;
 import org.apache.arrow.vector.IntVector;
 import org.apache.arrow.vector.VectorSchemaRoot;
+import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Field;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.spark.sql.Row;
@@ -32,8 +33,14 @@ final class ChildEncoder {
     this.viewName = viewName;
     this.function = function;
     this.inheritedPositions = inheritedPositions;
-    for (Field f : viewSchema.getFields()) {
-      setters.add(ArrowSetters.forField(f, f.getName()));
+    List<Field> fields = viewSchema.getFields();
+    for (int i = 0; i < fields.size(); i++) {
+      Field f = fields.get(i);
+      ArrowSetters.Setter set = ArrowSetters.forField(f, f.getName());
+      // the chunker's own vectors (after the ids and the inherited columns) are its output
+      boolean output = i >= 2 + inheritedPositions.length;
+      setters.add(output && f.getType() instanceof ArrowType.FixedSizeList
+          ? ArrowSetters.noNullElements(set, f, f.getName()) : set);
     }
     outputs = function.outputSchema().getFields().size();
   }

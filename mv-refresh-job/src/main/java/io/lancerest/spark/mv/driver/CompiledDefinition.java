@@ -17,6 +17,7 @@ import org.apache.spark.sql.catalyst.plans.logical.LocalRelation;
 import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 import org.apache.spark.sql.catalyst.plans.logical.Project;
 import org.apache.spark.sql.execution.datasources.v2.DataSourceV2ScanRelation;
+import org.apache.spark.sql.types.StructType;
 import scala.collection.JavaConverters;
 import scala.collection.Seq;
 
@@ -44,10 +45,17 @@ public final class CompiledDefinition {
   /** The optimizer proved no row passes the filter. */
   private boolean empty;
   private String why;
+  /** The definition's output columns, with their analysed metadata (a vector's size). */
+  private StructType output;
 
   /** Why the plan cannot run on the driver, or {@code null} when it can. */
   public String why() {
     return why;
+  }
+
+  /** The definition's output columns as the optimized plan gives them. */
+  public StructType output() {
+    return output;
   }
 
   /** Whether the optimizer proved that no row passes the definition's filter. */
@@ -96,6 +104,7 @@ public final class CompiledDefinition {
   @SuppressWarnings("unchecked")
   public static CompiledDefinition of(LogicalPlan optimized) {
     CompiledDefinition c = new CompiledDefinition();
+    c.output = optimized.schema();
     if (optimized instanceof LocalRelation l && l.data().isEmpty()) {
       c.empty = true;
       return c;

@@ -12,6 +12,7 @@ import io.lancerest.spark.mv.error.InvalidViewDefinitionException;
 import io.lancerest.spark.mv.function.BatchChunker;
 import io.lancerest.spark.mv.function.BatchUdtf;
 import io.lancerest.spark.mv.function.Chunker;
+import io.lancerest.spark.mv.layout.VectorColumns;
 import io.lancerest.spark.mv.udtf.IvfPartitions;
 import io.lancerest.spark.mv.udtf.UdtfResources;
 import java.lang.reflect.InvocationTargetException;
@@ -85,7 +86,7 @@ final class FunctionOptions {
    */
   static FunctionSpec build(MaterializedViewKind kind, String className, String partitionBy,
       String partitionByIndexed, Map<String, String> options, StructType inputSchema,
-      String viewName) {
+      Map<String, Integer> vectorSizes, String viewName) {
     Map<String, String> o = new LinkedHashMap<>(options);
     o.remove(AUTO_REFRESH);
     o.remove(OUTPUT_LIMIT);
@@ -137,6 +138,7 @@ final class FunctionOptions {
         throw new InvalidViewDefinitionException("View " + viewName + " names class '"
             + className + "' in USING but its udtf envelope runs '" + envelope.className() + "'");
       }
+      VectorColumns.requireInEnvelope(envelope.outputSchema(), vectorSizes, viewName);
     } else {
       boolean isBatch = batch != null && batch;
       Class<?> cls = checkClass(kind, className, isBatch);
@@ -144,8 +146,10 @@ final class FunctionOptions {
       StructType input = functionInput(select(inputSchema, inputs), partitionByIndexed);
       // Before the output schema: a function may derive it from options it has not checked.
       validate(kind, function, functionOptions, input, viewName, "");
-      Schema out = outputSchema != null ? parseSchema(outputSchema, viewName)
-          : derivedSchema(kind, function, functionOptions, input, viewName);
+      Schema out = VectorColumns.declare(outputSchema != null
+          ? parseSchema(outputSchema, viewName)
+          : derivedSchema(kind, function, functionOptions, input, viewName), vectorSizes,
+          viewName);
       envelope = FunctionEnvelope.java(className, name != null ? name : cls.getSimpleName(),
           version != null ? version : "1", out, inputs, isBatch, functionOptions);
       if (givenSha != null && !envelope.sha256Hex().equalsIgnoreCase(givenSha.trim())) {

@@ -10,6 +10,7 @@ import io.lancerest.spark.mv.error.InvalidOptionException;
 import io.lancerest.spark.mv.error.InvalidViewDefinitionException;
 import io.lancerest.spark.mv.error.MaterializedViewAlreadyExistsException;
 import io.lancerest.spark.mv.error.MaterializedViewNotFoundException;
+import io.lancerest.spark.mv.layout.VectorColumns;
 import io.lancerest.spark.mv.query.QueryLayout;
 import io.lancerest.spark.mv.query.SelectAnalysis;
 import io.lancerest.spark.mv.query.SourceQuerySql;
@@ -120,17 +121,27 @@ record PreparedView(ViewDefinition definition, StructType viewSchema, Schema arr
     }
     Dataset<Row> sourceDf = QueryLayout.readSource(spark, source.location(),
         source.storageOptions(), null);
+    // Vector sizes declared for the view's columns: a query view's computed columns take them
+    // here, a function's outputs in its output schema; the table properties keep them too.
+    Map<String, Integer> vectorSizes = VectorColumns.declared(r.tableProperties(), viewName);
+    if (a.aggregation() != null) {
+      VectorColumns.refuseOnAggregate(vectorSizes, viewName);
+    }
     StructType queryView = QueryLayout.viewSchema(sourceDf, query, viewName);
     StructType selected = new StructType(Arrays.copyOfRange(queryView.fields(), 2,
         queryView.fields().length));
+    if (kind == MaterializedViewKind.QUERY) {
+      queryView = VectorColumns.declare(queryView, vectorSizes, viewName);
+    }
     FunctionSpec function = kind == MaterializedViewKind.QUERY ? null
         : FunctionOptions.build(kind, r.functionClass(), r.partitionBy(),
-            r.partitionByIndexedColumn(), options, selected, viewName);
+            r.partitionByIndexedColumn(), options, selected, vectorSizes, viewName);
     ViewDefinition def = new ViewDefinition(cat.serverId(r.viewId()), kind, query, function,
         autoRefresh);
     ViewKind viewKind = KindDispatch.of(kind);
     viewKind.validate(viewName, def, source.dataset());
     Schema arrow = viewKind.viewSchema(def, sourceDf, queryView);
+    VectorColumns.check(arrow, vectorSizes, viewName);
     StructType viewSchema = kind == MaterializedViewKind.QUERY ? queryView
         : LanceArrowUtils.fromArrowSchema(plain(arrow));
     return new PreparedView(def, viewSchema, arrow, outputLimit, r.tableProperties(),

@@ -168,8 +168,10 @@ final class LocalRefreshWrite {
     FragmentShipping.Written w;
     try (BufferAllocator a = new RootAllocator()) {
       // column 0 is __source_row_id: its range per fragment is recorded with the commit
+      // the same check as the Spark path's tasks (WriteTask)
       w = FragmentShipping.writeRows(t.view(), a, plain,
-          rows.toWrite.iterator(), maxRowsPerFile, () -> afterBatch.accept(-1), 0);
+          VectorRows.checked(VectorRows.plan(c.output(), plain, t.viewName()),
+              rows.toWrite.iterator()), maxRowsPerFile, () -> afterBatch.accept(-1), 0);
     } catch (MaterializedViewException e) {
       throw e;
     } catch (RuntimeException e) {

@@ -4,6 +4,7 @@ import io.lancerest.spark.connector.LanceLocation;
 import io.lancerest.spark.mv.definition.SourceQuery;
 import io.lancerest.spark.mv.error.InvalidViewDefinitionException;
 import io.lancerest.spark.mv.layout.GenevaLayout;
+import io.lancerest.spark.mv.layout.VectorColumns;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -12,6 +13,7 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.functions;
+import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
@@ -71,16 +73,32 @@ public final class QueryLayout {
     List<Column> cols = new ArrayList<>();
     cols.add(functions.col("_rowid").as(GenevaLayout.SOURCE_ROW_ID));
     cols.add(functions.lit(true).as(GenevaLayout.IS_SET));
-    int i = 2;
     for (SourceQuery.OutputColumn c : q.projection()) {
-      Column col = functions.expr(c.expr());
-      if (target != null) {
-        col = col.cast(target.fields()[i].dataType());
+      cols.add(functions.expr(c.expr()).as(c.name()));
+    }
+    if (target != null) {
+      // Cast only where the types differ: an uncast column keeps its analysed metadata, so a
+      // source vector arrives with its size and its write needs no per-row check (VectorRows).
+      StructType analysed = analysed(source, q, cols, viewName);
+      for (int i = 2; i < cols.size(); i++) {
+        if (!DataType.equalsIgnoreNullability(analysed.fields()[i].dataType(),
+            target.fields()[i].dataType())) {
+          cols.set(i, functions.expr(q.projection().get(i - 2).expr())
+              .cast(target.fields()[i].dataType()).as(q.projection().get(i - 2).name()));
+        }
       }
-      cols.add(col.as(c.name()));
-      i++;
     }
     cols.addAll(List.of(extra));
+    return analysedDataset(source, q, cols, viewName);
+  }
+
+  private static StructType analysed(Dataset<Row> source, SourceQuery q, List<Column> cols,
+      String viewName) {
+    return analysedDataset(source, q, cols, viewName).schema();
+  }
+
+  private static Dataset<Row> analysedDataset(Dataset<Row> source, SourceQuery q,
+      List<Column> cols, String viewName) {
     try {
       return filtered(source, q).select(cols.toArray(new Column[0]));
     } catch (RuntimeException e) {
@@ -125,7 +143,9 @@ public final class QueryLayout {
     fields.add(DataTypes.createStructField(GenevaLayout.IS_SET, DataTypes.BooleanType, false));
     for (int i = 2; i < projected.fields().length; i++) {
       StructField f = projected.fields()[i];
-      fields.add(DataTypes.createStructField(f.name(), f.dataType(), f.nullable()));
+      // a source vector stays one: its size rides on the analysed column's metadata
+      fields.add(DataTypes.createStructField(f.name(), f.dataType(), f.nullable(),
+          VectorColumns.inherited(f)));
     }
     return DataTypes.createStructType(fields);
   }

@@ -60,6 +60,7 @@ record SparkRefreshWrite(RefreshContext ctx, ViewTables t, RefreshOptions o) {
     }
     ctx.observe(RefreshListener.Probe.WRITE_TASKS, rdd.getNumPartitions());
     task.reportingTo(ctx.listener());
+    task.checkingVectors(projected.schema(), t.viewName());
     planning = System.currentTimeMillis() - planning;
     ctx.describe("write " + (task.onlyIds == null ? "new" : String.valueOf(
         task.onlyIds.getLongCardinality())) + " rows in " + rdd.getNumPartitions() + " tasks");

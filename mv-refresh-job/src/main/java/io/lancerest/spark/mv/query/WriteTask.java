@@ -21,6 +21,7 @@ import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.api.java.function.FlatMapFunction;
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.sql.catalyst.InternalRow;
+import org.apache.spark.sql.types.StructType;
 import org.roaringbitmap.longlong.Roaring64NavigableMap;
 
 /**
@@ -33,6 +34,8 @@ final class WriteTask implements FlatMapFunction<Iterator<InternalRow>, WriteTas
   private final String viewUri;
   private final HashMap<String, String> storage;
   private final String schemaJson;
+  /** Driver side only: the view table's schema, as {@link #schemaJson} ships it. */
+  private final transient Schema plain;
   private final int maxRowsPerFile;
   /** Driver side only: the ids to write, or {@code null} for every row. */
   final transient Roaring64NavigableMap onlyIds;
@@ -42,6 +45,7 @@ final class WriteTask implements FlatMapFunction<Iterator<InternalRow>, WriteTas
   private Broadcast<byte[]> only;
   private Broadcast<byte[]> inView;
   private RefreshListener listener = RefreshListener.NONE;
+  private VectorRows vectors;
 
   /**
    * What one write task wrote: serialised fragment metadata, row count, the source row ids it
@@ -57,6 +61,7 @@ final class WriteTask implements FlatMapFunction<Iterator<InternalRow>, WriteTas
     this.viewUri = t.viewUri();
     this.storage = new HashMap<>(t.viewStorageOptions());
     this.schemaJson = plain.toJson();
+    this.plain = plain;
     this.maxRowsPerFile = o.maxRowsPerFragment() == null ? 0 : o.maxRowsPerFragment();
     this.onlyIds = onlyIds;
     this.inViewIds = inViewIds;
@@ -112,6 +117,14 @@ final class WriteTask implements FlatMapFunction<Iterator<InternalRow>, WriteTas
     }
   }
 
+  /**
+   * Checks the computed vectors of rows of {@code projected} as they are written (decided here,
+   * on the driver, once: see {@link VectorRows}).
+   */
+  void checkingVectors(StructType projected, String viewName) {
+    this.vectors = VectorRows.plan(projected, plain, viewName);
+  }
+
   /** Ships the id sets to the executors; the caller destroys the broadcasts. */
   List<Broadcast<byte[]>> broadcast(JavaSparkContext jsc) {
     List<Broadcast<byte[]>> out = new ArrayList<>();
@@ -149,6 +162,7 @@ final class WriteTask implements FlatMapFunction<Iterator<InternalRow>, WriteTas
         return true;
       });
     }
+    in = VectorRows.checked(vectors, in);
     int partition = tc == null ? -1 : tc.partitionId();
     RefreshListener hook = listener;
     long started = System.nanoTime();

@@ -6,6 +6,7 @@ import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.definition.ViewDefinition;
 import io.lancerest.spark.mv.error.MaterializedViewException;
 import io.lancerest.spark.mv.indexes.IndexSummary;
+import io.lancerest.spark.mv.layout.VectorColumns;
 import io.lancerest.spark.mv.result.JobRecord;
 import io.lancerest.spark.mv.result.RefreshResult;
 import io.lancerest.spark.mv.result.ViewDescription;
@@ -17,6 +18,7 @@ import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.connector.catalog.CatalogManager;
 import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
 /**
@@ -216,6 +218,7 @@ public final class MaterializedViewStatements {
     Resolved r = resolveObject(spark, de.name());
     MaterializedViews views = MaterializedViews.forCatalog(spark, r.catalog());
     List<Row> rows = describeRows(views.describe(r.id()));
+    rows.add(RowFactory.create("Vector columns", vectorColumns(spark, r)));
     rows.addAll(indexRows(views.indexes(r.id())));
     return rows;
   }
@@ -233,6 +236,42 @@ public final class MaterializedViewStatements {
       rows.add(RowFactory.create("Index " + i.name(), i.summary()));
     }
     return rows;
+  }
+
+  /**
+   * The view's vector columns with their sizes, e.g. {@code emb (384 floats)}, or {@code none}:
+   * Spark shows a vector as {@code array<float>}, so DESCRIBE says which ones an index accepts.
+   */
+  static String vectorColumns(StructType schema) {
+    List<String> out = new ArrayList<>();
+    for (StructField f : schema.fields()) {
+      Integer n = VectorColumns.size(f);
+      if (n != null) {
+        out.add(f.name() + " (" + n + " floats)");
+      }
+    }
+    return out.isEmpty() ? "none" : String.join(", ", out);
+  }
+
+  /**
+   * {@link #vectorColumns(StructType)} of the view's table as this session's catalog reads it;
+   * a client that cannot read the table (a server-managed view) still gets the other rows.
+   */
+  private static String vectorColumns(SparkSession spark, Resolved r) {
+    try {
+      return vectorColumns(spark.table(quoted(r)).schema());
+    } catch (RuntimeException e) {
+      return "unknown: the view's table cannot be read here (" + e.getClass().getSimpleName()
+          + ")";
+    }
+  }
+
+  private static String quoted(Resolved r) {
+    List<String> parts = new ArrayList<>();
+    parts.add(r.catalog());
+    parts.addAll(r.id());
+    return parts.stream().map(p -> "`" + p.replace("`", "``") + "`")
+        .collect(java.util.stream.Collectors.joining("."));
   }
 
   static Row row(RefreshResult r) {

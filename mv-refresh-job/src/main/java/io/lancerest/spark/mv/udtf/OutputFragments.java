@@ -5,6 +5,7 @@ import io.lancerest.spark.mv.commit.FragmentShipping;
 import java.util.Iterator;
 import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.vector.types.pojo.ArrowType;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.catalyst.InternalRow;
@@ -24,6 +25,8 @@ final class OutputFragments {
   private final Schema arrowSchema;
   private final StructType sparkSchema;
   private final int maxRowsPerFile;
+  /** Each output column's vector size, or 0 for a column that is no vector. */
+  private final int[] vectorSizes;
   // Built once per task: creating it generates and compiles code, far too slow per partition.
   private final ExpressionEncoder.Serializer<Row> encoder;
 
@@ -34,6 +37,9 @@ final class OutputFragments {
     this.arrowSchema = new Schema(arrowSchema.getFields());
     this.sparkSchema = LanceArrowUtils.fromArrowSchema(arrowSchema);
     this.maxRowsPerFile = maxRowsPerFile;
+    this.vectorSizes = arrowSchema.getFields().stream()
+        .mapToInt(f -> f.getType() instanceof ArrowType.FixedSizeList l ? l.getListSize() : 0)
+        .toArray();
     this.encoder = ExpressionEncoder.apply(RowEncoder.encoderFor(sparkSchema)).createSerializer();
   }
 
@@ -55,7 +61,7 @@ final class OutputFragments {
       @Override
       public InternalRow next() {
         Row row = rows.next();
-        OutputRows.check(row, sparkSchema, where);
+        OutputRows.check(row, sparkSchema, vectorSizes, where);
         try {
           return encoder.apply(row);
         } catch (RuntimeException e) {

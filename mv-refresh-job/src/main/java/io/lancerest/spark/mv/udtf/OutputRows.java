@@ -4,6 +4,7 @@ import java.math.BigDecimal;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
+import java.util.List;
 import java.util.Map;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.types.ArrayType;
@@ -35,8 +36,9 @@ final class OutputRows {
   /**
    * @param where names the function and partition for the message, e.g. {@code "UDTF 'topk'
    *     (com.acme.TopK) for partition category='books'"}
+   * @param vectorSizes each column's vector size (a fixed-size list in the view table), or 0
    */
-  static void check(Row row, StructType schema, String where) {
+  static void check(Row row, StructType schema, int[] vectorSizes, String where) {
     if (row == null) {
       throw new UdtfOutputMismatchException(where + " returned a null row");
     }
@@ -70,7 +72,37 @@ final class OutputRows {
             + " for column '" + f.name() + "'; the declared output schema says "
             + f.dataType().simpleString() + ", which needs " + expected);
       }
+      if (vectorSizes[i] > 0) {
+        checkVector(v, f.name(), vectorSizes[i], where);
+      }
     }
+  }
+
+  /**
+   * A vector column's value must have exactly {@code size} elements, none NULL: lance-core
+   * refuses another length only as the batch is encoded, without the column's name, and would
+   * store a NULL element as a vector no search can rank.
+   */
+  private static void checkVector(Object v, String column, int size, String where) {
+    List<?> items = v instanceof scala.collection.Seq<?> seq
+        ? scala.collection.JavaConverters.seqAsJavaList(seq)
+        : v instanceof List<?> list ? list : arrayItems(v);
+    String problem = items.size() != size ? items.size() + " elements"
+        : items.contains(null) ? "a NULL element at position " + items.indexOf(null) : null;
+    if (problem != null) {
+      throw new UdtfOutputMismatchException(where + " returned " + problem + " for column '"
+          + column + "', a vector of " + size + " floats in the view. Make the function return "
+          + size + " non-NULL floats (or NULL) for it, or declare another size");
+    }
+  }
+
+  private static List<Object> arrayItems(Object array) {
+    int n = java.lang.reflect.Array.getLength(array);
+    List<Object> out = new java.util.ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      out.add(java.lang.reflect.Array.get(array, i));
+    }
+    return out;
   }
 
   /** {@code null} when {@code v} is an accepted external value for {@code t}; else the need. */

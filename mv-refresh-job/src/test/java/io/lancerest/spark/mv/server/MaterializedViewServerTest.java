@@ -14,15 +14,18 @@ import io.lancerest.client.error.ForbiddenException;
 import io.lancerest.client.model.CreateMaterializedViewRequest;
 import io.lancerest.spark.mv.TestSpark;
 import io.lancerest.spark.mv.chunker.TextSplitter;
-import io.lancerest.spark.mv.engine.CatalogBinding;
 import io.lancerest.spark.mv.commit.ViewCommit;
 import io.lancerest.spark.mv.definition.FunctionEnvelope;
 import io.lancerest.spark.mv.definition.FunctionSpec;
 import io.lancerest.spark.mv.definition.MaterializedViewKind;
 import io.lancerest.spark.mv.definition.SourceQuery;
+import io.lancerest.spark.mv.engine.CatalogBinding;
 import io.lancerest.spark.mv.error.MaterializedViewException;
 import io.lancerest.spark.mv.layout.GenevaLayout;
+import io.lancerest.spark.mv.sql.PrintCreateRequest;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -314,12 +317,12 @@ class MaterializedViewServerTest {
   @Test
   void aQueryViewCreatedWithoutOutputSchemaGetsTheColumnsPrintCreateRequestDerives() {
     String ns = newSource();
-    java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-    java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
-    int rc = io.lancerest.spark.mv.sql.PrintCreateRequest.run(new String[] {"--uri", gate.uri(),
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int rc = PrintCreateRequest.run(new String[] {"--uri", gate.uri(),
         "--token", ALICE, "--sql", "CREATE MATERIALIZED VIEW " + ns + ".p AS SELECT id, "
         + "upper(doc) AS loud FROM " + ns + ".src WHERE id > 1"},
-        new java.io.PrintStream(out, true), new java.io.PrintStream(err, true),
+        new PrintStream(out, true), new PrintStream(err, true),
         TestSpark::newSession);
     String printed = out.toString(StandardCharsets.UTF_8);
     assertEquals(0, rc, err.toString(StandardCharsets.UTF_8));
@@ -366,6 +369,39 @@ class MaterializedViewServerTest {
     assertEquals(400, badJson.status(), badJson.body());
     assertTrue(badJson.json().path("error").asText().contains("not a JsonArrowSchema"),
         badJson.body());
+  }
+
+  @Test
+  void theDerivedOutputSchemaKeepsASourceVectorAVector() {
+    String ns = newSource();
+    sql("CREATE TABLE lance." + ns + ".vecs (id BIGINT, vec ARRAY<FLOAT>) TBLPROPERTIES "
+        + "('vec.arrow.fixed-size-list.size' = '4')");
+    sql("INSERT INTO lance." + ns + ".vecs SELECT id, array(CAST(id AS FLOAT), 1F, 2F, 3F) "
+        + "FROM range(0, 6)");
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int rc = PrintCreateRequest.run(new String[] {"--uri", gate.uri(),
+        "--token", ALICE, "--sql", "CREATE MATERIALIZED VIEW " + ns + ".nv AS SELECT id, vec "
+        + "AS emb FROM " + ns + ".vecs WHERE id > 1"},
+        new PrintStream(out, true), new PrintStream(err, true),
+        TestSpark::newSession);
+    assertEquals(0, rc, err.toString(StandardCharsets.UTF_8));
+    ObjectNode body = (ObjectNode) tree(out.toString(StandardCharsets.UTF_8));
+    Field emb = CreateRequests.schema(body.path("output_schema").asText()).findField("emb");
+    assertEquals(new ArrowType.FixedSizeList(4), emb.getType());
+
+    // created from the bare request, the service derives the same vector column
+    body.remove("output_schema");
+    body.put("with_no_data", false);
+    Answer created = post("/v1/materialized_view/" + ns + "$nv/create", body.toString(), ALICE);
+    assertEquals(201, created.status(), created.body());
+    JsonNode done = awaitJob(ns, "nv", created.json().path("job_id").asText());
+    assertEquals("DONE", done.path("status").asText(), done.toString());
+    SparkSession.setActiveSession(user);
+    // lance-spark gives a Lance fixed-size list this metadata, and nothing else
+    assertEquals(4L, user.table("lance." + ns + ".nv").schema().apply("emb").metadata()
+        .getLong("arrow.fixed-size-list.size"));
+    assertEquals(List.of("4"), rows("SELECT count(*) FROM lance." + ns + ".nv"));
   }
 
   @Test
