@@ -122,6 +122,12 @@ class ObjectStoreClusterTest {
         "the searches' tasks ran on the cluster's executors within 10 s: " + TASK_EXECUTORS);
   }
 
+  /** A chunker view on S3, refreshed in the cluster's executors, keeps serving search. */
+  @Test
+  void aViewOnS3KeepsServingSearchThroughTenRefreshes() {
+    SearchableViewScenario.run(onS3);
+  }
+
   @Test
   void statementsOnS3OnTheClusterGiveTheLocalFolderRows() {
     Map<String, String> localStatus = new LinkedHashMap<>();
