@@ -42,8 +42,9 @@ import org.slf4j.LoggerFactory;
  * #firstNewFragmentId}). Bringing an index up to date: scalar and full-text indexes merge the new
  * rows in ({@code optimizeIndices}); a vector index gets a delta segment for them (merging or
  * retraining an IVF index of fragments with deletions fails in lance-core 4.0.0 with "batch
- * .num_rows() != chunk.len()"), and is built again from its {@link IndexRecipe} after a full
- * rebuild or a compaction of the view, or past {@link #MAX_VECTOR_SEGMENTS} segments.
+ * .num_rows() != chunk.len()"), and is built again from its {@link IndexRecipe} past {@link
+ * #MAX_VECTOR_SEGMENTS} segments, or when a commit replacing every row brings more than twice
+ * the rows it covered.
  */
 final class IndexCarry {
   // The commit's own log category: these lines are part of the commit's story.
