@@ -57,9 +57,9 @@ final class CommitFragments {
     this.newRanges = new ArrayList<>(newRanges);
   }
 
-  /** Whether the commit writes rows again: a full replacement, or a compaction's. */
-  boolean rewrites() {
-    return replaceAllRows || !removeFragments.isEmpty();
+  /** Whether the commit replaces every row of the view. */
+  boolean replacesAll() {
+    return replaceAllRows;
   }
 
   /** The fragments this commit adds, as the caller gave them (before their ids are placed). */

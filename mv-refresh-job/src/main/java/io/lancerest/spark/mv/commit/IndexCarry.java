@@ -42,8 +42,9 @@ import org.slf4j.LoggerFactory;
  * #firstNewFragmentId}). Bringing an index up to date: scalar and full-text indexes merge the new
  * rows in ({@code optimizeIndices}); a vector index gets a delta segment for them (merging or
  * retraining an IVF index of fragments with deletions fails in lance-core 4.0.0 with "batch
- * .num_rows() != chunk.len()"), and is built again from its {@link IndexRecipe} after a full
- * rebuild or a compaction of the view, or past {@link #MAX_VECTOR_SEGMENTS} segments.
+ * .num_rows() != chunk.len()"), and is built again from its {@link IndexRecipe} past {@link
+ * #MAX_VECTOR_SEGMENTS} segments, or when a commit replacing every row brings more than twice
+ * the rows it covered.
  */
 final class IndexCarry {
   // The commit's own log category: these lines are part of the commit's story.
@@ -68,13 +69,17 @@ final class IndexCarry {
   private final Map<UUID, Index> candidates = new LinkedHashMap<>();
   /** The candidates an earlier Overwrite carried and no version registered yet. */
   private final Set<UUID> owed = new HashSet<>();
+  /** Owed segments whose files a cleanup removed, by index name: neither recorded nor registered. */
+  private final Map<String, List<Index>> gone = new TreeMap<>();
+  /** Live rows each listed index covered at the read version (what its model has seen). */
+  private final Map<String, Long> modelRows = new java.util.HashMap<>();
   private Map<String, String> config = Map.of();
   /** Lance field ids of the read version's vector (fixed-size list) columns. */
   private final Set<Integer> vectorFields = new HashSet<>();
   /** What the Overwrite carries (after {@link #select}). */
   private List<Index> carried = List.of();
-  /** Whether the commit rewrites rows (full rebuild, compaction): vector indexes are rebuilt. */
-  private boolean rewrites;
+  /** Vector indexes the commit builds again from their recipe (most rows new to the model). */
+  private final Set<String> retrain = new HashSet<>();
 
   IndexCarry(String location, long readVersion) {
     this.location = location;
@@ -85,28 +90,51 @@ final class IndexCarry {
   void gather(Dataset ds) {
     candidates.clear();
     owed.clear();
+    gone.clear();
+    modelRows.clear();
+    Set<String> listed = new HashSet<>();
     for (Index i : ds.getIndexes()) {
       if (isUser(i)) {
         candidates.put(i.uuid(), i);
+        listed.add(i.name());
       }
     }
+    listed.forEach(name -> modelRows.put(name, Coverage.of(ds, name).indexedRows));
     Map<String, String> meta = ds.getSchema().getCustomMetadata();
     Recorded rec = Recorded.parse(meta == null ? null : meta.get(KEY));
     if (rec != null && rec.version() <= ds.version()) {
+      // An index of the same name listed now is that index (registered since, then merged or
+      // rebuilt under a new uuid) or one the user created again: either way it supersedes the
+      // recorded segments, and registering both would make lance refuse the CreateIndex.
       Map<UUID, Index> missing = new LinkedHashMap<>();
       rec.indexes().forEach(i -> {
-        if (!candidates.containsKey(i.uuid())) {
+        if (!candidates.containsKey(i.uuid()) && !listed.contains(i.name())) {
           missing.put(i.uuid(), i);
         }
       });
-      // registered by a later version, then dropped or merged away: not owed any more
+      // registered by a later version, then dropped: not owed any more
       for (long v = rec.version() + 1; v <= ds.version() && !missing.isEmpty(); v++) {
         try (Dataset at = ds.checkoutVersion(v)) {
           at.getIndexes().forEach(i -> missing.remove(i.uuid()));
+        } catch (Exception e) { // lance-core's IOException arrives undeclared
+          // Removed by a cleanup: whatever it registered cannot be told, and the files of
+          // segments no kept version names are gone with it; owe nothing rather than block
+          // every later commit on a version that will never be read again.
+          LOG.info("View table '{}': version {} is gone ({}); the indexes recorded by version "
+              + "{} are no longer owed", LanceLocation.withoutUserInfo(location), v,
+              message(e), rec.version());
+          missing.clear();
         }
       }
-      candidates.putAll(missing);
-      owed.addAll(missing.keySet());
+      String root = location;
+      missing.forEach((uuid, i) -> {
+        if (filesGone(root, i)) {
+          gone.computeIfAbsent(i.name(), k -> new ArrayList<>()).add(i);
+        } else {
+          candidates.put(uuid, i);
+          owed.add(uuid);
+        }
+      });
     }
     config = ds.getConfig();
     vectorFields.clear();
@@ -115,6 +143,25 @@ final class IndexCarry {
         vectorFields.add(f.getId());
       }
     });
+  }
+
+  /**
+   * Whether the files of owed segment {@code i} are known to be gone: a cleanup removes them
+   * once no kept version names the segment. Checked where the table's folder can be listed (a
+   * local file system); elsewhere lance-core 4.0.0 has no call to look, so the segment is
+   * registered and checked through lance-core afterwards ({@link #owedAndGone}).
+   */
+  private static boolean filesGone(String location, Index i) {
+    java.nio.file.Path root = io.lancerest.spark.mv.fragments.DeletionVectors.localRoot(location);
+    if (root == null) {
+      return false;
+    }
+    java.nio.file.Path dir = root.resolve("_indices").resolve(i.uuid().toString());
+    try (var files = java.nio.file.Files.list(dir)) {
+      return files.findAny().isEmpty();
+    } catch (java.io.IOException e) {
+      return true; // no such folder
+    }
   }
 
   /**
@@ -136,13 +183,17 @@ final class IndexCarry {
    * metadata value that records them ({@code null}: none). A segment whose bitmap names no
    * fragment left is dropped, except the newest one of an index that has no other: it keeps
    * the index (its trained model, its parameters) for the update after the commit.
+   *
+   * @param replacesAll the commit replaces every row (a full rebuild, a UDTF refresh)
+   * @param rowsAdded the rows of the commit's new fragments
    */
-  String select(List<FragmentMetadata> fragments, boolean rewrites) {
-    this.rewrites = rewrites;
+  String select(List<FragmentMetadata> fragments, boolean replacesAll, long rowsAdded) {
+    retrain.clear();
     Set<Integer> live = new HashSet<>();
     fragments.forEach(f -> live.add(f.getId()));
     List<Index> out = new ArrayList<>();
-    for (List<Index> segments : byName(candidates.values()).values()) {
+    for (Map.Entry<String, List<Index>> e : byName(candidates.values()).entrySet()) {
+      List<Index> segments = e.getValue();
       List<Index> keep = segments.stream().filter(i -> i.fragments().isEmpty()
           || i.fragments().get().stream().anyMatch(live::contains)).toList();
       if (keep.isEmpty()) {
@@ -150,9 +201,34 @@ final class IndexCarry {
             .orElseThrow());
       }
       out.addAll(keep);
+      // A compaction moves rows without changing them, so a delta segment on the trained
+      // centroids serves them as well as before. A commit replacing every row (a UDTF view
+      // does on each refresh) retrains only when most of the rows are new to the model: more
+      // than twice the rows it was trained over; the segment bound retrains in any case.
+      if (replacesAll && rowsAdded > 2 * modelRows.getOrDefault(e.getKey(), 0L)) {
+        retrain.add(e.getKey());
+      }
     }
     carried = List.copyOf(out);
     return carried.isEmpty() ? null : new Recorded(readVersion + 1, carried).json();
+  }
+
+  /**
+   * For a view with no commit to make (a refresh with nothing to do, a maintenance that does
+   * not compact): registers the segments an interrupted commit still owes, before a cleanup
+   * can remove their files; {@code null} when nothing is owed.
+   */
+  static Carried carryOwed(LanceLocation table, BufferAllocator allocator) {
+    try (Dataset ds = table.open(allocator, null)) {
+      IndexCarry c = new IndexCarry(table.uri(), ds.version());
+      c.gather(ds);
+      if (c.owed.isEmpty() && c.gone.isEmpty()) {
+        return null;
+      }
+      c.carried = c.candidates.values().stream().filter(i -> c.owed.contains(i.uuid()))
+          .toList();
+      return c.carry(table, allocator, ds.version());
+    }
   }
 
   /**
@@ -162,21 +238,21 @@ final class IndexCarry {
    * reported (and done by the next commit, or found by flat search meanwhile).
    */
   Carried carry(LanceLocation table, BufferAllocator allocator, long version) {
+    List<IndexOutcome> out = new ArrayList<>();
+    gone.forEach((name, segs) -> out.add(log(rebuildLost(table, allocator, name, segs))));
     if (carried.isEmpty()) {
-      return new Carried(List.of(), version);
+      return new Carried(out, latest(table, allocator, version));
     }
     Map<String, List<Index>> names = byName(carried);
-    String failure = register(table, allocator, version);
-    if (failure != null) {
-      List<IndexOutcome> out = new ArrayList<>();
-      names.forEach((name, segs) -> out.add(log(new IndexOutcome(name, isVector(segs.get(0)),
-          IndexOutcome.Action.PENDING, 0, 0, 0, segs.size(), "registering it again after the "
-          + "commit failed (" + failure + "); the view's next commit does it"))));
-      return new Carried(out, version);
-    }
-    List<IndexOutcome> out = new ArrayList<>();
-    long latest = version;
+    Map<String, String> failed = register(table, allocator, version, names);
     for (Map.Entry<String, List<Index>> e : names.entrySet()) {
+      String failure = failed.get(e.getKey());
+      if (failure != null) {
+        out.add(log(new IndexOutcome(e.getKey(), isVector(e.getValue().get(0)),
+            IndexOutcome.Action.PENDING, 0, 0, 0, e.getValue().size(), "registering it again "
+            + "after the commit failed (" + failure + "); the view's next commit tries again")));
+        continue;
+      }
       try (Dataset ds = table.open(allocator, null)) {
         out.add(log(update(table, allocator, ds, e.getKey(), e.getValue())));
       } catch (Exception ex) { // lance-core's IOException arrives undeclared
@@ -185,25 +261,82 @@ final class IndexCarry {
             + "not be read: " + message(ex))));
       }
     }
+    return new Carried(out, latest(table, allocator, version));
+  }
+
+  private static long latest(LanceLocation table, BufferAllocator allocator, long version) {
     try (Dataset ds = table.open(allocator, null)) {
-      latest = ds.version();
+      return ds.version();
     } catch (Exception ex) { // lance-core's IOException arrives undeclared
-      // the version the Overwrite created is still a true answer
+      return version; // the version the Overwrite created is still a true answer
     }
-    return new Carried(out, latest);
+  }
+
+  /** An owed index whose files are gone: built again from its recipe, else reported lost. */
+  private IndexOutcome rebuildLost(LanceLocation table, BufferAllocator allocator, String name,
+      List<Index> segs) {
+    boolean vector = isVector(segs.get(0));
+    String why = "its files are gone (removed by a cleanup before the view's next commit "
+        + "registered it)";
+    try (Dataset ds = table.open(allocator, null)) {
+      IndexRecipe recipe = vector ? recipeOf(name, segs.get(0), ds) : null;
+      if (recipe == null) {
+        return new IndexOutcome(name, vector, IndexOutcome.Action.LOST, 0, 0, 0, 0, why
+            + "; no recipe to build it again: create the index again");
+      }
+      ds.createIndex(List.of(recipe.column()), recipe.type(), Optional.of(name),
+          recipe.params(), true);
+      long rows = Coverage.of(ds, name).liveRows();
+      return outcome(table, allocator, name, true, IndexOutcome.Action.REBUILT, rows,
+          why + "; built again from its recipe " + recipe);
+    } catch (Exception e) { // lance-core's IOException arrives undeclared
+      return new IndexOutcome(name, vector, IndexOutcome.Action.LOST, 0, 0, 0, 0, why
+          + "; building it again failed (" + message(e) + "): create the index again");
+    }
   }
 
   /** What {@link #carry} did: each index's outcome, and the view's version after it. */
   record Carried(List<IndexOutcome> indexes, long latestVersion) {}
 
   /**
-   * Commits the CreateIndex read at {@code version}; {@code null} when the segments are
+   * Registers the carried segments ({@code names}) on {@code version}: one CreateIndex for all,
+   * or, if lance-core refuses it, one per index, so that one index it refuses does not keep the
+   * others unlisted. Returns, by index name, why its segments are not registered; the segments
+   * of an index refused on its own are taken out of the record, so no later commit owes them
+   * again and fails the same way.
+   */
+  private Map<String, String> register(LanceLocation table, BufferAllocator allocator,
+      long version, Map<String, List<Index>> names) {
+    if (registerOnce(table, allocator, version, carried) == null) {
+      return Map.of();
+    }
+    Map<String, String> failed = new TreeMap<>();
+    Set<UUID> refused = new HashSet<>();
+    long at = latest(table, allocator, version);
+    for (Map.Entry<String, List<Index>> e : names.entrySet()) {
+      String why = registerOnce(table, allocator, at, e.getValue());
+      if (why == null) {
+        at = latest(table, allocator, at);
+      } else {
+        failed.put(e.getKey(), why);
+        e.getValue().forEach(i -> refused.add(i.uuid()));
+      }
+    }
+    if (!refused.isEmpty()) {
+      settle(table, allocator, refused);
+    }
+    return failed;
+  }
+
+  /**
+   * Commits the CreateIndex of {@code segs} read at {@code version}; {@code null} when they are
    * registered (by it, or by a commit whose answer was lost), else why not.
    */
-  private String register(LanceLocation table, BufferAllocator allocator, long version) {
+  private String registerOnce(LanceLocation table, BufferAllocator allocator, long version,
+      List<Index> segs) {
     try (Dataset at = table.open(allocator, version);
         Transaction t = new Transaction.Builder().readVersion(version)
-            .operation(CreateIndex.builder().withNewIndices(carried).build()).build();
+            .operation(CreateIndex.builder().withNewIndices(segs).build()).build();
         Dataset done = new CommitBuilder(at).execute(t)) {
       return null;
     } catch (Exception e) { // lance-core's IOException arrives undeclared
@@ -212,13 +345,42 @@ final class IndexCarry {
       try (Dataset latest = table.open(allocator, null)) {
         Set<UUID> have = new HashSet<>();
         latest.getIndexes().forEach(i -> have.add(i.uuid()));
-        if (carried.stream().allMatch(i -> have.contains(i.uuid()))) {
+        if (segs.stream().allMatch(i -> have.contains(i.uuid()))) {
           return null;
         }
       } catch (Exception unreadable) { // lance-core's IOException arrives undeclared
         e.addSuppressed(unreadable);
       }
       return message(e);
+    }
+  }
+
+  /**
+   * Takes {@code refused} out of the latest version's record of carried segments (a schema
+   * metadata update, a commit of its own), so that no later commit owes them again.
+   */
+  private void settle(LanceLocation table, BufferAllocator allocator, Set<UUID> refused) {
+    try (Dataset ds = table.open(allocator, null)) {
+      Map<String, String> meta = ds.getSchema().getCustomMetadata();
+      Recorded rec = Recorded.parse(meta == null ? null : meta.get(KEY));
+      if (rec == null) {
+        return;
+      }
+      List<Index> left = rec.indexes().stream().filter(i -> !refused.contains(i.uuid()))
+          .toList();
+      Map<String, String> update = new java.util.HashMap<>();
+      update.put(KEY, new Recorded(rec.version(), left).json());
+      try (Transaction t = new Transaction.Builder().readVersion(ds.version())
+              .operation(org.lance.operation.UpdateConfig.builder().schemaMetadataUpdates(
+                  org.lance.operation.UpdateMap.builder().updates(update).replace(false).build())
+                  .build()).build();
+          Dataset done = new CommitBuilder(ds).execute(t)) {
+        // recorded without them
+      }
+    } catch (Exception e) { // lance-core's IOException arrives undeclared
+      LOG.warn("View table '{}': the record of carried indexes could not be updated ({}); the "
+          + "view's next commit tries to register them again", LanceLocation.withoutUserInfo(
+          location), message(e));
     }
   }
 
@@ -230,7 +392,8 @@ final class IndexCarry {
     String lostFiles = owedAndGone(ds, name, segs);
     Coverage before = Coverage.of(ds, name);
     String why = lostFiles != null ? "its files are gone (" + lostFiles + ")"
-        : rewrites ? "the commit rewrote the view's rows"
+        : retrain.contains(name) ? "the commit replaced the view's rows, most of them new to "
+            + "the index's model"
         : vector && before.segments >= MAX_VECTOR_SEGMENTS && before.unindexedRows > 0
             ? "it has " + before.segments + " segments, the most a view's vector index keeps"
             : null;
@@ -378,11 +541,14 @@ final class IndexCarry {
       boolean vector = c.isVector(segs.get(0));
       IndexRecipe recipe = vector ? c.recipeOf(name, segs.get(0), view) : null;
       boolean owes = segs.stream().anyMatch(i -> c.owed.contains(i.uuid()));
-      String what = noOp ? (owes ? "registered again by the view's next commit" : "unchanged")
+      String what = noOp ? (owes ? "registered again by this refresh" : "unchanged")
           : !vector ? "carried over; new rows merged into it"
-          : rewrites || segs.size() >= MAX_VECTOR_SEGMENTS
-              ? (recipe != null ? "carried over, then built again from its recipe " + recipe
-                  : "carried over; new rows get a delta segment (no recipe to build it again)")
+          : segs.size() >= MAX_VECTOR_SEGMENTS && recipe != null
+              ? "carried over, then built again from its recipe " + recipe
+          : rewrites ? (recipe != null ? "carried over; the new rows get a delta segment, or it "
+                  + "is built again from its recipe " + recipe + " if they are more than twice "
+                  + "the rows it covers" : "carried over; the new rows get a delta segment (no "
+                  + "recipe to build it again)")
               : "carried over; new rows get a delta segment (" + (segs.size() + 1) + " of at "
                   + "most " + MAX_VECTOR_SEGMENTS + ")";
       out.add(name + " (" + (vector ? "vector" : label(view, segs.get(0))) + ", " + segs.size() + (segs.size() == 1 ? " segment" :

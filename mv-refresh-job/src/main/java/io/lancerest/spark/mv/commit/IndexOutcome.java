@@ -50,7 +50,8 @@ public record IndexOutcome(String name, boolean vector, Action action, long rows
   @Override
   public String toString() {
     StringBuilder s = new StringBuilder(name).append(": ").append(action.wire());
-    if (action != Action.LOST) {
+    // a pending index is not listed: it covers nothing yet, and "0 of 0" would mislead
+    if (action != Action.LOST && action != Action.PENDING) {
       if (rowsAdded > 0) {
         s.append(", ").append(rowsAdded).append(" rows added");
       }

@@ -44,6 +44,21 @@ public record IndexRecipe(String method, String column, Map<String, String> opti
     return Map.of(KEY_PREFIX + name, n.toString());
   }
 
+  /**
+   * Records this recipe for index {@code name} in the config of {@code ds}, as a commit that
+   * adds this one key: lance-core 4.0.0's {@code Dataset.updateConfig} replaces the whole config,
+   * which would drop the view's other keys (DESCRIBE properties, a chunker's state pointer,
+   * cleanup policy).
+   */
+  public void record(org.lance.Dataset ds, String name) {
+    try (org.lance.Transaction t = new org.lance.Transaction.Builder().readVersion(ds.version())
+            .operation(org.lance.operation.UpdateConfig.builder()
+                .upsertValues(configEntry(name)).build()).build();
+        org.lance.Dataset done = new org.lance.CommitBuilder(ds).execute(t)) {
+      // committed: the key is in the config of the new version
+    }
+  }
+
   /** The recipe of index {@code name} in a view's config, or {@code null} (none, unreadable). */
   static IndexRecipe of(Map<String, String> config, String name) {
     String v = config.get(KEY_PREFIX + name);

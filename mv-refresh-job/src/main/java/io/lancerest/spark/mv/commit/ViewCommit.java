@@ -172,16 +172,65 @@ public final class ViewCommit {
 
   /**
    * {@link #commit(Runnable)} on {@code readAt}, the view table at the read version as the
-   * refresh already opened it (and still owns: it is not closed here). The memory lance-core
-   * keeps after a failed Overwrite is then accounted to {@code readAt}'s allocator, which its
-   * owner closes knowing the commit failed.
+   * refresh already opened it (and still owns: it is not closed here), up to and including the
+   * Overwrite only: the result lists no index, and the caller then calls {@link #carryIndexes}
+   * once what must follow the data at once is done (a refresh's error rows and clean-up come
+   * before index work that can take minutes). The memory lance-core keeps after a failed
+   * Overwrite is then accounted to {@code readAt}'s allocator, which its owner closes knowing
+   * the commit failed.
    */
-  public ViewCommitResult commit(Dataset readAt, Runnable lastStep) {
+  public ViewCommitResult commitData(Dataset readAt, Runnable lastStep) {
     if (readAt.version() != readVersion) {
       throw new IllegalArgumentException("View table '" + location + "': the commit reads "
           + "version " + readVersion + ", not version " + readAt.version());
     }
-    return withAllocator(a -> commitOn(a, readAt, lastStep));
+    return withAllocator(a -> {
+      Landed landed = overwrite(a, readAt, lastStep);
+      CommitFragments.Applied applied = landed.applied();
+      return new ViewCommitResult(readVersion, landed.version(), applied.deleted(),
+          applied.added(), rows.newFragments().size(), List.of(), landed.version());
+    });
+  }
+
+  /**
+   * The second step after {@link #commitData}: registers the indexes its Overwrite carried and
+   * brings them up to date (see the class comment); {@code landed} with what happened to each.
+   * Never throws: what it leaves undone is in the result, and the view's next commit (or
+   * maintenance, or a refresh with nothing to do) finishes it.
+   */
+  public ViewCommitResult carryIndexes(ViewCommitResult landed) {
+    return withAllocator(a -> {
+      IndexCarry.Carried c = indexes.carry(table, a, landed.version());
+      return new ViewCommitResult(landed.readVersion(), landed.version(), landed.rowsDeleted(),
+          landed.rowsAdded(), landed.fragmentsAdded(), c.indexes(), c.latestVersion());
+    });
+  }
+
+  /**
+   * Registers what an interrupted commit of the view at {@code view} still owes (the
+   * Overwrite landed, the registration did not), without a commit of data: for a refresh with
+   * nothing to commit and for maintenance, before a cleanup can remove the files. Returns what
+   * happened to each index ({@code vix: updated, ...}), or {@code null} when nothing was owed.
+   * Never throws.
+   */
+  public static String registerOwedIndexes(LanceLocation view) {
+    RootAllocator a = new RootAllocator();
+    try {
+      IndexCarry.Carried c = IndexCarry.carryOwed(view, a);
+      return c == null || c.indexes().isEmpty() ? null : String.join("; ", c.indexes().stream()
+          .map(IndexOutcome::toString).toList());
+    } catch (Exception e) { // lance-core's IOException arrives undeclared
+      LOG.warn("View table '{}': registering the indexes an interrupted commit owes failed "
+          + "({}); the view's next commit does it", LanceLocation.withoutUserInfo(
+          view.uri()), LanceLocation.withoutUserInfo(String.valueOf(e.getMessage())));
+      return null;
+    } finally {
+      try {
+        a.close();
+      } catch (IllegalStateException leakedByLanceCore) {
+        // as in withAllocator: memory lance-core did not hand back after a failed commit
+      }
+    }
   }
 
   private static ViewCommitResult withAllocator(
@@ -276,7 +325,8 @@ public final class ViewCommit {
     indexes.gather(ds);
     CommitFragments.Applied applied = rows.apply(ds, allocator, indexes.firstNewFragmentId());
     metadata.record(applied);
-    metadata.carriedIndexes(indexes.select(applied.fragments(), rows.rewrites()));
+    metadata.carriedIndexes(indexes.select(applied.fragments(), rows.replacesAll(),
+        applied.added()));
     Schema schema = metadata.schema(ds.getSchema());
     // A fragment kept aside by an earlier run is no longer protected by the view's versions: a
     // cleanup may have removed its files while this run computed. Checked just before the

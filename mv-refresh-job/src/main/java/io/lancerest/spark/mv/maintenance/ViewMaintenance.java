@@ -132,7 +132,8 @@ public final class ViewMaintenance {
    * @param compacted whether it compacted (else the fragments were within the policy)
    * @param versionsRemoved old versions removed
    * @param compactionSkipped why a compaction that was due did not run, or {@code null}
-   * @param indexes what the compaction's commit did to each index of the view, or {@code null}
+   * @param indexes what the compaction's commit did to each index of the view, or what
+   *     registering the indexes an interrupted commit owed did; {@code null}: nothing
    */
   public record Outcome(boolean compacted, int fragmentsBefore, int fragmentsAfter,
       long versionsRemoved, long bytesRemoved, String compactionSkipped, String indexes) {
@@ -280,6 +281,19 @@ public final class ViewMaintenance {
         // 50 ms at 1,000 on a local disk): done every few versions, not at every refresh.
         if (!force && !compacted && ds.version() % VERSION_CHECK_EVERY != 0) {
           return new Outcome(false, before, after, 0, 0, skipped, indexes);
+        }
+        if (!compacted) {
+          // Segments an interrupted commit still owes are named by no version the cleanup
+          // keeps: registered first, or the cleanup would remove their files.
+          String owed = io.lancerest.spark.mv.commit.ViewCommit.registerOwedIndexes(view);
+          if (owed != null) {
+            indexes = owed;
+            Dataset now = view.open(a, null);
+            if (ds != latest) {
+              ds.close();
+            }
+            ds = now;
+          }
         }
         // only from the latest version: a writer that committed since this one may hold
         // fragments whose indexes this version does not list

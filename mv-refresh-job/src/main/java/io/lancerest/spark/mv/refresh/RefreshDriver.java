@@ -70,7 +70,12 @@ public final class RefreshDriver {
           if (attempt.upToDate()) {
             LOG.info("View {} (job {}): already at source version {}; nothing to do",
                 ctx.viewName(), ctx.jobId(), version);
-            return ended(job, kind, attempt.skipped(), null);
+            // nothing to commit: an interrupted commit's indexes are registered all the same
+            String owed = ViewCommit.registerOwedIndexes(tables.view());
+            if (owed != null) {
+              LOG.info("View {} (job {}): indexes: {}", ctx.viewName(), ctx.jobId(), owed);
+            }
+            return ended(job, kind, attempt.skipped(), owed == null ? null : "indexes: " + owed);
           }
           note = target.note();
           StagedRefresh<R> staged = attempt.compute();
@@ -81,7 +86,7 @@ public final class RefreshDriver {
               ctx.listener().beforeCommit();
               ctx.checkCancelled();
             };
-            committed = staged.commit().commit(open.view(target.target().view().version()),
+            committed = staged.commit().commitData(open.view(target.target().view().version()),
                 lastStep);
           } catch (ViewCommitConflictException e) {
             open.commitFailed();
@@ -121,11 +126,6 @@ public final class RefreshDriver {
           LOG.info("View {} (job {}): committed view version {} ({} rows added, {} deleted)",
               ctx.viewName(), ctx.jobId(), committed.version(), committed.rowsAdded(),
               committed.rowsDeleted());
-          String indexes = committed.indexSummary();
-          if (indexes != null) {
-            LOG.info("View {} (job {}): indexes: {}", ctx.viewName(), ctx.jobId(), indexes);
-            note = join(note, "indexes: " + indexes);
-          }
           staged.errors().commit();
           try {
             staged.afterCommit().run();
@@ -133,6 +133,15 @@ public final class RefreshDriver {
             LOG.warn("View {} (job {}): committed view version {}; clean-up after the commit "
                 + "failed (the refresh stands): {}", ctx.viewName(), ctx.jobId(),
                 committed.version(), e.toString());
+          }
+          // after the error rows and the clean-up: index work can take minutes (a retrain),
+          // and a driver killed in it leaves the indexes owed to the view's next commit
+          ctx.describe("indexes");
+          committed = staged.commit().carryIndexes(committed);
+          String indexes = committed.indexSummary();
+          if (indexes != null) {
+            LOG.info("View {} (job {}): indexes: {}", ctx.viewName(), ctx.jobId(), indexes);
+            note = join(note, "indexes: " + indexes);
           }
           R result = staged.result().apply(committed);
           return ended(job, kind, result, join(note, maintain(ctx, tables, open,

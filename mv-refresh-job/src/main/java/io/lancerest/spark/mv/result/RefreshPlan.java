@@ -113,8 +113,9 @@ public record RefreshPlan(String view, MaterializedViewKind kind, Mode mode, Str
     out.add(new String[] {"Write", write.text + (write == Write.SPARK_JOB && tasks != null
         ? ", " + tasks + (tasks == 1 ? " task" : " tasks") : "")});
     out.add(new String[] {"Commit", mode == Mode.NO_OP ? "none" : "one commit to the view"
-        + (indexes.isEmpty() ? "" : ", then one to register its indexes again and one per "
-        + "index to add the new rows")});
+        + (indexes.isEmpty() ? "" : ", then one to register its indexes again"
+        + (rowsToWrite != null && rowsToWrite == 0 ? "" : " and one per index that takes "
+        + "new rows in"))});
     for (String line : indexes) {
       out.add(new String[] {"Index", line});
     }

@@ -187,8 +187,8 @@ public final class VectorIndexes {
     Map<String, String> options = new LinkedHashMap<>();
     s.options().forEach((k, v) -> options.put(k.toLowerCase(Locale.ROOT), v));
     try {
-      ds.updateConfig(new io.lancerest.spark.mv.commit.IndexRecipe(s.method(), s.column(),
-          options).configEntry(s.indexName()));
+      new io.lancerest.spark.mv.commit.IndexRecipe(s.method(), s.column(), options)
+          .record(ds, s.indexName());
     } catch (RuntimeException e) {
       LOG.warn("Index {} on view {} was built, but its recipe was not recorded ({}): the view's "
           + "refreshes add new rows to it as delta segments and never build it again",

@@ -157,7 +157,7 @@ class IndexCarryTest {
 
   private void recordRecipe(String method, String name) {
     try (Dataset ds = Dataset.open(uri, allocator)) {
-      ds.updateConfig(recipe(method).configEntry(name));
+      recipe(method).record(ds, name);
     }
   }
 
@@ -406,8 +406,9 @@ class IndexCarryTest {
   }
 
   /**
-   * A full rebuild (every row replaced) keeps every index: the vector index is built again
-   * from its recipe, scalar and full-text indexes take the new rows in.
+   * A full rebuild (every row replaced, as a UDTF view's every refresh) keeps every index: a
+   * vector index whose model covered about as many rows gets a delta segment on its centroids
+   * (no retrain), scalar and full-text indexes take the new rows in.
    */
   @Test
   void aFullRebuildKeepsEveryIndex() {
@@ -418,24 +419,45 @@ class IndexCarryTest {
     index("fts", "fts");
     ViewCommitResult r = ViewCommit.builder(uri, version()).replaceAllRows()
         .addFragments(rows(7000, 7300, 100)).build().commit();
-    assertEquals(IndexOutcome.Action.REBUILT, outcome(r, "vix").action());
-    assertEquals(1, segments("vix").size());
-    IndexOutcome other = outcome(r, "other");
-    assertEquals(IndexOutcome.Action.UPDATED, other.action(), other.toString());
-    assertTrue(other.detail().contains("no recipe"), other.detail());
     for (String name : List.of("vix", "other", "ix", "fts")) {
       IndexOutcome o = outcome(r, name);
+      assertEquals(IndexOutcome.Action.UPDATED, o.action(), o.toString());
       assertEquals(300, o.rowsIndexed(), o.toString());
       assertEquals(0, o.rowsUnindexed(), o.toString());
     }
+    // the old segment (no live fragment left) is kept for its model, next to the delta one
+    assertEquals(2, segments("vix").size());
     TreeMap<Long, float[]> rows = live();
     assertEquals(300, rows.size());
     checkSearch("ivf_flat", rows, 7299);
     checkSearch("btree", rows, 7299);
     checkSearch("fts", rows, 7299);
+    // and a second one does not pile segments up: the delta of the first is the one kept
+    ViewCommitResult again = ViewCommit.builder(uri, version()).replaceAllRows()
+        .addFragments(rows(8000, 8300, 100)).build().commit();
+    assertEquals(IndexOutcome.Action.UPDATED, outcome(again, "vix").action());
+    assertEquals(2, segments("vix").size());
+    checkSearch("ivf_flat", live(), 8299);
   }
 
-  /** Compaction (fragments removed, their rows written again) rebuilds from the recipe. */
+  /** A full rebuild to more than twice the rows the model covered retrains it (recipe). */
+  @Test
+  void aFullRebuildOfMostlyNewRowsBuildsTheVectorIndexAgain() {
+    index("ivf_flat", "vix");
+    recordRecipe("ivf_flat", "vix");
+    ViewCommitResult r = ViewCommit.builder(uri, version()).replaceAllRows()
+        .addFragments(rows(7000, 7900, 300)).build().commit();
+    IndexOutcome o = outcome(r, "vix");
+    assertEquals(IndexOutcome.Action.REBUILT, o.action(), o.toString());
+    assertEquals(1, segments("vix").size());
+    assertEquals(900, o.rowsIndexed(), o.toString());
+    checkSearch("ivf_flat", live(), 7899);
+  }
+
+  /**
+   * Compaction (fragments removed, their rows written again unchanged) gives the vector index a
+   * delta segment, not a retrain.
+   */
   @Test
   void aCompactionKeepsEveryIndex() {
     index("ivf_flat", "vix");
@@ -444,7 +466,10 @@ class IndexCarryTest {
     List<FragmentMetadata> rewritten = rows(200, 400, 0);
     ViewCommitResult r = ViewCommit.builder(uri, version()).removeFragments(List.of(2, 3))
         .addFragments(rewritten).build().commit();
-    assertEquals(IndexOutcome.Action.REBUILT, outcome(r, "vix").action());
+    IndexOutcome v = outcome(r, "vix");
+    assertEquals(IndexOutcome.Action.UPDATED, v.action(), v.toString());
+    assertEquals(200, v.rowsAdded(), v.toString());
+    assertEquals(2, segments("vix").size());
     assertEquals(IndexOutcome.Action.UPDATED, outcome(r, "ix").action());
     TreeMap<Long, float[]> rows = live();
     assertEquals(400, rows.size());
@@ -500,8 +525,141 @@ class IndexCarryTest {
           "vix (vector, 1 segment): carried over; new rows get a delta segment (2 of at most "
               + IndexCarry.MAX_VECTOR_SEGMENTS + ")"), ViewCommit.indexPlan(ds, false, false));
       assertEquals(List.of("ix (btree, 1 segment): carried over; new rows merged into it",
-          "vix (vector, 1 segment): carried over, then built again from its recipe ivf_flat "
-              + "(vec) WITH {num_partitions=2}"), ViewCommit.indexPlan(ds, true, false));
+          "vix (vector, 1 segment): carried over; the new rows get a delta segment, or it is "
+              + "built again from its recipe ivf_flat (vec) WITH {num_partitions=2} if they are "
+              + "more than twice the rows it covers"), ViewCommit.indexPlan(ds, true, false));
     }
+  }
+
+  /** Recording a recipe adds its key to the view's config and keeps every other key. */
+  @Test
+  void recordingARecipeKeepsTheViewsOtherConfig() {
+    try (Dataset ds = Dataset.open(uri, allocator)) {
+      ds.updateConfig(Map.of("lance.auto_cleanup.interval", "20", "lancerest::x", "kept"));
+    }
+    recordRecipe("ivf_flat", "vix");
+    recordRecipe("ivf_pq", "pix");
+    try (Dataset ds = Dataset.open(uri, allocator)) {
+      Map<String, String> c = ds.getConfig();
+      assertEquals("20", c.get("lance.auto_cleanup.interval"), c.toString());
+      assertEquals("kept", c.get("lancerest::x"), c.toString());
+      assertTrue(c.containsKey(IndexRecipe.KEY_PREFIX + "vix"), c.toString());
+      assertTrue(c.containsKey(IndexRecipe.KEY_PREFIX + "pix"), c.toString());
+    }
+  }
+
+  private void cleanupBefore(long version) {
+    try (Dataset ds = Dataset.open(uri, allocator)) {
+      ds.cleanupWithPolicy(org.lance.cleanup.CleanupPolicy.builder().withBeforeVersion(version)
+          .build());
+    }
+  }
+
+  /**
+   * A cleanup of the versions after the view's last Overwrite (a btree merge gave the index a
+   * new uuid there) does not stop later commits: each refresh still lands and updates it.
+   */
+  @Test
+  void aCleanupOfOldVersionsDoesNotBlockLaterCommits() {
+    index("btree", "ix");
+    index("fts", "fts");
+    refresh(0, 1000, 20);
+    refresh(1, 1100, 20);
+    cleanupBefore(version());
+    for (int round = 2; round < 4; round++) {
+      ViewCommitResult r = refresh(round, 1000 + round * 100, 20);
+      for (String name : List.of("ix", "fts")) {
+        assertEquals(IndexOutcome.Action.UPDATED, outcome(r, name).action(),
+            outcome(r, name).toString());
+      }
+      cleanupBefore(version());
+    }
+    TreeMap<Long, float[]> rows = live();
+    checkSearch("btree", rows, 1319);
+    checkSearch("fts", rows, 1319);
+  }
+
+  /**
+   * Killed between the Overwrite and the registration, then the user created the index again
+   * under the same name: the user's index is the one kept, registered once, and the owed
+   * segments are not owed any more.
+   */
+  @Test
+  void anIndexCreatedAgainWhileOneIsOwedIsKept() {
+    index("btree", "ix");
+    ViewCommit first = ViewCommit.builder(uri, version()).deleteWhere("id % 9 = 0")
+        .addFragments(rows(1000, 1050, 0)).build();
+    try (Dataset ds = Dataset.open(uri, allocator)) {
+      first.overwrite(allocator, ds, () -> { });
+    }
+    index("btree", "ix"); // the user's answer to the missing index
+    List<java.util.UUID> users = segments("ix").stream().map(Index::uuid).toList();
+    for (int round = 1; round < 3; round++) {
+      ViewCommitResult r = refresh(round, 2000 + round * 100, 20);
+      IndexOutcome o = outcome(r, "ix");
+      assertEquals(IndexOutcome.Action.UPDATED, o.action(), o.toString());
+      assertEquals(1, segments("ix").size());
+      assertEquals(live().size(), o.rowsIndexed(), o.toString());
+    }
+    assertEquals(1, users.size());
+    checkSearch("btree", live(), 2219);
+  }
+
+  /**
+   * Owed segments whose files a cleanup removed are never registered (no version lists them,
+   * so no search can meet the missing files), and a plain filter keeps working.
+   */
+  @Test
+  void owedSegmentsWithoutFilesAreNeverRegistered() throws IOException {
+    index("btree", "ix");
+    List<java.util.UUID> before = segments("ix").stream().map(Index::uuid).toList();
+    ViewCommit first = ViewCommit.builder(uri, version()).deleteWhere("id % 9 = 0").build();
+    long overwrite;
+    try (Dataset ds = Dataset.open(uri, allocator)) {
+      overwrite = first.overwrite(allocator, ds, () -> { }).version();
+    }
+    for (java.util.UUID u : before) {
+      deleteTree(Path.of(uri, "_indices", u.toString()));
+    }
+    ViewCommitResult r = refresh(1, 2000, 20);
+    IndexOutcome o = outcome(r, "ix");
+    assertEquals(IndexOutcome.Action.LOST, o.action(), o.toString());
+    for (long v = overwrite; v <= version(); v++) {
+      try (Dataset ds = Dataset.open(uri, allocator); Dataset at = ds.checkoutVersion(v)) {
+        assertEquals(List.of(), at.getIndexes().stream().filter(i -> before.contains(i.uuid()))
+            .toList(), "version " + v + " lists a segment whose files are gone");
+      }
+    }
+    assertEquals(List.of(5L), scan(new ScanOptions.Builder().columns(List.of("id"))
+        .filter("id = 5").build()));
+    ViewCommitResult again = refresh(2, 3000, 5);
+    assertEquals(List.of(), again.indexes(), "nothing owed any more");
+  }
+
+  /**
+   * With no commit to make (a refresh with nothing to do, maintenance), what an interrupted
+   * commit owes is registered on its own, before a cleanup could remove the files.
+   */
+  @Test
+  void owedIndexesAreRegisteredWithoutACommitOfData() {
+    index("btree", "ix");
+    index("ivf_flat", "vix");
+    ViewCommit first = ViewCommit.builder(uri, version()).deleteWhere("id % 9 = 0")
+        .addFragments(rows(1000, 1050, 0)).build();
+    try (Dataset ds = Dataset.open(uri, allocator)) {
+      first.overwrite(allocator, ds, () -> { });
+    }
+    String done = ViewCommit.registerOwedIndexes(LanceLocation.of(uri, Map.of()));
+    assertTrue(done != null && done.contains("ix: updated, 50 rows added")
+        && done.contains("vix: updated, 50 rows added"), done);
+    try (Dataset ds = Dataset.open(uri, allocator)) {
+      assertEquals(List.of("ix", "vix"), ds.listIndexes().stream().distinct().sorted().toList());
+    }
+    assertEquals(null, ViewCommit.registerOwedIndexes(LanceLocation.of(uri, Map.of())),
+        "registered once");
+    cleanupBefore(version());
+    TreeMap<Long, float[]> rows = live();
+    checkSearch("btree", rows, 1049);
+    checkSearch("ivf_flat", rows, 1049);
   }
 }
