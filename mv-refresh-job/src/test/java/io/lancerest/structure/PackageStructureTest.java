@@ -214,9 +214,9 @@ class PackageStructureTest {
     FOUNDATION.put(MV + ".function", Set.of(MV + ".error"));
     FOUNDATION.put(MV + ".definition", Set.of(MV + ".error"));
     FOUNDATION.put(MV + ".cli", Set.of(MV + ".error"));
-    FOUNDATION.put(MV + ".result", Set.of(MV + ".error", MV + ".definition"));
-    FOUNDATION.put(MV + ".layout", Set.of(MV + ".error", MV + ".definition"));
     FOUNDATION.put(MV + ".indexes", Set.of());
+    FOUNDATION.put(MV + ".result", Set.of(MV + ".error", MV + ".definition", MV + ".indexes"));
+    FOUNDATION.put(MV + ".layout", Set.of(MV + ".error", MV + ".definition"));
     FOUNDATION.put(MV, Set.of(MV + ".error", MV + ".definition", MV + ".result", MV + ".cli",
         MV + ".indexes"));
   }

@@ -2,7 +2,6 @@ package io.lancerest.spark.mv;
 
 import io.lancerest.client.model.CreateMaterializedViewRequest;
 import io.lancerest.spark.mv.error.MaterializedViewException;
-import io.lancerest.spark.mv.indexes.IndexSummary;
 import io.lancerest.spark.mv.result.JobRecord;
 import io.lancerest.spark.mv.result.MaintenanceResult;
 import io.lancerest.spark.mv.result.RefreshPlan;
@@ -124,15 +123,6 @@ public interface MaterializedViews {
   boolean drop(List<String> viewId, boolean ifExists);
 
   ViewDescription describe(List<String> viewId);
-
-  /**
-   * The indexes of the view's table now, with how many of its rows each covers ({@code DESCRIBE
-   * MATERIALIZED VIEW}'s Indexes section); empty when it has none.
-   */
-  default List<IndexSummary> indexes(List<String> viewId) {
-    throw new MaterializedViewException(getClass().getName() + " does not list the indexes of "
-        + "a view");
-  }
 
   /** Identifiers (relative to the catalog) of the views directly in {@code namespace}. */
   List<List<String>> list(List<String> namespace);

@@ -9,8 +9,6 @@ import io.lancerest.spark.mv.RefreshListener;
 import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.error.InvalidOptionException;
 import io.lancerest.spark.mv.error.MaterializedViewException;
-import io.lancerest.spark.mv.indexes.DatasetIndexes;
-import io.lancerest.spark.mv.indexes.IndexSummary;
 import io.lancerest.spark.mv.layout.GenevaLayout;
 import io.lancerest.spark.mv.maintenance.ViewMaintenance;
 import io.lancerest.spark.mv.result.JobRecord;
@@ -18,8 +16,6 @@ import io.lancerest.spark.mv.result.RefreshPlan;
 import io.lancerest.spark.mv.result.RefreshResult;
 import io.lancerest.spark.mv.result.ViewDescription;
 import java.util.List;
-import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.spark.sql.SparkSession;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -338,22 +334,11 @@ public final class EngineViews implements MaterializedViews {
 
   @Override
   public ViewDescription describe(List<String> viewId) {
-    ResolvedView stored = views.require(viewId);
+    StoredViews.Described d = views.describe(viewId);
+    ResolvedView stored = d.view();
     return new ViewDescription(viewId, stored.definition(), stored.state(),
         stored.clientManaged() ? MvMode.CLIENT.wire() : MvMode.SERVER.wire(),
-        stored.table().managedVersioning());
-  }
-
-  @Override
-  public List<IndexSummary> indexes(List<String> viewId) {
-    ResolvedView stored = views.require(viewId);
-    try (BufferAllocator a = new RootAllocator();
-        org.lance.Dataset ds = stored.table().dataset().open(a, null)) {
-      return DatasetIndexes.list(ds);
-    } catch (IllegalStateException e) {
-      throw new MaterializedViewException("Cannot list the indexes of materialized view "
-          + stored.name() + ": " + e.getMessage(), e);
-    }
+        stored.table().managedVersioning(), d.indexes());
   }
 
   @Override

@@ -4,6 +4,7 @@ import io.lancerest.client.error.NotFoundException;
 import io.lancerest.spark.mv.engine.CatalogBinding.TableLocation;
 import io.lancerest.spark.mv.error.InvalidViewDefinitionException;
 import io.lancerest.spark.mv.error.MaterializedViewNotFoundException;
+import io.lancerest.spark.mv.indexes.IndexListing;
 import io.lancerest.spark.mv.layout.GenevaLayout;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -31,19 +32,43 @@ final class StoredViews {
 
   /** The view resolved for a statement; {@code null} when no such table exists. */
   ResolvedView read(List<String> viewId) {
+    Described d = read(viewId, false);
+    return d == null ? null : d.view();
+  }
+
+  /**
+   * A view and the indexes of its table, both read from one open of the table, so of one
+   * version.
+   */
+  record Described(ResolvedView view, IndexListing indexes) {}
+
+  /** {@link #require}, with the indexes of the view's table (DESCRIBE). */
+  Described describe(List<String> viewId) {
+    Described d = read(viewId, true);
+    if (d == null) {
+      throw notFound(viewId);
+    }
+    return d;
+  }
+
+  private Described read(List<String> viewId, boolean withIndexes) {
     TableLocation view;
     try {
       view = cat.locate(viewId, "view");
     } catch (MaterializedViewNotFoundException e) {
       return null;
     }
-    GenevaLayout.Metadata md = metadata(view);
-    if (!GenevaLayout.isMaterializedView(md.schema())) {
-      throw new InvalidViewDefinitionException("Table " + cat.display(viewId) + " is not a "
-          + "materialized view (its schema has no '" + GenevaLayout.VERSION + "' metadata); "
-          + "use the TABLE statements for it");
+    try (BufferAllocator a = new RootAllocator();
+        org.lance.Dataset ds = view.dataset().open(a, null)) {
+      GenevaLayout.Metadata md = metadata(ds);
+      if (!GenevaLayout.isMaterializedView(md.schema())) {
+        throw new InvalidViewDefinitionException("Table " + cat.display(viewId) + " is not a "
+            + "materialized view (its schema has no '" + GenevaLayout.VERSION + "' metadata); "
+            + "use the TABLE statements for it");
+      }
+      return new Described(decoded(cat.display(viewId), view, md),
+          withIndexes ? IndexListing.read(ds) : null);
     }
-    return decoded(cat.display(viewId), view, md);
   }
 
   /** The view at {@code view} whose table carries {@code md}, without reading it again. */
@@ -98,15 +123,19 @@ final class StoredViews {
   private static GenevaLayout.Metadata metadata(TableLocation loc) {
     try (BufferAllocator a = new RootAllocator();
         org.lance.Dataset ds = loc.dataset().open(a, null)) {
-      Schema s = ds.getSchema();
-      Map<String, Map<String, String>> fields = new LinkedHashMap<>();
-      for (Field f : s.getFields()) {
-        if (f.getMetadata() != null && !f.getMetadata().isEmpty()) {
-          fields.put(f.getName(), f.getMetadata());
-        }
-      }
-      return new GenevaLayout.Metadata(
-          s.getCustomMetadata() == null ? Map.of() : s.getCustomMetadata(), fields);
+      return metadata(ds);
     }
+  }
+
+  private static GenevaLayout.Metadata metadata(org.lance.Dataset ds) {
+    Schema s = ds.getSchema();
+    Map<String, Map<String, String>> fields = new LinkedHashMap<>();
+    for (Field f : s.getFields()) {
+      if (f.getMetadata() != null && !f.getMetadata().isEmpty()) {
+        fields.put(f.getName(), f.getMetadata());
+      }
+    }
+    return new GenevaLayout.Metadata(
+        s.getCustomMetadata() == null ? Map.of() : s.getCustomMetadata(), fields);
   }
 }

@@ -6,19 +6,25 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import org.lance.Dataset;
+import org.lance.Fragment;
 import org.lance.index.Index;
 import org.lance.index.IndexType;
 import org.lance.schema.LanceField;
 
 /**
  * Reads the indexes of an open Lance dataset (the version it was opened at), one {@link
- * IndexSummary} per index name.
+ * IndexSummary} per index name, from its manifest alone.
  *
- * <p>The manifest's index list ({@code getIndexes()}) has one entry per segment, and lance-core's
- * statistics ({@code getIndexStatistics}) give the type and row counts of every kind of index,
- * vector ones included. {@code describeIndices()} is not used: lance-core 4.0.0 fails it on any
- * table with a vector index ("No scalar index plugin found for name 'vector'").
+ * <p>The manifest's index list ({@code getIndexes()}) has one entry per segment with the
+ * fragments it covers; the dataset's fragments give the live rows of each. Nothing of an index's
+ * files is read: lance-core's {@code getIndexStatistics} opens every segment (for an IVF index it
+ * returns every centroid of every segment, for a full-text one it loads token data), and may
+ * migrate an old index, a commit that a read-only statement must not make. {@code
+ * describeIndices()} is not used either: lance-core 4.0.0 fails it on any table with a vector
+ * index ("No scalar index plugin found for name 'vector'").
  */
 public final class DatasetIndexes {
   private DatasetIndexes() {}
@@ -26,9 +32,6 @@ public final class DatasetIndexes {
   /**
    * The user-made indexes of {@code ds}, in the order of their first segment in the manifest.
    * lance-core's own bookkeeping entries (fragment reuse, MemWAL) are left out.
-   *
-   * @throws IllegalStateException lance-core cannot give an index's statistics (its message
-   *     names the index)
    */
   public static List<IndexSummary> list(Dataset ds) {
     Map<String, List<Index>> segments = new LinkedHashMap<>();
@@ -41,31 +44,85 @@ public final class DatasetIndexes {
     if (segments.isEmpty()) {
       return List.of();
     }
+    // live rows (physical rows less deleted ones) of each fragment of this version
+    Map<Integer, Long> liveRows = new LinkedHashMap<>();
+    for (Fragment f : ds.getFragments()) {
+      liveRows.put(f.getId(), f.metadata().getNumRows());
+    }
     Map<Integer, String> columnNames = new HashMap<>();
     names(ds.getLanceSchema().fields(), "", columnNames);
     List<IndexSummary> out = new ArrayList<>();
     for (Map.Entry<String, List<Index>> e : segments.entrySet()) {
-      String name = e.getKey();
-      Map<String, Object> stats;
-      try {
-        stats = ds.getIndexStatistics(name);
-      } catch (RuntimeException failed) {
-        throw new IllegalStateException("lance-core cannot read the statistics of index '" + name
-            + "': " + failed.getMessage(), failed);
+      Index first = e.getValue().get(0);
+      // A segment's bitmap may still name fragments that are no longer in the table (lance masks
+      // them); only the table's own fragments count.
+      Set<Integer> covered = new TreeSet<>();
+      for (Index segment : e.getValue()) {
+        covered.addAll(segment.fragments().orElse(List.copyOf(liveRows.keySet())));
+      }
+      covered.retainAll(liveRows.keySet());
+      long fragmentsIndexed = 0;
+      long rowsIndexed = 0;
+      long rowsUnindexed = 0;
+      for (Map.Entry<Integer, Long> f : liveRows.entrySet()) {
+        if (covered.contains(f.getKey())) {
+          fragmentsIndexed++;
+          rowsIndexed += f.getValue();
+        } else {
+          rowsUnindexed += f.getValue();
+        }
       }
       List<String> columns = new ArrayList<>();
-      for (Integer field : e.getValue().get(0).fields()) {
+      for (Integer field : first.fields()) {
         columns.add(columnNames.getOrDefault(field, "field " + field));
       }
-      Object type = stats.get("index_type");
-      out.add(new IndexSummary(name,
-          type == null ? e.getValue().get(0).indexType().name().toLowerCase(Locale.ROOT)
-              : type.toString().toLowerCase(Locale.ROOT),
-          columns, count(stats, "num_indexed_fragments"), count(stats, "num_indexed_rows"),
-          count(stats, "num_unindexed_fragments"), count(stats, "num_unindexed_rows"),
-          e.getValue().size()));
+      out.add(new IndexSummary(e.getKey(), type(first), columns, fragmentsIndexed, rowsIndexed,
+          liveRows.size() - fragmentsIndexed, rowsUnindexed, e.getValue().size()));
     }
     return out;
+  }
+
+  /**
+   * lance-core's type in lower case. Every IVF index is {@code vector} in the manifest: its
+   * details there do not say which method built it. lance-core 4.0.0 gives no type for some
+   * indexes (those lance-spark builds among them); their details name it then.
+   */
+  private static String type(Index index) {
+    if (index.indexType() != null) {
+      return index.indexType().name().toLowerCase(Locale.ROOT);
+    }
+    String url = detailsType(index.indexDetails().orElse(new byte[0]));
+    if (url == null) {
+      return "unknown";
+    }
+    String name = url.substring(url.lastIndexOf('.') + 1);
+    if (name.endsWith("IndexDetails")) {
+      name = name.substring(0, name.length() - "IndexDetails".length());
+    }
+    return name.isEmpty() ? "unknown" : name.toLowerCase(Locale.ROOT);
+  }
+
+  /**
+   * The type URL of index details stored as a protobuf {@code Any} ({@code
+   * /lance.table.BTreeIndexDetails}): its field 1, a length-prefixed string; null if absent.
+   */
+  private static String detailsType(byte[] any) {
+    if (any.length < 2 || any[0] != 0x0a) {
+      return null;
+    }
+    int length = 0;
+    int shift = 0;
+    int i = 1;
+    while (i < any.length && shift < 32) {
+      byte b = any[i++];
+      length |= (b & 0x7f) << shift;
+      if ((b & 0x80) == 0) {
+        return length >= 0 && i + length <= any.length
+            ? new String(any, i, length, java.nio.charset.StandardCharsets.UTF_8) : null;
+      }
+      shift += 7;
+    }
+    return null;
   }
 
   /** Field id to column name, nested fields as {@code parent.child}. */
@@ -74,13 +131,5 @@ public final class DatasetIndexes {
       out.put(f.getId(), prefix + f.getName());
       names(f.getChildren(), prefix + f.getName() + ".", out);
     }
-  }
-
-  private static long count(Map<String, Object> stats, String key) {
-    if (stats.get(key) instanceof Number n) {
-      return n.longValue();
-    }
-    throw new IllegalStateException("lance-core's statistics of index '" + stats.get("name")
-        + "' have no " + key + ": " + stats.keySet());
   }
 }

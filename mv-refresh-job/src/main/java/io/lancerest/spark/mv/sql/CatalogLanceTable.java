@@ -11,12 +11,14 @@ import org.apache.spark.sql.connector.catalog.Identifier;
 import org.apache.spark.sql.connector.catalog.Table;
 import org.apache.spark.sql.connector.catalog.TableCatalog;
 import org.lance.spark.LanceDataset;
+import scala.collection.JavaConverters;
 
 /**
  * A table named in a statement that opens its Lance dataset itself (CREATE INDEX with one of our
  * methods, SHOW INDEXES), as lance-spark's own statements open it: from the read options of the
  * catalog's table, loaded afresh (so with newly vended credentials, and through the namespace
- * for tables with managed versioning).
+ * for tables with managed versioning). Any catalog whose tables are lance-spark's {@code
+ * LanceDataset} will do.
  *
  * @param display the name as users write it, catalog first
  */
@@ -34,22 +36,28 @@ record CatalogLanceTable(String display, String catalogName, Identifier ident) {
   }
 
   /**
-   * The catalog's table, loaded afresh; {@link #invalidate} it after a change to its dataset.
+   * The catalog's table, loaded afresh (so with credentials vended now, not cached ones); {@link
+   * #invalidate} it after a change to its dataset.
    *
    * @param what the statement and its object, which the errors start with
-   * @param statement the statement's name, for "name an existing table in …"
    * @param lanceOnly why the table must be a Lance one ("vector indexes are built on Lance
    *     datasets only")
+   * @throws NoSuchTableException the catalog has no such table (its message names it, catalog
+   *     first, as Spark's analyzer does)
    */
-  LanceDataset load(SparkSession spark, String what, String statement, String lanceOnly) {
+  LanceDataset load(SparkSession spark, String what, String lanceOnly)
+      throws NoSuchTableException {
     TableCatalog catalog = catalog(spark, what);
-    catalog.invalidateTable(ident); // a fresh load: credentials vended now, not cached ones
+    catalog.invalidateTable(ident);
     Table loaded;
     try {
       loaded = catalog.loadTable(ident);
     } catch (NoSuchTableException e) {
-      throw new MaterializedViewException("Table " + display + " does not exist: create it, or "
-          + "name an existing table in " + statement, e);
+      List<String> parts = new ArrayList<>();
+      parts.add(catalogName);
+      parts.addAll(List.of(ident.namespace()));
+      parts.add(ident.name());
+      throw new NoSuchTableException(JavaConverters.asScalaBuffer(parts).toSeq());
     }
     if (!(loaded instanceof LanceDataset lance)) {
       throw new MaterializedViewException(what + ": table " + display + " is not a Lance table ("

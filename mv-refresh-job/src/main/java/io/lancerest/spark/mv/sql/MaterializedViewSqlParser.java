@@ -98,12 +98,12 @@ public final class MaterializedViewSqlParser implements ParserInterface {
   }
 
   /**
-   * Throws a checked exception that {@code parsePlan}'s Java signature does not declare. Its
-   * callers are Scala (Spark, other parsers), which has no checked exceptions, and Spark's own
-   * parsers throw AnalysisException from parsePlan too.
+   * Throws a checked exception that {@code parsePlan}'s (or a command's {@code run}) Java
+   * signature does not declare. Its callers are Scala (Spark, other parsers), which has no
+   * checked exceptions, and Spark's own parsers and commands throw AnalysisException too.
    */
   @SuppressWarnings("unchecked")
-  private static <T extends Throwable> T sneaky(Throwable t) throws T {
+  static <T extends Throwable> T sneaky(Throwable t) throws T {
     throw (T) t;
   }
 

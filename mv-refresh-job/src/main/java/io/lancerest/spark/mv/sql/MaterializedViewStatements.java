@@ -5,6 +5,7 @@ import io.lancerest.spark.mv.MaterializedViews;
 import io.lancerest.spark.mv.RefreshOptions;
 import io.lancerest.spark.mv.definition.ViewDefinition;
 import io.lancerest.spark.mv.error.MaterializedViewException;
+import io.lancerest.spark.mv.indexes.IndexListing;
 import io.lancerest.spark.mv.indexes.IndexSummary;
 import io.lancerest.spark.mv.layout.VectorColumns;
 import io.lancerest.spark.mv.result.JobRecord;
@@ -216,23 +217,33 @@ public final class MaterializedViewStatements {
     }
     MvStatement.Describe de = (MvStatement.Describe) s;
     Resolved r = resolveObject(spark, de.name());
-    MaterializedViews views = MaterializedViews.forCatalog(spark, r.catalog());
-    List<Row> rows = describeRows(views.describe(r.id()));
+    ViewDescription d = MaterializedViews.forCatalog(spark, r.catalog()).describe(r.id());
+    List<Row> rows = describeRows(d);
     rows.add(RowFactory.create("Vector columns", vectorColumns(spark, r)));
-    rows.addAll(indexRows(views.indexes(r.id())));
+    List<String> full = new ArrayList<>();
+    full.add(r.catalog());
+    full.addAll(r.id());
+    rows.addAll(indexRows(d.indexes(), io.lancerest.client.Identifiers.display(full)));
     return rows;
   }
 
   /**
    * DESCRIBE MATERIALIZED VIEW's Indexes section: {@code Indexes} with their number (or {@code
    * none}), then a row {@code Index <name>} per index: its type, columns, rows indexed and not,
-   * segments.
+   * segments. When they cannot be listed, {@code Indexes} says why, and the rest of the
+   * description stands.
    */
-  static List<Row> indexRows(List<IndexSummary> indexes) {
+  static List<Row> indexRows(IndexListing listing, String view) {
     List<Row> rows = new ArrayList<>();
-    rows.add(RowFactory.create("Indexes", indexes.isEmpty() ? "none"
-        : Integer.toString(indexes.size())));
-    for (IndexSummary i : indexes) {
+    if (listing.unavailable() != null) {
+      rows.add(RowFactory.create("Indexes", "unavailable: " + listing.unavailable()
+          + "; SHOW INDEXES FROM " + view + (listing.equals(IndexListing.NOT_SUPPORTED)
+          ? " lists them" : " gives the error")));
+      return rows;
+    }
+    rows.add(RowFactory.create("Indexes", listing.indexes().isEmpty() ? "none"
+        : Integer.toString(listing.indexes().size())));
+    for (IndexSummary i : listing.indexes()) {
       rows.add(RowFactory.create("Index " + i.name(), i.summary()));
     }
     return rows;

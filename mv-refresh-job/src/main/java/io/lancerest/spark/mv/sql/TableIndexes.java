@@ -1,13 +1,15 @@
 package io.lancerest.spark.mv.sql;
 
+import io.lancerest.spark.connector.LanceLocation;
+import io.lancerest.spark.mv.error.MaterializedViewException;
 import io.lancerest.spark.mv.indexes.DatasetIndexes;
 import io.lancerest.spark.mv.indexes.IndexSummary;
-import io.lancerest.spark.mv.error.MaterializedViewException;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.catalyst.analysis.NoSuchTableException;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 import org.lance.Dataset;
@@ -38,13 +40,19 @@ final class TableIndexes {
   static List<Row> show(SparkSession spark, MvStatement.ShowIndexes s) {
     CatalogLanceTable target = CatalogLanceTable.resolve(spark, s.table());
     String what = "SHOW INDEXES FROM " + target.display();
-    LanceDataset lance = target.load(spark, what, "SHOW INDEXES",
-        "SHOW INDEXES lists the indexes of Lance tables");
+    LanceDataset lance;
+    try {
+      lance = target.load(spark, what, "SHOW INDEXES lists the indexes of Lance tables");
+    } catch (NoSuchTableException e) {
+      // as Spark's analyzer answered it before this statement was ours
+      throw MaterializedViewSqlParser.<RuntimeException>sneaky(e);
+    }
     List<IndexSummary> indexes;
     try (Dataset ds = Utils.openDataset(lance.readOptions())) {
       indexes = DatasetIndexes.list(ds);
-    } catch (IllegalStateException e) {
-      throw new MaterializedViewException(what + ": " + e.getMessage(), e);
+    } catch (RuntimeException e) {
+      throw new MaterializedViewException(what + ": cannot list the indexes of its Lance "
+          + "dataset: " + LanceLocation.withoutUserInfo(String.valueOf(e.getMessage())), e);
     }
     List<Row> rows = new ArrayList<>();
     for (IndexSummary i : indexes) {

@@ -1,6 +1,5 @@
 package io.lancerest.spark.mv.sql;
 
-import io.lancerest.client.Identifiers;
 import io.lancerest.spark.mv.error.InvalidOptionException;
 import io.lancerest.spark.mv.error.MaterializedViewException;
 import java.util.ArrayList;
@@ -16,10 +15,6 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.analysis.NoSuchTableException;
-import org.apache.spark.sql.connector.catalog.CatalogPlugin;
-import org.apache.spark.sql.connector.catalog.Identifier;
-import org.apache.spark.sql.connector.catalog.Table;
-import org.apache.spark.sql.connector.catalog.TableCatalog;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 import org.lance.Dataset;
@@ -104,35 +99,18 @@ public final class VectorIndexes {
 
   /** Runs the statement; one row (fragments indexed, index name), as lance-spark's. */
   static List<Row> create(SparkSession spark, MvStatement.CreateVectorIndex s) {
-    MaterializedViewStatements.Resolved r = MaterializedViewStatements.resolveObject(spark,
-        s.table());
-    List<String> full = new ArrayList<>();
-    full.add(r.catalog());
-    full.addAll(r.id());
-    String table = Identifiers.display(full);
+    CatalogLanceTable target = CatalogLanceTable.resolve(spark, s.table());
+    String table = target.display();
     String what = "CREATE INDEX " + s.indexName() + " USING " + s.method() + " (" + s.column()
         + ") on " + table;
     Spec spec = Spec.of(what, s.method(), s.options());
-
-    CatalogPlugin plugin = spark.sessionState().catalogManager().catalog(r.catalog());
-    if (!(plugin instanceof TableCatalog catalog)) {
-      throw new MaterializedViewException(what + ": catalog '" + r.catalog() + "' has no "
-          + "tables (it is a " + plugin.getClass().getName() + "); name a Lance table");
-    }
-    Identifier ident = Identifier.of(r.id().subList(0, r.id().size() - 1).toArray(String[]::new),
-        r.id().get(r.id().size() - 1));
-    catalog.invalidateTable(ident); // a fresh load: credentials vended now, not cached ones
-    Table loaded;
+    LanceDataset lance;
     try {
-      loaded = catalog.loadTable(ident);
+      lance = target.load(spark, what,
+          (spec.scalar() ? "bitmap" : "vector") + " indexes are built on Lance datasets only");
     } catch (NoSuchTableException e) {
       throw new MaterializedViewException("Table " + table + " does not exist: create it, or "
           + "name an existing table in CREATE INDEX", e);
-    }
-    if (!(loaded instanceof LanceDataset lance)) {
-      throw new MaterializedViewException(what + ": table " + table + " is not a Lance table ("
-          + loaded.getClass().getName() + "); " + (spec.scalar() ? "bitmap" : "vector")
-          + " indexes are built on Lance datasets only");
     }
     long fragments;
     try (Dataset ds = Utils.openDataset(lance.readOptions())) {
@@ -155,7 +133,7 @@ public final class VectorIndexes {
       fragments = index.fragments().map(List::size).orElseGet(() -> ds.getFragments().size());
       recordRecipe(ds, table, s);
     } finally {
-      catalog.invalidateTable(ident);
+      target.invalidate(spark);
     }
     LOG.info("Built {} index {} on {} ({}), {} fragments indexed", s.method(), s.indexName(),
         table, s.column(), fragments);

@@ -8,6 +8,7 @@ import io.lancerest.spark.mv.definition.SourceQuery;
 import io.lancerest.spark.mv.definition.ViewDefinition;
 import io.lancerest.spark.mv.definition.ViewState;
 import io.lancerest.spark.mv.error.MaterializedViewNotFoundException;
+import io.lancerest.spark.mv.indexes.IndexListing;
 import io.lancerest.spark.mv.indexes.IndexSummary;
 import io.lancerest.spark.mv.layout.GenevaLayout;
 import io.lancerest.spark.mv.result.RefreshPlan;
@@ -67,23 +68,28 @@ public final class RecordingViews implements MaterializedViews, MaterializedView
     return true;
   }
 
+  /**
+   * View {@code v} has two indexes, {@code w} none, {@code broken} indexes lance-core cannot
+   * list; every other view is described without its indexes, as an engine that does not list
+   * them describes it.
+   */
   @Override
   public ViewDescription describe(List<String> viewId) {
     CALLS.add(catalog + ":describe:" + viewId);
     SourceQuery q = SourceQuery.of(List.of("ns", "src"), List.of("ns"),
         List.of(new SourceQuery.OutputColumn("id", "id")), "id > 3", null);
-    return new ViewDescription(viewId, new ViewDefinition(viewId, MaterializedViewKind.QUERY, q,
-        null, false), new ViewState(9L, 9L, "{\"job_id\":\"job-2\"}"), "client");
-  }
-
-  /** View {@code v} has two indexes, every other view none. */
-  @Override
-  public List<IndexSummary> indexes(List<String> viewId) {
-    CALLS.add(catalog + ":indexes:" + viewId);
-    return viewId.get(viewId.size() - 1).equals("v")
-        ? List.of(new IndexSummary("vec_idx", "ivf_pq", List.of("vec"), 3, 600, 1, 50, 2),
-            new IndexSummary("id_idx", "btree", List.of("id"), 4, 650, 0, 0, 1))
-        : List.of();
+    ViewDefinition def = new ViewDefinition(viewId, MaterializedViewKind.QUERY, q, null, false);
+    ViewState state = new ViewState(9L, 9L, "{\"job_id\":\"job-2\"}");
+    IndexListing indexes = switch (viewId.get(viewId.size() - 1)) {
+      case "v" -> new IndexListing(List.of(
+          new IndexSummary("vec_idx", "vector", List.of("vec"), 3, 600, 1, 50, 2),
+          new IndexSummary("id_idx", "btree", List.of("id"), 4, 650, 0, 0, 1)), null);
+      case "w" -> new IndexListing(List.of(), null);
+      case "broken" -> new IndexListing(List.of(), "Not found: s3://***@b/v.lance/_indices/x");
+      default -> null;
+    };
+    return indexes == null ? new ViewDescription(viewId, def, state, "client")
+        : new ViewDescription(viewId, def, state, "client", false, indexes);
   }
 
   @Override
