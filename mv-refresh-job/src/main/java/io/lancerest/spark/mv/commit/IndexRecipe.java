@@ -28,7 +28,8 @@ import org.lance.index.vector.VectorIndexParams;
  */
 public record IndexRecipe(String method, String column, Map<String, String> options) {
   /** View config key prefix; the index name follows. */
-  public static final String KEY_PREFIX = "lancerest::view::index_recipe::";
+  public static final String KEY_PREFIX =
+      io.lancerest.spark.mv.indexes.DatasetIndexes.RECIPE_KEY_PREFIX;
 
   public IndexRecipe {
     options = java.util.Collections.unmodifiableMap(new TreeMap<>(options));

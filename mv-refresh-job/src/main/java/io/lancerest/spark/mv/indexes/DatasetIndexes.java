@@ -27,6 +27,13 @@ import org.lance.schema.LanceField;
  * index ("No scalar index plugin found for name 'vector'").
  */
 public final class DatasetIndexes {
+  /**
+   * Config key prefix under which a view keeps how its engine built an index ({@code
+   * <prefix><index name>}: a JSON object whose {@code method} is e.g. {@code ivf_pq}): the only
+   * place that names the IVF method without opening the index.
+   */
+  public static final String RECIPE_KEY_PREFIX = "lancerest::view::index_recipe::";
+
   private DatasetIndexes() {}
 
   /**
@@ -49,6 +56,7 @@ public final class DatasetIndexes {
     for (Fragment f : ds.getFragments()) {
       liveRows.put(f.getId(), f.metadata().getNumRows());
     }
+    Map<String, String> config = ds.getConfig();
     Map<Integer, String> columnNames = new HashMap<>();
     names(ds.getLanceSchema().fields(), "", columnNames);
     List<IndexSummary> out = new ArrayList<>();
@@ -76,7 +84,7 @@ public final class DatasetIndexes {
       for (Integer field : first.fields()) {
         columns.add(columnNames.getOrDefault(field, "field " + field));
       }
-      out.add(new IndexSummary(e.getKey(), type(first), columns, fragmentsIndexed, rowsIndexed,
+      out.add(new IndexSummary(e.getKey(), type(ds, config, first), columns, fragmentsIndexed, rowsIndexed,
           liveRows.size() - fragmentsIndexed, rowsUnindexed, e.getValue().size()));
     }
     return out;
@@ -84,22 +92,52 @@ public final class DatasetIndexes {
 
   /**
    * lance-core's type in lower case. Every IVF index is {@code vector} in the manifest: its
-   * details there do not say which method built it. lance-core 4.0.0 gives no type for some
-   * indexes (those lance-spark builds among them); their details name it then.
+   * details there do not say which method built it, so a view's recorded recipe names it when
+   * there is one. lance-core 4.0.0 gives no type for some indexes (those lance-spark builds among
+   * them); their details name it then, and when they are absent too, the index's own statistics
+   * do (read for such an index only: these are btree and full-text indexes, whose statistics
+   * are small, as lance-spark's own SHOW INDEXES reads them).
    */
-  private static String type(Index index) {
+  private static String type(Dataset ds, Map<String, String> config, Index index) {
     if (index.indexType() != null) {
-      return index.indexType().name().toLowerCase(Locale.ROOT);
+      String type = index.indexType().name().toLowerCase(Locale.ROOT);
+      String method = type.equals("vector") ? recipeMethod(config.get(RECIPE_KEY_PREFIX
+          + index.name())) : null;
+      return method != null ? method : type;
     }
     String url = detailsType(index.indexDetails().orElse(new byte[0]));
     if (url == null) {
-      return "unknown";
+      return statisticsType(ds, index.name());
     }
     String name = url.substring(url.lastIndexOf('.') + 1);
     if (name.endsWith("IndexDetails")) {
       name = name.substring(0, name.length() - "IndexDetails".length());
     }
     return name.isEmpty() ? "unknown" : name.toLowerCase(Locale.ROOT);
+  }
+
+  /** The {@code method} of a recorded recipe, or {@code null} (none, or not readable). */
+  private static String recipeMethod(String recipe) {
+    if (recipe == null) {
+      return null;
+    }
+    try {
+      String m = new com.fasterxml.jackson.databind.ObjectMapper().readTree(recipe)
+          .path("method").asText("");
+      return m.isEmpty() ? null : m.toLowerCase(Locale.ROOT);
+    } catch (java.io.IOException e) {
+      return null;
+    }
+  }
+
+  /** The {@code index_type} lance-core's statistics give for index {@code name}, else unknown. */
+  private static String statisticsType(Dataset ds, String name) {
+    try {
+      Object t = ds.getIndexStatistics(name).get("index_type");
+      return t == null ? "unknown" : t.toString().toLowerCase(Locale.ROOT);
+    } catch (RuntimeException e) { // lance-core's errors arrive unchecked
+      return "unknown";
+    }
   }
 
   /**

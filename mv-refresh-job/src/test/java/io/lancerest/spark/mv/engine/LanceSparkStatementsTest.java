@@ -86,9 +86,9 @@ class LanceSparkStatementsTest {
         + "false, remove_stop_words = false, ascii_folding = false, with_position = false)");
     List<String> shown = f.rows("SHOW INDEXES FROM " + t);
     assertEquals(2, shown.size(), shown.toString());
-    // SHOW INDEXES reads the manifest, where lance-spark 0.4.0 records no type for these
-    assertEquals(List.of("id_idx|WrappedArray(id)|unknown|2|200|0|0|1",
-        "name_idx|WrappedArray(name)|unknown|2|200|0|0|1"), shown);
+    // lance-spark 0.4.0 records no type for these in the manifest: their statistics name them
+    assertEquals(List.of("id_idx|WrappedArray(id)|btree|2|200|0|0|1",
+        "name_idx|WrappedArray(name)|inverted|2|200|0|0|1"), shown);
     assertEquals(List.of("150|word1"), f.rows("SELECT id, name FROM " + t + " WHERE id = 150"));
     // lance-spark 0.4.0 builds scalar and full-text indexes only; vector methods are our
     // extension's (VectorIndexSqlTest), which checks the column

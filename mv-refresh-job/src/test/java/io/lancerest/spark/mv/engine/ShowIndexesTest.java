@@ -84,12 +84,21 @@ class ShowIndexesTest {
 
   /** The four indexes' SHOW INDEXES rows: each covers {@code counts} (fragments and rows). */
   private static List<String> four(String counts, int vectorSegments) {
-    return List.of("vec_idx|WrappedArray(vec)|vector|" + counts + "|" + vectorSegments,
-        // lance-spark 0.4.0 writes its btree and fts indexes with no type nor details in the
-        // manifest, so only reading their files would say what they are
-        "id_idx|WrappedArray(id)|unknown|" + counts + "|1",
+    return four("vector", counts, vectorSegments);
+  }
+
+  /**
+   * {@link #four(String, int)} with the vector index's type as shown: {@code vector} on a table
+   * (the manifest does not say which IVF method), the method on a view (its recorded recipe).
+   * lance-spark 0.4.0 writes its btree and fts indexes with no type nor details in the manifest:
+   * their statistics name them.
+   */
+  private static List<String> four(String vectorType, String counts, int vectorSegments) {
+    return List.of("vec_idx|WrappedArray(vec)|" + vectorType + "|" + counts + "|"
+        + vectorSegments,
+        "id_idx|WrappedArray(id)|btree|" + counts + "|1",
         "cat_idx|WrappedArray(cat)|bitmap|" + counts + "|1",
-        "text_idx|WrappedArray(text)|unknown|" + counts + "|1");
+        "text_idx|WrappedArray(text)|inverted|" + counts + "|1");
   }
 
   private static String location(String name) {
@@ -134,14 +143,14 @@ class ShowIndexesTest {
     f.sql("CREATE MATERIALIZED VIEW " + v + " TBLPROPERTIES ('vec.arrow.fixed-size-list.size' = "
         + "'2') AS SELECT id, vec, text, cat FROM " + src + " WHERE id % 2 = 0");
     indexAll(v);
-    assertEquals(four("1|20|0|0", 1), shown(f.spark, "SHOW INDEXES FROM " + v));
+    assertEquals(four("ivf_flat", "1|20|0|0", 1), shown(f.spark, "SHOW INDEXES FROM " + v));
 
     List<String> described = shown(f.spark, "DESCRIBE MATERIALIZED VIEW " + v);
     assertEquals(List.of("Indexes|4",
-        "Index vec_idx|vector on vec: 20 rows indexed, 0 not indexed, 1 segment",
-        "Index id_idx|unknown on id: 20 rows indexed, 0 not indexed, 1 segment",
+        "Index vec_idx|ivf_flat on vec: 20 rows indexed, 0 not indexed, 1 segment",
+        "Index id_idx|btree on id: 20 rows indexed, 0 not indexed, 1 segment",
         "Index cat_idx|bitmap on cat: 20 rows indexed, 0 not indexed, 1 segment",
-        "Index text_idx|unknown on text: 20 rows indexed, 0 not indexed, 1 segment"),
+        "Index text_idx|inverted on text: 20 rows indexed, 0 not indexed, 1 segment"),
         described.subList(described.size() - 5, described.size()));
   }
 
