@@ -750,4 +750,35 @@ class IndexCarryTest {
     checkSearch("btree", rows, 1049);
     checkSearch("ivf_flat", rows, 1049);
   }
+
+  /**
+   * Rows of a fragment that left the table whole (ids 300..399) and rows deleted from kept
+   * fragments are never returned by a search after the indexes are carried: a nearest search
+   * probing every partition for more rows than the table holds returns exactly the live rows,
+   * and a full-text search of words every departed row holds finds none of them.
+   */
+  @Test
+  void departedAndDeletedRowsAreNeverReturnedBySearch() {
+    index("ivf_flat", "vix");
+    index("fts", "fts");
+    ViewCommitResult r = ViewCommit.builder(uri, version()).deleteWhere("id >= 300 OR id % 7 = 0")
+        .addFragments(rows(5000, 5020, 0)).build().commit();
+    assertEquals(IndexOutcome.Action.UPDATED, outcome(r, "vix").action());
+    assertEquals(IndexOutcome.Action.UPDATED, outcome(r, "fts").action());
+    try (Dataset ds = Dataset.open(uri, allocator)) {
+      assertFalse(ds.getFragments().stream().anyMatch(f -> f.getId() == 3), "fragment 3 left");
+      assertTrue(ds.getIndexes().stream().anyMatch(i -> i.fragments().orElse(List.of())
+          .contains(3)), "a carried bitmap still names fragment 3");
+    }
+    TreeMap<Long, float[]> rows = live();
+    for (long probe : List.of(350L, 7L, 5010L)) {
+      List<Long> got = nearest(vector(probe), 1000);
+      assertEquals(rows.keySet(), new TreeSet<>(got), "nearest to " + probe);
+      assertEquals(rows.size(), got.size(), "each row once");
+    }
+    for (long gone : List.of(300L, 349L, 399L, 7L, 294L)) {
+      assertEquals(List.of(), fts("doc" + gone), "full-text search of doc" + gone);
+    }
+    checkSearch("fts", rows, 5019);
+  }
 }
