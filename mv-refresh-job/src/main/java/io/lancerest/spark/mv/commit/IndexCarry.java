@@ -232,27 +232,63 @@ final class IndexCarry {
   }
 
   /**
-   * After the Overwrite landed as {@code version}: registers the carried segments again and
-   * brings each index up to date; returns what happened to each, and the view's version after.
+   * After the Overwrite landed as {@code version}: registers the carried segments again
+   * ({@link #register}) and brings each index up to date ({@link #update(LanceLocation,
+   * BufferAllocator, Registered)}); returns what happened to each, and the view's version after.
    * Never throws: the Overwrite stands whatever happens here, and what is left undone is
    * reported (and done by the next commit, or found by flat search meanwhile).
    */
   Carried carry(LanceLocation table, BufferAllocator allocator, long version) {
-    List<IndexOutcome> out = new ArrayList<>();
-    gone.forEach((name, segs) -> out.add(log(rebuildLost(table, allocator, name, segs))));
+    return update(table, allocator, register(table, allocator, version));
+  }
+
+  /**
+   * What {@link #register} did: the segments this commit registered, by index name (the ones it
+   * brings up to date), and the outcomes of the indexes it leaves as they are.
+   */
+  record Registered(long version, Map<String, List<Index>> ours, List<IndexOutcome> done) {}
+
+  /** The first step of {@link #carry}: the CreateIndex of the carried segments. */
+  Registered register(LanceLocation table, BufferAllocator allocator, long version) {
+    List<IndexOutcome> done = new ArrayList<>();
+    Map<String, List<Index>> ours = new TreeMap<>();
     if (carried.isEmpty()) {
-      return new Carried(out, latest(table, allocator, version));
+      return new Registered(version, ours, done);
     }
     Map<String, List<Index>> names = byName(carried);
-    Map<String, String> failed = register(table, allocator, version, names);
+    Set<String> byOthers = new HashSet<>();
+    Map<String, String> failed = register(table, allocator, version, names, byOthers);
     for (Map.Entry<String, List<Index>> e : names.entrySet()) {
       String failure = failed.get(e.getKey());
+      boolean vector = isVector(e.getValue().get(0));
       if (failure != null) {
-        out.add(log(new IndexOutcome(e.getKey(), isVector(e.getValue().get(0)),
-            IndexOutcome.Action.PENDING, 0, 0, 0, e.getValue().size(), "registering it again "
-            + "after the commit failed (" + failure + "); the view's next commit tries again")));
-        continue;
+        done.add(log(new IndexOutcome(e.getKey(), vector, IndexOutcome.Action.PENDING, 0, 0, 0,
+            e.getValue().size(), "registering it again after the commit failed (" + failure
+            + "); the view's next commit tries again")));
+      } else if (byOthers.contains(e.getKey())) {
+        // That commit (another refresh's, or a maintenance's) brings the index up to date:
+        // updating it here too would add a second delta segment for the same fragments.
+        done.add(log(skipped(table, allocator, e.getKey(), vector, "another commit of the view "
+            + "registered it")));
+      } else {
+        ours.put(e.getKey(), e.getValue());
       }
+    }
+    return new Registered(version, ours, done);
+  }
+
+  /**
+   * The second step of {@link #carry}: brings up to date each index {@code r} registered, and
+   * builds again those whose files are gone. Before each of these commits, the index's segments
+   * at the latest version are checked to be those this commit registered (none, for one whose
+   * files are gone): a user's DROP INDEX or CREATE INDEX, or another commit's update, landed
+   * meanwhile is left as it is, since lance-core rebases one index commit over another and the
+   * update would bring back a dropped index or leave two segments covering the same fragments.
+   */
+  Carried update(LanceLocation table, BufferAllocator allocator, Registered r) {
+    List<IndexOutcome> out = new ArrayList<>(r.done());
+    gone.forEach((name, segs) -> out.add(log(rebuildLost(table, allocator, name, segs))));
+    for (Map.Entry<String, List<Index>> e : r.ours().entrySet()) {
       try (Dataset ds = table.open(allocator, null)) {
         out.add(log(update(table, allocator, ds, e.getKey(), e.getValue())));
       } catch (Exception ex) { // lance-core's IOException arrives undeclared
@@ -261,7 +297,37 @@ final class IndexCarry {
             + "not be read: " + message(ex))));
       }
     }
-    return new Carried(out, latest(table, allocator, version));
+    return new Carried(out, latest(table, allocator, r.version()));
+  }
+
+  /**
+   * Why index {@code name}'s segments at {@code latest} are not {@code expected} (what this
+   * commit registered, or left after removing its own), or {@code null} when they are.
+   */
+  private static String changedByOthers(Dataset latest, String name, List<Index> expected) {
+    Set<UUID> now = new HashSet<>();
+    latest.getIndexes().forEach(i -> {
+      if (i.name().equals(name)) {
+        now.add(i.uuid());
+      }
+    });
+    Set<UUID> want = new HashSet<>();
+    expected.forEach(i -> want.add(i.uuid()));
+    if (now.equals(want)) {
+      return null;
+    }
+    return now.isEmpty() ? "another commit dropped it (a DROP INDEX)"
+        : want.isEmpty() ? "another commit created an index of that name"
+        : "another commit changed it (a CREATE INDEX replacing it, or another refresh updating "
+            + "it)";
+  }
+
+  /** An index this commit leaves to the view's next refresh, since {@code why}. */
+  private static IndexOutcome skipped(LanceLocation table, BufferAllocator allocator,
+      String name, boolean vector, String why) {
+    return outcome(table, allocator, name, vector, IndexOutcome.Action.SKIPPED, 0, why
+        + " while this commit was carrying it; left as that commit made it, the view's next "
+        + "refresh brings it up to date");
   }
 
   private static long latest(LanceLocation table, BufferAllocator allocator, long version) {
@@ -283,6 +349,10 @@ final class IndexCarry {
       if (recipe == null) {
         return new IndexOutcome(name, vector, IndexOutcome.Action.LOST, 0, 0, 0, 0, why
             + "; no recipe to build it again: create the index again");
+      }
+      String other = changedByOthers(ds, name, List.of());
+      if (other != null) {
+        return skipped(table, allocator, name, vector, other);
       }
       ds.createIndex(List.of(recipe.column()), recipe.type(), Optional.of(name),
           recipe.params(), true);
@@ -306,19 +376,26 @@ final class IndexCarry {
    * again and fails the same way.
    */
   private Map<String, String> register(LanceLocation table, BufferAllocator allocator,
-      long version, Map<String, List<Index>> names) {
-    if (registerOnce(table, allocator, version, carried) == null) {
+      long version, Map<String, List<Index>> names, Set<String> byOthers) {
+    Attempt all = registerOnce(table, allocator, version, carried);
+    if (all.failure() == null) {
+      if (all.byOthers()) {
+        byOthers.addAll(names.keySet());
+      }
       return Map.of();
     }
     Map<String, String> failed = new TreeMap<>();
     Set<UUID> refused = new HashSet<>();
     long at = latest(table, allocator, version);
     for (Map.Entry<String, List<Index>> e : names.entrySet()) {
-      String why = registerOnce(table, allocator, at, e.getValue());
-      if (why == null) {
+      Attempt one = registerOnce(table, allocator, at, e.getValue());
+      if (one.failure() == null) {
+        if (one.byOthers()) {
+          byOthers.add(e.getKey());
+        }
         at = latest(table, allocator, at);
       } else {
-        failed.put(e.getKey(), why);
+        failed.put(e.getKey(), one.failure());
         e.getValue().forEach(i -> refused.add(i.uuid()));
       }
     }
@@ -329,30 +406,67 @@ final class IndexCarry {
   }
 
   /**
-   * Commits the CreateIndex of {@code segs} read at {@code version}; {@code null} when they are
-   * registered (by it, or by a commit whose answer was lost), else why not.
+   * {@link #registerOnce}'s answer: {@code failure} is why the segments are not registered
+   * ({@code null}: they are), {@code byOthers} whether another commit registered them.
    */
-  private String registerOnce(LanceLocation table, BufferAllocator allocator, long version,
+  private record Attempt(String failure, boolean byOthers) {
+    static final Attempt OURS = new Attempt(null, false);
+  }
+
+  /**
+   * Commits the CreateIndex of {@code segs} read at {@code version}: registered by it (also
+   * when its answer was lost but its transaction landed), by another commit, or not.
+   */
+  private Attempt registerOnce(LanceLocation table, BufferAllocator allocator, long version,
       List<Index> segs) {
+    String uuid = null;
     try (Dataset at = table.open(allocator, version);
         Transaction t = new Transaction.Builder().readVersion(version)
-            .operation(CreateIndex.builder().withNewIndices(segs).build()).build();
-        Dataset done = new CommitBuilder(at).execute(t)) {
-      return null;
+            .operation(CreateIndex.builder().withNewIndices(segs).build()).build()) {
+      uuid = t.uuid();
+      try (Dataset done = new CommitBuilder(at).execute(t)) {
+        return Attempt.OURS;
+      }
     } catch (Exception e) { // lance-core's IOException arrives undeclared
-      // Its answer may have been lost although it landed; or a concurrent Overwrite (another
-      // engine commit, which owes the same segments) won: then they are registered by it.
+      // Its answer may have been lost although it landed; or another commit (a concurrent
+      // Overwrite or no-op refresh of the view, which owes the same segments) registered them.
+      // Another commit may also have brought them up to date since (a merge gives a new
+      // uuid), or the user created the index again: an index of each name listed means
+      // nothing is left to register.
       try (Dataset latest = table.open(allocator, null)) {
-        Set<UUID> have = new HashSet<>();
-        latest.getIndexes().forEach(i -> have.add(i.uuid()));
-        if (segs.stream().allMatch(i -> have.contains(i.uuid()))) {
-          return null;
+        Set<String> listed = new HashSet<>();
+        latest.getIndexes().forEach(i -> listed.add(i.name()));
+        if (landed(latest, version, uuid)) {
+          return Attempt.OURS;
+        }
+        if (segs.stream().allMatch(i -> listed.contains(i.name()))) {
+          return new Attempt(null, true);
         }
       } catch (Exception unreadable) { // lance-core's IOException arrives undeclared
         e.addSuppressed(unreadable);
       }
-      return message(e);
+      return new Attempt(message(e), false);
     }
+  }
+
+  /** Whether a version of {@code head} after {@code version} holds transaction {@code uuid}. */
+  private static boolean landed(Dataset head, long version, String uuid) {
+    if (uuid == null) {
+      return false;
+    }
+    for (long v = version + 1; v <= head.version(); v++) {
+      try (Dataset at = head.checkoutVersion(v)) {
+        Optional<Transaction> txn = at.readTransaction();
+        try {
+          if (txn.map(x -> uuid.equals(x.uuid())).orElse(false)) {
+            return true;
+          }
+        } finally {
+          txn.ifPresent(Transaction::close);
+        }
+      }
+    }
+    return false;
   }
 
   /**
@@ -388,6 +502,10 @@ final class IndexCarry {
   private IndexOutcome update(LanceLocation table, BufferAllocator allocator, Dataset ds,
       String name, List<Index> segs) {
     boolean vector = isVector(segs.get(0));
+    String other = changedByOthers(ds, name, segs);
+    if (other != null) {
+      return skipped(table, allocator, name, vector, other);
+    }
     IndexRecipe recipe = vector ? recipeOf(name, segs.get(0), ds) : null;
     String lostFiles = owedAndGone(ds, name, segs);
     Coverage before = Coverage.of(ds, name);
@@ -408,6 +526,11 @@ final class IndexCarry {
       }
       if (why != null && recipe != null) {
         try (Dataset latest = table.open(allocator, null)) {
+          // a rebuild replaces whatever the name lists: only what this commit left there
+          other = changedByOthers(latest, name, lostFiles != null ? List.of() : segs);
+          if (other != null) {
+            return skipped(table, allocator, name, vector, other);
+          }
           latest.createIndex(List.of(recipe.column()), recipe.type(), Optional.of(name),
               recipe.params(), true);
         }

@@ -27,6 +27,11 @@ public record IndexOutcome(String name, boolean vector, Action action, long rows
     REBUILT,
     /** Carried over, but adding the new rows failed: they are flat-searched until indexed. */
     NOT_UPDATED,
+    /**
+     * Left as another commit made it meanwhile (a user's DROP INDEX or CREATE INDEX, another
+     * refresh's update): the view's next refresh brings it up to date.
+     */
+    SKIPPED,
     /** Carried over by the Overwrite, but not registered yet: the next view commit does it. */
     PENDING,
     /** Gone: its files were removed (a cleanup) and no recipe could build it again. */
@@ -50,8 +55,10 @@ public record IndexOutcome(String name, boolean vector, Action action, long rows
   @Override
   public String toString() {
     StringBuilder s = new StringBuilder(name).append(": ").append(action.wire());
-    // a pending index is not listed: it covers nothing yet, and "0 of 0" would mislead
-    if (action != Action.LOST && action != Action.PENDING) {
+    // a pending index is not listed: it covers nothing yet, and "0 of 0" would mislead; nor is
+    // one another commit dropped
+    if (action != Action.LOST && action != Action.PENDING
+        && !(action == Action.SKIPPED && segments == 0)) {
       if (rowsAdded > 0) {
         s.append(", ").append(rowsAdded).append(" rows added");
       }

@@ -314,7 +314,18 @@ public final class ViewCommit {
    * what it leaves undone is in the result, and the next commit of the view finishes it.
    */
   ViewCommitResult carryIndexes(BufferAllocator allocator, Landed landed) {
-    IndexCarry.Carried c = indexes.carry(table, allocator, landed.version());
+    return updateIndexes(allocator, landed, registerIndexes(allocator, landed));
+  }
+
+  /** The first part of {@link #carryIndexes}: the carried segments registered again. */
+  IndexCarry.Registered registerIndexes(BufferAllocator allocator, Landed landed) {
+    return indexes.register(table, allocator, landed.version());
+  }
+
+  /** The second part: each index {@code registered} brought up to date. */
+  ViewCommitResult updateIndexes(BufferAllocator allocator, Landed landed,
+      IndexCarry.Registered registered) {
+    IndexCarry.Carried c = indexes.update(table, allocator, registered);
     CommitFragments.Applied applied = landed.applied();
     return new ViewCommitResult(readVersion, landed.version(), applied.deleted(),
         applied.added(), rows.newFragments().size(), c.indexes(), c.latestVersion());

@@ -662,4 +662,123 @@ class IndexCarryTest {
     checkSearch("btree", rows, 1049);
     checkSearch("ivf_flat", rows, 1049);
   }
+
+  /** The Overwrite of a commit deleting ids % 9 == 0 and adding ids 1000..1049, landed. */
+  private ViewCommit.Landed overwriteOnly(ViewCommit c) {
+    try (Dataset ds = Dataset.open(uri, allocator)) {
+      return c.overwrite(allocator, ds, () -> { });
+    }
+  }
+
+  private List<java.util.UUID> uuids(String name) {
+    return segments(name).stream().map(Index::uuid).sorted().toList();
+  }
+
+  /**
+   * A user's DROP INDEX and CREATE INDEX (replace) landing between the commit's registration
+   * and its update are left as the user made them: the dropped index does not come back, the
+   * replaced one does not get a second segment over the same fragments; an index nobody touched
+   * is updated as usual, and the next refresh updates the user's index.
+   */
+  @Test
+  void aUsersIndexStatementBetweenRegisterAndUpdateIsLeftAsTheUserMadeIt() {
+    index("btree", "ix");
+    index("ivf_flat", "vix");
+    index("fts", "fts");
+    ViewCommit c = ViewCommit.builder(uri, version()).deleteWhere("id % 9 = 0")
+        .addFragments(rows(1000, 1050, 0)).build();
+    ViewCommit.Landed landed = overwriteOnly(c);
+    IndexCarry.Registered reg = c.registerIndexes(allocator, landed);
+    try (Dataset ds = Dataset.open(uri, allocator)) {
+      assertEquals(List.of("fts", "ix", "vix"), ds.listIndexes().stream().sorted().toList());
+      ds.dropIndex("ix");
+    }
+    index("ivf_flat", "vix");
+    List<java.util.UUID> users = uuids("vix");
+    ViewCommitResult r = c.updateIndexes(allocator, landed, reg);
+    IndexOutcome ix = outcome(r, "ix");
+    assertEquals(IndexOutcome.Action.SKIPPED, ix.action(), ix.toString());
+    assertTrue(ix.toString().startsWith("ix: skipped (another commit dropped it (a DROP INDEX) "
+        + "while this commit was carrying it;"), ix.toString());
+    assertEquals(List.of(), segments("ix"), "the dropped index stays dropped");
+    IndexOutcome vix = outcome(r, "vix");
+    assertEquals(IndexOutcome.Action.SKIPPED, vix.action(), vix.toString());
+    assertTrue(vix.detail().startsWith("another commit changed it"), vix.toString());
+    assertEquals(users, uuids("vix"), "the user's index alone, not updated over");
+    assertEquals(IndexOutcome.Action.UPDATED, outcome(r, "fts").action());
+    assertEquals(r.latestVersion(), version());
+    checkSearch("ivf_flat", live(), 1049);
+    checkSearch("fts", live(), 1049);
+
+    ViewCommitResult next = refresh(1, 2000, 20);
+    assertEquals(List.of("fts", "vix"), next.indexes().stream().map(IndexOutcome::name)
+        .sorted().toList(), "the dropped index is not owed");
+    assertEquals(IndexOutcome.Action.UPDATED, outcome(next, "vix").action());
+    assertEquals(2, segments("vix").size());
+    assertEquals(List.of(), segments("ix"));
+    checkSearch("ivf_flat", live(), 2019);
+  }
+
+  /**
+   * Another commit of the view (here a no-op refresh of another driver) registered and updated
+   * the carried segments before this commit's registration: this commit leaves them as they
+   * are instead of adding a second delta segment for the same rows.
+   */
+  @Test
+  void segmentsAnotherCommitRegisteredAreNotUpdatedTwice() {
+    index("btree", "ix");
+    index("ivf_flat", "vix");
+    ViewCommit c = ViewCommit.builder(uri, version()).deleteWhere("id % 9 = 0")
+        .addFragments(rows(1000, 1050, 0)).build();
+    ViewCommit.Landed landed = overwriteOnly(c);
+    String other = ViewCommit.registerOwedIndexes(LanceLocation.of(uri, Map.of()));
+    assertTrue(other != null && other.contains("vix: updated, 50 rows added"), other);
+    List<java.util.UUID> vix = uuids("vix");
+    List<java.util.UUID> ix = uuids("ix");
+    assertEquals(2, vix.size());
+    ViewCommitResult r = c.carryIndexes(allocator, landed);
+    for (String name : List.of("ix", "vix")) {
+      IndexOutcome o = outcome(r, name);
+      assertEquals(IndexOutcome.Action.SKIPPED, o.action(), o.toString());
+      assertTrue(o.detail().startsWith("another commit of the view registered it"),
+          o.toString());
+      assertEquals(0, o.rowsUnindexed(), o.toString());
+    }
+    assertEquals(vix, uuids("vix"));
+    assertEquals(ix, uuids("ix"));
+    TreeMap<Long, float[]> rows = live();
+    checkSearch("btree", rows, 1049);
+    checkSearch("ivf_flat", rows, 1049);
+  }
+
+  /**
+   * Rows of a fragment that left the table whole (ids 300..399) and rows deleted from kept
+   * fragments are never returned by a search after the indexes are carried: a nearest search
+   * probing every partition for more rows than the table holds returns exactly the live rows,
+   * and a full-text search of words every departed row holds finds none of them.
+   */
+  @Test
+  void departedAndDeletedRowsAreNeverReturnedBySearch() {
+    index("ivf_flat", "vix");
+    index("fts", "fts");
+    ViewCommitResult r = ViewCommit.builder(uri, version()).deleteWhere("id >= 300 OR id % 7 = 0")
+        .addFragments(rows(5000, 5020, 0)).build().commit();
+    assertEquals(IndexOutcome.Action.UPDATED, outcome(r, "vix").action());
+    assertEquals(IndexOutcome.Action.UPDATED, outcome(r, "fts").action());
+    try (Dataset ds = Dataset.open(uri, allocator)) {
+      assertFalse(ds.getFragments().stream().anyMatch(f -> f.getId() == 3), "fragment 3 left");
+      assertTrue(ds.getIndexes().stream().anyMatch(i -> i.fragments().orElse(List.of())
+          .contains(3)), "a carried bitmap still names fragment 3");
+    }
+    TreeMap<Long, float[]> rows = live();
+    for (long probe : List.of(350L, 7L, 5010L)) {
+      List<Long> got = nearest(vector(probe), 1000);
+      assertEquals(rows.keySet(), new TreeSet<>(got), "nearest to " + probe);
+      assertEquals(rows.size(), got.size(), "each row once");
+    }
+    for (long gone : List.of(300L, 349L, 399L, 7L, 294L)) {
+      assertEquals(List.of(), fts("doc" + gone), "full-text search of doc" + gone);
+    }
+    checkSearch("fts", rows, 5019);
+  }
 }

@@ -276,4 +276,71 @@ class ViewIndexRefreshTest {
         + "SELECT id, body FROM " + src);
     survivesRefreshes(src, v, "cv", "chunk", false);
   }
+
+  /**
+   * An aggregate view and a UDTF view (which replaces its rows on every refresh) keep a btree
+   * index through two refreshes of a changing source: listed once, covering every row of the
+   * view, and a key lookup on the view's table through it equals the view's rows.
+   */
+  @Test
+  void anAggregateAndAUdtfViewKeepABtreeIndexThroughRefreshes() {
+    String t = "lance." + ns + ".src_kinds";
+    f.sql("CREATE TABLE " + t + " (id BIGINT, grp BIGINT, cat STRING, score BIGINT)");
+    f.sql("INSERT INTO " + t + " SELECT id, id % 50, concat('c', id % 7), id * 37 % 101 FROM "
+        + "range(0, 300, 1, 1)");
+    Map<String, String> views = new java.util.LinkedHashMap<>();
+    views.put("agg_v", "grp");
+    views.put("udtf_v", "id");
+    f.sql("CREATE MATERIALIZED VIEW lance." + ns + ".agg_v AS SELECT grp, count(*) AS n, "
+        + "sum(score) AS s FROM " + t + " GROUP BY grp");
+    f.sql("CREATE MATERIALIZED VIEW lance." + ns + ".udtf_v USING UDTF "
+        + "'io.lancerest.spark.mv.udtf.TopKUdtf' PARTITION BY cat OPTIONS (k = 5, "
+        + "order_by = 'score') AS SELECT id, cat, score FROM " + t);
+    views.forEach((name, key) -> f.sql("ALTER TABLE lance." + ns + "." + name
+        + " CREATE INDEX bix USING btree (" + key + ")"));
+    for (int round = 0; round < 2; round++) {
+      f.sql("INSERT INTO " + t + " SELECT id, id % 60, concat('c', id % 9), id * 41 % 103 FROM "
+          + "range(" + (1000 + round * 40) + ", " + (1040 + round * 40) + ", 1, 1)");
+      f.sql("UPDATE " + t + " SET score = score + 500 WHERE id % 23 = " + round);
+      f.sql("DELETE FROM " + t + " WHERE id % 19 = " + round);
+      for (Map.Entry<String, String> e : views.entrySet()) {
+        String v = "lance." + ns + "." + e.getKey();
+        String key = e.getValue();
+        f.sql("REFRESH MATERIALIZED VIEW " + v);
+        String uri = location(e.getKey());
+        Map<String, List<Index>> idx = indexes(uri);
+        assertEquals(List.of("bix"), new ArrayList<>(idx.keySet()), v + " after refresh "
+            + round);
+        assertEquals(1, idx.get("bix").size(), v + " after refresh " + round);
+        long rows = f.sql("SELECT count(*) FROM " + v).get(0).getLong(0);
+        assertTrue(rows > 0, v);
+        assertEquals(rows, indexedRows(uri, "bix"), v + ": every row indexed after refresh "
+            + round);
+        for (long k : List.of(3L, 55L, 1005L, 1041L)) {
+          List<Long> spark = new ArrayList<>();
+          f.sql("SELECT " + key + " FROM " + v + " WHERE " + key + " = " + k)
+              .forEach(r -> spark.add(r.getLong(0)));
+          assertEquals(spark, scanKey(uri, key, k), v + " lookup of " + k);
+        }
+      }
+    }
+  }
+
+  /** The {@code key} values equal to {@code k} in the view's table, read through lance-core. */
+  private static List<Long> scanKey(String uri, String key, long k) {
+    List<Long> out = new ArrayList<>();
+    try (Dataset ds = Dataset.open(uri, allocator); LanceScanner s = ds.newScan(
+            new ScanOptions.Builder().columns(List.of(key)).filter(key + " = " + k).build());
+        ArrowReader r = s.scanBatches()) {
+      while (r.loadNextBatch()) {
+        BigIntVector v = (BigIntVector) r.getVectorSchemaRoot().getVector(key);
+        for (int i = 0; i < v.getValueCount(); i++) {
+          out.add(v.get(i));
+        }
+      }
+    } catch (Exception e) { // the scanner's close declares Exception
+      throw new IllegalStateException(e);
+    }
+    return out;
+  }
 }
