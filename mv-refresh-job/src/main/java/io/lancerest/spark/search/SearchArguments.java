@@ -37,9 +37,8 @@ final class SearchArguments {
     int position = 0;
     boolean named = false;
     for (Expression e : args) {
-      if (e instanceof NamedArgumentExpression n) {
+      if (e instanceof NamedArgumentExpression arg) {
         named = true;
-        NamedArgumentExpression arg = n;
         String key = arg.key().toLowerCase(Locale.ROOT);
         String name = aliases.getOrDefault(key, key);
         if (!known.contains(name)) {
@@ -158,9 +157,8 @@ final class SearchArguments {
         + "an array of them, e.g. array('body'), got " + values.get(name).sql() + ".");
   }
 
-  /** Whether the expression of {@code name} is a string (the call's shape depends on it). */
-  static boolean isString(Expression e) {
-    Expression v = e instanceof NamedArgumentExpression n ? n.value() : e;
-    return v.dataType() instanceof StringType;
+  /** Whether {@code e} is a positional string argument (the call's shape depends on it). */
+  static boolean isPositionalString(Expression e) {
+    return !(e instanceof NamedArgumentExpression) && e.dataType() instanceof StringType;
   }
 }

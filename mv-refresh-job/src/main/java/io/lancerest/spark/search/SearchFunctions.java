@@ -40,7 +40,6 @@ public final class SearchFunctions {
   static final String VECTOR = "vector_search";
   static final String TEXT = "search";
   private static final int DEFAULT_K = 10;
-  private static final Map<String, String> K_ALIASES = Map.of("num_results", "k", "limit", "k");
 
   private SearchFunctions() {}
 
@@ -68,7 +67,7 @@ public final class SearchFunctions {
   }
 
   static LogicalPlan vector(List<Expression> args) {
-    boolean columnFirst = args.size() > 1 && SearchArguments.isString(args.get(1));
+    boolean columnFirst = args.size() > 1 && SearchArguments.isPositionalString(args.get(1));
     SearchArguments a = SearchArguments.of(VECTOR, args, columnFirst
             ? List.of("table", "vector_column", "query_vector", "k")
             : List.of("table", "query_vector", "k"),

@@ -217,6 +217,14 @@ class SearchFunctionsTest {
     assertEquals("vector_search: unknown argument 'nprobe'; the arguments are table, "
         + "vector_column, query_vector, k, nprobes, refine_factor, distance_type.",
         refused(call + "'vec', " + KEY + ", 3, nprobe => 2)"));
+    assertEquals("vector_search: a positional argument follows a named one; name every "
+        + "argument after the first named one.", refused(call + "vector_column => 'vec', "
+        + KEY + ", 3)"));
+    assertEquals("vector_search: argument 'k' must be a constant, not rand().",
+        refused(call + "'vec', " + KEY + ", k => rand())"));
+    assertEquals("vector_search: argument 'query_vector' is missing; e.g. vector_search("
+        + "'lance.ns.items', 'vec', array(0.1, 0.2), 10).",
+        refused(call + "vector_column => 'vec')"));
     assertEquals("search on " + t + ": the table has no full-text index, and lance-core "
         + "searches text only through one. Create it: ALTER TABLE " + t + " CREATE INDEX <name> "
         + "USING fts (<column>) WITH (" + FTS_OPTIONS + ").",

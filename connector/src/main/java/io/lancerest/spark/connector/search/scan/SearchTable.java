@@ -57,9 +57,13 @@ public final class SearchTable implements SupportsRead {
     fields.add(DataTypes.createStructField(plan.scoreColumn(), DataTypes.FloatType, true));
     return new SearchTable(function + "(" + tableName + ")", plan,
         new StructType(fields.toArray(StructField[]::new)),
-        new SearchSource(pinned, Map.copyOf(table.getInitialStorageOptions()),
-            table.getNamespaceImpl(), table.getNamespaceProperties() == null ? null
-                : Map.copyOf(table.getNamespaceProperties())));
+        new SearchSource(pinned, copy(table.getInitialStorageOptions()),
+            table.getNamespaceImpl(), copy(table.getNamespaceProperties())));
+  }
+
+  /** A copy that travels to the task, or {@code null}. */
+  private static Map<String, String> copy(Map<String, String> m) {
+    return m == null ? null : new java.util.HashMap<>(m);
   }
 
   /** What the search will use, as EXPLAIN shows it. */
