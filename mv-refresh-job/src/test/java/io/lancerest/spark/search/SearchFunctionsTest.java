@@ -114,6 +114,11 @@ class SearchFunctionsTest {
         + "vec_idx (IVF_FLAT, 4 partitions, nprobes 4)"), explain(indexed));
     assertTrue(explain(indexed).contains("BatchScan vector_search(" + t + ")"), explain(indexed));
 
+    // k is respected, also when Spark reads no column (count) or filters the k rows after
+    assertEquals(7L, f.sql("SELECT count(*) FROM vector_search('" + t + "', 'vec', " + KEY
+        + ", 7)").get(0).getLong(0));
+    assertEquals(expected.stream().filter(r -> Long.parseLong(r.split("@")[0]) % 2 == 0)
+        .toList(), searched(indexed + " WHERE id % 2 = 0"));
     // every column of the table, the vector as array<float>, then _distance
     org.apache.spark.sql.Dataset<Row> all = f.spark.sql("SELECT * FROM vector_search('" + t
         + "', 'vec', " + KEY + ", 3)");
