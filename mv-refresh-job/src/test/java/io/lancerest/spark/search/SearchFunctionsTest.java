@@ -180,6 +180,25 @@ class SearchFunctionsTest {
   }
 
   @Test
+  void fullTextSearchOfAChunkerViewReturnsTheMatchingChunks() {
+    String src = "lance." + ns + ".articles";
+    f.sql("CREATE TABLE " + src + " (id BIGINT, body STRING)");
+    f.sql("INSERT INTO " + src + " SELECT id, concat('alpha', id % 3, '. beta', id % 4, "
+        + "'. gamma') FROM range(0, 40, 1, 1)");
+    String v = "lance." + ns + ".passages";
+    f.sql("CREATE MATERIALIZED VIEW " + v + " USING CHUNKER "
+        + "'io.lancerest.spark.mv.chunker.TextSplitter' OPTIONS (input_columns = 'body', "
+        + "separator = '. ') AS SELECT id, body FROM " + src);
+    f.sql("ALTER TABLE " + v + " CREATE INDEX chunk_fts USING fts (chunk) WITH ("
+        + FTS_OPTIONS + ")");
+    List<String> expected = f.rows("SELECT id, chunk FROM " + v + " WHERE chunk = 'beta1'");
+    assertEquals(10, expected.size());
+    assertEquals(expected, f.rows("SELECT id, chunk FROM search('" + v + "', 'beta1', 100)"));
+    assertEquals("struct<id:bigint,chunk:string,char_offset:int,_score:float>",
+        f.spark.sql("SELECT * FROM search('" + v + "', 'beta1', 3)").schema().simpleString());
+  }
+
+  @Test
   void fullTextSearchOfTwoColumnsMatchesEither() {
     String t = "lance." + ns + ".pages";
     f.sql("CREATE TABLE " + t + " (id BIGINT, title STRING, body STRING)");
