@@ -124,6 +124,32 @@ class SearchPlannerTest {
   }
 
   @Test
+  void aCosineSearchWithoutAnIndexRanksByCosineDistance() throws Exception {
+    String uri = dir.resolve("c").toString();
+    LanceStates.writeWide(uri, 0, 500, true, true, true, false);
+    List<Long> expected = new ArrayList<>(ids(1, 500, 1, -1)); // row 0 is the zero vector
+    expected.sort(Comparator.comparingDouble(id -> {
+      float[] v = vectorOf(id);
+      double dot = 0;
+      double nv = 0;
+      double nk = 0;
+      for (int j = 0; j < 4; j++) {
+        dot += v[j] * (double) KEY[j];
+        nv += v[j] * (double) v[j];
+        nk += KEY[j] * (double) KEY[j];
+      }
+      return 1 - dot / Math.sqrt(nv * nk);
+    }));
+    try (BufferAllocator a = new RootAllocator(); Dataset ds = Dataset.open(uri, a)) {
+      SearchPlan plan = SearchPlanner.of(ds, "c").vector(
+          new VectorSearchRequest("vec", KEY, 8, null, null, "COSINE"));
+      assertEquals("vector search of column vec for k=8 (cosine): no index on column vec: exact "
+          + "scan of 500 rows", plan.explain());
+      assertEquals(expected.subList(0, 8), run(ds, plan));
+    }
+  }
+
+  @Test
   void aTableACompactionRewroteIsRefusedBeforeAQuadraticSearch() {
     String uri = dir.resolve("r").toString();
     LanceStates.writeWide(uri, 0, 2000, true, true, true, false);
