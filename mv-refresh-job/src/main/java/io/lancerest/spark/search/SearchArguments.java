@@ -108,7 +108,12 @@ final class SearchArguments {
       throw new SearchException(function + ": argument '" + name + "' must be an integer, got "
           + values.get(name).sql() + ".");
     }
-    return Math.toIntExact(((Number) v).longValue());
+    long n = ((Number) v).longValue();
+    if (n < Integer.MIN_VALUE || n > Integer.MAX_VALUE) {
+      throw new SearchException(function + ": argument '" + name + "' is " + n + ", out of "
+          + "range; pass a value of at most " + Integer.MAX_VALUE + ".");
+    }
+    return (int) n;
   }
 
   float[] floats(String name) {

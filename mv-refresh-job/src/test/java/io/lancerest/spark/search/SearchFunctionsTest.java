@@ -222,6 +222,26 @@ class SearchFunctionsTest {
   }
 
   @Test
+  void aFieldInsideAStructIsReadByItsName() {
+    String t = "lance." + ns + ".nested";
+    f.sql("CREATE TABLE " + t + " (id BIGINT, vec ARRAY<FLOAT>, meta STRUCT<a: INT, b: STRING>, "
+        + "names STRUCT<a: STRING, b: STRING>) TBLPROPERTIES ('vec.arrow.fixed-size-list.size' "
+        + "= '4')");
+    f.sql("INSERT INTO " + t + " SELECT id, array(CAST(id AS FLOAT), 0.0F, 0.0F, 0.0F), "
+        + "named_struct('a', CAST(id AS INT), 'b', concat('b', id)), "
+        + "named_struct('a', concat('a', id), 'b', concat('b', id)) FROM range(0, 20, 1, 1)");
+    String search = "vector_search('" + t + "', 'vec', array(3.2, 0.0, 0.0, 0.0), 2)";
+    List<String> rows = new ArrayList<>();
+    for (Row r : f.sql("SELECT id, meta.b, names.b, names.a FROM " + search + " ORDER BY id")) {
+      rows.add(r.getLong(0) + ":" + r.getString(1) + ":" + r.getString(2) + ":"
+          + r.getString(3));
+    }
+    assertEquals(List.of("3:b3:b3:a3", "4:b4:b4:a4"), rows);
+    assertEquals(List.of("b3", "b4"), f.sql("SELECT meta.b FROM " + search).stream()
+        .map(r -> r.getString(0)).toList());
+  }
+
+  @Test
   void badInputIsRefusedNamingTheTableTheColumnAndWhatToDo() {
     String t = table("bad");
     String call = "SELECT * FROM vector_search('" + t + "', ";
@@ -238,6 +258,8 @@ class SearchFunctionsTest {
         refused(call + "'vec', array(1, 2, 3), 3)"));
     assertEquals("Search on " + t + ": k (the number of rows to return) must be at least 1, "
         + "got 0.", refused(call + "'vec', " + KEY + ", 0)"));
+    assertEquals("vector_search: argument 'k' is 10000000000, out of range; pass a value of at "
+        + "most 2147483647.", refused(call + "'vec', " + KEY + ", 10000000000)"));
     assertEquals("vector_search: unknown argument 'nprobe'; the arguments are table, "
         + "vector_column, query_vector, k, nprobes, refine_factor, distance_type.",
         refused(call + "'vec', " + KEY + ", 3, nprobe => 2)"));
@@ -257,6 +279,38 @@ class SearchFunctionsTest {
         + "searches text only through one. Create it: ALTER TABLE " + t + " CREATE INDEX "
         + "text_fts USING fts (text) WITH (" + FTS_OPTIONS + ").",
         refused("SELECT * FROM search('" + t + "', 'word3', 3, search_columns => 'text')"));
+  }
+
+  @Test
+  void aTemporaryViewIsRefusedNamingItAndTheTableToSearch() {
+    String t = table("behind_tv");
+    f.spark.sql("SELECT * FROM " + t).createOrReplaceTempView("tv");
+    f.spark.sql("SELECT * FROM " + t).createOrReplaceGlobalTempView("gtv");
+    try {
+      assertEquals("vector_search: tv is a temporary view; the search functions take a table "
+          + "or materialized view of the Lance catalog. Search the Lance table the view reads, "
+          + "e.g. vector_search('lance.ns.items', ...).",
+          refused("SELECT * FROM vector_search('tv', " + KEY + ", 3)"));
+      assertEquals("search: global_temp.gtv is a temporary view; the search functions take a "
+          + "table or materialized view of the Lance catalog. Search the Lance table the view "
+          + "reads, e.g. search('lance.ns.items', ...).",
+          refused("SELECT * FROM search('global_temp.gtv', 'word3', 3)"));
+    } finally {
+      f.spark.catalog().dropTempView("tv");
+      f.spark.catalog().dropGlobalTempView("gtv");
+    }
+  }
+
+  @Test
+  void aTableColumnNamedLikeTheScoreColumnIsRefusedNamingIt() {
+    String t = "lance." + ns + ".scored";
+    f.sql("CREATE TABLE " + t + " (id BIGINT, vec ARRAY<FLOAT>, _Distance FLOAT, text STRING) "
+        + "TBLPROPERTIES ('vec.arrow.fixed-size-list.size' = '4')");
+    f.sql("INSERT INTO " + t + " VALUES (1, array(0.1F, 0.2F, 0.3F, 0.4F), 7.0F, 'a')");
+    assertEquals("vector_search on " + t + ": the table has a column '_Distance', the name of "
+        + "the search's _distance column. Rename the column, or search a materialized view that "
+        + "selects it under another name.",
+        refused("SELECT * FROM vector_search('" + t + "', 'vec', " + KEY + ", 1)"));
   }
 
   @Test

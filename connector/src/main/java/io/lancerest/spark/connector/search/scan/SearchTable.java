@@ -1,6 +1,7 @@
 package io.lancerest.spark.connector.search.scan;
 
 import io.lancerest.spark.connector.read.TableFragments;
+import io.lancerest.spark.connector.search.SearchException;
 import io.lancerest.spark.connector.search.SearchPlan;
 import io.lancerest.spark.connector.search.SearchPlanner;
 import java.util.ArrayList;
@@ -53,7 +54,13 @@ public final class SearchTable implements SupportsRead {
     }
     LanceSparkReadOptions pinned = read.withVersion(Math.toIntExact(plan.version()));
     List<StructField> fields = new ArrayList<>(Arrays.asList(table.schema().fields()));
-    fields.removeIf(f -> f.name().equals(plan.scoreColumn()));
+    for (StructField f : fields) {
+      if (f.name().equalsIgnoreCase(plan.scoreColumn())) {
+        throw new SearchException(function + " on " + tableName + ": the table has a column '"
+            + f.name() + "', the name of the search's " + plan.scoreColumn() + " column. Rename "
+            + "the column, or search a materialized view that selects it under another name.");
+      }
+    }
     fields.add(DataTypes.createStructField(plan.scoreColumn(), DataTypes.FloatType, true));
     return new SearchTable(function + "(" + tableName + ")", plan,
         new StructType(fields.toArray(StructField[]::new)),
@@ -93,7 +100,14 @@ public final class SearchTable implements SupportsRead {
 
       @Override
       public void pruneColumns(StructType required) {
-        read = required;
+        // lance-core returns a struct column whole, and the reader maps a struct's children by
+        // position: a pruned struct type (struct<b> of struct<a, b>) would read a's values as b.
+        // So each required column keeps its full type; Spark projects the nested field itself.
+        List<StructField> whole = new ArrayList<>();
+        for (StructField f : required.fields()) {
+          whole.add(schema.apply(f.name()));
+        }
+        read = new StructType(whole.toArray(StructField[]::new));
       }
 
       @Override
