@@ -27,7 +27,7 @@ import scala.runtime.AbstractFunction1;
  * <pre>
  * vector_search(table, query_vector [, k])                 -- the table's only vector column
  * vector_search(table, vector_column, query_vector [, k])
- *   named: nprobes =&gt; n, refine_factor =&gt; n, distance_type =&gt; 'l2'|'cosine'|'dot'|'hamming'
+ *   named: nprobes =&gt; n, refine_factor =&gt; n, distance_type =&gt; 'l2'|'cosine'|'dot'
  * search(table, query [, k])                               -- the only full-text indexed column
  *   named: search_columns =&gt; array('body', ...)
  * </pre>

@@ -177,9 +177,14 @@ class SearchPlannerTest {
           () -> p.vector(new VectorSearchRequest("name", KEY, 3, null, null, null)))
           .getMessage());
       assertEquals("vector_search on ns.b: unknown distance_type 'manhattan'; use one of l2, "
-          + "cosine, dot, hamming.", assertThrows(SearchException.class,
+          + "cosine, dot.", assertThrows(SearchException.class,
           () -> p.vector(new VectorSearchRequest("vec", KEY, 3, null, null, "manhattan")))
           .getMessage());
+      assertEquals("vector_search on ns.b: distance_type 'hamming' is for binary vectors, and "
+          + "column 'vec' holds floats; use one of l2, cosine, dot.",
+          assertThrows(SearchException.class,
+              () -> p.vector(new VectorSearchRequest("vec", KEY, 3, null, null, "Hamming")))
+              .getMessage());
       assertEquals("vector_search on ns.b: nprobes must be at least 1, got 0.",
           assertThrows(SearchException.class,
               () -> p.vector(new VectorSearchRequest("vec", KEY, 3, 0, null, null)))
