@@ -314,6 +314,80 @@ class SearchFunctionsTest {
   }
 
   @Test
+  void aViewWithRowsDeletedByARefreshReturnsOnlyLiveRowsAndBoundsK() {
+    String t = table("deleting");
+    String v = "lance." + ns + ".deleting_even";
+    f.sql("CREATE MATERIALIZED VIEW " + v + " TBLPROPERTIES ('vec.arrow.fixed-size-list.size' "
+        + "= '4') AS SELECT id, vec FROM " + t + " WHERE id % 2 = 0");
+    f.sql("ALTER TABLE " + v + " CREATE INDEX vec_idx USING ivf_flat (vec) WITH "
+        + "(num_partitions = 2)");
+    List<String> before = bruteForce(v, "", 3);
+    long nearest = Long.parseLong(before.get(0).split("@")[0]);
+    f.sql("DELETE FROM " + t + " WHERE id = " + nearest);
+    f.sql("REFRESH MATERIALIZED VIEW " + v);
+    // the deleted row is gone from the search, through the index built before the deletion
+    List<String> expected = bruteForce(v, "", 149);
+    assertEquals(149, expected.size());
+    assertTrue(expected.stream().noneMatch(r -> r.startsWith(nearest + "@")), expected.toString());
+    String search = "vector_search('" + v + "', 'vec', " + KEY + ", %d, nprobes => 2)";
+    assertEquals(expected.subList(0, 3), searched("SELECT id, _distance FROM "
+        + String.format(search, 3)));
+    // k above the rows: every live row, nearest first
+    assertEquals(expected, searched("SELECT id, _distance FROM " + String.format(search, 1000)));
+    // lance-core fetches at most the 149 rows, whatever k: not bounded
+    assertEquals(expected, searched("SELECT id, _distance FROM "
+        + String.format(search, 7_000_000)));
+  }
+
+  @Test
+  void tiedDistancesAreReturnedWithTheirDistanceAndKIsKept() {
+    String t = "lance." + ns + ".tied";
+    f.sql("CREATE TABLE " + t + " (id BIGINT, vec ARRAY<FLOAT>) TBLPROPERTIES "
+        + "('vec.arrow.fixed-size-list.size' = '4')");
+    // ids n and n + 10 hold the same vector
+    f.sql("INSERT INTO " + t + " SELECT id, array(CAST(id % 10 AS FLOAT), 0.0F, 0.0F, 0.0F) "
+        + "FROM range(0, 20, 1, 1)");
+    String search = "SELECT id, _distance FROM vector_search('" + t + "', 'vec', "
+        + "array(3.2, 0.0, 0.0, 0.0), %d)";
+    List<String> four = searched(String.format(search, 4));
+    assertEquals(List.of("0.0400", "0.0400", "0.6400", "0.6400"),
+        four.stream().map(r -> r.split("@")[1]).toList());
+    assertEquals(new TreeSet<>(List.of("3", "13", "4", "14")),
+        new TreeSet<>(four.stream().map(r -> r.split("@")[0]).toList()));
+    // k = 3 cuts a tie: both rows at the nearest distance, then one of the two next
+    List<String> three = searched(String.format(search, 3));
+    assertEquals(List.of("0.0400", "0.0400", "0.6400"),
+        three.stream().map(r -> r.split("@")[1]).toList());
+    assertEquals(new TreeSet<>(List.of("3", "13")),
+        new TreeSet<>(three.subList(0, 2).stream().map(r -> r.split("@")[0]).toList()));
+    assertTrue(List.of("4", "14").contains(three.get(2).split("@")[0]), three.toString());
+  }
+
+  @Test
+  void aKWhoseRowsWouldBeFetchedSlowlyFromAViewWithDeletionsIsRefused() {
+    String t = "lance." + ns + ".big";
+    String v = "lance." + ns + ".big_v";
+    f.sql("CREATE TABLE " + t + " (id BIGINT, vec ARRAY<FLOAT>) TBLPROPERTIES "
+        + "('vec.arrow.fixed-size-list.size' = '2')");
+    f.sql("INSERT INTO " + t + " SELECT id, array(CAST(sin(id) AS FLOAT), "
+        + "CAST(cos(id) AS FLOAT)) FROM range(0, 40000, 1, 1)");
+    f.sql("CREATE MATERIALIZED VIEW " + v + " TBLPROPERTIES ('vec.arrow.fixed-size-list.size' "
+        + "= '2') AS SELECT id, vec FROM " + t);
+    f.sql("DELETE FROM " + t + " WHERE id = 7");
+    f.sql("REFRESH MATERIALIZED VIEW " + v);
+    String huge = "vector_search('" + v + "', 'vec', array(0.5, 0.5), 30000)";
+    // only _distance: nothing is fetched by row id, not bounded
+    assertEquals(30000, f.sql("SELECT _distance FROM " + huge).size());
+    assertEquals("vector_search on " + v + ": k = 30000 is too large for this table: "
+        + "fragments [0] have deleted rows, and lance-core 4.0.0 fetches each returned row of "
+        + "such a fragment in time proportional to its rows (the largest has 40000; k times "
+        + "that may be at most 1000000000, about 15 s; docs/search.md). Ask for k of at most "
+        + "25000, or select only _distance, or rewrite the table without deleted rows (a "
+        + "materialized view's compaction does; a table: CREATE TABLE ... AS SELECT).",
+        refused("SELECT id, _distance FROM " + huge));
+  }
+
+  @Test
   void theNearestReadOptionIsRefusedPointingToVectorSearch() {
     String t = table("opt");
     Exception e = assertThrows(Exception.class, () -> f.spark.read().option("nearest",

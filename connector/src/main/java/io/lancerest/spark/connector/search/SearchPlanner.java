@@ -143,10 +143,10 @@ public final class SearchPlanner {
   /**
    * Refuses a table with fragments a compaction rewrote: lance-core 4.0.0 computes every row id
    * of such a fragment for a search, in time quadratic in its rows
-   * (docs/lance-core-scan-defect.md). A fragment with deletions is harmless here: a search fetches
-   * only its k rows by row id (measured: k = 100 of a 1M-row fragment with deletions, 60 ms more
-   * than reading no late column). {@code _rowaddr}, the route of the table scans, is no option:
-   * lance-core 4.0.0 aborts the JVM when an indexed search asks for it.
+   * (docs/lance-core-scan-defect.md). A fragment with deletions costs time in proportion to k
+   * times its rows, which {@link RowFetchBound} bounds once the columns read are known. {@code
+   * _rowaddr}, the route of the table scans, is no option: lance-core 4.0.0 aborts the JVM when
+   * an indexed search asks for it.
    */
   private void requireLinearScan() {
     TreeSet<Integer> rewritten = TableFragments.of(ds).with(FragmentHazard.REWRITTEN_ROW_IDS);

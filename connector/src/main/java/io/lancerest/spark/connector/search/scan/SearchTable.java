@@ -1,6 +1,7 @@
 package io.lancerest.spark.connector.search.scan;
 
 import io.lancerest.spark.connector.read.TableFragments;
+import io.lancerest.spark.connector.search.RowFetchBound;
 import io.lancerest.spark.connector.search.SearchException;
 import io.lancerest.spark.connector.search.SearchPlan;
 import io.lancerest.spark.connector.search.SearchPlanner;
@@ -27,14 +28,19 @@ import org.lance.spark.LanceSparkReadOptions;
  * _distance} or {@code _score}), read at the version the search was planned for.
  */
 public final class SearchTable implements SupportsRead {
+  private final String function;
   private final String name;
   private final SearchPlan plan;
+  private final RowFetchBound bound;
   private final StructType schema;
   private final SearchSource source;
 
-  private SearchTable(String name, SearchPlan plan, StructType schema, SearchSource source) {
+  private SearchTable(String function, String name, SearchPlan plan, RowFetchBound bound,
+      StructType schema, SearchSource source) {
+    this.function = function;
     this.name = name;
     this.plan = plan;
+    this.bound = bound;
     this.schema = schema;
     this.source = source;
   }
@@ -49,8 +55,10 @@ public final class SearchTable implements SupportsRead {
       Function<SearchPlanner, SearchPlan> planning) {
     LanceSparkReadOptions read = table.readOptions();
     SearchPlan plan;
+    RowFetchBound bound;
     try (Dataset ds = TableFragments.open(read)) {
       plan = planning.apply(SearchPlanner.of(ds, tableName));
+      bound = RowFetchBound.of(ds, tableName);
     }
     LanceSparkReadOptions pinned = read.withVersion(Math.toIntExact(plan.version()));
     List<StructField> fields = new ArrayList<>(Arrays.asList(table.schema().fields()));
@@ -62,7 +70,7 @@ public final class SearchTable implements SupportsRead {
       }
     }
     fields.add(DataTypes.createStructField(plan.scoreColumn(), DataTypes.FloatType, true));
-    return new SearchTable(function + "(" + tableName + ")", plan,
+    return new SearchTable(function, function + "(" + tableName + ")", plan, bound,
         new StructType(fields.toArray(StructField[]::new)),
         new SearchSource(pinned, copy(table.getInitialStorageOptions()),
             table.getNamespaceImpl(), copy(table.getNamespaceProperties())));
@@ -112,6 +120,9 @@ public final class SearchTable implements SupportsRead {
 
       @Override
       public org.apache.spark.sql.connector.read.Scan build() {
+        // known only now: whether the query reads table columns, the rows lance-core fetches
+        bound.check(function, plan, read.fields().length > (read.getFieldIndex(
+            plan.scoreColumn()).isDefined() ? 1 : 0));
         return new SearchScan(plan, read, source);
       }
     };
