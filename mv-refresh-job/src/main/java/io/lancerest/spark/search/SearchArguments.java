@@ -37,9 +37,8 @@ final class SearchArguments {
     int position = 0;
     boolean named = false;
     for (Expression e : args) {
-      if (e instanceof NamedArgumentExpression n) {
+      if (e instanceof NamedArgumentExpression arg) {
         named = true;
-        NamedArgumentExpression arg = n;
         String key = arg.key().toLowerCase(Locale.ROOT);
         String name = aliases.getOrDefault(key, key);
         if (!known.contains(name)) {
@@ -109,7 +108,12 @@ final class SearchArguments {
       throw new SearchException(function + ": argument '" + name + "' must be an integer, got "
           + values.get(name).sql() + ".");
     }
-    return Math.toIntExact(((Number) v).longValue());
+    long n = ((Number) v).longValue();
+    if (n < Integer.MIN_VALUE || n > Integer.MAX_VALUE) {
+      throw new SearchException(function + ": argument '" + name + "' is " + n + ", out of "
+          + "range; pass a value of at most " + Integer.MAX_VALUE + ".");
+    }
+    return (int) n;
   }
 
   float[] floats(String name) {
@@ -158,9 +162,8 @@ final class SearchArguments {
         + "an array of them, e.g. array('body'), got " + values.get(name).sql() + ".");
   }
 
-  /** Whether the expression of {@code name} is a string (the call's shape depends on it). */
-  static boolean isString(Expression e) {
-    Expression v = e instanceof NamedArgumentExpression n ? n.value() : e;
-    return v.dataType() instanceof StringType;
+  /** Whether {@code e} is a positional string argument (the call's shape depends on it). */
+  static boolean isPositionalString(Expression e) {
+    return !(e instanceof NamedArgumentExpression) && e.dataType() instanceof StringType;
   }
 }

@@ -27,7 +27,7 @@ import scala.runtime.AbstractFunction1;
  * <pre>
  * vector_search(table, query_vector [, k])                 -- the table's only vector column
  * vector_search(table, vector_column, query_vector [, k])
- *   named: nprobes =&gt; n, refine_factor =&gt; n, distance_type =&gt; 'l2'|'cosine'|'dot'|'hamming'
+ *   named: nprobes =&gt; n, refine_factor =&gt; n, distance_type =&gt; 'l2'|'cosine'|'dot'
  * search(table, query [, k])                               -- the only full-text indexed column
  *   named: search_columns =&gt; array('body', ...)
  * </pre>
@@ -40,7 +40,6 @@ public final class SearchFunctions {
   static final String VECTOR = "vector_search";
   static final String TEXT = "search";
   private static final int DEFAULT_K = 10;
-  private static final Map<String, String> K_ALIASES = Map.of("num_results", "k", "limit", "k");
 
   private SearchFunctions() {}
 
@@ -68,7 +67,7 @@ public final class SearchFunctions {
   }
 
   static LogicalPlan vector(List<Expression> args) {
-    boolean columnFirst = args.size() > 1 && SearchArguments.isString(args.get(1));
+    boolean columnFirst = args.size() > 1 && SearchArguments.isPositionalString(args.get(1));
     SearchArguments a = SearchArguments.of(VECTOR, args, columnFirst
             ? List.of("table", "vector_column", "query_vector", "k")
             : List.of("table", "query_vector", "k"),

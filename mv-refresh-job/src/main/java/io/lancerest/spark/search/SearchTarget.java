@@ -33,6 +33,14 @@ record SearchTarget(String name, LanceDataset table) {
       throw new SearchException(function + ": '" + tableName + "' is not a table name; name "
           + "the table as catalog.namespace.table, e.g. lance.ns.items.");
     }
+    // a temporary view shadows catalog tables of its name, as in a query; it has no Lance
+    // dataset of its own to search
+    if (session.sessionState().catalog().isTempView(JavaConverters.asScalaBuffer(parts)
+        .toSeq())) {
+      throw new SearchException(function + ": " + tableName + " is a temporary view; the "
+          + "search functions take a table or materialized view of the Lance catalog. Search "
+          + "the Lance table the view reads, e.g. " + function + "('lance.ns.items', ...).");
+    }
     CatalogManager catalogs = session.sessionState().catalogManager();
     CatalogPlugin catalog;
     if (parts.size() > 1 && catalogs.isCatalogRegistered(parts.get(0))) {

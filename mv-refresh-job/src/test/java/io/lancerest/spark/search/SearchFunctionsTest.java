@@ -114,6 +114,11 @@ class SearchFunctionsTest {
         + "vec_idx (IVF_FLAT, 4 partitions, nprobes 4)"), explain(indexed));
     assertTrue(explain(indexed).contains("BatchScan vector_search(" + t + ")"), explain(indexed));
 
+    // k is respected, also when Spark reads no column (count) or filters the k rows after
+    assertEquals(7L, f.sql("SELECT count(*) FROM vector_search('" + t + "', 'vec', " + KEY
+        + ", 7)").get(0).getLong(0));
+    assertEquals(expected.stream().filter(r -> Long.parseLong(r.split("@")[0]) % 2 == 0)
+        .toList(), searched(indexed + " WHERE id % 2 = 0"));
     // every column of the table, the vector as array<float>, then _distance
     org.apache.spark.sql.Dataset<Row> all = f.spark.sql("SELECT * FROM vector_search('" + t
         + "', 'vec', " + KEY + ", 3)");
@@ -175,6 +180,25 @@ class SearchFunctionsTest {
   }
 
   @Test
+  void fullTextSearchOfAChunkerViewReturnsTheMatchingChunks() {
+    String src = "lance." + ns + ".articles";
+    f.sql("CREATE TABLE " + src + " (id BIGINT, body STRING)");
+    f.sql("INSERT INTO " + src + " SELECT id, concat('alpha', id % 3, '. beta', id % 4, "
+        + "'. gamma') FROM range(0, 40, 1, 1)");
+    String v = "lance." + ns + ".passages";
+    f.sql("CREATE MATERIALIZED VIEW " + v + " USING CHUNKER "
+        + "'io.lancerest.spark.mv.chunker.TextSplitter' OPTIONS (input_columns = 'body', "
+        + "separator = '. ') AS SELECT id, body FROM " + src);
+    f.sql("ALTER TABLE " + v + " CREATE INDEX chunk_fts USING fts (chunk) WITH ("
+        + FTS_OPTIONS + ")");
+    List<String> expected = f.rows("SELECT id, chunk FROM " + v + " WHERE chunk = 'beta1'");
+    assertEquals(10, expected.size());
+    assertEquals(expected, f.rows("SELECT id, chunk FROM search('" + v + "', 'beta1', 100)"));
+    assertEquals("struct<id:bigint,chunk:string,char_offset:int,_score:float>",
+        f.spark.sql("SELECT * FROM search('" + v + "', 'beta1', 3)").schema().simpleString());
+  }
+
+  @Test
   void fullTextSearchOfTwoColumnsMatchesEither() {
     String t = "lance." + ns + ".pages";
     f.sql("CREATE TABLE " + t + " (id BIGINT, title STRING, body STRING)");
@@ -198,6 +222,26 @@ class SearchFunctionsTest {
   }
 
   @Test
+  void aFieldInsideAStructIsReadByItsName() {
+    String t = "lance." + ns + ".nested";
+    f.sql("CREATE TABLE " + t + " (id BIGINT, vec ARRAY<FLOAT>, meta STRUCT<a: INT, b: STRING>, "
+        + "names STRUCT<a: STRING, b: STRING>) TBLPROPERTIES ('vec.arrow.fixed-size-list.size' "
+        + "= '4')");
+    f.sql("INSERT INTO " + t + " SELECT id, array(CAST(id AS FLOAT), 0.0F, 0.0F, 0.0F), "
+        + "named_struct('a', CAST(id AS INT), 'b', concat('b', id)), "
+        + "named_struct('a', concat('a', id), 'b', concat('b', id)) FROM range(0, 20, 1, 1)");
+    String search = "vector_search('" + t + "', 'vec', array(3.2, 0.0, 0.0, 0.0), 2)";
+    List<String> rows = new ArrayList<>();
+    for (Row r : f.sql("SELECT id, meta.b, names.b, names.a FROM " + search + " ORDER BY id")) {
+      rows.add(r.getLong(0) + ":" + r.getString(1) + ":" + r.getString(2) + ":"
+          + r.getString(3));
+    }
+    assertEquals(List.of("3:b3:b3:a3", "4:b4:b4:a4"), rows);
+    assertEquals(List.of("b3", "b4"), f.sql("SELECT meta.b FROM " + search).stream()
+        .map(r -> r.getString(0)).toList());
+  }
+
+  @Test
   void badInputIsRefusedNamingTheTableTheColumnAndWhatToDo() {
     String t = table("bad");
     String call = "SELECT * FROM vector_search('" + t + "', ";
@@ -214,9 +258,19 @@ class SearchFunctionsTest {
         refused(call + "'vec', array(1, 2, 3), 3)"));
     assertEquals("Search on " + t + ": k (the number of rows to return) must be at least 1, "
         + "got 0.", refused(call + "'vec', " + KEY + ", 0)"));
+    assertEquals("vector_search: argument 'k' is 10000000000, out of range; pass a value of at "
+        + "most 2147483647.", refused(call + "'vec', " + KEY + ", 10000000000)"));
     assertEquals("vector_search: unknown argument 'nprobe'; the arguments are table, "
         + "vector_column, query_vector, k, nprobes, refine_factor, distance_type.",
         refused(call + "'vec', " + KEY + ", 3, nprobe => 2)"));
+    assertEquals("vector_search: a positional argument follows a named one; name every "
+        + "argument after the first named one.", refused(call + "vector_column => 'vec', "
+        + KEY + ", 3)"));
+    assertEquals("vector_search: argument 'k' must be a constant, not rand().",
+        refused(call + "'vec', " + KEY + ", k => rand())"));
+    assertEquals("vector_search: argument 'query_vector' is missing; e.g. vector_search("
+        + "'lance.ns.items', 'vec', array(0.1, 0.2), 10).",
+        refused(call + "vector_column => 'vec')"));
     assertEquals("search on " + t + ": the table has no full-text index, and lance-core "
         + "searches text only through one. Create it: ALTER TABLE " + t + " CREATE INDEX <name> "
         + "USING fts (<column>) WITH (" + FTS_OPTIONS + ").",
@@ -225,6 +279,112 @@ class SearchFunctionsTest {
         + "searches text only through one. Create it: ALTER TABLE " + t + " CREATE INDEX "
         + "text_fts USING fts (text) WITH (" + FTS_OPTIONS + ").",
         refused("SELECT * FROM search('" + t + "', 'word3', 3, search_columns => 'text')"));
+  }
+
+  @Test
+  void aTemporaryViewIsRefusedNamingItAndTheTableToSearch() {
+    String t = table("behind_tv");
+    f.spark.sql("SELECT * FROM " + t).createOrReplaceTempView("tv");
+    f.spark.sql("SELECT * FROM " + t).createOrReplaceGlobalTempView("gtv");
+    try {
+      assertEquals("vector_search: tv is a temporary view; the search functions take a table "
+          + "or materialized view of the Lance catalog. Search the Lance table the view reads, "
+          + "e.g. vector_search('lance.ns.items', ...).",
+          refused("SELECT * FROM vector_search('tv', " + KEY + ", 3)"));
+      assertEquals("search: global_temp.gtv is a temporary view; the search functions take a "
+          + "table or materialized view of the Lance catalog. Search the Lance table the view "
+          + "reads, e.g. search('lance.ns.items', ...).",
+          refused("SELECT * FROM search('global_temp.gtv', 'word3', 3)"));
+    } finally {
+      f.spark.catalog().dropTempView("tv");
+      f.spark.catalog().dropGlobalTempView("gtv");
+    }
+  }
+
+  @Test
+  void aTableColumnNamedLikeTheScoreColumnIsRefusedNamingIt() {
+    String t = "lance." + ns + ".scored";
+    f.sql("CREATE TABLE " + t + " (id BIGINT, vec ARRAY<FLOAT>, _Distance FLOAT, text STRING) "
+        + "TBLPROPERTIES ('vec.arrow.fixed-size-list.size' = '4')");
+    f.sql("INSERT INTO " + t + " VALUES (1, array(0.1F, 0.2F, 0.3F, 0.4F), 7.0F, 'a')");
+    assertEquals("vector_search on " + t + ": the table has a column '_Distance', the name of "
+        + "the search's _distance column. Rename the column, or search a materialized view that "
+        + "selects it under another name.",
+        refused("SELECT * FROM vector_search('" + t + "', 'vec', " + KEY + ", 1)"));
+  }
+
+  @Test
+  void aViewWithRowsDeletedByARefreshReturnsOnlyLiveRowsAndBoundsK() {
+    String t = table("deleting");
+    String v = "lance." + ns + ".deleting_even";
+    f.sql("CREATE MATERIALIZED VIEW " + v + " TBLPROPERTIES ('vec.arrow.fixed-size-list.size' "
+        + "= '4') AS SELECT id, vec FROM " + t + " WHERE id % 2 = 0");
+    f.sql("ALTER TABLE " + v + " CREATE INDEX vec_idx USING ivf_flat (vec) WITH "
+        + "(num_partitions = 2)");
+    List<String> before = bruteForce(v, "", 3);
+    long nearest = Long.parseLong(before.get(0).split("@")[0]);
+    f.sql("DELETE FROM " + t + " WHERE id = " + nearest);
+    f.sql("REFRESH MATERIALIZED VIEW " + v);
+    // the deleted row is gone from the search, through the index built before the deletion
+    List<String> expected = bruteForce(v, "", 149);
+    assertEquals(149, expected.size());
+    assertTrue(expected.stream().noneMatch(r -> r.startsWith(nearest + "@")), expected.toString());
+    String search = "vector_search('" + v + "', 'vec', " + KEY + ", %d, nprobes => 2)";
+    assertEquals(expected.subList(0, 3), searched("SELECT id, _distance FROM "
+        + String.format(search, 3)));
+    // k above the rows: every live row, nearest first
+    assertEquals(expected, searched("SELECT id, _distance FROM " + String.format(search, 1000)));
+    // lance-core fetches at most the 149 rows, whatever k: not bounded
+    assertEquals(expected, searched("SELECT id, _distance FROM "
+        + String.format(search, 7_000_000)));
+  }
+
+  @Test
+  void tiedDistancesAreReturnedWithTheirDistanceAndKIsKept() {
+    String t = "lance." + ns + ".tied";
+    f.sql("CREATE TABLE " + t + " (id BIGINT, vec ARRAY<FLOAT>) TBLPROPERTIES "
+        + "('vec.arrow.fixed-size-list.size' = '4')");
+    // ids n and n + 10 hold the same vector
+    f.sql("INSERT INTO " + t + " SELECT id, array(CAST(id % 10 AS FLOAT), 0.0F, 0.0F, 0.0F) "
+        + "FROM range(0, 20, 1, 1)");
+    String search = "SELECT id, _distance FROM vector_search('" + t + "', 'vec', "
+        + "array(3.2, 0.0, 0.0, 0.0), %d)";
+    List<String> four = searched(String.format(search, 4));
+    assertEquals(List.of("0.0400", "0.0400", "0.6400", "0.6400"),
+        four.stream().map(r -> r.split("@")[1]).toList());
+    assertEquals(new TreeSet<>(List.of("3", "13", "4", "14")),
+        new TreeSet<>(four.stream().map(r -> r.split("@")[0]).toList()));
+    // k = 3 cuts a tie: both rows at the nearest distance, then one of the two next
+    List<String> three = searched(String.format(search, 3));
+    assertEquals(List.of("0.0400", "0.0400", "0.6400"),
+        three.stream().map(r -> r.split("@")[1]).toList());
+    assertEquals(new TreeSet<>(List.of("3", "13")),
+        new TreeSet<>(three.subList(0, 2).stream().map(r -> r.split("@")[0]).toList()));
+    assertTrue(List.of("4", "14").contains(three.get(2).split("@")[0]), three.toString());
+  }
+
+  @Test
+  void aKWhoseRowsWouldBeFetchedSlowlyFromAViewWithDeletionsIsRefused() {
+    String t = "lance." + ns + ".big";
+    String v = "lance." + ns + ".big_v";
+    f.sql("CREATE TABLE " + t + " (id BIGINT, vec ARRAY<FLOAT>) TBLPROPERTIES "
+        + "('vec.arrow.fixed-size-list.size' = '2')");
+    f.sql("INSERT INTO " + t + " SELECT id, array(CAST(sin(id) AS FLOAT), "
+        + "CAST(cos(id) AS FLOAT)) FROM range(0, 40000, 1, 1)");
+    f.sql("CREATE MATERIALIZED VIEW " + v + " TBLPROPERTIES ('vec.arrow.fixed-size-list.size' "
+        + "= '2') AS SELECT id, vec FROM " + t);
+    f.sql("DELETE FROM " + t + " WHERE id = 7");
+    f.sql("REFRESH MATERIALIZED VIEW " + v);
+    String huge = "vector_search('" + v + "', 'vec', array(0.5, 0.5), 30000)";
+    // only _distance: nothing is fetched by row id, not bounded
+    assertEquals(30000, f.sql("SELECT _distance FROM " + huge).size());
+    assertEquals("vector_search on " + v + ": k = 30000 is too large for this table: "
+        + "fragments [0] have deleted rows, and lance-core 4.0.0 fetches each returned row of "
+        + "such a fragment in time proportional to its rows (the largest has 40000; k times "
+        + "that may be at most 1000000000, about 15 s; docs/search.md). Ask for k of at most "
+        + "25000, or select only _distance, or rewrite the table without deleted rows (a "
+        + "materialized view's compaction does; a table: CREATE TABLE ... AS SELECT).",
+        refused("SELECT id, _distance FROM " + huge));
   }
 
   @Test

@@ -66,24 +66,11 @@ final class SafeReaderFactory implements PartitionReaderFactory {
    * says so and names the table, which lance-core's own message does not.
    */
   RuntimeException explain(Exception e) {
-    return new IllegalStateException("Reading table " + table + " failed: the object store "
-        + "refused its storage credentials as expired" + (credentialsExpireAt == null ? ""
-        : " (the server vended them valid until " + java.time.Instant.ofEpochMilli(
-            credentialsExpireAt) + ")") + ", and they were not renewed. Executors renew vended "
-        + "credentials through the table's namespace: with a server that requires a token, "
-        + "through the catalog's credential relay (credential-relay.enabled, true by default; "
-        + "docs/configuration.md). The cause: " + e.getMessage(), e);
+    return ExpiredCredentials.explain("Reading table " + table, credentialsExpireAt, e);
   }
 
   static boolean expiredCredentials(Throwable e) {
-    for (Throwable t = e; t != null; t = t.getCause()) {
-      String m = String.valueOf(t.getMessage());
-      if (m.contains("ExpiredToken") || m.contains("token has expired")
-          || m.contains("RequestExpired")) {
-        return true;
-      }
-    }
-    return false;
+    return ExpiredCredentials.in(e);
   }
 
   /** A reader whose errors are {@link #explain}ed. */

@@ -21,6 +21,12 @@ import org.lance.schema.LanceField;
 public final class SearchPlanner {
   private final Dataset ds;
   private final String table;
+  /**
+   * Each index's statistics, fetched once per planning and only for indexes on a column the
+   * search reads: each fetch reads the index from the store (costly on S3), and an unrelated
+   * index whose statistics fail must not break the search.
+   */
+  private final Map<String, Map<String, Object>> statistics = new LinkedHashMap<>();
 
   private SearchPlanner(Dataset ds, String table) {
     this.ds = ds;
@@ -42,6 +48,11 @@ public final class SearchPlanner {
           + r.key().length + " values, but column '" + field.getName() + "' holds vectors of "
           + dimension + ". Pass a query vector of " + dimension + " values.");
     }
+    if ("hamming".equals(r.distanceType())) {
+      throw new SearchException("vector_search on " + table + ": distance_type 'hamming' is for "
+          + "binary vectors, and column '" + field.getName() + "' holds floats; use one of "
+          + String.join(", ", VectorSearchRequest.DISTANCE_TYPES) + ".");
+    }
     if (r.distanceType() != null && !VectorSearchRequest.DISTANCE_TYPES.contains(
         r.distanceType())) {
       throw new SearchException("vector_search on " + table + ": unknown distance_type '"
@@ -61,7 +72,7 @@ public final class SearchPlanner {
           + field.getName() + ": exact scan of " + ds.countRows() + " rows");
     }
     String name = indexes.get(0);
-    Map<String, Object> stats = ds.getIndexStatistics(name);
+    Map<String, Object> stats = statistics(name);
     Map<?, ?> first = firstSegment(stats);
     String metric = String.valueOf(first.get("metric_type"));
     if (r.distanceType() != null && !PlanWords.sameMetric(r.distanceType(), metric)) {
@@ -104,7 +115,7 @@ public final class SearchPlanner {
             + "fts (" + f.getName() + ") WITH (" + PlanWords.FTS_OPTIONS + ").");
       }
       names.add(f.getName());
-      Map<String, Object> stats = ds.getIndexStatistics(on.get(0));
+      Map<String, Object> stats = statistics(on.get(0));
       used.add(on.get(0) + " (" + stats.get("index_type") + ")"
           + PlanWords.unindexed(stats, "matched without it"));
     }
@@ -132,10 +143,10 @@ public final class SearchPlanner {
   /**
    * Refuses a table with fragments a compaction rewrote: lance-core 4.0.0 computes every row id
    * of such a fragment for a search, in time quadratic in its rows
-   * (docs/lance-core-scan-defect.md). A fragment with deletions is harmless here: a search fetches
-   * only its k rows by row id (measured: k = 100 of a 1M-row fragment with deletions, 60 ms more
-   * than reading no late column). {@code _rowaddr}, the route of the table scans, is no option:
-   * lance-core 4.0.0 aborts the JVM when an indexed search asks for it.
+   * (docs/lance-core-scan-defect.md). A fragment with deletions costs time in proportion to k
+   * times its rows, which {@link RowFetchBound} bounds once the columns read are known. {@code
+   * _rowaddr}, the route of the table scans, is no option: lance-core 4.0.0 aborts the JVM when
+   * an indexed search asks for it.
    */
   private void requireLinearScan() {
     TreeSet<Integer> rewritten = TableFragments.of(ds).with(FragmentHazard.REWRITTEN_ROW_IDS);
@@ -185,7 +196,9 @@ public final class SearchPlanner {
     ds.getLanceSchema().fields().forEach(f -> byId.put(f.getId(), f));
     TreeSet<String> indexed = new TreeSet<>();
     for (Index i : ds.getIndexes()) {
-      if (isText(i) && i.fields().size() == 1 && byId.containsKey(i.fields().get(0))) {
+      // a full-text index is on one string column: only those indexes' statistics are read
+      if (i.fields().size() == 1 && byId.containsKey(i.fields().get(0))
+          && isString(byId.get(i.fields().get(0))) && isText(i)) {
         indexed.add(byId.get(i.fields().get(0)).getName());
       }
     }
@@ -223,7 +236,11 @@ public final class SearchPlanner {
         + "Search a vector column.");
   }
 
-  /** The names of the vector ({@code vector}) or full-text indexes on exactly {@code f}. */
+  /**
+   * The names of the vector ({@code vector}) or full-text indexes on exactly {@code f}, in the
+   * manifest's order, the order lance-core looks an index of a column up in: the first is the
+   * one a search uses. Only indexes on {@code f} have their statistics read.
+   */
   private List<String> indexesOn(LanceField f, boolean vector) {
     List<String> out = new ArrayList<>();
     for (Index i : ds.getIndexes()) {
@@ -232,8 +249,15 @@ public final class SearchPlanner {
         out.add(i.name());
       }
     }
-    out.sort(null);
     return out;
+  }
+
+  private static boolean isString(LanceField f) {
+    return f.getType() instanceof ArrowType.Utf8 || f.getType() instanceof ArrowType.LargeUtf8;
+  }
+
+  private Map<String, Object> statistics(String index) {
+    return statistics.computeIfAbsent(index, ds::getIndexStatistics);
   }
 
   /**
@@ -241,7 +265,7 @@ public final class SearchPlanner {
    * lance-core leaves {@link Index#indexType()} empty for indexes lance-spark built.
    */
   private String kind(Index i) {
-    Object t = ds.getIndexStatistics(i.name()).get("index_type");
+    Object t = statistics(i.name()).get("index_type");
     return t != null ? t.toString() : i.indexType() == null ? "" : i.indexType().name();
   }
 

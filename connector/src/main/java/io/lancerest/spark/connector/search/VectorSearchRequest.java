@@ -12,14 +12,17 @@ import java.util.Locale;
  * @param nprobes IVF partitions to search, or {@code null} for lance-core's default
  * @param refineFactor re-rank {@code k * refineFactor} candidates by exact distance, or {@code
  *     null}
- * @param distanceType {@code l2}, {@code cosine}, {@code dot} or {@code hamming}, or {@code null}
- *     for the index's (l2 without an index)
+ * @param distanceType {@code l2}, {@code cosine} or {@code dot}, or {@code null} for the index's
+ *     (l2 without an index)
  */
 public record VectorSearchRequest(String column, float[] key, int k, Integer nprobes,
     Integer refineFactor, String distanceType) implements Serializable {
-  /** The distance types lance-core knows, as users write them. */
+  /**
+   * The distance types a search of a float vector column takes, as users write them (lance-core's
+   * {@code hamming} is for binary vectors, which no column here holds).
+   */
   public static final java.util.List<String> DISTANCE_TYPES =
-      java.util.List.of("l2", "cosine", "dot", "hamming");
+      java.util.List.of("l2", "cosine", "dot");
 
   public VectorSearchRequest {
     key = key.clone();

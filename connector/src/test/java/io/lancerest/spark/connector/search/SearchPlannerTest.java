@@ -124,6 +124,32 @@ class SearchPlannerTest {
   }
 
   @Test
+  void aCosineSearchWithoutAnIndexRanksByCosineDistance() throws Exception {
+    String uri = dir.resolve("c").toString();
+    LanceStates.writeWide(uri, 0, 500, true, true, true, false);
+    List<Long> expected = new ArrayList<>(ids(1, 500, 1, -1)); // row 0 is the zero vector
+    expected.sort(Comparator.comparingDouble(id -> {
+      float[] v = vectorOf(id);
+      double dot = 0;
+      double nv = 0;
+      double nk = 0;
+      for (int j = 0; j < 4; j++) {
+        dot += v[j] * (double) KEY[j];
+        nv += v[j] * (double) v[j];
+        nk += KEY[j] * (double) KEY[j];
+      }
+      return 1 - dot / Math.sqrt(nv * nk);
+    }));
+    try (BufferAllocator a = new RootAllocator(); Dataset ds = Dataset.open(uri, a)) {
+      SearchPlan plan = SearchPlanner.of(ds, "c").vector(
+          new VectorSearchRequest("vec", KEY, 8, null, null, "COSINE"));
+      assertEquals("vector search of column vec for k=8 (cosine): no index on column vec: exact "
+          + "scan of 500 rows", plan.explain());
+      assertEquals(expected.subList(0, 8), run(ds, plan));
+    }
+  }
+
+  @Test
   void aTableACompactionRewroteIsRefusedBeforeAQuadraticSearch() {
     String uri = dir.resolve("r").toString();
     LanceStates.writeWide(uri, 0, 2000, true, true, true, false);
@@ -141,6 +167,44 @@ class SearchPlannerTest {
   }
 
   @Test
+  void aKWhoseRowsWouldBeFetchedSlowlyFromFragmentsWithDeletionsIsRefused() {
+    String uri = dir.resolve("k").toString();
+    LanceStates.writeWide(uri, 0, 40_000, true, true, true, false);
+    try (BufferAllocator a = new RootAllocator(); Dataset ds = Dataset.open(uri, a)) {
+      RowFetchBound none = RowFetchBound.of(ds, "ns.k");
+      assertEquals(Long.MAX_VALUE, none.maxK());
+      none.check("vector_search", SearchPlanner.of(ds, "ns.k").vector(
+          new VectorSearchRequest("vec", KEY, Integer.MAX_VALUE, null, null, null)), true);
+    }
+    LanceStates.delete(uri, "id % 1000 = 7");
+    try (BufferAllocator a = new RootAllocator(); Dataset ds = Dataset.open(uri, a)) {
+      RowFetchBound bound = RowFetchBound.of(ds, "ns.k");
+      assertEquals(25_000L, bound.maxK()); // 10^9 / 40,000 rows
+      SearchPlanner p = SearchPlanner.of(ds, "ns.k");
+      bound.check("vector_search", p.vector(
+          new VectorSearchRequest("vec", KEY, 25_000, null, null, null)), true);
+      SearchPlan over = p.vector(new VectorSearchRequest("vec", KEY, 25_001, null, null, null));
+      bound.check("vector_search", over, false); // only _distance: nothing is fetched
+      assertEquals("vector_search on ns.k: k = 25001 is too large for this table: fragments "
+          + "[0] have deleted rows, and lance-core 4.0.0 fetches each returned row of such a "
+          + "fragment in time proportional to its rows (the largest has 40000; k times that may "
+          + "be at most 1000000000, about 15 s; docs/search.md). Ask for k of at most 25000, "
+          + "or select only _distance, or rewrite the table without deleted rows (a "
+          + "materialized view's compaction does; a table: CREATE TABLE ... AS SELECT).",
+          assertThrows(SearchException.class, () -> bound.check("vector_search", over, true))
+              .getMessage());
+    }
+    // a table of fewer rows than k returns them all: the work is bounded by its rows
+    String small = dir.resolve("s").toString();
+    LanceStates.writeWide(small, 0, 2000, true, true, true, false);
+    LanceStates.delete(small, "id % 1000 = 7");
+    try (BufferAllocator a = new RootAllocator(); Dataset ds = Dataset.open(small, a)) {
+      RowFetchBound.of(ds, "ns.s").check("vector_search", SearchPlanner.of(ds, "ns.s").vector(
+          new VectorSearchRequest("vec", KEY, Integer.MAX_VALUE, null, null, null)), true);
+    }
+  }
+
+  @Test
   void badRequestsNameTheColumnAndWhatToDo() {
     String uri = dir.resolve("b").toString();
     LanceStates.writeWide(uri, 0, 100, true, true, true, false);
@@ -151,9 +215,14 @@ class SearchPlannerTest {
           () -> p.vector(new VectorSearchRequest("name", KEY, 3, null, null, null)))
           .getMessage());
       assertEquals("vector_search on ns.b: unknown distance_type 'manhattan'; use one of l2, "
-          + "cosine, dot, hamming.", assertThrows(SearchException.class,
+          + "cosine, dot.", assertThrows(SearchException.class,
           () -> p.vector(new VectorSearchRequest("vec", KEY, 3, null, null, "manhattan")))
           .getMessage());
+      assertEquals("vector_search on ns.b: distance_type 'hamming' is for binary vectors, and "
+          + "column 'vec' holds floats; use one of l2, cosine, dot.",
+          assertThrows(SearchException.class,
+              () -> p.vector(new VectorSearchRequest("vec", KEY, 3, null, null, "Hamming")))
+              .getMessage());
       assertEquals("vector_search on ns.b: nprobes must be at least 1, got 0.",
           assertThrows(SearchException.class,
               () -> p.vector(new VectorSearchRequest("vec", KEY, 3, 0, null, null)))

@@ -1,8 +1,11 @@
 package io.lancerest.spark.mv.engine;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.lancerest.spark.connector.search.SearchException;
 import io.lancerest.spark.mv.TestSpark;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -78,8 +81,36 @@ class SearchObjectStoreTest {
     assertTrue(plan.contains("index vec_idx (IVF_FLAT, 2 partitions, nprobes 2)"), plan);
 
     Thread.sleep(5_000);
-    assertEquals(40, f.sql("SELECT id FROM search('" + t + "', 'word3', 100) WHERE id % 5 = 3")
-        .size());
-    assertEquals(40, f.sql("SELECT id FROM search('" + t + "', 'word3', 100)").size());
+    // 'word3' is the text of ids with id % 5 = 3; the filter after the search keeps the even ones
+    java.util.TreeSet<Long> matches = new java.util.TreeSet<>();
+    java.util.TreeSet<Long> evenMatches = new java.util.TreeSet<>();
+    for (long id = 0; id < 200; id++) {
+      if (id % 5 == 3) {
+        matches.add(id);
+        if (id % 2 == 0) {
+          evenMatches.add(id);
+        }
+      }
+    }
+    assertEquals(matches, ids("SELECT id FROM search('" + t + "', 'word3', 100)"));
+    assertEquals(evenMatches, ids("SELECT id FROM search('" + t + "', 'word3', 100) WHERE "
+        + "id % 2 = 0"));
+
+    // the catalog's token reaches neither EXPLAIN nor an error
+    String extended = f.sql("EXPLAIN EXTENDED " + q).get(0).getString(0);
+    assertTrue(extended.contains("vector_search(" + t + ")"), extended);
+    assertFalse(extended.contains(TOKEN), extended);
+    String refused = assertThrows(SearchException.class, () -> f.sql("SELECT * FROM "
+        + "vector_search('" + t + "', 'nope', array(0.5, -0.5), 6)")).getMessage();
+    assertEquals("Search on " + t + ": no column 'nope'; its columns are id, vec, text.",
+        refused);
+  }
+
+  private static java.util.TreeSet<Long> ids(String sql) {
+    java.util.TreeSet<Long> out = new java.util.TreeSet<>();
+    for (Row r : f.sql(sql)) {
+      out.add(r.getLong(0));
+    }
+    return out;
   }
 }

@@ -1,5 +1,6 @@
 package io.lancerest.spark.connector.search.scan;
 
+import io.lancerest.spark.connector.read.ExpiredCredentials;
 import io.lancerest.spark.connector.search.SearchResults;
 import io.lancerest.spark.connector.search.Searches;
 import java.io.IOException;
@@ -31,11 +32,24 @@ final class SearchReaderFactory implements PartitionReaderFactory {
   @Override
   public PartitionReader<ColumnarBatch> createColumnarReader(InputPartition partition) {
     SearchScan.Partition p = (SearchScan.Partition) partition;
-    SearchResults results = Searches.open(p.source().dataset(), p.plan(), p.columns());
+    SearchResults results;
+    try {
+      results = Searches.open(p.source().dataset(), p.plan(), p.columns());
+    } catch (RuntimeException e) {
+      throw explained(p, e);
+    }
     return new PartitionReader<>() {
       @Override
       public boolean next() throws IOException {
-        return results.next();
+        try {
+          return results.next();
+        } catch (IOException | RuntimeException e) {
+          if (ExpiredCredentials.in(e)) {
+            throw ExpiredCredentials.explain("Searching table " + p.plan().table(),
+                p.source().credentialsExpireAt(), e);
+          }
+          throw e;
+        }
       }
 
       @Override
@@ -64,5 +78,11 @@ final class SearchReaderFactory implements PartitionReaderFactory {
         }
       }
     };
+  }
+
+  /** {@code e}, or the error that explains expired storage credentials. */
+  private static RuntimeException explained(SearchScan.Partition p, RuntimeException e) {
+    return ExpiredCredentials.in(e) ? ExpiredCredentials.explain("Searching table "
+        + p.plan().table(), p.source().credentialsExpireAt(), e) : e;
   }
 }

@@ -20,6 +20,12 @@ record SearchSource(LanceSparkReadOptions readOptions, Map<String, String> initi
         namespaceProperties).getDataset();
   }
 
+  /** When the vended credentials the search was planned with expire, or null. */
+  Long credentialsExpireAt() {
+    return initialStorageOptions == null ? null
+        : io.lancerest.spark.connector.CredentialRefresh.expiresAt(initialStorageOptions);
+  }
+
   /** Storage options and namespace properties may hold secrets: print neither. */
   @Override
   public String toString() {
