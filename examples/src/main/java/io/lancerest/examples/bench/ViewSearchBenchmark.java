@@ -4,28 +4,16 @@ import io.lancerest.client.LanceRestClient;
 import io.lancerest.client.model.DescribeTableRequest;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.Set;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
-import org.apache.arrow.vector.BigIntVector;
-import org.apache.arrow.vector.FieldVector;
-import org.apache.arrow.vector.Float4Vector;
-import org.apache.arrow.vector.VectorSchemaRoot;
-import org.apache.arrow.vector.complex.FixedSizeListVector;
-import org.apache.arrow.vector.ipc.ArrowReader;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.lance.Dataset;
 import org.lance.Transaction;
 import org.lance.Version;
-import org.lance.ipc.FullTextQuery;
-import org.lance.ipc.LanceScanner;
-import org.lance.ipc.Query;
-import org.lance.ipc.ScanOptions;
 
 /**
  * Views that serve search, in one JVM and one SparkSession over an in-process {@code
@@ -59,12 +47,12 @@ import org.lance.ipc.ScanOptions;
  * refine=F} re-ranks F &times; k candidates by their exact distance (lance's refine factor; 0:
  * none) in every search, as IVF_PQ searches usually do, whose recall is otherwise the PQ
  * codes'. After every round it also prints the refreshed view's median search latency over 20
- * of the queries, with its index's segments, as a profile of (b).
+ * of the queries, with its index's segments, as a profile of (b). The measurements of (b) and
+ * (c) are in {@link ViewSearchMeasures}.
  */
 public final class ViewSearchBenchmark {
   private static final String NS = "lance.vsearch";
-  private static final int DIM = 128;
-  private static final int K = 10;
+  static final int DIM = 128;
   private static final String FILTER = "id % 20 <> 7";
   private static final String FTS_OPTIONS = "base_tokenizer = 'simple', language = 'English', "
       + "max_token_length = 40, lower_case = true, stem = false, remove_stop_words = false, "
@@ -81,9 +69,6 @@ public final class ViewSearchBenchmark {
     this.uri = uri;
     this.maintenance = maintain ? "" : "'lancerest.mv.maintenance.enabled' = 'false'";
   }
-
-  /** How every search of (b) runs: nprobes and refine factor. */
-  private record Probe(int nprobes, int refine) {}
 
   public static void main(String[] argv) throws Exception {
     Map<String, String> args = ViewBench.args(argv);
@@ -108,7 +93,7 @@ public final class ViewSearchBenchmark {
           maintenance.equals("on"));
       try {
         bench.run(rows, rounds, "num_partitions = " + partitions + ", num_sub_vectors = "
-            + subVectors, new Probe(nprobes, refine), queries);
+            + subVectors, new ViewSearchMeasures.Probe(nprobes, refine), queries);
       } finally {
         bench.allocator.close();
       }
@@ -128,8 +113,8 @@ public final class ViewSearchBenchmark {
         + (from + n) + ")");
   }
 
-  private void run(long rows, int rounds, String pqOptions, Probe probe, int queries)
-      throws Exception {
+  private void run(long rows, int rounds, String pqOptions, ViewSearchMeasures.Probe probe,
+      int queries) throws Exception {
     float[][] keys = keys(rows, queries);
     spark.sql("CREATE NAMESPACE " + NS);
     String src = NS + ".src";
@@ -205,7 +190,7 @@ public final class ViewSearchBenchmark {
         List<Double> l = new ArrayList<>();
         for (int q = 0; q < Math.min(20, keys.length) * 2; q++) { // the first pass warms up
           long t0 = System.nanoTime();
-          nearest(ds, keys[q % 20], probe);
+          ViewSearchMeasures.nearest(ds, keys[q % 20], probe);
           if (q >= 20) {
             l.add(ViewBench.secs(t0));
           }
@@ -235,14 +220,20 @@ public final class ViewSearchBenchmark {
         "SELECT id, vec FROM " + fresh);
     System.out.printf("    vi index: %s%n    vf index: %s%n", segments(indexed),
         segments(fresh));
-    search(indexed, fresh, probe, keys);
+    try (Dataset r = Dataset.open(location(indexed), allocator);
+        Dataset f = Dataset.open(location(fresh), allocator)) {
+      ViewSearchMeasures.search(r, f, probe, keys);
+    }
 
     // (c) full-text search: the refreshed fts view against one built afresh
     String freshText = NS + ".vtf";
     createView(freshText, textSelect, false, "");
     spark.sql("ALTER TABLE " + freshText + " CREATE INDEX ft USING fts (body) WITH ("
         + FTS_OPTIONS + ")");
-    fullText(text, freshText, rows, rounds);
+    try (Dataset r = Dataset.open(location(text), allocator);
+        Dataset f = Dataset.open(location(freshText), allocator)) {
+      ViewSearchMeasures.fullText(spark, text, r, f, rows, rounds);
+    }
     System.out.printf("%s after the measurements%n", ViewBench.loadAverage());
   }
 
@@ -326,7 +317,6 @@ public final class ViewSearchBenchmark {
     }
   }
 
-  /** (b): latency, and recall against the fresh index and against brute force. */
   /**
    * Search keys: the vectors of ids spread over the source's first {@code rows} (as {@link
    * #vecSql} computes them, before any update), each moved by a little noise.
@@ -342,195 +332,5 @@ public final class ViewSearchBenchmark {
       }
     }
     return keys;
-  }
-
-  private void search(String refreshed, String fresh, Probe probe, float[][] keys)
-      throws Exception {
-    int nprobes = probe.nprobes();
-    try (Dataset r = Dataset.open(location(refreshed), allocator);
-        Dataset f = Dataset.open(location(fresh), allocator)) {
-      for (float[] key : keys) { // warm-up: index files into the datasets' caches
-        nearest(r, key, probe);
-        nearest(f, key, probe);
-      }
-      List<Double> lr = new ArrayList<>();
-      List<Double> lf = new ArrayList<>();
-      List<List<Long>> gotR = new ArrayList<>();
-      List<List<Long>> gotF = new ArrayList<>();
-      for (int q = 0; q < keys.length; q++) {
-        for (int turn = 0; turn < 2; turn++) { // who goes first changes every query
-          boolean refreshedTurn = (q + turn) % 2 == 0;
-          long t = System.nanoTime();
-          List<Long> ids = nearest(refreshedTurn ? r : f, keys[q], probe);
-          (refreshedTurn ? lr : lf).add(ViewBench.secs(t));
-          (refreshedTurn ? gotR : gotF).add(ids);
-        }
-      }
-      List<Set<Long>> exact = bruteForce(f, keys);
-      double recallRF = 0;
-      double recallR = 0;
-      double recallF = 0;
-      for (int q = 0; q < keys.length; q++) {
-        recallRF += overlap(gotR.get(q), new HashSet<>(gotF.get(q)));
-        recallR += overlap(gotR.get(q), exact.get(q));
-        recallF += overlap(gotF.get(q), exact.get(q));
-      }
-      int n = keys.length;
-      double mr = ViewBench.median(lr);
-      double mf = ViewBench.median(lf);
-      System.out.printf("(b) nearest k=%d nprobes=%d refine=%d, %d queries: median latency "
-          + "refreshed %.2f ms / fresh %.2f ms = %.3f (target <= 1.2); p90 %.2f / %.2f ms%n", K,
-          nprobes, probe.refine(), n, mr * 1e3, mf * 1e3, mr / mf, p90(lr) * 1e3,
-          p90(lf) * 1e3);
-      System.out.printf("(b) recall@%d of the refreshed view against the fresh index %.4f "
-          + "(target >= 0.95); against exact search: refreshed %.4f, fresh %.4f (refreshed / "
-          + "fresh %.3f)%n", K, recallRF / n, recallR / n, recallF / n, recallR / recallF);
-      System.out.printf("RESULT search nearest-latency-refreshed/fresh %.3f target 1.2%n",
-          mr / mf);
-      System.out.printf("RESULT search recall@10-refreshed-vs-fresh %.4f target 0.95%n",
-          recallRF / n);
-    }
-  }
-
-  private static double p90(List<Double> xs) {
-    List<Double> s = new ArrayList<>(xs);
-    s.sort(null);
-    return s.get((int) (s.size() * 0.9));
-  }
-
-  private static double overlap(List<Long> got, Set<Long> want) {
-    return got.stream().filter(want::contains).count() / (double) K;
-  }
-
-  private static List<Long> nearest(Dataset ds, float[] key, Probe probe) throws Exception {
-    Query.Builder q = new Query.Builder().setColumn("vec").setKey(key).setK(K)
-        .setNprobes(probe.nprobes());
-    if (probe.refine() > 0) {
-      q.setRefineFactor(probe.refine());
-    }
-    return ids(ds, new ScanOptions.Builder().columns(List.of("id")).nearest(q.build()).build());
-  }
-
-  private static List<Long> ids(Dataset ds, ScanOptions o) throws Exception {
-    List<Long> out = new ArrayList<>();
-    try (LanceScanner s = ds.newScan(o); ArrowReader r = s.scanBatches()) {
-      while (r.loadNextBatch()) {
-        BigIntVector v = (BigIntVector) r.getVectorSchemaRoot().getVector("id");
-        for (int i = 0; i < v.getValueCount(); i++) {
-          out.add(v.get(i));
-        }
-      }
-    }
-    return out;
-  }
-
-  /** The exact k nearest ids (L2) of each key, in one pass over the view's rows. */
-  private static List<Set<Long>> bruteForce(Dataset ds, float[][] keys) throws Exception {
-    int n = keys.length;
-    double[][] best = new double[n][K];
-    long[][] bestIds = new long[n][K];
-    for (double[] b : best) {
-      java.util.Arrays.fill(b, Double.MAX_VALUE);
-    }
-    float[] row = new float[DIM];
-    try (LanceScanner s = ds.newScan(new ScanOptions.Builder().columns(List.of("id", "vec"))
-        .build()); ArrowReader r = s.scanBatches()) {
-      while (r.loadNextBatch()) {
-        VectorSchemaRoot root = r.getVectorSchemaRoot();
-        BigIntVector id = (BigIntVector) root.getVector("id");
-        FieldVector fv = root.getVector("vec");
-        Float4Vector data = (Float4Vector) ((FixedSizeListVector) fv).getDataVector();
-        for (int i = 0; i < id.getValueCount(); i++) {
-          for (int d = 0; d < DIM; d++) {
-            row[d] = data.get(i * DIM + d);
-          }
-          for (int q = 0; q < n; q++) {
-            float[] key = keys[q];
-            double dist = 0;
-            for (int d = 0; d < DIM; d++) {
-              double x = row[d] - key[d];
-              dist += x * x;
-            }
-            double[] b = best[q];
-            if (dist < b[K - 1]) {
-              int j = K - 1;
-              while (j > 0 && b[j - 1] > dist) {
-                b[j] = b[j - 1];
-                bestIds[q][j] = bestIds[q][j - 1];
-                j--;
-              }
-              b[j] = dist;
-              bestIds[q][j] = id.get(i);
-            }
-          }
-        }
-      }
-    }
-    List<Set<Long>> out = new ArrayList<>();
-    for (long[] ids : bestIds) {
-      Set<Long> s = new HashSet<>();
-      for (long x : ids) {
-        s.add(x);
-      }
-      out.add(s);
-    }
-    return out;
-  }
-
-  /** (c): each query's results on the refreshed fts view equal the fresh index's. */
-  private void fullText(String refreshed, String fresh, long rows, int rounds)
-      throws Exception {
-    List<String> words = List.of("w7", "t123", "moved", "u3", "w7 u3", "moved w12",
-        "doc" + (rows + 5), "doc" + (rows / 2 + 3));
-    int equal = 0;
-    try (Dataset r = Dataset.open(location(refreshed), allocator);
-        Dataset f = Dataset.open(location(fresh), allocator)) {
-      for (String w : words) {
-        List<Hit> hr = hits(r, w);
-        List<Hit> hf = hits(f, w);
-        boolean sameIds = hr.stream().map(Hit::id).toList().equals(hf.stream().map(Hit::id)
-            .toList());
-        double maxDiff = 0;
-        for (int i = 0; i < Math.min(hr.size(), hf.size()); i++) {
-          maxDiff = Math.max(maxDiff, Math.abs(hr.get(i).score() - hf.get(i).score()));
-        }
-        boolean same = sameIds && maxDiff <= 1e-5 * Math.max(1, Math.abs(hf.isEmpty() ? 0
-            : hf.get(0).score()));
-        equal += same ? 1 : 0;
-        long brute = spark.sql("SELECT count(*) FROM " + refreshed + " WHERE arrays_overlap("
-            + "split(body, ' '), array('" + String.join("', '", w.split(" ")) + "'))").first()
-            .getLong(0);
-        System.out.printf("(c) '%s': refreshed %,d hits, fresh %,d, token match %,d; ids in "
-            + "score order %s, largest score difference %.3g (top score %.4f / %.4f): %s%n", w,
-            hr.size(), hf.size(), brute, sameIds ? "equal" : "DIFFERENT", maxDiff,
-            hr.isEmpty() ? 0 : hr.get(0).score(), hf.isEmpty() ? 0 : hf.get(0).score(),
-            same ? "equal" : "NOT EQUAL");
-      }
-    }
-    System.out.printf("(c) full-text search after %d refreshes: %d of %d queries equal to a "
-        + "fresh index (target: all)%n", rounds, equal, words.size());
-    System.out.printf("RESULT search fts-queries-equal %d/%d target %d/%d%n", equal,
-        words.size(), words.size(), words.size());
-  }
-
-  private record Hit(long id, float score) {}
-
-  /** Every hit of {@code query}, by score (highest first), ties by id. */
-  private static List<Hit> hits(Dataset ds, String query) throws Exception {
-    List<Hit> out = new ArrayList<>();
-    try (LanceScanner s = ds.newScan(new ScanOptions.Builder().columns(List.of("id"))
-        .fullTextQuery(FullTextQuery.match(query, "body")).build());
-        ArrowReader r = s.scanBatches()) {
-      while (r.loadNextBatch()) {
-        VectorSchemaRoot root = r.getVectorSchemaRoot();
-        BigIntVector id = (BigIntVector) root.getVector("id");
-        FieldVector score = root.getVector("_score");
-        for (int i = 0; i < id.getValueCount(); i++) {
-          out.add(new Hit(id.get(i), ((Number) score.getObject(i)).floatValue()));
-        }
-      }
-    }
-    out.sort(Comparator.comparingDouble((Hit h) -> -h.score()).thenComparingLong(Hit::id));
-    return out;
   }
 }
