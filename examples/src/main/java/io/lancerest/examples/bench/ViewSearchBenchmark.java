@@ -38,9 +38,10 @@ import org.lance.Version;
  *       the same rows with an fts index built afresh: each query's results (ids, and scores in
  *       score order) must be equal; both also against a brute-force token match.</li>
  * </ul>
- * The views keep the default maintenance policy, so a refresh may compact its view (after which
- * the vector index is built again from its recipe, inside that REFRESH); {@code maintenance=off}
- * turns it off on the refreshed views to measure the refresh alone.
+ * The views keep the default maintenance policy, so a refresh may compact its view (the vector
+ * index then gets a delta segment for the moved rows, and is built again from its recipe past 8
+ * segments, inside that REFRESH); {@code maintenance=off} turns it off on the refreshed views to
+ * measure the refresh alone.
  *
  * <p>Arguments, all optional: {@code rows=1000000 rounds=10 partitions=<rows/4000, at least 16>
  * sub-vectors=16 nprobes=20 refine=0 queries=200 maintenance=on warehouse=DIR log=WARN}; {@code
