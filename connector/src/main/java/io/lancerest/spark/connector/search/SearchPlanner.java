@@ -154,8 +154,10 @@ public final class SearchPlanner {
       throw new SearchException("Search on " + table + " refused: fragments " + rewritten
           + " were rewritten by a compaction that dropped deleted rows, and lance-core 4.0.0 "
           + "needs time quadratic in a fragment's rows to search such a fragment (hours for a "
-          + "million rows; docs/lance-core-scan-defect.md). Recreate the table (CREATE TABLE "
-          + "... AS SELECT) to give it plain row ids.");
+          + "million rows; docs/lance-core-scan-defect.md). To give it plain row ids: a table, "
+          + "recreate it (CREATE TABLE ... AS SELECT); a materialized view, REFRESH MATERIALIZED "
+          + "VIEW ... WITH (force = true), and compact it with OPTIMIZE MATERIALIZED VIEW, not "
+          + "lance-spark's OPTIMIZE.");
     }
   }
 

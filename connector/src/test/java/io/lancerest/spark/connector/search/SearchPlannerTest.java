@@ -161,8 +161,10 @@ class SearchPlannerTest {
       assertEquals("Search on t refused: fragments [1] were rewritten by a compaction that "
           + "dropped deleted rows, and lance-core 4.0.0 needs time quadratic in a fragment's "
           + "rows to search such a fragment (hours for a million rows; "
-          + "docs/lance-core-scan-defect.md). Recreate the table (CREATE TABLE ... AS SELECT) "
-          + "to give it plain row ids.", e.getMessage());
+          + "docs/lance-core-scan-defect.md). To give it plain row ids: a table, recreate it "
+          + "(CREATE TABLE ... AS SELECT); a materialized view, REFRESH MATERIALIZED VIEW ... "
+          + "WITH (force = true), and compact it with OPTIMIZE MATERIALIZED VIEW, not "
+          + "lance-spark's OPTIMIZE.", e.getMessage());
     }
   }
 
