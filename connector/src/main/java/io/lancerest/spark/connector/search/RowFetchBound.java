@@ -64,6 +64,7 @@ public record RowFetchBound(String table, TreeSet<Integer> fragments, long large
         + "largest has " + largestRows + "; k times that may be at most " + MAX_WORK
         + ", about 15 s; docs/search.md). Ask for k of at most " + maxK() + ", or select only "
         + plan.scoreColumn() + ", or rewrite the table without deleted rows (a materialized "
-        + "view's compaction does; a table: CREATE TABLE ... AS SELECT).");
+        + "view: REFRESH MATERIALIZED VIEW ... WITH (force = true); a table: CREATE TABLE ... "
+        + "AS SELECT).");
   }
 }

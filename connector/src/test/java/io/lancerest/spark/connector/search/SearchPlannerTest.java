@@ -192,7 +192,8 @@ class SearchPlannerTest {
           + "fragment in time proportional to its rows (the largest has 40000; k times that may "
           + "be at most 1000000000, about 15 s; docs/search.md). Ask for k of at most 25000, "
           + "or select only _distance, or rewrite the table without deleted rows (a "
-          + "materialized view's compaction does; a table: CREATE TABLE ... AS SELECT).",
+          + "materialized view: REFRESH MATERIALIZED VIEW ... WITH (force = true); a table: "
+          + "CREATE TABLE ... AS SELECT).",
           assertThrows(SearchException.class, () -> bound.check("vector_search", over, true))
               .getMessage());
     }
