@@ -189,11 +189,18 @@ public final class VectorIndexes {
     if (field.getType() instanceof ArrowType.List) {
       type += " without a fixed size";
     }
-    throw new MaterializedViewException("Column '" + s.column() + "' of table " + table
-        + " is " + type + ", not a vector: an " + s.method() + " index needs a "
-        + "fixed-size list of floats. Index a vector column, or create the table with this one "
-        + "as ARRAY<FLOAT> and TBLPROPERTIES ('" + s.column() + ".arrow.fixed-size-list.size' "
-        + "= '<dimension>')");
+    Map<String, String> meta = ds.getSchema().getCustomMetadata();
+    boolean view = meta != null
+        && io.lancerest.spark.mv.layout.GenevaLayout.isMaterializedView(meta);
+    String property = "'" + s.column() + ".arrow.fixed-size-list.size' = '<dimension>'";
+    throw new MaterializedViewException("Column '" + s.column() + "' of "
+        + (view ? "materialized view " : "table ") + table + " is " + type + ", not a vector: "
+        + "an " + s.method() + " index needs a fixed-size list of floats. Index a vector "
+        + "column, or " + (view ? "re-create the view with TBLPROPERTIES (" + property
+            + ") if its SELECT computes this column (a vector column of the source keeps its "
+            + "size in the view)"
+            : "create the table with this one as ARRAY<FLOAT> and TBLPROPERTIES (" + property
+            + ")"));
   }
 
   /** lance-core's message without the Rust source location it ends with. */

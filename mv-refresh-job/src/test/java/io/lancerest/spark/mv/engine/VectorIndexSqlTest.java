@@ -200,6 +200,15 @@ class VectorIndexSqlTest {
         + "index needs a fixed-size list of floats. Index a vector column, or create the table "
         + "with this one as ARRAY<FLOAT> and TBLPROPERTIES ('id.arrow.fixed-size-list.size' = "
         + "'<dimension>')", notVector.getMessage());
+    String view = "lance." + ns + ".bad_view";
+    f.sql("CREATE MATERIALIZED VIEW " + view + " AS SELECT id, arr FROM lance." + ns + ".bad");
+    MaterializedViewException onView = assertThrows(MaterializedViewException.class,
+        () -> f.sql("ALTER TABLE " + view + " CREATE INDEX vi USING ivf_flat (arr)"));
+    assertEquals("Column 'arr' of materialized view " + view + " is ARRAY<FLOAT> without a "
+        + "fixed size, not a vector: an ivf_flat index needs a fixed-size list of floats. Index "
+        + "a vector column, or re-create the view with TBLPROPERTIES ('arr.arrow.fixed-size-list"
+        + ".size' = '<dimension>') if its SELECT computes this column (a vector column of the "
+        + "source keeps its size in the view)", onView.getMessage());
     MaterializedViewException unsized = assertThrows(MaterializedViewException.class,
         () -> f.sql(create + "ivf_flat (arr)"));
     assertTrue(unsized.getMessage().startsWith("Column 'arr' of table lance." + ns + ".bad is "
