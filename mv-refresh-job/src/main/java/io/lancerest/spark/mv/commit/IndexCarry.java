@@ -1,39 +1,49 @@
 package io.lancerest.spark.mv.commit;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.lancerest.client.LanceJson;
+import static io.lancerest.spark.mv.commit.LanceErrors.message;
+
 import io.lancerest.spark.connector.LanceLocation;
 import java.util.ArrayList;
-import java.util.Base64;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.UUID;
 import org.apache.arrow.memory.BufferAllocator;
-import org.lance.CommitBuilder;
 import org.lance.Dataset;
-import org.lance.Fragment;
 import org.lance.FragmentMetadata;
-import org.lance.Transaction;
 import org.lance.index.Index;
 import org.lance.index.IndexType;
-import org.lance.index.OptimizeOptions;
-import org.lance.operation.CreateIndex;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * The indexes a {@link ViewCommit} carries over its Overwrite (which drops every index of the
- * table): gathered from the read version plus those an earlier commit still owes, recorded in
- * the Overwrite's own schema metadata ({@link #KEY}), registered again unchanged by a CreateIndex
- * commit once the Overwrite landed, then brought up to date.
+ * table): gathered from the read version plus those an earlier commit still owes, and chosen and
+ * recorded ({@link IndexRecord}) in the Overwrite's own schema metadata ({@link #KEY}); once the
+ * Overwrite landed, {@link #carry} registers them again ({@link IndexRegistration}) and brings
+ * them up to date ({@link IndexUpdate}), each a commit of its own. Why every guarantee holds:
+ * <ul>
+ *   <li>data, watermark, metadata and config still land together, in the Overwrite alone; a
+ *       refresh killed at any point leaves the old view or the new one, whose data is
+ *       complete;</li>
+ *   <li>killed between the Overwrite and the registration, the view is correct but its indexes
+ *       are unlisted (a search scans); the record makes the view's next commit (refresh,
+ *       maintenance, a retry) carry and register them, or report them lost when a cleanup
+ *       removed their files;</li>
+ *   <li>the registration never loses another writer's commit: a CreateIndex that meets a
+ *       concurrent Append or index commit is rebased by lance-core (the appended fragments are
+ *       in no bitmap, so they are searched flat), and one that meets a concurrent Overwrite
+ *       (another engine commit, which owes the same segments and registers them itself) fails
+ *       and is not retried. Its answer lost, the segments are found registered and it is not
+ *       applied twice. Optimizing an index is lance-core's own commit, which rebases or
+ *       conflicts the same way, and a conflict leaves the new rows to be indexed by the next
+ *       commit.</li>
+ * </ul>
  *
  * <p>Measured on lance-core 4.0.0: a segment registered again with its fragment bitmap as it was
  * answers searches correctly, since lance masks the rows deleted from kept fragments and those
@@ -99,9 +109,8 @@ final class IndexCarry {
         listed.add(i.name());
       }
     }
-    listed.forEach(name -> modelRows.put(name, Coverage.of(ds, name).indexedRows));
-    Map<String, String> meta = ds.getSchema().getCustomMetadata();
-    Recorded rec = Recorded.parse(meta == null ? null : meta.get(KEY));
+    listed.forEach(name -> modelRows.put(name, IndexCoverage.of(ds, name).indexedRows()));
+    IndexRecord rec = IndexRecord.in(ds);
     if (rec != null && rec.version() <= ds.version()) {
       // An index of the same name listed now is that index (registered since, then merged or
       // rebuilt under a new uuid) or one the user created again: either way it supersedes the
@@ -149,7 +158,7 @@ final class IndexCarry {
    * Whether the files of owed segment {@code i} are known to be gone: a cleanup removes them
    * once no kept version names the segment. Checked where the table's folder can be listed (a
    * local file system); elsewhere lance-core 4.0.0 has no call to look, so the segment is
-   * registered and checked through lance-core afterwards ({@link #owedAndGone}).
+   * registered and checked through lance-core afterwards ({@link IndexUpdate}).
    */
   private static boolean filesGone(String location, Index i) {
     java.nio.file.Path root = io.lancerest.spark.mv.fragments.DeletionVectors.localRoot(location);
@@ -210,15 +219,32 @@ final class IndexCarry {
       }
     }
     carried = List.copyOf(out);
-    return carried.isEmpty() ? null : new Recorded(readVersion + 1, carried).json();
+    return carried.isEmpty() ? null : new IndexRecord(readVersion + 1, carried).json();
   }
 
   /**
    * For a view with no commit to make (a refresh with nothing to do, a maintenance that does
    * not compact): registers the segments an interrupted commit still owes, before a cleanup
-   * can remove their files; {@code null} when nothing is owed.
+   * can remove their files. Returns what happened to each index ({@code vix: updated, ...}),
+   * or {@code null} when nothing was owed. Never throws.
    */
-  static Carried carryOwed(LanceLocation table, BufferAllocator allocator) {
+  static String registerOwed(LanceLocation view) {
+    return PrivateAllocator.run(a -> {
+      try {
+        Carried c = carryOwed(view, a);
+        return c == null || c.indexes().isEmpty() ? null : String.join("; ", c.indexes()
+            .stream().map(IndexOutcome::toString).toList());
+      } catch (Exception e) { // lance-core's IOException arrives undeclared
+        LOG.warn("View table '{}': registering the indexes an interrupted commit owes failed "
+            + "({}); the view's next commit does it", LanceLocation.withoutUserInfo(
+            view.uri()), LanceLocation.withoutUserInfo(String.valueOf(e.getMessage())));
+        return null;
+      }
+    });
+  }
+
+  /** {@link #registerOwed} on {@code allocator}; {@code null} when nothing is owed. */
+  private static Carried carryOwed(LanceLocation table, BufferAllocator allocator) {
     try (Dataset ds = table.open(allocator, null)) {
       IndexCarry c = new IndexCarry(table.uri(), ds.version());
       c.gather(ds);
@@ -233,366 +259,60 @@ final class IndexCarry {
 
   /**
    * After the Overwrite landed as {@code version}: registers the carried segments again
-   * ({@link #register}) and brings each index up to date ({@link #update(LanceLocation,
-   * BufferAllocator, Registered)}); returns what happened to each, and the view's version after.
-   * Never throws: the Overwrite stands whatever happens here, and what is left undone is
-   * reported (and done by the next commit, or found by flat search meanwhile).
+   * ({@link #register}) and brings each index up to date ({@link #update}); returns what
+   * happened to each, and the view's version after. Never throws: the Overwrite stands whatever
+   * happens here, and what is left undone is reported (and done by the next commit, or found by
+   * flat search meanwhile).
    */
   Carried carry(LanceLocation table, BufferAllocator allocator, long version) {
     return update(table, allocator, register(table, allocator, version));
   }
 
-  /**
-   * What {@link #register} did: the segments this commit registered, by index name (the ones it
-   * brings up to date), and the outcomes of the indexes it leaves as they are.
-   */
-  record Registered(long version, Map<String, List<Index>> ours, List<IndexOutcome> done) {}
-
   /** The first step of {@link #carry}: the CreateIndex of the carried segments. */
-  Registered register(LanceLocation table, BufferAllocator allocator, long version) {
-    List<IndexOutcome> done = new ArrayList<>();
-    Map<String, List<Index>> ours = new TreeMap<>();
-    if (carried.isEmpty()) {
-      return new Registered(version, ours, done);
-    }
-    Map<String, List<Index>> names = byName(carried);
-    Set<String> byOthers = new HashSet<>();
-    Map<String, String> failed = register(table, allocator, version, names, byOthers);
-    for (Map.Entry<String, List<Index>> e : names.entrySet()) {
-      String failure = failed.get(e.getKey());
-      boolean vector = isVector(e.getValue().get(0));
-      if (failure != null) {
-        done.add(log(new IndexOutcome(e.getKey(), vector, IndexOutcome.Action.PENDING, 0, 0, 0,
-            e.getValue().size(), "registering it again after the commit failed (" + failure
-            + "); the view's next commit tries again")));
-      } else if (byOthers.contains(e.getKey())) {
-        // That commit (another refresh's, or a maintenance's) brings the index up to date:
-        // updating it here too would add a second delta segment for the same fragments.
-        done.add(log(skipped(table, allocator, e.getKey(), vector, "another commit of the view "
-            + "registered it")));
-      } else {
-        ours.put(e.getKey(), e.getValue());
-      }
-    }
-    return new Registered(version, ours, done);
+  IndexRegistration.Registered register(LanceLocation table, BufferAllocator allocator,
+      long version) {
+    return new IndexRegistration(this).register(table, allocator, version);
   }
 
-  /**
-   * The second step of {@link #carry}: brings up to date each index {@code r} registered, and
-   * builds again those whose files are gone. Before each of these commits, the index's segments
-   * at the latest version are checked to be those this commit registered (none, for one whose
-   * files are gone): a user's DROP INDEX or CREATE INDEX, or another commit's update, landed
-   * meanwhile is left as it is, since lance-core rebases one index commit over another and the
-   * update would bring back a dropped index or leave two segments covering the same fragments.
-   */
-  Carried update(LanceLocation table, BufferAllocator allocator, Registered r) {
-    List<IndexOutcome> out = new ArrayList<>(r.done());
-    gone.forEach((name, segs) -> out.add(log(rebuildLost(table, allocator, name, segs))));
-    for (Map.Entry<String, List<Index>> e : r.ours().entrySet()) {
-      try (Dataset ds = table.open(allocator, null)) {
-        out.add(log(update(table, allocator, ds, e.getKey(), e.getValue())));
-      } catch (Exception ex) { // lance-core's IOException arrives undeclared
-        out.add(log(new IndexOutcome(e.getKey(), isVector(e.getValue().get(0)),
-            IndexOutcome.Action.NOT_UPDATED, 0, 0, 0, e.getValue().size(), "the view could "
-            + "not be read: " + message(ex))));
-      }
-    }
-    return new Carried(out, latest(table, allocator, r.version()));
-  }
-
-  /**
-   * Why index {@code name}'s segments at {@code latest} are not {@code expected} (what this
-   * commit registered, or left after removing its own), or {@code null} when they are.
-   */
-  private static String changedByOthers(Dataset latest, String name, List<Index> expected) {
-    Set<UUID> now = new HashSet<>();
-    latest.getIndexes().forEach(i -> {
-      if (i.name().equals(name)) {
-        now.add(i.uuid());
-      }
-    });
-    Set<UUID> want = new HashSet<>();
-    expected.forEach(i -> want.add(i.uuid()));
-    if (now.equals(want)) {
-      return null;
-    }
-    return now.isEmpty() ? "another commit dropped it (a DROP INDEX)"
-        : want.isEmpty() ? "another commit created an index of that name"
-        : "another commit changed it (a CREATE INDEX replacing it, or another refresh updating "
-            + "it)";
-  }
-
-  /** An index this commit leaves to the view's next refresh, since {@code why}. */
-  private static IndexOutcome skipped(LanceLocation table, BufferAllocator allocator,
-      String name, boolean vector, String why) {
-    return outcome(table, allocator, name, vector, IndexOutcome.Action.SKIPPED, 0, why
-        + " while this commit was carrying it; left as that commit made it, the view's next "
-        + "refresh brings it up to date");
-  }
-
-  private static long latest(LanceLocation table, BufferAllocator allocator, long version) {
-    try (Dataset ds = table.open(allocator, null)) {
-      return ds.version();
-    } catch (Exception ex) { // lance-core's IOException arrives undeclared
-      return version; // the version the Overwrite created is still a true answer
-    }
-  }
-
-  /** An owed index whose files are gone: built again from its recipe, else reported lost. */
-  private IndexOutcome rebuildLost(LanceLocation table, BufferAllocator allocator, String name,
-      List<Index> segs) {
-    boolean vector = isVector(segs.get(0));
-    String why = "its files are gone (removed by a cleanup before the view's next commit "
-        + "registered it)";
-    try (Dataset ds = table.open(allocator, null)) {
-      IndexRecipe recipe = vector ? recipeOf(name, segs.get(0), ds) : null;
-      if (recipe == null) {
-        return new IndexOutcome(name, vector, IndexOutcome.Action.LOST, 0, 0, 0, 0, why
-            + "; no recipe to build it again: create the index again");
-      }
-      String other = changedByOthers(ds, name, List.of());
-      if (other != null) {
-        return skipped(table, allocator, name, vector, other);
-      }
-      ds.createIndex(List.of(recipe.column()), recipe.type(), Optional.of(name),
-          recipe.params(), true);
-      long rows = Coverage.of(ds, name).liveRows();
-      return outcome(table, allocator, name, true, IndexOutcome.Action.REBUILT, rows,
-          why + "; built again from its recipe " + recipe);
-    } catch (Exception e) { // lance-core's IOException arrives undeclared
-      return new IndexOutcome(name, vector, IndexOutcome.Action.LOST, 0, 0, 0, 0, why
-          + "; building it again failed (" + message(e) + "): create the index again");
-    }
+  /** The second step of {@link #carry}: each index {@code r} registered brought up to date. */
+  Carried update(LanceLocation table, BufferAllocator allocator, IndexRegistration.Registered r) {
+    return new IndexUpdate(this).update(table, allocator, r);
   }
 
   /** What {@link #carry} did: each index's outcome, and the view's version after it. */
   record Carried(List<IndexOutcome> indexes, long latestVersion) {}
 
-  /**
-   * Registers the carried segments ({@code names}) on {@code version}: one CreateIndex for all,
-   * or, if lance-core refuses it, one per index, so that one index it refuses does not keep the
-   * others unlisted. Returns, by index name, why its segments are not registered; the segments
-   * of an index refused on its own are taken out of the record, so no later commit owes them
-   * again and fails the same way.
-   */
-  private Map<String, String> register(LanceLocation table, BufferAllocator allocator,
-      long version, Map<String, List<Index>> names, Set<String> byOthers) {
-    Attempt all = registerOnce(table, allocator, version, carried);
-    if (all.failure() == null) {
-      if (all.byOthers()) {
-        byOthers.addAll(names.keySet());
-      }
-      return Map.of();
-    }
-    Map<String, String> failed = new TreeMap<>();
-    Set<UUID> refused = new HashSet<>();
-    long at = latest(table, allocator, version);
-    for (Map.Entry<String, List<Index>> e : names.entrySet()) {
-      Attempt one = registerOnce(table, allocator, at, e.getValue());
-      if (one.failure() == null) {
-        if (one.byOthers()) {
-          byOthers.add(e.getKey());
-        }
-        at = latest(table, allocator, at);
-      } else {
-        failed.put(e.getKey(), one.failure());
-        e.getValue().forEach(i -> refused.add(i.uuid()));
-      }
-    }
-    if (!refused.isEmpty()) {
-      settle(table, allocator, refused);
-    }
-    return failed;
+  String location() {
+    return location;
   }
 
-  /**
-   * {@link #registerOnce}'s answer: {@code failure} is why the segments are not registered
-   * ({@code null}: they are), {@code byOthers} whether another commit registered them.
-   */
-  private record Attempt(String failure, boolean byOthers) {
-    static final Attempt OURS = new Attempt(null, false);
+  /** The read version's user index segments plus those still owed (after {@link #gather}). */
+  Collection<Index> candidates() {
+    return candidates.values();
   }
 
-  /**
-   * Commits the CreateIndex of {@code segs} read at {@code version}: registered by it (also
-   * when its answer was lost but its transaction landed), by another commit, or not.
-   */
-  private Attempt registerOnce(LanceLocation table, BufferAllocator allocator, long version,
-      List<Index> segs) {
-    String uuid = null;
-    try (Dataset at = table.open(allocator, version);
-        Transaction t = new Transaction.Builder().readVersion(version)
-            .operation(CreateIndex.builder().withNewIndices(segs).build()).build()) {
-      uuid = t.uuid();
-      try (Dataset done = new CommitBuilder(at).execute(t)) {
-        return Attempt.OURS;
-      }
-    } catch (Exception e) { // lance-core's IOException arrives undeclared
-      // Its answer may have been lost although it landed; or another commit (a concurrent
-      // Overwrite or no-op refresh of the view, which owes the same segments) registered them.
-      // Another commit may also have brought them up to date since (a merge gives a new
-      // uuid), or the user created the index again: an index of each name listed means
-      // nothing is left to register.
-      try (Dataset latest = table.open(allocator, null)) {
-        Set<String> listed = new HashSet<>();
-        latest.getIndexes().forEach(i -> listed.add(i.name()));
-        if (landed(latest, version, uuid)) {
-          return Attempt.OURS;
-        }
-        if (segs.stream().allMatch(i -> listed.contains(i.name()))) {
-          return new Attempt(null, true);
-        }
-      } catch (Exception unreadable) { // lance-core's IOException arrives undeclared
-        e.addSuppressed(unreadable);
-      }
-      return new Attempt(message(e), false);
-    }
+  /** What the Overwrite carries (after {@link #select}). */
+  List<Index> carried() {
+    return carried;
   }
 
-  /** Whether a version of {@code head} after {@code version} holds transaction {@code uuid}. */
-  private static boolean landed(Dataset head, long version, String uuid) {
-    if (uuid == null) {
-      return false;
-    }
-    for (long v = version + 1; v <= head.version(); v++) {
-      try (Dataset at = head.checkoutVersion(v)) {
-        Optional<Transaction> txn = at.readTransaction();
-        try {
-          if (txn.map(x -> uuid.equals(x.uuid())).orElse(false)) {
-            return true;
-          }
-        } finally {
-          txn.ifPresent(Transaction::close);
-        }
-      }
-    }
-    return false;
+  /** Owed segments whose files are gone, by index name. */
+  Map<String, List<Index>> gone() {
+    return gone;
   }
 
-  /**
-   * Takes {@code refused} out of the latest version's record of carried segments (a schema
-   * metadata update, a commit of its own), so that no later commit owes them again.
-   */
-  private void settle(LanceLocation table, BufferAllocator allocator, Set<UUID> refused) {
-    try (Dataset ds = table.open(allocator, null)) {
-      Map<String, String> meta = ds.getSchema().getCustomMetadata();
-      Recorded rec = Recorded.parse(meta == null ? null : meta.get(KEY));
-      if (rec == null) {
-        return;
-      }
-      List<Index> left = rec.indexes().stream().filter(i -> !refused.contains(i.uuid()))
-          .toList();
-      Map<String, String> update = new java.util.HashMap<>();
-      update.put(KEY, new Recorded(rec.version(), left).json());
-      try (Transaction t = new Transaction.Builder().readVersion(ds.version())
-              .operation(org.lance.operation.UpdateConfig.builder().schemaMetadataUpdates(
-                  org.lance.operation.UpdateMap.builder().updates(update).replace(false).build())
-                  .build()).build();
-          Dataset done = new CommitBuilder(ds).execute(t)) {
-        // recorded without them
-      }
-    } catch (Exception e) { // lance-core's IOException arrives undeclared
-      LOG.warn("View table '{}': the record of carried indexes could not be updated ({}); the "
-          + "view's next commit tries to register them again", LanceLocation.withoutUserInfo(
-          location), message(e));
-    }
+  /** Whether one of {@code segs} is owed by an earlier Overwrite. */
+  boolean owes(List<Index> segs) {
+    return segs.stream().anyMatch(i -> owed.contains(i.uuid()));
   }
 
-  /** Brings index {@code name} of {@code ds} (the latest version) up to date. */
-  private IndexOutcome update(LanceLocation table, BufferAllocator allocator, Dataset ds,
-      String name, List<Index> segs) {
-    boolean vector = isVector(segs.get(0));
-    String other = changedByOthers(ds, name, segs);
-    if (other != null) {
-      return skipped(table, allocator, name, vector, other);
-    }
-    IndexRecipe recipe = vector ? recipeOf(name, segs.get(0), ds) : null;
-    String lostFiles = owedAndGone(ds, name, segs);
-    Coverage before = Coverage.of(ds, name);
-    String why = lostFiles != null ? "its files are gone (" + lostFiles + ")"
-        : retrain.contains(name) ? "the commit replaced the view's rows, most of them new to "
-            + "the index's model"
-        : vector && before.segments >= MAX_VECTOR_SEGMENTS && before.unindexedRows > 0
-            ? "it has " + before.segments + " segments, the most a view's vector index keeps"
-            : null;
-    try {
-      if (lostFiles != null) {
-        removeSegments(ds, segs);
-        if (recipe == null) {
-          return new IndexOutcome(name, vector, IndexOutcome.Action.LOST, 0, 0,
-              before.liveRows(), 0, why + "; no recipe to build it again: create the index "
-              + "again");
-        }
-      }
-      if (why != null && recipe != null) {
-        try (Dataset latest = table.open(allocator, null)) {
-          // a rebuild replaces whatever the name lists: only what this commit left there
-          other = changedByOthers(latest, name, lostFiles != null ? List.of() : segs);
-          if (other != null) {
-            return skipped(table, allocator, name, vector, other);
-          }
-          latest.createIndex(List.of(recipe.column()), recipe.type(), Optional.of(name),
-              recipe.params(), true);
-        }
-        return outcome(table, allocator, name, vector, IndexOutcome.Action.REBUILT,
-            before.liveRows(), why + "; built again from its recipe " + recipe);
-      }
-      if (before.unindexedRows == 0) {
-        return outcome(table, allocator, name, vector, IndexOutcome.Action.CARRIED, 0, "");
-      }
-      OptimizeOptions.Builder o = OptimizeOptions.builder().indexNames(List.of(name));
-      if (vector) {
-        o.numIndicesToMerge(0); // a delta segment; see the class comment
-      }
-      ds.optimizeIndices(o.build());
-      String note = vector && why != null ? why + "; no recipe (not built by this engine's "
-          + "CREATE INDEX), so the new rows get a delta segment" : "";
-      return outcome(table, allocator, name, vector, IndexOutcome.Action.UPDATED,
-          before.unindexedRows, note);
-    } catch (Exception e) { // lance-core's IOException arrives undeclared
-      return outcome(table, allocator, name, vector, IndexOutcome.Action.NOT_UPDATED, 0,
-          message(e) + "; its new rows are found by a flat search until the next commit indexes them");
-    }
-  }
-
-  /** The outcome with the index's coverage as the latest version has it. */
-  private static IndexOutcome outcome(LanceLocation table, BufferAllocator allocator,
-      String name, boolean vector, IndexOutcome.Action action, long added, String detail) {
-    try (Dataset latest = table.open(allocator, null)) {
-      Coverage c = Coverage.of(latest, name);
-      return new IndexOutcome(name, vector, action, added, c.indexedRows, c.unindexedRows,
-          c.segments, detail);
-    }
-  }
-
-  /**
-   * For an index with segments owed by an earlier Overwrite: whether their files are still
-   * there (a cleanup may have removed them since, as no version referenced them); {@code null}
-   * when they are, else lance-core's answer.
-   */
-  private String owedAndGone(Dataset ds, String name, List<Index> segs) {
-    if (segs.stream().noneMatch(i -> owed.contains(i.uuid()))) {
-      return null;
-    }
-    try {
-      ds.getIndexStatistics(name);
-      return null;
-    } catch (Exception e) { // lance-core's IOException arrives undeclared
-      return message(e);
-    }
-  }
-
-  private static void removeSegments(Dataset ds, List<Index> segs) {
-    try (Transaction t = new Transaction.Builder().readVersion(ds.version())
-            .operation(CreateIndex.builder().withNewIndices(List.of())
-                .withRemovedIndices(segs).build()).build();
-        Dataset done = new CommitBuilder(ds).execute(t)) {
-      // the index is no longer listed
-    }
+  /** Whether vector index {@code name} is built again from its recipe (see {@link #select}). */
+  boolean retrains(String name) {
+    return retrain.contains(name);
   }
 
   /** The recipe of a vector index, when it still describes it (the same column). */
-  private IndexRecipe recipeOf(String name, Index index, Dataset ds) {
+  IndexRecipe recipeOf(String name, Index index, Dataset ds) {
     IndexRecipe r = IndexRecipe.of(config, name);
     if (r == null || index.fields().size() != 1) {
       return null;
@@ -603,7 +323,19 @@ final class IndexCarry {
     return same ? r : null;
   }
 
-  private IndexOutcome log(IndexOutcome o) {
+  /**
+   * Whether {@code i} is a vector index: by its type, or (an index built through lance-spark
+   * has none in lance-core 4.0.0's answer) by its column, a fixed-size list.
+   */
+  boolean isVector(Index i) {
+    if (i.indexType() != null) {
+      return i.indexType() == IndexType.VECTOR || i.indexType().name().startsWith("IVF");
+    }
+    return i.fields().size() == 1 && vectorFields.contains(i.fields().get(0));
+  }
+
+  /** Logs {@code o}, a warning when it is bad news; returns it. */
+  IndexOutcome log(IndexOutcome o) {
     if (o.bad()) {
       LOG.warn("View table '{}': index {}", LanceLocation.withoutUserInfo(location), o);
     } else {
@@ -612,20 +344,13 @@ final class IndexCarry {
     return o;
   }
 
-  private static String message(Exception e) {
-    return LanceLocation.withoutUserInfo(String.valueOf(e.getMessage()))
-        .replaceFirst(",\\s*\\S+\\.rs:\\d+:\\d+\\s*$", "");
-  }
-
-  /**
-   * Whether {@code i} is a vector index: by its type, or (an index built through lance-spark
-   * has none in lance-core 4.0.0's answer) by its column, a fixed-size list.
-   */
-  private boolean isVector(Index i) {
-    if (i.indexType() != null) {
-      return i.indexType() == IndexType.VECTOR || i.indexType().name().startsWith("IVF");
+  /** The view's latest version, or {@code version} when it cannot be read. */
+  static long latestVersion(LanceLocation table, BufferAllocator allocator, long version) {
+    try (Dataset ds = table.open(allocator, null)) {
+      return ds.version();
+    } catch (Exception ex) { // lance-core's IOException arrives undeclared
+      return version; // the version the Overwrite created is still a true answer
     }
-    return i.fields().size() == 1 && vectorFields.contains(i.fields().get(0));
   }
 
   /** Indexes a user made (lance-core's own bookkeeping indexes are not carried). */
@@ -633,154 +358,9 @@ final class IndexCarry {
     return i.indexType() != IndexType.FRAGMENT_REUSE && i.indexType() != IndexType.MEM_WAL;
   }
 
-  /** {@code btree}, {@code inverted}, ...: what a scalar index is, for EXPLAIN. */
-  private static String label(Dataset ds, Index i) {
-    if (i.indexType() != null) {
-      return i.indexType().name().toLowerCase(java.util.Locale.ROOT);
-    }
-    try {
-      return String.valueOf(ds.getIndexStatistics(i.name()).get("index_type"))
-          .toLowerCase(java.util.Locale.ROOT);
-    } catch (Exception e) { // lance-core's IOException arrives undeclared
-      return "scalar";
-    }
-  }
-
-  private static Map<String, List<Index>> byName(java.util.Collection<Index> all) {
+  static Map<String, List<Index>> byName(Collection<Index> all) {
     Map<String, List<Index>> m = new TreeMap<>();
     all.forEach(i -> m.computeIfAbsent(i.name(), k -> new ArrayList<>()).add(i));
     return m;
-  }
-
-  /**
-   * What a refresh will do to each index of {@code view}: one line per index, for EXPLAIN
-   * REFRESH. {@code rewrites}: the refresh rebuilds the view.
-   */
-  static List<String> explain(Dataset view, boolean rewrites, boolean noOp) {
-    IndexCarry c = new IndexCarry(view.uri(), view.version());
-    c.gather(view);
-    List<String> out = new ArrayList<>();
-    byName(c.candidates.values()).forEach((name, segs) -> {
-      boolean vector = c.isVector(segs.get(0));
-      IndexRecipe recipe = vector ? c.recipeOf(name, segs.get(0), view) : null;
-      boolean owes = segs.stream().anyMatch(i -> c.owed.contains(i.uuid()));
-      String what = noOp ? (owes ? "registered again by this refresh" : "unchanged")
-          : !vector ? "carried over; new rows merged into it"
-          : segs.size() >= MAX_VECTOR_SEGMENTS && recipe != null
-              ? "carried over, then built again from its recipe " + recipe
-          : rewrites ? (recipe != null ? "carried over; the new rows get a delta segment, or it "
-                  + "is built again from its recipe " + recipe + " if they are more than twice "
-                  + "the rows it covers" : "carried over; the new rows get a delta segment (no "
-                  + "recipe to build it again)")
-              : "carried over; new rows get a delta segment (" + (segs.size() + 1) + " of at "
-                  + "most " + MAX_VECTOR_SEGMENTS + ")";
-      out.add(name + " (" + (vector ? "vector" : label(view, segs.get(0))) + ", " + segs.size() + (segs.size() == 1 ? " segment" :
-          " segments") + (owes && !noOp ? ", owed by an interrupted commit" : "") + "): "
-          + what);
-    });
-    return out;
-  }
-
-  /** Live rows of the view an index's segments cover, and those they do not. */
-  private record Coverage(long indexedRows, long unindexedRows, int segments) {
-    static Coverage of(Dataset ds, String name) {
-      Set<Integer> covered = new HashSet<>();
-      int segments = 0;
-      for (Index i : ds.getIndexes()) {
-        if (i.name().equals(name)) {
-          segments++;
-          covered.addAll(i.fragments().orElse(List.of()));
-        }
-      }
-      long in = 0;
-      long out = 0;
-      for (Fragment f : ds.getFragments()) {
-        long rows = f.metadata().getNumRows();
-        if (covered.contains(f.getId())) {
-          in += rows;
-        } else {
-          out += rows;
-        }
-      }
-      return new Coverage(in, out, segments);
-    }
-
-    long liveRows() {
-      return indexedRows + unindexedRows;
-    }
-  }
-
-  /** The {@link #KEY} record: the segments Overwrite {@code version} carried. */
-  record Recorded(long version, List<Index> indexes) {
-    String json() {
-      ObjectNode n = LanceJson.mapper().createObjectNode();
-      n.put("version", version);
-      ArrayNode a = n.putArray("indexes");
-      for (Index i : indexes) {
-        ObjectNode o = a.addObject();
-        o.put("name", i.name());
-        o.put("uuid", i.uuid().toString());
-        ArrayNode fields = o.putArray("fields");
-        i.fields().forEach(fields::add);
-        o.put("dataset_version", i.datasetVersion());
-        i.fragments().ifPresent(fs -> {
-          ArrayNode f = o.putArray("fragments");
-          fs.forEach(f::add);
-        });
-        i.indexDetails().ifPresent(d -> o.put("details", Base64.getEncoder().encodeToString(d)));
-        o.put("index_version", i.indexVersion());
-        if (i.indexType() != null) {
-          o.put("type", i.indexType().name());
-        }
-        i.createdAt().ifPresent(t -> o.put("created_at_ms", t.toEpochMilli()));
-        i.baseId().ifPresent(b -> o.put("base_id", b));
-      }
-      return n.toString();
-    }
-
-    /** The record, or {@code null} when absent or unreadable (then nothing is owed). */
-    static Recorded parse(String json) {
-      if (json == null) {
-        return null;
-      }
-      try {
-        JsonNode n = LanceJson.mapper().readTree(json);
-        List<Index> out = new ArrayList<>();
-        for (JsonNode o : n.path("indexes")) {
-          Index.Builder b = Index.builder()
-              .name(o.path("name").asText())
-              .uuid(UUID.fromString(o.path("uuid").asText()))
-              .fields(ints(o.path("fields")))
-              .datasetVersion(o.path("dataset_version").asLong())
-              .indexVersion(o.path("index_version").asInt());
-          if (o.has("type")) {
-            b.indexType(IndexType.valueOf(o.path("type").asText()));
-          }
-          if (o.has("fragments")) {
-            b.fragments(ints(o.path("fragments")));
-          }
-          if (o.has("details")) {
-            b.indexDetails(Base64.getDecoder().decode(o.path("details").asText()));
-          }
-          if (o.has("created_at_ms")) {
-            b.createdAt(java.time.Instant.ofEpochMilli(o.path("created_at_ms").asLong()));
-          }
-          if (o.has("base_id")) {
-            b.baseId(o.path("base_id").asInt());
-          }
-          out.add(b.build());
-        }
-        return new Recorded(n.path("version").asLong(), out);
-      } catch (Exception e) {
-        LOG.warn("Unreadable record of carried indexes ({}): ignored", e.getMessage());
-        return null;
-      }
-    }
-
-    private static List<Integer> ints(JsonNode a) {
-      List<Integer> out = new ArrayList<>();
-      a.forEach(x -> out.add(x.asInt()));
-      return out;
-    }
   }
 }

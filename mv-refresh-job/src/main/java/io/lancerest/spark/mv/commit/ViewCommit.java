@@ -14,7 +14,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.TreeSet;
 import org.apache.arrow.memory.BufferAllocator;
-import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.types.pojo.Schema;
 import org.lance.CommitBuilder;
 import org.lance.Dataset;
@@ -22,8 +21,6 @@ import org.lance.Fragment;
 import org.lance.FragmentMetadata;
 import org.lance.Transaction;
 import org.lance.operation.Overwrite;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * One atomic change of a view table: row deletions, new fragments, schema/field metadata and
@@ -54,30 +51,12 @@ import org.slf4j.LoggerFactory;
  * (its files stay). A crash before {@link #commit} leaves only unreferenced data files behind
  * (removed by a later cleanup); the view keeps its previous version.
  *
- * <p>Indexes ({@link IndexCarry}) survive in two steps. (1) The Overwrite records in its own
- * schema metadata the index segments it carries: those of the read version, plus those an
- * earlier Overwrite recorded that no version since registered. Its new fragments get ids above
- * every id those segments' bitmaps name. (2) Once it landed, a CreateIndex commit registers the
- * segments again unchanged, then each index is brought up to date (new rows merged in, a
- * vector delta segment, or a rebuild from the index's {@link IndexRecipe}), each a commit of
- * its own. Why every guarantee holds:
- * <ul>
- *   <li>data, watermark, metadata and config still land together, in step (1) alone; a refresh
- *       killed at any point leaves the old view or the new one, whose data is complete;</li>
- *   <li>killed between (1) and (2), the view is correct but its indexes are unlisted (a search
- *       scans); the record in (1) makes the view's next commit (refresh, maintenance, a retry)
- *       carry and register them, or report them lost when a cleanup removed their files;</li>
- *   <li>step (2) never loses another writer's commit: a CreateIndex that meets a concurrent
- *       Append or index commit is rebased by lance-core (the appended fragments are in no
- *       bitmap, so they are searched flat), and one that meets a concurrent Overwrite (another
- *       engine commit, which owes the same segments and registers them itself) fails and is
- *       not retried. Its answer lost, the segments are found registered and it is not applied
- *       twice. Optimizing an index is lance-core's own commit, which rebases or conflicts
- *       the same way, and a conflict leaves the new rows to be indexed by the next commit.</li>
- * </ul>
+ * <p>Indexes survive in two steps ({@link IndexCarry}, which says why every guarantee holds):
+ * the Overwrite records the index segments it carries in its own schema metadata, its new
+ * fragments taking ids above every id their bitmaps name; once it landed, the segments are
+ * registered again and each index brought up to date, each a commit of its own.
  */
 public final class ViewCommit {
-  private static final Logger LOG = LoggerFactory.getLogger(ViewCommit.class);
   private final LanceLocation table;
   private final String location;
   private final long readVersion;
@@ -88,10 +67,8 @@ public final class ViewCommit {
   private final IndexCarry indexes;
   /** Fragments written by an earlier run and committed again: checked for their files. */
   private final List<FragmentMetadata> reused;
-  /** Folders of side files this commit's config names, written for it ({@code null}: none). */
-  private final String writtenFolder;
-  /** A side folder the view needs no more once this commit landed ({@code null}: none). */
-  private final String releasedFolder;
+  /** Folders of side files written for this commit, and released by it. */
+  private final SideFolders sideFolders;
   /** Whether {@link #abandon} ran. */
   private boolean abandoned;
 
@@ -106,8 +83,7 @@ public final class ViewCommit {
     this.recovery = new CommitRecovery(table, readVersion);
     this.indexes = new IndexCarry(b.location, b.readVersion);
     this.reused = List.copyOf(b.reused);
-    this.writtenFolder = b.writtenFolder;
-    this.releasedFolder = b.releasedFolder;
+    this.sideFolders = new SideFolders(table, b.writtenFolder, b.releasedFolder);
   }
 
   /**
@@ -137,7 +113,7 @@ public final class ViewCommit {
    * row, {@code noOp}: there is no commit.
    */
   public static List<String> indexPlan(Dataset view, boolean rewrites, boolean noOp) {
-    return IndexCarry.explain(view, rewrites, noOp);
+    return IndexPlan.explain(view, rewrites, noOp);
   }
 
   /** A commit to the table at {@code location}, opened with {@link Builder#storageOptions}. */
@@ -148,9 +124,8 @@ public final class ViewCommit {
   /**
    * Applies the change and commits version {@code readVersion + 1}.
    *
-   * <p>Uses a private allocator: lance-core 4.0.0 leaves 128-256 bytes of Arrow C-schema memory
-   * unreleased when an Overwrite conflicts or is rolled back, and a caller's allocator would then
-   * fail on close. The leak is bounded by the number of failed commits.
+   * <p>Uses a {@link PrivateAllocator}, which lance-core's leak after a failed Overwrite cannot
+   * make fail on close.
    *
    * @throws ViewCommitConflictException another writer committed after {@code readVersion}
    * @throws ViewCommitNotAppliedException the commit failed and did not land: the view is
@@ -167,7 +142,7 @@ public final class ViewCommit {
    * aborts the commit with nothing changed.
    */
   public ViewCommitResult commit(Runnable lastStep) {
-    return withAllocator(a -> commit(a, lastStep == null ? () -> { } : lastStep));
+    return PrivateAllocator.run(a -> commit(a, lastStep == null ? () -> { } : lastStep));
   }
 
   /**
@@ -184,11 +159,9 @@ public final class ViewCommit {
       throw new IllegalArgumentException("View table '" + location + "': the commit reads "
           + "version " + readVersion + ", not version " + readAt.version());
     }
-    return withAllocator(a -> {
+    return PrivateAllocator.run(a -> {
       Landed landed = overwrite(a, readAt, lastStep);
-      CommitFragments.Applied applied = landed.applied();
-      return new ViewCommitResult(readVersion, landed.version(), applied.deleted(),
-          applied.added(), rows.newFragments().size(), List.of(), landed.version());
+      return result(landed, new IndexCarry.Carried(List.of(), landed.version()));
     });
   }
 
@@ -199,7 +172,7 @@ public final class ViewCommit {
    * maintenance, or a refresh with nothing to do) finishes it.
    */
   public ViewCommitResult carryIndexes(ViewCommitResult landed) {
-    return withAllocator(a -> {
+    return PrivateAllocator.run(a -> {
       IndexCarry.Carried c = indexes.carry(table, a, landed.version());
       return new ViewCommitResult(landed.readVersion(), landed.version(), landed.rowsDeleted(),
           landed.rowsAdded(), landed.fragmentsAdded(), c.indexes(), c.latestVersion());
@@ -214,37 +187,7 @@ public final class ViewCommit {
    * Never throws.
    */
   public static String registerOwedIndexes(LanceLocation view) {
-    RootAllocator a = new RootAllocator();
-    try {
-      IndexCarry.Carried c = IndexCarry.carryOwed(view, a);
-      return c == null || c.indexes().isEmpty() ? null : String.join("; ", c.indexes().stream()
-          .map(IndexOutcome::toString).toList());
-    } catch (Exception e) { // lance-core's IOException arrives undeclared
-      LOG.warn("View table '{}': registering the indexes an interrupted commit owes failed "
-          + "({}); the view's next commit does it", LanceLocation.withoutUserInfo(
-          view.uri()), LanceLocation.withoutUserInfo(String.valueOf(e.getMessage())));
-      return null;
-    } finally {
-      try {
-        a.close();
-      } catch (IllegalStateException leakedByLanceCore) {
-        // as in withAllocator: memory lance-core did not hand back after a failed commit
-      }
-    }
-  }
-
-  private static ViewCommitResult withAllocator(
-      java.util.function.Function<BufferAllocator, ViewCommitResult> commit) {
-    RootAllocator allocator = new RootAllocator();
-    try {
-      return commit.apply(allocator);
-    } finally {
-      try {
-        allocator.close();
-      } catch (IllegalStateException leakedByLanceCore) {
-        // See above: accounted memory that lance-core did not hand back; nothing to do.
-      }
-    }
+    return IndexCarry.registerOwed(view);
   }
 
   private ViewCommitResult commit(BufferAllocator allocator, Runnable lastStep) {
@@ -304,7 +247,7 @@ public final class ViewCommit {
           + ") was rolled back by restoring version " + (version - 1), null);
     }
     SourceIdIndexFiles.drop(table, applied.dropped());
-    dropFolder(releasedFolder);
+    sideFolders.dropReleased();
     return new Landed(applied, version);
   }
 
@@ -318,14 +261,17 @@ public final class ViewCommit {
   }
 
   /** The first part of {@link #carryIndexes}: the carried segments registered again. */
-  IndexCarry.Registered registerIndexes(BufferAllocator allocator, Landed landed) {
+  IndexRegistration.Registered registerIndexes(BufferAllocator allocator, Landed landed) {
     return indexes.register(table, allocator, landed.version());
   }
 
   /** The second part: each index {@code registered} brought up to date. */
   ViewCommitResult updateIndexes(BufferAllocator allocator, Landed landed,
-      IndexCarry.Registered registered) {
-    IndexCarry.Carried c = indexes.update(table, allocator, registered);
+      IndexRegistration.Registered registered) {
+    return result(landed, indexes.update(table, allocator, registered));
+  }
+
+  private ViewCommitResult result(Landed landed, IndexCarry.Carried c) {
     CommitFragments.Applied applied = landed.applied();
     return new ViewCommitResult(readVersion, landed.version(), applied.deleted(),
         applied.added(), rows.newFragments().size(), c.indexes(), c.latestVersion());
@@ -382,24 +328,7 @@ public final class ViewCommit {
     }
     abandoned = true;
     SourceIdIndexFiles.drop(table, rows.newFragments());
-    dropFolder(writtenFolder);
-  }
-
-  /**
-   * Removes a side folder under the view's root; a failure leaves it behind, logged (the view's
-   * maintenance removes it later on a file system it can list).
-   */
-  private void dropFolder(String folder) {
-    if (folder == null) {
-      return;
-    }
-    try {
-      Dataset.drop(folder, table.current());
-    } catch (Exception e) { // lance-core's IOException arrives undeclared
-      LOG.warn("View table '{}': side folder {} not removed ({}); it is left behind",
-          LanceLocation.withoutUserInfo(location), LanceLocation.withoutUserInfo(folder),
-          LanceLocation.withoutUserInfo(String.valueOf(e.getMessage())));
-    }
+    sideFolders.dropWritten();
   }
 
   /** Collects the parts of one view commit. */

@@ -688,7 +688,7 @@ class IndexCarryTest {
     ViewCommit c = ViewCommit.builder(uri, version()).deleteWhere("id % 9 = 0")
         .addFragments(rows(1000, 1050, 0)).build();
     ViewCommit.Landed landed = overwriteOnly(c);
-    IndexCarry.Registered reg = c.registerIndexes(allocator, landed);
+    IndexRegistration.Registered reg = c.registerIndexes(allocator, landed);
     try (Dataset ds = Dataset.open(uri, allocator)) {
       assertEquals(List.of("fts", "ix", "vix"), ds.listIndexes().stream().sorted().toList());
       ds.dropIndex("ix");
