@@ -21,8 +21,10 @@ import org.lance.index.vector.VectorIndexParams;
  * How a vector index of a view was built (method, column, WITH options, as our {@code CREATE
  * INDEX ... USING ivf_*} checked them), kept in the view's config under {@link #KEY_PREFIX}
  * {@code <index name>} so that a view commit can build it again where a delta segment will not
- * do: after a full rebuild or a compaction rewrote the rows, or past {@link
- * IndexCarry#MAX_VECTOR_SEGMENTS} segments. lance-core keeps no such parameters with an index.
+ * do: past {@link IndexCarry#MAX_VECTOR_SEGMENTS} segments, or when a commit replacing every row
+ * (a full rebuild, a UDTF view's refresh) brings more than twice the rows the index was trained
+ * over; a compaction only adds a delta segment. lance-core keeps no such parameters with an
+ * index.
  *
  * @param options lower-case option names, values as given (already checked)
  */

@@ -131,7 +131,9 @@ public final class VectorIndexes {
             + ", then run CREATE INDEX again", e);
       }
       fragments = index.fragments().map(List::size).orElseGet(() -> ds.getFragments().size());
-      recordRecipe(ds, table, s);
+      if (!spec.scalar()) {
+        recordRecipe(ds, table, s); // scalar indexes are merged, never built again
+      }
     } finally {
       target.invalidate(spark);
     }
@@ -154,8 +156,9 @@ public final class VectorIndexes {
   }
 
   /**
-   * On a materialized view, keeps how the index was built in the view's config: a view commit
-   * that rewrites the rows (or finds too many delta segments) builds it again from this recipe.
+   * On a materialized view, keeps how a vector index was built in the view's config: a view
+   * commit builds it again from this recipe past the delta-segment bound, or when a commit
+   * replacing every row brings more than twice the rows the index was trained over.
    */
   private static void recordRecipe(Dataset ds, String table, MvStatement.CreateVectorIndex s) {
     Map<String, String> meta = ds.getSchema().getCustomMetadata();
