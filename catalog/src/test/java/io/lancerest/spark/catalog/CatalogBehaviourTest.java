@@ -167,6 +167,21 @@ class CatalogBehaviourTest {
   }
 
   @Test
+  void aFieldOfAStructIsReadByItsName() {
+    // Spark prunes s.b to struct<b>; lance-spark 0.4.0 then read the struct's first field
+    // under that name (the values of a), or failed when the types differed.
+    String t = emptyTable("structs", "(id BIGINT, s STRUCT<a: STRING, b: STRING>, "
+        + "m STRUCT<x: INT, y: STRING>)");
+    sql("INSERT INTO " + t + " VALUES (1, named_struct('a', 'a1', 'b', 'b1'), "
+        + "named_struct('x', 10, 'y', 'y1')), (2, named_struct('a', 'a2', 'b', 'b2'), "
+        + "named_struct('x', 20, 'y', 'y2'))");
+    assertEquals("[[1,b1,y1], [2,b2,y2]]", sql("SELECT id, s.b, m.y FROM " + t
+        + " ORDER BY id").toString());
+    assertEquals("[[2,a2,20]]", sql("SELECT id, s.a, m.x FROM " + t + " WHERE s.b = 'b2'")
+        .toString());
+  }
+
+  @Test
   void aStringWithAQuoteIsFilteredBySparkWithSparksRows() {
     // lance-spark 0.4.0 writes the string into Lance's filter unescaped: `name = 'O\'Brien'`
     // failed ("Unterminated string literal"), and `zz' OR 'a'='a` matched every row.

@@ -15,6 +15,7 @@ import org.apache.spark.sql.connector.read.SupportsPushDownOffset;
 import org.apache.spark.sql.connector.read.SupportsPushDownRequiredColumns;
 import org.apache.spark.sql.connector.read.SupportsPushDownTopN;
 import org.apache.spark.sql.sources.Filter;
+import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 import org.lance.spark.LanceDataset;
@@ -46,6 +47,8 @@ public final class SafeScanBuilder implements SupportsPushDownRequiredColumns,
     SupportsPushDownFilters, SupportsPushDownLimit, SupportsPushDownOffset, SupportsPushDownTopN,
     SupportsPushDownAggregates {
   private final LanceScanBuilder delegate;
+  /** The table's columns as Spark sees them, whole (see {@link #pruneColumns}). */
+  private final StructType schema;
   private final TableFragments fragments;
   private final String table;
   private final boolean nearest;
@@ -53,9 +56,10 @@ public final class SafeScanBuilder implements SupportsPushDownRequiredColumns,
   private boolean filtersReturned;
   private Scan built;
 
-  private SafeScanBuilder(LanceScanBuilder delegate, TableFragments fragments, String table,
-      boolean nearest, Long credentialsExpireAt) {
+  private SafeScanBuilder(LanceScanBuilder delegate, StructType schema, TableFragments fragments,
+      String table, boolean nearest, Long credentialsExpireAt) {
     this.delegate = delegate;
+    this.schema = schema;
     this.fragments = fragments;
     this.table = table;
     this.nearest = nearest;
@@ -76,7 +80,7 @@ public final class SafeScanBuilder implements SupportsPushDownRequiredColumns,
     String name = readOptions.getTableId() != null && !readOptions.getTableId().isEmpty()
         ? String.join(".", readOptions.getTableId()) : readOptions.getDatasetUri();
     return new SafeScanBuilder(new LanceScanBuilder(schema, pinned, initialStorageOptions,
-        namespaceImpl, namespaceProperties), f, name, readOptions.getNearest() != null,
+        namespaceImpl, namespaceProperties), schema, f, name, readOptions.getNearest() != null,
         io.lancerest.spark.connector.CredentialRefresh.expiresAt(
             readOptions.getStorageOptions()));
   }
@@ -135,9 +139,28 @@ public final class SafeScanBuilder implements SupportsPushDownRequiredColumns,
     return delegate.pushAggregation(aggregation);
   }
 
+  /**
+   * Prunes to the required top-level columns, each read whole. Spark's nested-schema pruning
+   * asks for part of a struct ({@code struct<b>} of {@code struct<a, b>}); lance-spark 0.4.0
+   * reads the struct's fields by position then, which gave a query of {@code s.b} the values of
+   * {@code s.a}, or failed on a type mismatch. A whole column costs the struct's other fields;
+   * Spark selects the nested field itself.
+   */
   @Override
   public void pruneColumns(StructType requiredSchema) {
-    delegate.pruneColumns(requiredSchema);
+    delegate.pruneColumns(wholeColumns(schema, requiredSchema));
+  }
+
+  /** {@code required} with each column of {@code table} at its full type (others as given). */
+  static StructType wholeColumns(StructType table, StructType required) {
+    java.util.Set<String> names = new java.util.HashSet<>(
+        java.util.Arrays.asList(table.fieldNames()));
+    StructField[] out = new StructField[required.fields().length];
+    for (int i = 0; i < out.length; i++) {
+      StructField f = required.fields()[i];
+      out[i] = names.contains(f.name()) ? table.fields()[table.fieldIndex(f.name())] : f;
+    }
+    return new StructType(out);
   }
 
   @Override
