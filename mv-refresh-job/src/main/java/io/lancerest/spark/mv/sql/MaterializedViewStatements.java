@@ -271,7 +271,7 @@ public final class MaterializedViewStatements {
   private static String vectorColumns(SparkSession spark, Resolved r) {
     try {
       return vectorColumns(spark.table(quoted(r)).schema());
-    } catch (RuntimeException e) {
+    } catch (Exception e) { // Spark's AnalysisException is checked, and thrown undeclared
       return "unknown: the view's table cannot be read here (" + e.getClass().getSimpleName()
           + ")";
     }
