@@ -53,7 +53,11 @@ final class IndexUpdate {
             + "not be read: " + message(ex))));
       }
     }
-    return new IndexCarry.Carried(out, IndexCarry.latestVersion(table, allocator, r.version()));
+    // nothing registered, updated or rebuilt: no commit of ours after the Overwrite, and the
+    // view is not opened again (a view without indexes costs nothing here)
+    long latest = r.ours().isEmpty() && carry.gone().isEmpty() && out.isEmpty() ? r.version()
+        : IndexCarry.latestVersion(table, allocator, r.version());
+    return new IndexCarry.Carried(out, latest);
   }
 
   /** Brings index {@code name} of {@code ds} (the latest version) up to date. */

@@ -190,6 +190,16 @@ public final class ViewCommit {
     return IndexCarry.registerOwed(view);
   }
 
+  /**
+   * {@link #registerOwedIndexes(LanceLocation)} when {@code latest}, the view as the caller
+   * already opened it at its latest version, records carried indexes at all; a view that never
+   * carried one owes nothing, and is not opened again.
+   */
+  public static String registerOwedIndexes(LanceLocation view, Dataset latest) {
+    Map<String, String> md = latest.getSchema().getCustomMetadata();
+    return md == null || md.get(IndexCarry.KEY) == null ? null : registerOwedIndexes(view);
+  }
+
   private ViewCommitResult commit(BufferAllocator allocator, Runnable lastStep) {
     Dataset ds;
     try {

@@ -71,7 +71,8 @@ public final class RefreshDriver {
             LOG.info("View {} (job {}): already at source version {}; nothing to do",
                 ctx.viewName(), ctx.jobId(), version);
             // nothing to commit: an interrupted commit's indexes are registered all the same
-            String owed = ViewCommit.registerOwedIndexes(tables.view());
+            String owed = ViewCommit.registerOwedIndexes(tables.view(),
+                open.view(target.target().view().version()));
             if (owed != null) {
               LOG.info("View {} (job {}): indexes: {}", ctx.viewName(), ctx.jobId(), owed);
             }
