@@ -35,7 +35,16 @@ final class ViewSearchMeasures {
    * (b): median latency of the refreshed view's index {@code r} against the fresh one's {@code
    * f}, and recall against the fresh index and against brute force.
    */
-  static void search(Dataset r, Dataset f, Probe probe, float[][] keys) throws Exception {
+  /**
+   * Names for what {@link #search} compares: the part of the report, then the first and second
+   * dataset (the first is the one with the target).
+   */
+  record Sides(String part, String first, String second) {
+    static final Sides REFRESHED_FRESH = new Sides("(b)", "refreshed", "fresh");
+  }
+
+  static void search(Dataset r, Dataset f, Probe probe, float[][] keys, Sides sides)
+      throws Exception {
     int nprobes = probe.nprobes();
     for (float[] key : keys) { // warm-up: index files into the datasets' caches
       nearest(r, key, probe);
@@ -66,17 +75,20 @@ final class ViewSearchMeasures {
     int n = keys.length;
     double mr = ViewBench.median(lr);
     double mf = ViewBench.median(lf);
-    System.out.printf("(b) nearest k=%d nprobes=%d refine=%d, %d queries: median latency "
-        + "refreshed %.2f ms / fresh %.2f ms = %.3f (target <= 1.2); p90 %.2f / %.2f ms%n", K,
-        nprobes, probe.refine(), n, mr * 1e3, mf * 1e3, mr / mf, p90(lr) * 1e3,
+    String a = sides.first();
+    String b = sides.second();
+    System.out.printf("%s nearest k=%d nprobes=%d refine=%d, %d queries: median latency "
+        + "%s %.2f ms / %s %.2f ms = %.3f (target <= 1.2); p90 %.2f / %.2f ms%n", sides.part(),
+        K, nprobes, probe.refine(), n, a, mr * 1e3, b, mf * 1e3, mr / mf, p90(lr) * 1e3,
         p90(lf) * 1e3);
-    System.out.printf("(b) recall@%d of the refreshed view against the fresh index %.4f "
-        + "(target >= 0.95); against exact search: refreshed %.4f, fresh %.4f (refreshed / "
-        + "fresh %.3f)%n", K, recallRF / n, recallR / n, recallF / n, recallR / recallF);
-    System.out.printf("RESULT search nearest-latency-refreshed/fresh %.3f target 1.2%n",
-        mr / mf);
-    System.out.printf("RESULT search recall@10-refreshed-vs-fresh %.4f target 0.95%n",
+    System.out.printf("%s recall@%d of the %s index against the %s one %.4f (target >= "
+        + "0.95); against exact search: %s %.4f, %s %.4f (%s / %s %.3f)%n", sides.part(), K, a,
+        b, recallRF / n, a, recallR / n, b, recallF / n, a, b, recallR / recallF);
+    System.out.printf("RESULT search nearest-latency-%s/%s %.3f target 1.2%n", a, b, mr / mf);
+    System.out.printf("RESULT search recall@10-%s-vs-%s %.4f target 0.95%n", a, b,
         recallRF / n);
+    System.out.printf("RESULT search recall@10-vs-exact-%s/%s %.3f target 0.95%n", a, b,
+        recallR / recallF);
   }
 
   private static double p90(List<Double> xs) {

@@ -52,19 +52,30 @@ public record RowFetchBound(String table, TreeSet<Integer> fragments, long large
     return largestRows == 0 ? Long.MAX_VALUE : MAX_WORK / largestRows;
   }
 
-  /** Refuses {@code plan} when it reads table columns and its k is above {@link #maxK()}. */
+  /**
+   * Refuses {@code plan} when the rows it fetches by row id exceed {@link #maxK()}: its k rows
+   * when it reads table columns, and, with a {@code refine_factor}, the k &times; refine_factor
+   * candidates whose vectors lance-core fetches to re-rank them, whatever columns it reads.
+   */
   public void check(String function, SearchPlan plan, boolean readsTableColumns) {
     int k = plan.vector() != null ? plan.vector().k() : plan.text().k();
-    if (!readsTableColumns || Math.min(k, liveRows) <= maxK()) {
+    Integer refine = plan.vector() != null ? plan.vector().refineFactor() : null;
+    long fetched = Math.min((long) k * (refine == null ? 1 : refine), liveRows);
+    if ((!readsTableColumns && refine == null) || fetched <= maxK()) {
       return;
     }
-    throw new SearchException(function + " on " + table + ": k = " + k + " is too large for "
+    String what = refine == null ? "k = " + k : "k = " + k + " with refine_factor " + refine
+        + " (k times refine_factor = " + (long) k * refine + " candidates re-ranked)";
+    String ask = refine == null ? "Ask for k of at most " + maxK() + ", or select only "
+        + plan.scoreColumn() : "Ask for k times refine_factor of at most " + maxK()
+        + " (or leave refine_factor out and select only " + plan.scoreColumn() + ")";
+    throw new SearchException(function + " on " + table + ": " + what + " is too large for "
         + "this table: fragments " + fragments + " have deleted rows, and lance-core 4.0.0 "
-        + "fetches each returned row of such a fragment in time proportional to its rows (the "
-        + "largest has " + largestRows + "; k times that may be at most " + MAX_WORK
-        + ", about 15 s; docs/search.md). Ask for k of at most " + maxK() + ", or select only "
-        + plan.scoreColumn() + ", or rewrite the table without deleted rows (a materialized "
-        + "view: REFRESH MATERIALIZED VIEW ... WITH (force = true); a table: CREATE TABLE ... "
-        + "AS SELECT).");
+        + "fetches each " + (refine == null ? "returned row" : "row it returns or re-ranks")
+        + " of such a fragment in time proportional to its rows (the largest has " + largestRows
+        + "; " + (refine == null ? "k" : "those rows") + " times that may be at most "
+        + MAX_WORK + ", about 15 s; docs/search.md). " + ask + ", or rewrite the table without "
+        + "deleted rows (a materialized view: REFRESH MATERIALIZED VIEW ... WITH (force = "
+        + "true); a table: CREATE TABLE ... AS SELECT).");
   }
 }

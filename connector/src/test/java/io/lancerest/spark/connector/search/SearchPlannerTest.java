@@ -197,6 +197,25 @@ class SearchPlannerTest {
           assertThrows(SearchException.class, () -> bound.check("vector_search", over, true))
               .getMessage());
     }
+    // a refine factor fetches k x refine_factor candidates' vectors, even for _distance only
+    try (BufferAllocator a = new RootAllocator(); Dataset ds = Dataset.open(uri, a)) {
+      RowFetchBound bound = RowFetchBound.of(ds, "ns.k");
+      SearchPlanner p = SearchPlanner.of(ds, "ns.k");
+      bound.check("vector_search", p.vector(
+          new VectorSearchRequest("vec", KEY, 2_500, null, 10, null)), false);
+      SearchPlan refined = p.vector(new VectorSearchRequest("vec", KEY, 2_501, null, 10, null));
+      assertEquals("vector_search on ns.k: k = 2501 with refine_factor 10 (k times "
+          + "refine_factor = 25010 candidates re-ranked) is too large for this table: fragments "
+          + "[0] have deleted rows, and lance-core 4.0.0 fetches each row it returns or "
+          + "re-ranks of such a fragment in time proportional to its rows (the largest has "
+          + "40000; those rows times that may be at most 1000000000, about 15 s; "
+          + "docs/search.md). Ask for k times refine_factor of at most 25000 (or leave "
+          + "refine_factor out and select only _distance), or rewrite the table without "
+          + "deleted rows (a materialized view: REFRESH MATERIALIZED VIEW ... WITH (force = "
+          + "true); a table: CREATE TABLE ... AS SELECT).",
+          assertThrows(SearchException.class, () -> bound.check("vector_search", refined,
+              false)).getMessage());
+    }
     // a table of fewer rows than k returns them all: the work is bounded by its rows
     String small = dir.resolve("s").toString();
     LanceStates.writeWide(small, 0, 2000, true, true, true, false);
