@@ -260,12 +260,12 @@ public final class ViewSearchBenchmark {
               new PQBuildParams.Builder().setNumSubVectors(pq.subVectors()).build())).build(),
           true);
     }
-    System.out.printf("vi: IVF_PQ index rebuilt in place over the refreshed view in %.1f s%n",
-        ViewBench.secs(t));
+    System.out.printf("vi: IVF_PQ index rebuilt in place over the refreshed view in %.1f s; "
+        + "index now %s%n", ViewBench.secs(t), segments(indexed));
     try (Dataset now = Dataset.open(location(indexed), allocator);
         Dataset before = now.checkoutVersion(carried)) {
       ViewSearchMeasures.search(before, now, probe, keys, new ViewSearchMeasures.Sides("(d)",
-          "carried", "rebuilt-in-place"));
+          "carried", "rebuilt-in-place", false));
     }
     System.out.printf("%s after the measurements%n", ViewBench.loadAverage());
   }

@@ -67,9 +67,15 @@ public final class SearchPlanner {
     String what = "vector search of column " + field.getName() + " for k=" + r.k();
     List<String> indexes = indexesOn(field, true);
     if (indexes.isEmpty()) {
-      return new SearchPlan(table, ds.version(), resolved, null, what + " ("
+      // an exact scan has exact distances: lance-core ignores a refine factor there, and so
+      // does the plan (no candidates re-ranked, none fetched for it)
+      VectorSearchRequest exact = new VectorSearchRequest(field.getName(), r.key(), r.k(),
+          r.nprobes(), null, r.distanceType());
+      return new SearchPlan(table, ds.version(), exact, null, what + " ("
           + (r.distanceType() == null ? "l2" : r.distanceType()) + "): no index on column "
-          + field.getName() + ": exact scan of " + ds.countRows() + " rows");
+          + field.getName() + ": exact scan of " + ds.countRows() + " rows"
+          + (r.refineFactor() == null ? "" : " (refine_factor not needed: distances are "
+              + "exact)"));
     }
     String name = indexes.get(0);
     Map<String, Object> stats = statistics(name);

@@ -1,7 +1,9 @@
 package io.lancerest.spark.connector.search;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lancerest.testing.LanceStates;
 import java.nio.file.Path;
@@ -197,24 +199,44 @@ class SearchPlannerTest {
           assertThrows(SearchException.class, () -> bound.check("vector_search", over, true))
               .getMessage());
     }
-    // a refine factor fetches k x refine_factor candidates' vectors, even for _distance only
+    // without an index the search is exact and a refine factor re-ranks nothing
+    try (BufferAllocator a = new RootAllocator(); Dataset ds = Dataset.open(uri, a)) {
+      SearchPlan exact = SearchPlanner.of(ds, "ns.k").vector(
+          new VectorSearchRequest("vec", KEY, 25_000, null, 10, null));
+      assertNull(exact.vector().refineFactor());
+      assertTrue(exact.explain().endsWith("(refine_factor not needed: distances are exact)"),
+          exact.explain());
+      RowFetchBound.of(ds, "ns.k").check("vector_search", exact, false);
+      ds.createIndex(List.of("vec"), IndexType.IVF_FLAT, Optional.of("vidx"),
+          IndexParams.builder().setVectorIndexParams(VectorIndexParams.ivfFlat(4,
+              DistanceType.L2)).build(), true);
+    }
+    // through an index, the k x refine_factor candidates' vectors are fetched to re-rank them,
+    // even for _distance only, and the k rows kept are fetched again for table columns
     try (BufferAllocator a = new RootAllocator(); Dataset ds = Dataset.open(uri, a)) {
       RowFetchBound bound = RowFetchBound.of(ds, "ns.k");
       SearchPlanner p = SearchPlanner.of(ds, "ns.k");
       bound.check("vector_search", p.vector(
           new VectorSearchRequest("vec", KEY, 2_500, null, 10, null)), false);
+      bound.check("vector_search", p.vector(
+          new VectorSearchRequest("vec", KEY, 2_000, null, 10, null)), true);
       SearchPlan refined = p.vector(new VectorSearchRequest("vec", KEY, 2_501, null, 10, null));
-      assertEquals("vector_search on ns.k: k = 2501 with refine_factor 10 (k times "
-          + "refine_factor = 25010 candidates re-ranked) is too large for this table: fragments "
-          + "[0] have deleted rows, and lance-core 4.0.0 fetches each row it returns or "
-          + "re-ranks of such a fragment in time proportional to its rows (the largest has "
-          + "40000; those rows times that may be at most 1000000000, about 15 s; "
-          + "docs/search.md). Ask for k times refine_factor of at most 25000 (or leave "
-          + "refine_factor out and select only _distance), or rewrite the table without "
-          + "deleted rows (a materialized view: REFRESH MATERIALIZED VIEW ... WITH (force = "
-          + "true); a table: CREATE TABLE ... AS SELECT).",
+      assertEquals("vector_search on ns.k: k = 2501 with refine_factor 10 (25010 rows fetched: "
+          + "25010 candidates re-ranked) is too large for this table: fragments [0] have "
+          + "deleted rows, and lance-core 4.0.0 fetches each row it returns or re-ranks of such "
+          + "a fragment in time proportional to its rows (the largest has 40000; the rows "
+          + "fetched times that may be at most 1000000000, about 15 s; docs/search.md). Ask for "
+          + "fewer rows: k times refine_factor of at most 25000, or no refine_factor and select "
+          + "only _distance, or rewrite the table without deleted rows (a materialized view: "
+          + "REFRESH MATERIALIZED VIEW ... WITH (force = true); a table: CREATE TABLE ... AS "
+          + "SELECT).",
           assertThrows(SearchException.class, () -> bound.check("vector_search", refined,
               false)).getMessage());
+      SearchPlan withColumns = p.vector(
+          new VectorSearchRequest("vec", KEY, 2_300, null, 10, null));
+      assertTrue(assertThrows(SearchException.class, () -> bound.check("vector_search",
+          withColumns, true)).getMessage().contains("(25300 rows fetched: 23000 candidates "
+          + "re-ranked and 2300 returned) is too large for this table"));
     }
     // a table of fewer rows than k returns them all: the work is bounded by its rows
     String small = dir.resolve("s").toString();
