@@ -27,7 +27,16 @@ public final class ComputedColumns {
    * field metadata holds the definition. Nothing is computed.
    */
   public static ComputedColumn add(SparkSession spark, String table, ComputedColumnSpec spec) {
-    Target t = Target.resolve(spark, table);
+    return add(spark, Target.resolve(spark, table), spec);
+  }
+
+  /** {@link #add(SparkSession, String, ComputedColumnSpec)} of a name already split in parts. */
+  public static ComputedColumn add(SparkSession spark, List<String> table,
+      ComputedColumnSpec spec) {
+    return add(spark, Target.resolve(spark, table), spec);
+  }
+
+  private static ComputedColumn add(SparkSession spark, Target t, ComputedColumnSpec spec) {
     ComputedColumn def = ColumnAdd.add(t.display(), t.location().dataset(), spec);
     t.binding().invalidate(t.location().relativeId());
     return def;
@@ -36,7 +45,17 @@ public final class ComputedColumns {
   /** Fills {@code column} as {@link BackfillOptions} ({@code options}) say. */
   public static BackfillResult backfill(SparkSession spark, String table, String column,
       Map<String, String> options) {
-    Target t = Target.resolve(spark, table);
+    return backfill(spark, Target.resolve(spark, table), column, options);
+  }
+
+  /** {@link #backfill(SparkSession, String, String, Map)} of a name already split in parts. */
+  public static BackfillResult backfill(SparkSession spark, List<String> table, String column,
+      Map<String, String> options) {
+    return backfill(spark, Target.resolve(spark, table), column, options);
+  }
+
+  private static BackfillResult backfill(SparkSession spark, Target t, String column,
+      Map<String, String> options) {
     BackfillOptions o = BackfillOptions.parse(t.display(), column, options);
     return backfill(spark, t, column, o);
   }

@@ -27,7 +27,7 @@ final class SparkFragmentRunner implements FragmentRunner {
     try {
       return jsc.parallelize(tasks, tasks.size()).map(t -> FragmentBackfill.run(spec, t))
           .collect();
-    } catch (RuntimeException e) {
+    } catch (Exception e) { // Spark's SparkException is checked, though Scala throws it
       for (Throwable c = e; c != null; c = c.getCause()) {
         if (c instanceof ComputedColumnException cc) {
           throw new ComputedColumnException(cc.getMessage(), e);
