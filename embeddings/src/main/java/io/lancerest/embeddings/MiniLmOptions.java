@@ -1,5 +1,6 @@
 package io.lancerest.embeddings;
 
+import io.lancerest.spark.mv.error.InvalidOptionException;
 import io.lancerest.spark.mv.function.OptionValues;
 import java.util.Map;
 import java.util.Set;
@@ -29,8 +30,7 @@ record MiniLmOptions(int threads, boolean normalize) {
         + " (ONNX Runtime threads per model call; default " + DEFAULT_THREADS + ")";
     Integer threads = OptionValues.wholeNumber(options, THREADS, 1, allowedThreads);
     if (threads != null && threads > MAX_THREADS) {
-      throw new io.lancerest.spark.mv.error.InvalidOptionException(THREADS, options.get(THREADS),
-          allowedThreads);
+      throw new InvalidOptionException(THREADS, options.get(THREADS), allowedThreads);
     }
     Boolean normalize = OptionValues.bool(options, NORMALIZE);
     return new MiniLmOptions(threads == null ? DEFAULT_THREADS : threads,
