@@ -59,15 +59,16 @@ public final class Backfill {
               + "computed column (its field metadata has no '" + ComputedColumn.METADATA_KEY
               + "'); only computed columns can be backfilled.");
         }
+        int fieldId = fieldId(at, column);
         checkpoint = BackfillCheckpoint.read(latest.getConfig(), column,
-            def.function().sha256Hex());
+            def.function().sha256Hex(), fieldId);
         RowCondition cond = options.where() == null ? null : condition.apply(at.getSchema());
         spec = new BackfillTaskSpec(table, location.uri(), location.storageOptions(),
-            readVersion, column, def.toMetadataValue(), fieldId(at, column), options, cond);
+            readVersion, column, def.toMetadataValue(), fieldId, options, cond);
         for (Fragment fr : at.getFragments()) {
           FragmentMetadata m = fr.metadata();
           atRead.add(m.getId());
-          if (checkpoint.isDone(m.getId())) {
+          if (checkpoint.isDone(m)) {
             alreadyDone++;
           } else if (m.getPhysicalRows() > m.getNumDeletions()) {
             todo.add(new FragmentTask(m.getId(), m.getPhysicalRows()));
@@ -90,7 +91,7 @@ public final class Backfill {
         List<Long> done = new ArrayList<>(checkpoint.done());
         results.stream().filter(FragmentResult::complete).forEach(r -> done.add(
             (long) r.fragmentId()));
-        checkpoint = new BackfillCheckpoint(column, checkpoint.udfSha(),
+        checkpoint = new BackfillCheckpoint(column, checkpoint.udfSha(), checkpoint.fieldId(),
             new java.util.TreeSet<>(done));
       }
       for (FragmentResult r : results) {

@@ -158,6 +158,12 @@ class BackfillTest {
     assertEquals(96, r.rowsComputed());
     assertEquals(List.of("33", "34", "35", "36"),
         f.rows("SELECT CAST(id AS STRING) FROM " + t + " WHERE len IS NULL"));
+
+    TextLength.failOn = null;
+    BackfillResult again = backfill(t, Map.of());
+    assertEquals(3, again.fragmentsAlreadyDone(), "the fragment with skipped rows is not done");
+    assertEquals(25, again.rowsComputed());
+    assertComputed(t);
   }
 
   @Test
@@ -171,6 +177,21 @@ class BackfillTest {
     BackfillResult rest = backfill(t, Map.of());
     assertEquals(1, rest.fragmentsAlreadyDone(), "fragment 0 matched entirely: " + rest);
     assertEquals(75, rest.rowsComputed());
+    assertComputed(t);
+  }
+
+  @Test
+  void aColumnDroppedAndAddedAgainIsComputedAgain() {
+    String t = table("readded", false);
+    backfill(t, Map.of());
+    f.sql("ALTER TABLE " + t + " DROP COLUMN len");
+    ComputedColumns.add(f.spark, t, new ComputedColumnSpec("len", TextLength.class.getName(),
+        null, List.of("text"), Map.of(), false));
+    assertEquals(100, f.sql("SELECT count(*) FROM " + t + " WHERE len IS NULL").get(0)
+        .getLong(0));
+    BackfillResult r = backfill(t, Map.of());
+    assertEquals(0, r.fragmentsAlreadyDone(), r.toString());
+    assertEquals(100, r.rowsComputed());
     assertComputed(t);
   }
 
