@@ -86,8 +86,17 @@ public final class Backfill {
       List<FragmentResult> results = runner.run(spec, group);
       boolean any = results.stream().anyMatch(r -> r.file() != null || r.complete());
       if (any) {
-        committed = BackfillCommit.commit(location, spec.readVersion(), spec.fieldId(), results,
-            checkpoint, where);
+        try {
+          committed = BackfillCommit.commit(location, spec.readVersion(), spec.fieldId(),
+              results, checkpoint, where);
+        } catch (ComputedColumnException e) {
+          throw e;
+        } catch (RuntimeException e) { // a conflict with another writer, storage
+          throw new ComputedColumnException(where + ": committing fragments "
+              + group.stream().map(FragmentTask::fragmentId).toList() + " failed: "
+              + e.getMessage() + ". Fragments committed before are kept; backfill again to "
+              + "compute the rest.", e);
+        }
         List<Long> done = new ArrayList<>(checkpoint.done());
         results.stream().filter(FragmentResult::complete).forEach(r -> done.add(
             (long) r.fragmentId()));
