@@ -59,15 +59,16 @@ public final class Backfill {
               + "computed column (its field metadata has no '" + ComputedColumn.METADATA_KEY
               + "'); only computed columns can be backfilled.");
         }
+        int fieldId = fieldId(at, column);
         checkpoint = BackfillCheckpoint.read(latest.getConfig(), column,
-            def.function().sha256Hex());
+            def.function().sha256Hex(), fieldId);
         RowCondition cond = options.where() == null ? null : condition.apply(at.getSchema());
         spec = new BackfillTaskSpec(table, location.uri(), location.storageOptions(),
-            readVersion, column, def.toMetadataValue(), fieldId(at, column), options, cond);
+            readVersion, column, def.toMetadataValue(), fieldId, options, cond);
         for (Fragment fr : at.getFragments()) {
           FragmentMetadata m = fr.metadata();
           atRead.add(m.getId());
-          if (checkpoint.isDone(m.getId())) {
+          if (checkpoint.isDone(m)) {
             alreadyDone++;
           } else if (m.getPhysicalRows() > m.getNumDeletions()) {
             todo.add(new FragmentTask(m.getId(), m.getPhysicalRows()));
@@ -85,12 +86,21 @@ public final class Backfill {
       List<FragmentResult> results = runner.run(spec, group);
       boolean any = results.stream().anyMatch(r -> r.file() != null || r.complete());
       if (any) {
-        committed = BackfillCommit.commit(location, spec.readVersion(), spec.fieldId(), results,
-            checkpoint, where);
+        try {
+          committed = BackfillCommit.commit(location, spec.readVersion(), spec.fieldId(),
+              results, checkpoint, where);
+        } catch (ComputedColumnException e) {
+          throw e;
+        } catch (RuntimeException e) { // a conflict with another writer, storage
+          throw new ComputedColumnException(where + ": committing fragments "
+              + group.stream().map(FragmentTask::fragmentId).toList() + " failed: "
+              + e.getMessage() + ". Fragments committed before are kept; backfill again to "
+              + "compute the rest.", e);
+        }
         List<Long> done = new ArrayList<>(checkpoint.done());
         results.stream().filter(FragmentResult::complete).forEach(r -> done.add(
             (long) r.fragmentId()));
-        checkpoint = new BackfillCheckpoint(column, checkpoint.udfSha(),
+        checkpoint = new BackfillCheckpoint(column, checkpoint.udfSha(), checkpoint.fieldId(),
             new java.util.TreeSet<>(done));
       }
       for (FragmentResult r : results) {

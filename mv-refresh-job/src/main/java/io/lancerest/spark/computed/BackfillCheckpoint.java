@@ -5,16 +5,22 @@ import java.util.TreeSet;
 
 /**
  * Which fragments of a table hold a computed column's values for its current definition, kept in
- * the table's config: {@code lancerest::computed::<column>::udf_sha} (the definition they were
- * computed with; another one means nothing is done) and {@code ...::done} (fragment ids as
- * ranges, {@code 0-41,45}). Fragment ids are never reused, and appends and UPDATEs bring new
+ * the table's config: {@code lancerest::computed::<column>::udf_sha} and {@code ...::field_id}
+ * (the definition they were computed with and the column's Lance field id; another one, as after
+ * the column was dropped and added again, means nothing is done) and {@code ...::done} (fragment
+ * ids as ranges, {@code 0-41,45}). Fragment ids are never reused, and appends and UPDATEs bring new
  * fragments, so a fragment recorded here needs no work until the definition changes.
  */
-public record BackfillCheckpoint(String column, String udfSha, TreeSet<Long> done) {
+public record BackfillCheckpoint(String column, String udfSha, int fieldId,
+    TreeSet<Long> done) {
   static final String PREFIX = "lancerest::computed::";
 
   static String shaKey(String column) {
     return PREFIX + column + "::udf_sha";
+  }
+
+  static String fieldKey(String column) {
+    return PREFIX + column + "::field_id";
   }
 
   static String doneKey(String column) {
@@ -23,9 +29,10 @@ public record BackfillCheckpoint(String column, String udfSha, TreeSet<Long> don
 
   /** The checkpoint in {@code config} for a definition with {@code udfSha}. */
   public static BackfillCheckpoint read(Map<String, String> config, String column,
-      String udfSha) {
+      String udfSha, int fieldId) {
     TreeSet<Long> done = new TreeSet<>();
-    if (udfSha.equals(config.get(shaKey(column)))) {
+    if (udfSha.equals(config.get(shaKey(column)))
+        && Integer.toString(fieldId).equals(config.get(fieldKey(column)))) {
       String v = config.get(doneKey(column));
       if (v != null && !v.isBlank()) {
         for (String part : v.split(",")) {
@@ -42,18 +49,38 @@ public record BackfillCheckpoint(String column, String udfSha, TreeSet<Long> don
         }
       }
     }
-    return new BackfillCheckpoint(column, udfSha, done);
+    return new BackfillCheckpoint(column, udfSha, fieldId, done);
   }
 
+  /** Whether this fragment holds the column's values. */
   public boolean isDone(long fragmentId) {
     return done.contains(fragmentId);
+  }
+
+  /**
+   * {@link #isDone} for a fragment as the table now has it: also a file of the fragment must hold
+   * the column (a checkpoint that outlived its column never vouches for a fragment without it).
+   */
+  public boolean isDone(org.lance.FragmentMetadata m) {
+    if (!isDone(m.getId())) {
+      return false;
+    }
+    for (org.lance.fragment.DataFile f : m.getFiles()) {
+      for (int id : f.getFields()) {
+        if (id == fieldId) {
+          return true;
+        }
+      }
+    }
+    return false;
   }
 
   /** The config entries recording {@link #done} plus {@code more}. */
   public Map<String, String> with(Iterable<Long> more) {
     TreeSet<Long> all = new TreeSet<>(done);
     more.forEach(all::add);
-    return Map.of(shaKey(column), udfSha, doneKey(column), ranges(all));
+    return Map.of(shaKey(column), udfSha, fieldKey(column), Integer.toString(fieldId),
+        doneKey(column), ranges(all));
   }
 
   static String ranges(TreeSet<Long> ids) {

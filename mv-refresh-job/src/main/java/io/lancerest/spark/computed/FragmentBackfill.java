@@ -125,7 +125,9 @@ public final class FragmentBackfill {
       }
       out.finish(rows);
       DataFile file = write(location, spec, out.vector(), a, where, task);
-      return new FragmentResult(task.fragmentId(), file, computed - skipped, skipped, complete);
+      // skipped rows stay NULL: the fragment is not done, so the next backfill tries them again
+      return new FragmentResult(task.fragmentId(), file, computed - skipped, skipped,
+          complete && skipped == 0);
     }
   }
 

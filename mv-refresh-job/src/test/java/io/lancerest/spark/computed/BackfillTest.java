@@ -6,6 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.lancerest.spark.computed.spark.ComputedColumns;
+import io.lancerest.spark.connector.read.FragmentHazard;
+import io.lancerest.testing.LanceStates;
 import io.lancerest.spark.mv.engine.EngineFixture;
 import java.util.ArrayList;
 import java.util.List;
@@ -158,6 +160,12 @@ class BackfillTest {
     assertEquals(96, r.rowsComputed());
     assertEquals(List.of("33", "34", "35", "36"),
         f.rows("SELECT CAST(id AS STRING) FROM " + t + " WHERE len IS NULL"));
+
+    TextLength.failOn = null;
+    BackfillResult again = backfill(t, Map.of());
+    assertEquals(3, again.fragmentsAlreadyDone(), "the fragment with skipped rows is not done");
+    assertEquals(25, again.rowsComputed());
+    assertComputed(t);
   }
 
   @Test
@@ -171,6 +179,40 @@ class BackfillTest {
     BackfillResult rest = backfill(t, Map.of());
     assertEquals(1, rest.fragmentsAlreadyDone(), "fragment 0 matched entirely: " + rest);
     assertEquals(75, rest.rowsComputed());
+    assertComputed(t);
+  }
+
+  @Test
+  void fragmentsWithDeletionsAndCompactedFragmentsAreReadByPosition() {
+    String t = table("compacted", false);
+    f.sql("DELETE FROM " + t + " WHERE id % 7 = 3");
+    BackfillResult r = backfill(t, Map.of());
+    assertEquals(86, r.rowsComputed(), "the live rows of fragments with deletions");
+    assertComputed(t);
+
+    LanceStates.compactDroppingDeletions(ComputedTables.uri(f, ns, "compacted"));
+    assertEquals(List.of(FragmentHazard.REWRITTEN_ROW_IDS), ComputedTables.at(f, ns,
+        "compacted", ds -> ds.getFragments().stream().map(x -> FragmentHazard.of(x.metadata()))
+            .distinct().toList()), "compaction left row-id sequences with holes");
+    f.sql("REFRESH TABLE " + t);
+    BackfillResult again = backfill(t, Map.of());
+    assertEquals(0, again.fragmentsAlreadyDone(), "compaction made new fragments");
+    assertEquals(86, again.rowsComputed());
+    assertComputed(t);
+  }
+
+  @Test
+  void aColumnDroppedAndAddedAgainIsComputedAgain() {
+    String t = table("readded", false);
+    backfill(t, Map.of());
+    f.sql("ALTER TABLE " + t + " DROP COLUMN len");
+    ComputedColumns.add(f.spark, t, new ComputedColumnSpec("len", TextLength.class.getName(),
+        null, List.of("text"), Map.of(), false));
+    assertEquals(100, f.sql("SELECT count(*) FROM " + t + " WHERE len IS NULL").get(0)
+        .getLong(0));
+    BackfillResult r = backfill(t, Map.of());
+    assertEquals(0, r.fragmentsAlreadyDone(), r.toString());
+    assertEquals(100, r.rowsComputed());
     assertComputed(t);
   }
 

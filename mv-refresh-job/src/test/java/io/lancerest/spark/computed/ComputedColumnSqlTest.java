@@ -58,6 +58,12 @@ class ComputedColumnSqlTest {
     assertEquals(List.of("0|3", "1|4", "2|5", "3|6", "4|7"),
         f.rows("SELECT id, len FROM " + t + " WHERE len IS NOT NULL"));
 
+    Row nulls = f.sql("ALTER TABLE " + t + " BACKFILL COLUMN len WHERE len IS NULL "
+        + "AND id <> 11").get(0);
+    assertEquals(6L, (long) nulls.<Long>getAs("rows_computed"), "ids 5..10");
+    assertEquals(List.of("11"), f.rows("SELECT CAST(id AS STRING) FROM " + t
+        + " WHERE len IS NULL"));
+
     Row rest = f.sql("ALTER TABLE " + t + " BACKFILL COLUMN len").get(0);
     assertEquals(0L, (long) rest.<Long>getAs("rows_left_for_later"));
     assertEquals(0L, f.sql("SELECT count(*) FROM " + t + " WHERE len IS NULL "
@@ -105,8 +111,8 @@ class ComputedColumnSqlTest {
         + "column (its field metadata has no 'lancerest:computed'); only computed columns can "
         + "be backfilled.", assertThrows(ComputedColumnException.class, () -> f.sql(
             "ALTER TABLE " + t + " BACKFILL COLUMN text")).getMessage());
-    assertEquals("Computed column 'x' of table " + t + ": WITH takes auto_backfill = true or false, not "
-        + "'batch_size' = '3'. Put the function's settings in OPTIONS (...).",
+    assertEquals("Computed column 'x' of table " + t + ": WITH takes auto_backfill = true or "
+        + "false, not 'batch_size' = '3'. Put the function's settings in OPTIONS (...).",
         assertThrows(ComputedColumnException.class, () -> f.sql("ALTER TABLE " + t
             + " ADD COLUMN x COMPUTED BY '" + TextLength.class.getName()
             + "' (text) WITH (batch_size = 3)")).getMessage());

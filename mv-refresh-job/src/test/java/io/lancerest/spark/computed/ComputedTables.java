@@ -21,6 +21,11 @@ final class ComputedTables {
     }
   }
 
+  static String uri(EngineFixture f, String ns, String table) {
+    return CatalogBinding.of(f.spark, EngineFixture.CATALOG).locate(List.of(ns, table), "table")
+        .location();
+  }
+
   static long version(EngineFixture f, String ns, String table) {
     return at(f, ns, table, Dataset::version);
   }

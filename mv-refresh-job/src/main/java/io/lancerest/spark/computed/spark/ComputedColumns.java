@@ -99,7 +99,16 @@ public final class ComputedColumns {
         id.addAll(name);
       }
       CatalogBinding b = CatalogBinding.of(spark, catalog);
-      return new Target(b.display(id), b, b.locate(id, "table"));
+      CatalogBinding.TableLocation loc = b.locate(id, "table");
+      if (loc.managedVersioning()) {
+        // the engine commits to the table in storage itself (column files, checkpoint)
+        throw new io.lancerest.spark.computed.ComputedColumnException("Table " + b.display(id)
+            + " has its versions managed by the namespace server (managed_versioning=true); "
+            + "computed columns are committed to the table in storage, which would change it "
+            + "behind the server's back. Nothing was changed. Keep the table in a namespace "
+            + "whose server does not manage table versions.");
+      }
+      return new Target(b.display(id), b, loc);
     }
   }
 }
