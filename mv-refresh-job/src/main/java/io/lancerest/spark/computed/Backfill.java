@@ -4,7 +4,6 @@ import io.lancerest.spark.connector.LanceLocation;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
 import org.apache.arrow.memory.BufferAllocator;
@@ -117,9 +116,6 @@ public final class Backfill {
           later += m.getPhysicalRows() - m.getNumDeletions();
         }
       }
-      if (committed == spec.readVersion() && options.readVersion() == null) {
-        committed = latest.version();
-      }
     }
     return new BackfillResult(computedFragments, alreadyDone, rows, skipped, later,
         spec.readVersion(), committed);
@@ -132,12 +128,5 @@ public final class Backfill {
       }
     }
     throw new IllegalStateException("column " + column + " not in the Lance schema");
-  }
-
-  /** The stored definitions of {@code location}'s latest version. */
-  public static Map<String, ComputedColumn> definitions(String table, LanceLocation location) {
-    try (BufferAllocator a = new RootAllocator(); Dataset ds = location.open(a, null)) {
-      return ColumnAdd.definitions(table, ds.getSchema());
-    }
   }
 }

@@ -6,7 +6,6 @@ import io.lancerest.spark.mv.function.ColumnFunction;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.apache.arrow.vector.types.pojo.Field;
@@ -137,17 +136,5 @@ public final class ColumnAdd {
     }
     return a.sameType(b) || a.sql().toLowerCase(Locale.ROOT)
         .equals(b.sql().toLowerCase(Locale.ROOT));
-  }
-
-  /** The definitions stored in {@code schema}: column name to definition. */
-  public static Map<String, ComputedColumn> definitions(String table, Schema schema) {
-    Map<String, ComputedColumn> m = new java.util.LinkedHashMap<>();
-    for (Field f : schema.getFields()) {
-      ComputedColumn c = ComputedColumn.fromMetadata(table, f.getName(), f.getMetadata());
-      if (c != null) {
-        m.put(f.getName(), c);
-      }
-    }
-    return m;
   }
 }

@@ -75,6 +75,10 @@ public final class FragmentBackfill {
     Field stored = ds.getSchema().findField(spec.column());
     Field plain = new Field(stored.getName(), new FieldType(true, stored.getType(), null, null),
         stored.getChildren());
+    List<InputColumn> inputs = new ArrayList<>();
+    for (String in : def.inputColumns()) {
+      inputs.add(InputColumn.of(ds.getSchema().findField(in)));
+    }
     int rows = Math.toIntExact(task.physicalRows());
     long computed = 0;
     long skipped = 0;
@@ -89,6 +93,7 @@ public final class FragmentBackfill {
         while (reader.loadNextBatch()) {
           VectorSchemaRoot root = reader.getVectorSchemaRoot();
           ColumnarBatch condRows = cond == null ? null : columnar(root, cond.columns());
+          ColumnarBatch inRows = columnar(root, def.inputColumns());
           FieldVector addr = root.getVector(ROW_ADDRESS);
           for (int i = 0; i < root.getRowCount(); i++) {
             int pos = (int) (((Number) addr.getObject(i)).longValue() & 0xffffffffL);
@@ -100,9 +105,10 @@ public final class FragmentBackfill {
             }
             wrote = true;
             Object[] in = new Object[def.inputColumns().size()];
+            org.apache.spark.sql.catalyst.InternalRow inRow = inRows.getRow(i);
             boolean allNull = true;
             for (int c = 0; c < in.length; c++) {
-              in[c] = value(root.getVector(def.inputColumns().get(c)), i);
+              in[c] = inputs.get(c).value(root.getVector(def.inputColumns().get(c)), inRow, c, i);
               allNull &= in[c] == null;
             }
             computed++;
@@ -113,9 +119,6 @@ public final class FragmentBackfill {
             if (pending.size() >= o.batchSize()) {
               skipped += pending.flush(fn, out, o, where, task);
             }
-          }
-          if (condRows != null) {
-            condRows.close();
           }
         }
       }
@@ -150,7 +153,7 @@ public final class FragmentBackfill {
         f.getFileMajorVersion(), f.getFileMinorVersion(), f.getFileSizeBytes(), null);
   }
 
-  private static ColumnarBatch columnar(VectorSchemaRoot root, List<String> names) {
+  static ColumnarBatch columnar(VectorSchemaRoot root, List<String> names) {
     ColumnVector[] v = new ColumnVector[names.size()];
     for (int i = 0; i < v.length; i++) {
       v[i] = new org.lance.spark.vectorized.LanceArrowColumnVector(root.getVector(names.get(i)));

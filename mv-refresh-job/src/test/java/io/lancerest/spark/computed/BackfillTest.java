@@ -202,6 +202,19 @@ class BackfillTest {
   }
 
   @Test
+  void dateAndTimestampInputsArriveWithSparksExternalTypes() {
+    String t = "lance." + ns + ".typed";
+    f.sql("CREATE TABLE " + t + " (id BIGINT, d DATE, ts TIMESTAMP)");
+    f.sql("INSERT INTO " + t + " SELECT id, date_add(DATE'1990-01-01', CAST(id * 400 AS INT)), "
+        + "CASE WHEN id = 3 THEN NULL ELSE timestamp_seconds(id * 7200) END FROM range(0, 20)");
+    ComputedColumns.add(f.spark, t, new ComputedColumnSpec("code", YearOf.class.getName(), null,
+        List.of("d", "ts"), Map.of(), false));
+    ComputedColumns.backfill(f.spark, t, "code", Map.of());
+    assertEquals(0, f.sql("SELECT count(*) FROM " + t + " WHERE code IS NULL OR code <> "
+        + "year(d) * 10000 + coalesce(hour(ts), 0)").get(0).getLong(0));
+  }
+
+  @Test
   void aColumnDroppedAndAddedAgainIsComputedAgain() {
     String t = table("readded", false);
     backfill(t, Map.of());
