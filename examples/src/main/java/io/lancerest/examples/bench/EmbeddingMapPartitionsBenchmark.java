@@ -93,7 +93,7 @@ public final class EmbeddingMapPartitionsBenchmark {
   }
 
   /** One job over {@code texts}; prints and returns its wall-clock seconds. */
-  private static double round(SparkSession spark, Dataset<String> texts, int batch,
+  static double round(SparkSession spark, Dataset<String> texts, int batch,
       Map<String, String> options, String label) {
     LongAccumulator openNanos = spark.sparkContext().longAccumulator("model open");
     long t0 = System.nanoTime();

@@ -39,10 +39,20 @@ public final class FragmentBackfill {
 
   /** Computes {@code task}'s fragment. */
   public static FragmentResult run(BackfillTaskSpec spec, FragmentTask task) {
+    return runAll(spec, List.of(task)).get(0);
+  }
+
+  /**
+   * Computes {@code tasks}' fragments one after another with one opened instance of the
+   * function: a function holding a model loads it once for them all, not once per fragment.
+   */
+  public static List<FragmentResult> runAll(BackfillTaskSpec spec, List<FragmentTask> tasks) {
     ComputedColumn def = ComputedColumn.fromMetadata(spec.table(), spec.column(),
         java.util.Map.of(ComputedColumn.METADATA_KEY, spec.definition()));
     String where = "Backfill of computed column '" + spec.column() + "' of table " + spec.table();
     LanceLocation location = LanceLocation.of(spec.uri(), spec.storageOptions());
+    List<FragmentResult> out = new ArrayList<>();
+    FragmentTask current = null;
     try (BufferAllocator a = new RootAllocator();
         Dataset ds = location.open(a, spec.readVersion());
         ColumnFunction fn = ColumnFunctions.instantiate(def.function().className(), where)) {
@@ -52,12 +62,16 @@ public final class FragmentBackfill {
         throw new ComputedColumnException(where + ": its function "
             + def.function().className() + " failed to open: " + e, e);
       }
-      return compute(spec, task, def, fn, ds, location, a, where);
+      for (FragmentTask task : tasks) {
+        current = task;
+        out.add(compute(spec, task, def, fn, ds, location, a, where));
+      }
+      return out;
     } catch (ComputedColumnException e) {
       throw e;
     } catch (Exception e) {
-      throw new ComputedColumnException(where + ": fragment " + task.fragmentId() + " failed: "
-          + e, e);
+      throw new ComputedColumnException(where + ": " + (current == null ? "" : "fragment "
+          + current.fragmentId() + " ") + "failed: " + e, e);
     }
   }
 

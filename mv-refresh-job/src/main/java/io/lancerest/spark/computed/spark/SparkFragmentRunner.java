@@ -4,13 +4,19 @@ import io.lancerest.spark.computed.BackfillTaskSpec;
 import io.lancerest.spark.computed.ComputedColumnException;
 import io.lancerest.spark.computed.FragmentBackfill;
 import io.lancerest.spark.computed.FragmentResult;
+import io.lancerest.spark.computed.FragmentShares;
 import io.lancerest.spark.computed.FragmentRunner;
 import io.lancerest.spark.computed.FragmentTask;
+import java.util.ArrayList;
 import java.util.List;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.sql.SparkSession;
 
-/** One Spark task per fragment; the results come back to the driver, which commits them. */
+/**
+ * The fragments in at most as many Spark tasks as the application has cores, each computing its
+ * share one fragment after another with one opened instance of the function (a model is loaded
+ * once per task, not per fragment); the results come back to the driver, which commits them.
+ */
 final class SparkFragmentRunner implements FragmentRunner {
   private final SparkSession spark;
 
@@ -25,8 +31,12 @@ final class SparkFragmentRunner implements FragmentRunner {
     jsc.setJobDescription("Backfill of column " + spec.column() + " of " + spec.table() + ": "
         + tasks.size() + " fragment(s)");
     try {
-      return jsc.parallelize(tasks, tasks.size()).map(t -> FragmentBackfill.run(spec, t))
-          .collect();
+      List<List<FragmentTask>> shares = FragmentShares.split(tasks,
+          Math.max(1, jsc.defaultParallelism()));
+      List<FragmentResult> out = new ArrayList<>();
+      jsc.parallelize(shares, shares.size()).map(share -> FragmentBackfill.runAll(spec, share))
+          .collect().forEach(out::addAll);
+      return out;
     } catch (Exception e) { // Spark's SparkException is checked, though Scala throws it
       for (Throwable c = e; c != null; c = c.getCause()) {
         if (c instanceof ComputedColumnException cc) {
