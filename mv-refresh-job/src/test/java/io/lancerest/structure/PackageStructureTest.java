@@ -32,7 +32,7 @@ import org.junit.jupiter.api.Test;
 class PackageStructureTest {
   /** Modules whose main sources are checked; the test runs in mv-refresh-job/. */
   private static final List<String> MODULES = List.of("catalog", "connector", "mv-refresh-job",
-      "bundle", "examples");
+      "embeddings", "bundle", "examples");
   private static final Pattern PACKAGE = Pattern.compile("^package\\s+([\\w.]+);",
       Pattern.MULTILINE);
   private static final Pattern REFERENCE = Pattern.compile("\\bio\\.lancerest(?:\\.\\w+)+");

@@ -90,6 +90,9 @@ public final class MaterializedViewStatements {
     if (s instanceof MvStatement.ShowIndexes) {
       return TableIndexes.OUTPUT;
     }
+    if (s instanceof MvStatement.BackfillColumn) {
+      return ComputedColumnSql.BACKFILL_OUTPUT;
+    }
     return NO_OUTPUT;
   }
 
@@ -133,6 +136,12 @@ public final class MaterializedViewStatements {
     }
     if (s instanceof MvStatement.ShowIndexes si) {
       return TableIndexes.show(spark, si);
+    }
+    if (s instanceof MvStatement.AddComputedColumn a) {
+      return ComputedColumnSql.add(spark, a);
+    }
+    if (s instanceof MvStatement.BackfillColumn b) {
+      return ComputedColumnSql.backfill(spark, b);
     }
     if (s instanceof MvStatement.Create c) {
       CreateStatement cs = create(spark, c);

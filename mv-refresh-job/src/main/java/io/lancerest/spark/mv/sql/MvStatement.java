@@ -84,4 +84,13 @@ public sealed interface MvStatement {
 
   /** {@code DESCRIBE|DESC MATERIALIZED VIEW name}. */
   record Describe(List<String> name) implements MvStatement {}
+
+  /** ALTER TABLE t ADD COLUMN c [type] COMPUTED BY 'class' (in, ...) [OPTIONS] [WITH]. */
+  record AddComputedColumn(List<String> table, String column, String type, String className,
+      List<String> inputs, Map<String, String> options, Map<String, String> with)
+      implements MvStatement {}
+
+  /** ALTER TABLE t BACKFILL COLUMN c [WHERE condition] [WITH (...)]. */
+  record BackfillColumn(List<String> table, String column, String where,
+      Map<String, String> options) implements MvStatement {}
 }

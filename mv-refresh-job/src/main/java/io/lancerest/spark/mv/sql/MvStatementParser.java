@@ -17,12 +17,12 @@ import scala.collection.JavaConverters;
  * syntax are exactly Spark's.
  */
 final class MvStatementParser {
-  private final ParserInterface delegate;
-  private final String sql;
-  private final List<Token> tokens;
-  private int pos;
+  final ParserInterface delegate;
+  final String sql;
+  final List<Token> tokens;
+  int pos;
 
-  private MvStatementParser(ParserInterface delegate, String sql, List<Token> tokens) {
+  MvStatementParser(ParserInterface delegate, String sql, List<Token> tokens) {
     this.delegate = delegate;
     this.sql = sql;
     this.tokens = tokens;
@@ -40,7 +40,7 @@ final class MvStatementParser {
     } catch (MaterializedViewSqlException e) {
       return false; // not ours to report: the delegate gives Spark's usual error
     }
-    if (isVectorIndex(t)) {
+    if (isVectorIndex(t) || ComputedColumnSql.handles(t)) {
       return true;
     }
     if (t.size() >= 4 && t.get(0).isWord("SHOW") && (t.get(1).isWord("INDEXES")
@@ -102,7 +102,7 @@ final class MvStatementParser {
       return end(job(next()));
     }
     if (peek().isWord("ALTER")) {
-      return end(vectorIndex());
+      return end(ComputedColumnSql.handles(tokens) ? ComputedColumnSql.parse(this) : vectorIndex());
     }
     if (peek().isWord("SHOW") && (second.isWord("INDEXES") || second.isWord("INDEX"))) {
       pos += 3; // SHOW INDEXES FROM|IN (handles() checked them)
@@ -361,7 +361,7 @@ final class MvStatementParser {
   }
 
   /** A multipart identifier, parsed by Spark from the span of its tokens. */
-  private List<String> identifier(String what) throws ParseException {
+  List<String> identifier(String what) throws ParseException {
     Token first = peek();
     if (first.type() != Type.WORD && first.type() != Type.QUOTED_IDENT) {
       throw error("Expected " + what + ", found " + first.display(), first);
@@ -390,7 +390,7 @@ final class MvStatementParser {
   }
 
   /** {@code ( key [=] value, ... )}; keys are case-preserved, duplicate keys are an error. */
-  private Map<String, String> propertyList(String clause) {
+  Map<String, String> propertyList(String clause) {
     expectSymbol('(');
     Map<String, String> out = new LinkedHashMap<>();
     if (acceptSymbol(')')) {
@@ -453,11 +453,11 @@ final class MvStatementParser {
         + "found " + t.display(), t);
   }
 
-  private Token peek() {
+  Token peek() {
     return tokens.get(pos);
   }
 
-  private Token next() {
+  Token next() {
     Token t = tokens.get(pos);
     if (t.type() != Type.EOF) {
       pos++;
@@ -465,7 +465,7 @@ final class MvStatementParser {
     return t;
   }
 
-  private boolean acceptWord(String w) {
+  boolean acceptWord(String w) {
     if (peek().isWord(w)) {
       pos++;
       return true;
@@ -473,7 +473,7 @@ final class MvStatementParser {
     return false;
   }
 
-  private boolean acceptSymbol(char c) {
+  boolean acceptSymbol(char c) {
     if (peek().isSymbol(c)) {
       pos++;
       return true;
@@ -481,19 +481,19 @@ final class MvStatementParser {
     return false;
   }
 
-  private void expectWord(String w) {
+  void expectWord(String w) {
     if (!acceptWord(w)) {
       throw error("Expected " + w + ", found " + peek().display(), peek());
     }
   }
 
-  private void expectSymbol(char c) {
+  void expectSymbol(char c) {
     if (!acceptSymbol(c)) {
       throw error("Expected '" + c + "', found " + peek().display(), peek());
     }
   }
 
-  private MaterializedViewSqlException error(String problem, Token at) {
+  MaterializedViewSqlException error(String problem, Token at) {
     return new MaterializedViewSqlException(problem, sql, at.start());
   }
 }

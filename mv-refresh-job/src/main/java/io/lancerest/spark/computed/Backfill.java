@@ -1,0 +1,132 @@
+package io.lancerest.spark.computed;
+
+import io.lancerest.spark.connector.LanceLocation;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.function.Function;
+import org.apache.arrow.memory.BufferAllocator;
+import org.apache.arrow.memory.RootAllocator;
+import org.apache.arrow.vector.types.pojo.Field;
+import org.lance.Dataset;
+import org.lance.Fragment;
+import org.lance.FragmentMetadata;
+import org.lance.schema.LanceField;
+
+/**
+ * Fills a computed column: plans the fragments of the table at the read version that the
+ * checkpoint does not record as done, has a {@link FragmentRunner} compute them, and commits
+ * {@code commit_granularity} fragments at a time, each commit followed by its checkpoint, so that
+ * a failed or killed backfill resumes with the fragments not yet committed.
+ */
+public final class Backfill {
+  private Backfill() {}
+
+  /**
+   * Backfills {@code column}.
+   *
+   * @param table the table's name as users write it, for messages
+   * @param condition compiles the options' {@code where} against the table's schema ({@code
+   *     null} when there is none); its refusal is the caller's to word
+   */
+  public static BackfillResult run(String table, LanceLocation location, String column,
+      BackfillOptions options, Function<org.apache.arrow.vector.types.pojo.Schema, RowCondition>
+          condition, FragmentRunner runner) {
+    String where = "Backfill of column '" + column + "' of table " + table;
+    BackfillTaskSpec spec;
+    List<FragmentTask> todo = new ArrayList<>();
+    long alreadyDone = 0;
+    Set<Integer> atRead = new HashSet<>();
+    BackfillCheckpoint checkpoint;
+    try (BufferAllocator a = new RootAllocator(); Dataset latest = location.open(a, null)) {
+      long readVersion = options.readVersion() != null ? options.readVersion()
+          : latest.version();
+      try (Dataset ds = readVersion == latest.version() ? null
+          : location.open(a, readVersion)) {
+        Dataset at = ds != null ? ds : latest;
+        Field f = at.getSchema().getFields().stream().filter(x -> x.getName().equals(column))
+            .findFirst().orElse(null);
+        if (f == null) {
+          throw new ComputedColumnException(where + ": the table has no column '" + column
+              + "'" + (options.readVersion() != null ? " at version " + readVersion : "")
+              + ". Add it with ALTER TABLE ... ADD COLUMN ... COMPUTED BY first.");
+        }
+        ComputedColumn def = ComputedColumn.fromMetadata(table, column, f.getMetadata());
+        if (def == null) {
+          throw new ComputedColumnException(where + ": column '" + column + "' is not a "
+              + "computed column (its field metadata has no '" + ComputedColumn.METADATA_KEY
+              + "'); only computed columns can be backfilled.");
+        }
+        int fieldId = fieldId(at, column);
+        checkpoint = BackfillCheckpoint.read(latest.getConfig(), column,
+            def.function().sha256Hex(), fieldId);
+        RowCondition cond = options.where() == null ? null : condition.apply(at.getSchema());
+        spec = new BackfillTaskSpec(table, location.uri(), location.storageOptions(),
+            readVersion, column, def.toMetadataValue(), fieldId, options, cond);
+        for (Fragment fr : at.getFragments()) {
+          FragmentMetadata m = fr.metadata();
+          atRead.add(m.getId());
+          if (checkpoint.isDone(m)) {
+            alreadyDone++;
+          } else if (m.getPhysicalRows() > m.getNumDeletions()) {
+            todo.add(new FragmentTask(m.getId(), m.getPhysicalRows()));
+          }
+        }
+      }
+    }
+    long computedFragments = 0;
+    long rows = 0;
+    long skipped = 0;
+    long committed = spec.readVersion();
+    for (int i = 0; i < todo.size(); i += options.commitGranularity()) {
+      List<FragmentTask> group = todo.subList(i, Math.min(todo.size(),
+          i + options.commitGranularity()));
+      List<FragmentResult> results = runner.run(spec, group);
+      boolean any = results.stream().anyMatch(r -> r.file() != null || r.complete());
+      if (any) {
+        try {
+          committed = BackfillCommit.commit(location, spec.readVersion(), spec.fieldId(),
+              results, checkpoint, where);
+        } catch (ComputedColumnException e) {
+          throw e;
+        } catch (RuntimeException e) { // a conflict with another writer, storage
+          throw new ComputedColumnException(where + ": committing fragments "
+              + group.stream().map(FragmentTask::fragmentId).toList() + " failed: "
+              + e.getMessage() + ". Fragments committed before are kept; backfill again to "
+              + "compute the rest.", e);
+        }
+        List<Long> done = new ArrayList<>(checkpoint.done());
+        results.stream().filter(FragmentResult::complete).forEach(r -> done.add(
+            (long) r.fragmentId()));
+        checkpoint = new BackfillCheckpoint(column, checkpoint.udfSha(), checkpoint.fieldId(),
+            new java.util.TreeSet<>(done));
+      }
+      for (FragmentResult r : results) {
+        computedFragments += r.file() != null ? 1 : 0;
+        rows += r.rowsComputed();
+        skipped += r.rowsSkipped();
+      }
+    }
+    long later = 0;
+    try (BufferAllocator a = new RootAllocator(); Dataset latest = location.open(a, null)) {
+      for (Fragment fr : latest.getFragments()) {
+        FragmentMetadata m = fr.metadata();
+        if (!atRead.contains(m.getId()) && !checkpoint.isDone(m.getId())) {
+          later += m.getPhysicalRows() - m.getNumDeletions();
+        }
+      }
+    }
+    return new BackfillResult(computedFragments, alreadyDone, rows, skipped, later,
+        spec.readVersion(), committed);
+  }
+
+  private static int fieldId(Dataset ds, String column) {
+    for (LanceField f : ds.getLanceSchema().fields()) {
+      if (f.getName().equals(column)) {
+        return f.getId();
+      }
+    }
+    throw new IllegalStateException("column " + column + " not in the Lance schema");
+  }
+}
