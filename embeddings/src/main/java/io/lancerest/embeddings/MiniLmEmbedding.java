@@ -26,8 +26,8 @@ import org.apache.spark.sql.types.StructType;
  * gives NULL; an empty text gives the model's vector of the empty sentence, like any other
  * text. Texts longer than 256 word pieces are cut there; chunk long documents first.
  *
- * <p>{@link #shareable}: one opened instance serves every task of an executor JVM, from
- * several threads; the model is loaded in {@link #open} and released in {@link #close}.
+ * <p>{@link #shareable}: one opened instance may serve several tasks, from several threads at
+ * once; the model is loaded in {@link #open} and released in {@link #close}.
  */
 public final class MiniLmEmbedding implements ColumnFunction {
   static final String NAME = "MiniLmEmbedding";

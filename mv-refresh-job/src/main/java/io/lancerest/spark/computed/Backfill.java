@@ -59,6 +59,9 @@ public final class Backfill {
               + "'); only computed columns can be backfilled.");
         }
         int fieldId = fieldId(at, column);
+        if (ds != null) {
+          requireSameDefinition(latest, column, fieldId, def, readVersion, where);
+        }
         checkpoint = BackfillCheckpoint.read(latest.getConfig(), column,
             def.function().sha256Hex(), fieldId);
         RowCondition cond = options.where() == null ? null : condition.apply(at.getSchema());
@@ -70,7 +73,8 @@ public final class Backfill {
           if (checkpoint.isDone(m)) {
             alreadyDone++;
           } else if (m.getPhysicalRows() > m.getNumDeletions()) {
-            todo.add(new FragmentTask(m.getId(), m.getPhysicalRows()));
+            todo.add(new FragmentTask(m.getId(), m.getPhysicalRows(),
+                FragmentTask.columnFile(m, fieldId)));
           }
         }
       }
@@ -86,8 +90,10 @@ public final class Backfill {
       boolean any = results.stream().anyMatch(r -> r.file() != null || r.complete());
       if (any) {
         try {
-          committed = BackfillCommit.commit(location, spec.readVersion(), spec.fieldId(),
+          BackfillCommit.Committed c = BackfillCommit.commit(location, spec.fieldId(), group,
               results, checkpoint, where);
+          committed = c.version();
+          checkpoint = c.checkpoint();
         } catch (ComputedColumnException e) {
           throw e;
         } catch (RuntimeException e) { // a conflict with another writer, storage
@@ -96,11 +102,6 @@ public final class Backfill {
               + e.getMessage() + ". Fragments committed before are kept; backfill again to "
               + "compute the rest.", e);
         }
-        List<Long> done = new ArrayList<>(checkpoint.done());
-        results.stream().filter(FragmentResult::complete).forEach(r -> done.add(
-            (long) r.fragmentId()));
-        checkpoint = new BackfillCheckpoint(column, checkpoint.udfSha(), checkpoint.fieldId(),
-            new java.util.TreeSet<>(done));
       }
       for (FragmentResult r : results) {
         computedFragments += r.file() != null ? 1 : 0;
@@ -119,6 +120,25 @@ public final class Backfill {
     }
     return new BackfillResult(computedFragments, alreadyDone, rows, skipped, later,
         spec.readVersion(), committed);
+  }
+
+  /**
+   * Refuses a {@code read_version} at which the column is not the latest one: values computed
+   * for a column dropped and added again, or redefined, since would land in the latest column.
+   */
+  private static void requireSameDefinition(Dataset latest, String column, int fieldId,
+      ComputedColumn def, long readVersion, String where) {
+    Field lf = latest.getSchema().getFields().stream().filter(x -> x.getName().equals(column))
+        .findFirst().orElse(null);
+    ComputedColumn now = lf == null ? null : ComputedColumn.fromMetadata("", column,
+        lf.getMetadata());
+    if (now == null || fieldId(latest, column) != fieldId
+        || !now.function().sha256Hex().equals(def.function().sha256Hex())) {
+      throw new ComputedColumnException(where + ": at read_version " + readVersion + " the "
+          + "column is not the one the table has now (it was dropped, added again or "
+          + "redefined since). Backfill without read_version, or with a version from after "
+          + "that change.");
+    }
   }
 
   private static int fieldId(Dataset ds, String column) {

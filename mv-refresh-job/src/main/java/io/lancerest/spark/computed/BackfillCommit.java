@@ -2,9 +2,11 @@ package io.lancerest.spark.computed;
 
 import io.lancerest.spark.connector.LanceLocation;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeSet;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
 import org.lance.CommitBuilder;
@@ -15,6 +17,7 @@ import org.lance.Transaction;
 import org.lance.fragment.DataFile;
 import org.lance.operation.DataReplacement;
 import org.lance.operation.Update;
+import org.lance.operation.UpdateConfig;
 
 /**
  * Commits the column files of a group of fragments, then records them as done.
@@ -33,9 +36,17 @@ final class BackfillCommit {
 
   private BackfillCommit() {}
 
-  /** Commits {@code results}' files; returns the version after the last commit. */
-  static long commit(LanceLocation location, long readVersion, int fieldId,
+  /** What a group's commits left: the version after them, and the checkpoint they recorded. */
+  record Committed(long version, BackfillCheckpoint checkpoint) {}
+
+  /**
+   * Commits {@code results}' files (computed for {@code tasks}) and records the complete ones as
+   * done, merged into the checkpoint the table holds by then.
+   */
+  static Committed commit(LanceLocation location, int fieldId, List<FragmentTask> tasks,
       List<FragmentResult> results, BackfillCheckpoint checkpoint, String where) {
+    Map<Integer, FragmentTask> byId = new HashMap<>();
+    tasks.forEach(t -> byId.put(t.fragmentId(), t));
     try (BufferAllocator a = new RootAllocator(); Dataset ds = location.open(a, null)) {
       Dataset current = ds;
       List<DataReplacement.DataReplacementGroup> replace = new ArrayList<>();
@@ -48,6 +59,9 @@ final class BackfillCommit {
         FragmentMetadata m = latest.get(r.fragmentId());
         if (m == null) {
           continue; // gone since the read version (compacted or deleted): nothing to fill
+        }
+        if (!unchanged(m, byId.get(r.fragmentId()), fieldId)) {
+          continue; // left for the next backfill
         }
         if (sharesFile(m, fieldId)) {
           rewrite.add(r);
@@ -64,18 +78,39 @@ final class BackfillCommit {
           opened.add(current);
         }
         if (!rewrite.isEmpty()) {
-          current = rewriteColumn(current, rewrite, fieldId, where, opened);
+          current = rewriteColumn(current, rewrite, byId, fieldId, where, opened);
         }
+        // done: complete, and the fragment holds this backfill's file for the column now
+        Map<Integer, FragmentMetadata> now = fragments(current);
         List<Long> done = new ArrayList<>();
         for (FragmentResult r : results) {
-          if (r.complete()) {
+          FragmentMetadata m = now.get(r.fragmentId());
+          if (r.complete() && r.file() != null && m != null
+              && r.file().getPath().equals(FragmentTask.columnFile(m, fieldId))) {
             done.add((long) r.fragmentId());
           }
         }
+        BackfillCheckpoint recorded = checkpoint;
         if (!done.isEmpty()) {
-          current.updateConfig(checkpoint.with(done));
+          // merged with what the table holds now (another backfill of the column may have
+          // recorded fragments since), and written as an upsert of this column's keys:
+          // lance-core 4.0.0's Dataset.updateConfig replaces the whole config, which would drop
+          // the table's properties and the other columns' checkpoints
+          BackfillCheckpoint stored = BackfillCheckpoint.read(current.getConfig(),
+              checkpoint.column(), checkpoint.udfSha(), checkpoint.fieldId());
+          TreeSet<Long> all = new TreeSet<>(checkpoint.done());
+          all.addAll(stored.done());
+          all.addAll(done);
+          recorded = new BackfillCheckpoint(checkpoint.column(), checkpoint.udfSha(),
+              checkpoint.fieldId(), all);
+          try (Transaction t = new Transaction.Builder().readVersion(current.version())
+              .operation(UpdateConfig.builder().upsertValues(recorded.with(List.of())).build())
+              .build()) {
+            current = new CommitBuilder(current).execute(t);
+            opened.add(current);
+          }
         }
-        return current.latestVersion();
+        return new Committed(current.latestVersion(), recorded);
       } finally {
         for (Dataset d : opened) {
           d.close();
@@ -84,8 +119,8 @@ final class BackfillCommit {
     }
   }
 
-  private static Dataset rewriteColumn(Dataset ds, List<FragmentResult> rewrite, int fieldId,
-      String where, List<Dataset> opened) {
+  private static Dataset rewriteColumn(Dataset ds, List<FragmentResult> rewrite,
+      Map<Integer, FragmentTask> byId, int fieldId, String where, List<Dataset> opened) {
     RuntimeException last = null;
     Dataset current = ds;
     for (int attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
@@ -93,7 +128,7 @@ final class BackfillCommit {
       List<FragmentMetadata> updated = new ArrayList<>();
       for (FragmentResult r : rewrite) {
         FragmentMetadata m = latest.get(r.fragmentId());
-        if (m != null) {
+        if (m != null && unchanged(m, byId.get(r.fragmentId()), fieldId)) {
           updated.add(withColumnFile(m, r.file(), fieldId));
         }
       }
@@ -124,6 +159,18 @@ final class BackfillCommit {
   }
 
   /** Whether the column is stored in a file that also holds other columns. */
+  /**
+   * Whether fragment {@code m}, as the table has it now, is still the one {@code task} read: the
+   * same physical rows (lance-core does not check a file's rows against its fragment's, and a
+   * file of another length would make the fragment unreadable) and the same file holding the
+   * column (else the column was written since, by another backfill, and the values read before
+   * must not replace it). A fragment that changed is left for the next backfill.
+   */
+  static boolean unchanged(FragmentMetadata m, FragmentTask task, int fieldId) {
+    return task != null && m.getPhysicalRows() == task.physicalRows()
+        && java.util.Objects.equals(FragmentTask.columnFile(m, fieldId), task.columnFile());
+  }
+
   static boolean sharesFile(FragmentMetadata m, int fieldId) {
     for (DataFile f : m.getFiles()) {
       int[] fields = f.getFields();

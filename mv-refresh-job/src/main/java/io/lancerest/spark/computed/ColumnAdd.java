@@ -76,6 +76,13 @@ public final class ColumnAdd {
         throw new ComputedColumnException(where + ": input column '" + in + "' does not exist."
             + " The table's columns are " + List.of(tableSchema.fieldNames()) + ".");
       }
+      // a backfill of that column rewrites its values in place, under the same fragment ids,
+      // which this column's checkpoint cannot see: this column would keep stale values
+      if (schema.findField(in).getMetadata().containsKey(ComputedColumn.METADATA_KEY)) {
+        throw new ComputedColumnException(where + ": input column '" + in + "' is itself a "
+            + "computed column, and a computed column reads stored columns only. Compute it "
+            + "from the columns '" + in + "' is computed from.");
+      }
       inputs.add(found);
     }
     StructType inputSchema = new StructType(inputs.toArray(StructField[]::new));

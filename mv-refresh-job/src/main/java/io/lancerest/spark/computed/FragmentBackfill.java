@@ -34,6 +34,8 @@ import org.lance.ipc.ScanOptions;
  */
 public final class FragmentBackfill {
   private static final String ROW_ADDRESS = "_rowaddr";
+  /** Rows a {@code where} keeps, held at most this many before they are written out. */
+  private static final int KEPT_FLUSH = 8192;
 
   private FragmentBackfill() {}
 
@@ -60,7 +62,9 @@ public final class FragmentBackfill {
         fn.open(def.function().options());
       } catch (Exception e) {
         throw new ComputedColumnException(where + ": its function "
-            + def.function().className() + " failed to open: " + e, e);
+            + def.function().className() + " failed to open: " + e + ". Check its options and "
+            + "that its jar and resources are on the executors' classpath; nothing of this "
+            + "group was committed.", e);
       }
       for (FragmentTask task : tasks) {
         current = task;
@@ -71,7 +75,8 @@ public final class FragmentBackfill {
       throw e;
     } catch (Exception e) {
       throw new ComputedColumnException(where + ": " + (current == null ? "" : "fragment "
-          + current.fragmentId() + " ") + "failed: " + e, e);
+          + current.fragmentId() + " ") + "failed: " + e + ". Backfill again to resume: "
+          + "fragments already committed are kept.", e);
     }
   }
 
@@ -113,8 +118,12 @@ public final class FragmentBackfill {
             int pos = (int) (((Number) addr.getObject(i)).longValue() & 0xffffffffL);
             if (cond != null && !cond.test(condRows.getRow(i))) {
               complete = false;
-              Object keep = value(root.getVector(spec.column()), i);
-              check(out.set(pos, keep), where, task, pos);
+              // kept in position order with the rows waiting for the function: the writer
+              // takes positions in increasing order only
+              pending.keep(pos, value(root.getVector(spec.column()), i));
+              if (pending.entries() >= KEPT_FLUSH) {
+                skipped += pending.flush(fn, out, o, where, task);
+              }
               continue;
             }
             wrote = true;
@@ -195,30 +204,70 @@ public final class FragmentBackfill {
   private static void check(String problem, String where, FragmentTask task, int pos) {
     if (problem != null) {
       throw new ComputedColumnException(where + ": row " + pos + " of fragment "
-          + task.fragmentId() + ": the function returned " + problem + ".");
+          + task.fragmentId() + ": the function returned " + problem + ". Fix the function "
+          + "(or the column's declared type) and backfill again: fragments already committed "
+          + "are kept.");
     }
   }
 
-  /** Rows waiting for one call of the function. */
+  /**
+   * Rows waiting for one call of the function, and, between them, rows a {@code where} keeps
+   * with their current value: written in the order they were read, which is position order.
+   */
   private static final class Batch {
+    /** Per entry, in read order: its position; its kept value, or {@link #COMPUTED}. */
+    private static final Object COMPUTED = new Object();
     private final List<Integer> positions = new ArrayList<>();
+    private final List<Object> kept = new ArrayList<>();
     private final List<Row> rows = new ArrayList<>();
 
     void add(int pos, Row r) {
       positions.add(pos);
+      kept.add(COMPUTED);
       rows.add(r);
     }
 
+    void keep(int pos, Object value) {
+      positions.add(pos);
+      kept.add(value);
+    }
+
+    /** Rows for the function. */
     int size() {
       return rows.size();
     }
 
-    /** Calls the function and sets the values; returns the rows skipped. */
+    /** Rows for the function and rows kept. */
+    int entries() {
+      return positions.size();
+    }
+
+    /** Calls the function and sets the values, kept ones too; returns the rows skipped. */
     long flush(ColumnFunction fn, ColumnWriter out, BackfillOptions o, String where,
         FragmentTask task) {
-      if (rows.isEmpty()) {
+      if (positions.isEmpty()) {
         return 0;
       }
+      List<?> values = rows.isEmpty() ? List.of() : call(fn, o, where, task);
+      long skipped = values == null ? rows.size() : 0; // skipped rows stay NULL
+      int next = 0;
+      for (int e = 0; e < positions.size(); e++) {
+        int pos = positions.get(e);
+        Object k = kept.get(e);
+        if (k != COMPUTED) {
+          check(out.set(pos, k), where, task, pos);
+        } else if (values != null) {
+          check(out.set(pos, values.get(next++)), where, task, pos);
+        }
+      }
+      positions.clear();
+      kept.clear();
+      rows.clear();
+      return skipped;
+    }
+
+    /** The function's values for {@link #rows}, or {@code null} when skipped. */
+    private List<?> call(ColumnFunction fn, BackfillOptions o, String where, FragmentTask task) {
       List<?> values = null;
       int attempts = o.errorHandling() == BackfillOptions.ErrorMode.RETRY ? 1 + o.retries() : 1;
       Exception last = null;
@@ -228,7 +277,7 @@ public final class FragmentBackfill {
           if (values == null) {
             throw new ComputedColumnException(where + ": the function returned null for a "
                 + "batch of " + rows.size() + " rows of fragment " + task.fragmentId()
-                + "; it must return one value per row.");
+                + "; it must return one value per row. Fix the function and backfill again.");
           }
         } catch (ComputedColumnException e) {
           throw e;
@@ -236,29 +285,43 @@ public final class FragmentBackfill {
           last = e;
         }
       }
-      long skipped = 0;
       if (values == null) {
         if (o.errorHandling() != BackfillOptions.ErrorMode.SKIP) {
+          int first = firstComputed();
+          int lastPos = lastComputed();
           throw new ComputedColumnException(where + ": the function failed on fragment "
-              + task.fragmentId() + " (rows " + positions.get(0) + ".." + positions.get(
-              positions.size() - 1) + ")" + (attempts > 1 ? " after " + attempts + " attempts"
-              : "") + ": " + last + ". Fix the function or its options and backfill again: "
-              + "fragments already committed are kept, or use error_handling = 'skip'.", last);
+              + task.fragmentId() + " (rows " + first + ".." + lastPos + ")" + (attempts > 1
+              ? " after " + attempts + " attempts" : "") + ": " + last + ". Fix the function or "
+              + "its options and backfill again: fragments already committed are kept, or use "
+              + "error_handling = 'skip'.", last);
         }
-        skipped = rows.size(); // they stay NULL
-      } else {
-        if (values.size() != rows.size()) {
-          throw new ComputedColumnException(where + ": the function returned " + values.size()
-              + " values for " + rows.size() + " rows of fragment " + task.fragmentId()
-              + "; it must return exactly one value per row.");
-        }
-        for (int i = 0; i < values.size(); i++) {
-          check(out.set(positions.get(i), values.get(i)), where, task, positions.get(i));
+        return null;
+      }
+      if (values.size() != rows.size()) {
+        throw new ComputedColumnException(where + ": the function returned " + values.size()
+            + " values for " + rows.size() + " rows of fragment " + task.fragmentId()
+            + "; it must return exactly one value per row. Fix the function and backfill "
+            + "again: fragments already committed are kept.");
+      }
+      return values;
+    }
+
+    private int firstComputed() {
+      for (int e = 0; e < kept.size(); e++) {
+        if (kept.get(e) == COMPUTED) {
+          return positions.get(e);
         }
       }
-      positions.clear();
-      rows.clear();
-      return skipped;
+      return -1;
+    }
+
+    private int lastComputed() {
+      for (int e = kept.size() - 1; e >= 0; e--) {
+        if (kept.get(e) == COMPUTED) {
+          return positions.get(e);
+        }
+      }
+      return -1;
     }
   }
 }

@@ -262,7 +262,9 @@ class BackfillTest {
     ComputedColumnException e = assertThrows(ComputedColumnException.class,
         () -> ComputedColumns.backfill(f.spark, t, "bad", Map.of("commit_granularity", "1")));
     assertEquals("Backfill of computed column 'bad' of table " + t + ": row 0 of fragment 0: "
-        + "the function returned a vector of 3 floats where the column holds 4.", e.getMessage());
+        + "the function returned a vector of 3 floats where the column holds 4. Fix the "
+        + "function (or the column's declared type) and backfill again: fragments already "
+        + "committed are kept.", e.getMessage());
     assertEquals(before, ComputedTables.version(f, ns, "vectors"));
   }
 
