@@ -18,8 +18,8 @@ import org.apache.spark.sql.SparkSession;
  * over the same texts on the same cores ({@link EmbeddingMapPartitionsBenchmark}'s job), target
  * &le; 1.1. The table is loaded in {@code loads} inserts (as many fragments or more); each round
  * adds a new computed column and backfills it, and runs the peer job, taking turns going first.
- * The figure is the median of the rounds' ratios; each backfill is checked to have computed every
- * row (a non-NULL 384-d vector per text).
+ * The figure is the median of the rounds' ratios; each backfill's column is checked against the
+ * peer's vectors (count, and the sum of each vector's {@code Arrays.hashCode}).
  *
  * <pre>
  * mvn -B -ntp -q -Pquickstart -DskipTests -pl examples -am verify \
@@ -53,6 +53,15 @@ public final class EmbeddingBackfillBenchmark {
     spark.sql("CREATE TABLE " + T + " (id BIGINT, text STRING)");
     spark.udf().register("bench_text", (org.apache.spark.sql.api.java.UDF1<Long, String>)
         EmbeddingMapPartitionsBenchmark::text, org.apache.spark.sql.types.DataTypes.StringType);
+    // the peer's hash of a vector (Arrays.hashCode of its floats), for the column's vectors
+    spark.udf().register("vec_hash", (org.apache.spark.sql.api.java.UDF1<
+        scala.collection.Seq<Float>, Long>) v -> {
+          float[] f = new float[v.size()];
+          for (int i = 0; i < f.length; i++) {
+            f[i] = v.apply(i);
+          }
+          return (long) java.util.Arrays.hashCode(f);
+        }, org.apache.spark.sql.types.DataTypes.LongType);
     long per = texts / loads;
     for (int i = 0; i < loads; i++) {
       long from = i * per;
@@ -83,8 +92,13 @@ public final class EmbeddingBackfillBenchmark {
             String.valueOf(batch)));
         backfill[0] = ViewBench.secs(t);
       };
-      Runnable theirs = () -> peer[0] = EmbeddingMapPartitionsBenchmark.round(spark, peerTexts,
-          batch, Map.of("threads", "1"), "peer round " + r);
+      EmbeddingMapPartitionsBenchmark.Round[] theirRound =
+          new EmbeddingMapPartitionsBenchmark.Round[1];
+      Runnable theirs = () -> {
+        theirRound[0] = EmbeddingMapPartitionsBenchmark.round(spark, peerTexts, batch,
+            Map.of("threads", "1"), "peer round " + r);
+        peer[0] = theirRound[0].seconds();
+      };
       if (r % 2 == 0) {
         ours.run();
         theirs.run();
@@ -92,11 +106,11 @@ public final class EmbeddingBackfillBenchmark {
         theirs.run();
         ours.run();
       }
-      long filled = spark.sql("SELECT count(*) FROM " + T + " WHERE size(" + column + ") = 384")
-          .first().getLong(0);
-      if (filled != texts) {
-        throw new IllegalStateException(column + ": " + filled + " of " + texts + " rows hold a "
-            + "384-d vector after the backfill");
+      org.apache.spark.sql.Row got = spark.sql("SELECT count(" + column + "), sum(vec_hash("
+          + column + ")) FROM " + T).first();
+      if (got.getLong(0) != theirRound[0].vectors() || got.getLong(1) != theirRound[0].hash()) {
+        throw new IllegalStateException(column + ": " + got.getLong(0) + " vectors, hash "
+            + got.getLong(1) + ", where the mapPartitions job computed " + theirRound[0]);
       }
       ratios.add(backfill[0] / peer[0]);
       System.out.printf("round %d: backfill %.1f s (%.0f texts/s; %s) / mapPartitions %.1f s = "

@@ -82,7 +82,7 @@ public final class EmbeddingMapPartitionsBenchmark {
       round(spark, warmUp, batch, options, "warm-up");
       List<Double> seconds = new ArrayList<>();
       for (int r = 1; r <= rounds; r++) {
-        seconds.add(round(spark, all, batch, options, "round " + r));
+        seconds.add(round(spark, all, batch, options, "round " + r).seconds());
       }
       seconds.sort(null);
       double median = seconds.get(seconds.size() / 2);
@@ -92,8 +92,14 @@ public final class EmbeddingMapPartitionsBenchmark {
     }
   }
 
-  /** One job over {@code texts}; prints and returns its wall-clock seconds. */
-  static double round(SparkSession spark, Dataset<String> texts, int batch,
+  /** A round's wall-clock seconds, and the count and summed hash of its vectors. */
+  record Round(double seconds, long vectors, long hash) {}
+
+  /**
+   * One job over {@code texts}; prints and returns its time, and the count and sum of {@code
+   * Arrays.hashCode(float[])} of its vectors.
+   */
+  static Round round(SparkSession spark, Dataset<String> texts, int batch,
       Map<String, String> options, String label) {
     LongAccumulator openNanos = spark.sparkContext().longAccumulator("model open");
     long t0 = System.nanoTime();
@@ -104,7 +110,7 @@ public final class EmbeddingMapPartitionsBenchmark {
     System.out.printf("%s: %.2f s, %.0f texts/s, vectors %d, hash %d, model opens %.2f s "
         + "summed over tasks%n", label, s, sums.getLong(0) / s, sums.getLong(0),
         sums.isNullAt(1) ? 0 : sums.getLong(1), openNanos.value() / 1e9);
-    return s;
+    return new Round(s, sums.getLong(0), sums.isNullAt(1) ? 0 : sums.getLong(1));
   }
 
   /** A task's work: the model opened once, the partition embedded batch by batch. */
