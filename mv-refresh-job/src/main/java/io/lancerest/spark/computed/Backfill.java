@@ -79,6 +79,10 @@ public final class Backfill {
         }
       }
     }
+    if (!todo.isEmpty()) {
+      OutputProbe.check(spec, ComputedColumn.fromMetadata(table, column, java.util.Map.of(
+          ComputedColumn.METADATA_KEY, spec.definition())), todo.get(0), where);
+    }
     long computedFragments = 0;
     long rows = 0;
     long skipped = 0;

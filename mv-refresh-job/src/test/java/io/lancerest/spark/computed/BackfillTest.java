@@ -244,7 +244,7 @@ class BackfillTest {
   }
 
   @Test
-  void aVectorColumnIsFilledAndAWrongLengthIsRefusedNamingTheRow() {
+  void aVectorColumnIsFilledAndAWrongLengthIsRefusedBeforeAnythingIsCommitted() {
     String t = table("vectors", false);
     ComputedColumns.add(f.spark, t, new ComputedColumnSpec("emb", TextVector4.class.getName(),
         null, List.of("text"), Map.of(), false));
@@ -261,10 +261,10 @@ class BackfillTest {
     long before = ComputedTables.version(f, ns, "vectors");
     ComputedColumnException e = assertThrows(ComputedColumnException.class,
         () -> ComputedColumns.backfill(f.spark, t, "bad", Map.of("commit_granularity", "1")));
-    assertEquals("Backfill of computed column 'bad' of table " + t + ": row 0 of fragment 0: "
-        + "the function returned a vector of 3 floats where the column holds 4. Fix the "
-        + "function (or the column's declared type) and backfill again: fragments already "
-        + "committed are kept.", e.getMessage());
+    assertEquals("Backfill of column 'bad' of table " + t + ": on 16 rows of fragment "
+        + "0, tried before anything was committed, the function returned a vector of 3 floats "
+        + "where the column holds 4. Fix the function (or the column's declared type) and "
+        + "backfill again; nothing was committed.", e.getMessage());
     assertEquals(before, ComputedTables.version(f, ns, "vectors"));
   }
 
