@@ -58,6 +58,7 @@ public final class Backfill {
               + "computed column (its field metadata has no '" + ComputedColumn.METADATA_KEY
               + "'); only computed columns can be backfilled.");
         }
+        requireStoredInputs(at, def, where);
         int fieldId = fieldId(at, column);
         if (ds != null) {
           requireSameDefinition(latest, column, fieldId, def, readVersion, where);
@@ -84,6 +85,7 @@ public final class Backfill {
           ComputedColumn.METADATA_KEY, spec.definition())), todo.get(0), where);
     }
     long computedFragments = 0;
+    long changedRows = 0;
     long rows = 0;
     long skipped = 0;
     long committed = spec.readVersion();
@@ -92,12 +94,14 @@ public final class Backfill {
           i + options.commitGranularity()));
       List<FragmentResult> results = runner.run(spec, group);
       boolean any = results.stream().anyMatch(r -> r.file() != null || r.complete());
+      java.util.Set<Integer> landed = java.util.Set.of();
       if (any) {
         try {
           BackfillCommit.Committed c = BackfillCommit.commit(location, spec.fieldId(), group,
               results, checkpoint, where);
           committed = c.version();
           checkpoint = c.checkpoint();
+          landed = c.committed();
         } catch (ComputedColumnException e) {
           throw e;
         } catch (RuntimeException e) { // a conflict with another writer, storage
@@ -107,13 +111,18 @@ public final class Backfill {
               + "compute the rest.", e);
         }
       }
+      // only what landed counts: a fragment that changed since the read is left for later
       for (FragmentResult r : results) {
-        computedFragments += r.file() != null ? 1 : 0;
-        rows += r.rowsComputed();
-        skipped += r.rowsSkipped();
+        if (landed.contains(r.fragmentId())) {
+          computedFragments++;
+          rows += r.rowsComputed();
+          skipped += r.rowsSkipped();
+        } else if (r.file() != null) {
+          changedRows += r.rowsComputed() + r.rowsSkipped();
+        }
       }
     }
-    long later = 0;
+    long later = changedRows;
     try (BufferAllocator a = new RootAllocator(); Dataset latest = location.open(a, null)) {
       for (Fragment fr : latest.getFragments()) {
         FragmentMetadata m = fr.metadata();
@@ -142,6 +151,22 @@ public final class Backfill {
           + "column is not the one the table has now (it was dropped, added again or "
           + "redefined since). Backfill without read_version, or with a version from after "
           + "that change.");
+    }
+  }
+
+  /**
+   * Refuses a column computed from a computed column (one added before such columns were
+   * refused): a backfill rewrites its input in place, unseen by this column's checkpoint.
+   */
+  private static void requireStoredInputs(Dataset ds, ComputedColumn def, String where) {
+    for (String in : def.inputColumns()) {
+      Field f = ds.getSchema().getFields().stream().filter(x -> x.getName().equals(in))
+          .findFirst().orElse(null);
+      if (f != null && f.getMetadata().containsKey(ComputedColumn.METADATA_KEY)) {
+        throw new ComputedColumnException(where + ": its input column '" + in + "' is itself a "
+            + "computed column, whose backfills this column would not notice. Drop this column "
+            + "and add it again computed from the columns '" + in + "' is computed from.");
+      }
     }
   }
 

@@ -3,9 +3,11 @@ package io.lancerest.spark.computed;
 import io.lancerest.spark.connector.LanceLocation;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeSet;
 import org.apache.arrow.memory.BufferAllocator;
 import org.apache.arrow.memory.RootAllocator;
@@ -37,7 +39,7 @@ final class BackfillCommit {
   private BackfillCommit() {}
 
   /** What a group's commits left: the version after them, and the checkpoint they recorded. */
-  record Committed(long version, BackfillCheckpoint checkpoint) {}
+  record Committed(long version, BackfillCheckpoint checkpoint, Set<Integer> committed) {}
 
   /**
    * Commits {@code results}' files (computed for {@code tasks}) and records the complete ones as
@@ -49,6 +51,10 @@ final class BackfillCommit {
     tasks.forEach(t -> byId.put(t.fragmentId(), t));
     try (BufferAllocator a = new RootAllocator(); Dataset ds = location.open(a, null)) {
       Dataset current = ds;
+      if (!sameColumn(current, checkpoint)) {
+        // dropped and added again, or redefined, since the read: these values are not its
+        return new Committed(current.version(), checkpoint, Set.of());
+      }
       List<DataReplacement.DataReplacementGroup> replace = new ArrayList<>();
       List<FragmentResult> rewrite = new ArrayList<>();
       Map<Integer, FragmentMetadata> latest = fragments(current);
@@ -80,43 +86,77 @@ final class BackfillCommit {
         if (!rewrite.isEmpty()) {
           current = rewriteColumn(current, rewrite, byId, fieldId, where, opened);
         }
-        // done: complete, and the fragment holds this backfill's file for the column now
-        Map<Integer, FragmentMetadata> now = fragments(current);
-        List<Long> done = new ArrayList<>();
-        for (FragmentResult r : results) {
-          FragmentMetadata m = now.get(r.fragmentId());
-          if (r.complete() && r.file() != null && m != null
-              && r.file().getPath().equals(FragmentTask.columnFile(m, fieldId))) {
-            done.add((long) r.fragmentId());
+        // committed: the fragment holds this backfill's file for the column now; done: that,
+        // and complete. Checked on the latest version, just before the checkpoint lands on it,
+        // so that another backfill's file committed meanwhile is not recorded as done.
+        try (Dataset newest = location.open(a, null)) {
+          Map<Integer, FragmentMetadata> now = fragments(newest);
+          Set<Integer> committed = new HashSet<>();
+          List<Long> done = new ArrayList<>();
+          for (FragmentResult r : results) {
+            FragmentMetadata m = now.get(r.fragmentId());
+            if (r.file() != null && m != null
+                && r.file().getPath().equals(FragmentTask.columnFile(m, fieldId))) {
+              committed.add(r.fragmentId());
+              if (r.complete()) {
+                done.add((long) r.fragmentId());
+              }
+            }
           }
-        }
-        BackfillCheckpoint recorded = checkpoint;
-        if (!done.isEmpty()) {
-          // merged with what the table holds now (another backfill of the column may have
-          // recorded fragments since), and written as an upsert of this column's keys:
-          // lance-core 4.0.0's Dataset.updateConfig replaces the whole config, which would drop
-          // the table's properties and the other columns' checkpoints
-          BackfillCheckpoint stored = BackfillCheckpoint.read(current.getConfig(),
-              checkpoint.column(), checkpoint.udfSha(), checkpoint.fieldId());
-          TreeSet<Long> all = new TreeSet<>(checkpoint.done());
-          all.addAll(stored.done());
-          all.addAll(done);
-          recorded = new BackfillCheckpoint(checkpoint.column(), checkpoint.udfSha(),
-              checkpoint.fieldId(), all);
-          try (Transaction t = new Transaction.Builder().readVersion(current.version())
-              .operation(UpdateConfig.builder().upsertValues(recorded.with(List.of())).build())
-              .build()) {
-            current = new CommitBuilder(current).execute(t);
-            opened.add(current);
+          if (!sameColumn(newest, checkpoint)) {
+            done.clear(); // never recorded over a checkpoint of another column of the name
           }
+          return record(newest, checkpoint, committed, done, opened);
         }
-        return new Committed(current.latestVersion(), recorded);
       } finally {
         for (Dataset d : opened) {
           d.close();
         }
       }
     }
+  }
+
+  /** The checkpoint upsert of {@code done}, merged with the stored one, on {@code current}. */
+  private static Committed record(Dataset current, BackfillCheckpoint checkpoint,
+      Set<Integer> committed, List<Long> done, List<Dataset> opened) {
+    BackfillCheckpoint recorded = checkpoint;
+    if (!done.isEmpty()) {
+      // merged with what the table holds now (another backfill of the column may have
+      // recorded fragments since), and written as an upsert of this column's keys:
+      // lance-core 4.0.0's Dataset.updateConfig replaces the whole config, which would drop
+      // the table's properties and the other columns' checkpoints
+      BackfillCheckpoint stored = BackfillCheckpoint.read(current.getConfig(),
+          checkpoint.column(), checkpoint.udfSha(), checkpoint.fieldId());
+      TreeSet<Long> all = new TreeSet<>(checkpoint.done());
+      all.addAll(stored.done());
+      all.addAll(done);
+      recorded = new BackfillCheckpoint(checkpoint.column(), checkpoint.udfSha(),
+          checkpoint.fieldId(), all);
+      try (Transaction t = new Transaction.Builder().readVersion(current.version())
+          .operation(UpdateConfig.builder().upsertValues(recorded.with(List.of())).build())
+          .build()) {
+        current = new CommitBuilder(current).execute(t);
+        opened.add(current);
+      }
+    }
+    return new Committed(current.latestVersion(), recorded, committed);
+  }
+
+  /** Whether the table's column is still the one {@code checkpoint} is for (field id, sha). */
+  private static boolean sameColumn(Dataset ds, BackfillCheckpoint checkpoint) {
+    for (org.lance.schema.LanceField f : ds.getLanceSchema().fields()) {
+      if (f.getName().equals(checkpoint.column())) {
+        if (f.getId() != checkpoint.fieldId()) {
+          return false;
+        }
+        org.apache.arrow.vector.types.pojo.Field arrow = ds.getSchema()
+            .findField(checkpoint.column());
+        ComputedColumn def = ComputedColumn.fromMetadata("", checkpoint.column(),
+            arrow.getMetadata());
+        return def != null && def.function().sha256Hex().equals(checkpoint.udfSha());
+      }
+    }
+    return false;
   }
 
   private static Dataset rewriteColumn(Dataset ds, List<FragmentResult> rewrite,
@@ -158,7 +198,6 @@ final class BackfillCommit {
         + "again: the fragments committed so far are kept.", last);
   }
 
-  /** Whether the column is stored in a file that also holds other columns. */
   /**
    * Whether fragment {@code m}, as the table has it now, is still the one {@code task} read: the
    * same physical rows (lance-core does not check a file's rows against its fragment's, and a
@@ -171,6 +210,7 @@ final class BackfillCommit {
         && java.util.Objects.equals(FragmentTask.columnFile(m, fieldId), task.columnFile());
   }
 
+  /** Whether the column is stored in a file that also holds other columns. */
   static boolean sharesFile(FragmentMetadata m, int fieldId) {
     for (DataFile f : m.getFiles()) {
       int[] fields = f.getFields();

@@ -9,8 +9,9 @@ package io.lancerest.spark.computed;
  *     NULL without a call)
  * @param rowsSkipped rows left NULL because their batch failed under {@code error_handling =
  *     skip}
- * @param rowsLeftForLater rows committed by others during the backfill (in fragments newer than
- *     {@code readVersion}), left for the next backfill
+ * @param rowsLeftForLater rows left for the next backfill: those committed by others during the
+ *     backfill (in fragments newer than {@code readVersion}), and those of fragments that changed
+ *     while they were computed (their values were not committed)
  * @param readVersion the table version whose fragments were computed
  * @param committedVersion the table's version after the last commit of this backfill (the read
  *     version when nothing was committed)

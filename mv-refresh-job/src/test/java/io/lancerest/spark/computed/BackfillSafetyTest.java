@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import io.lancerest.spark.computed.spark.ComputedColumns;
+import io.lancerest.spark.connector.LanceLocation;
+import io.lancerest.spark.mv.engine.CatalogBinding;
 import io.lancerest.spark.mv.engine.EngineFixture;
 import java.util.List;
 import java.util.Map;
@@ -77,6 +79,30 @@ class BackfillSafetyTest {
         .rowsComputed());
     assertEquals(50L, f.sql("SELECT count(*) FROM " + t + " WHERE up = upper(text)").get(0)
         .getLong(0), "the values the second backfill kept are the first one's");
+  }
+
+  @Test
+  void fragmentsThatChangedWhileComputedAreLeftForLaterNotCountedOrRecorded() {
+    String t = table("raced", 20, 1, "");
+    add(t, "len", TextLength.class, "text");
+    LanceLocation location = CatalogBinding.of(f.spark, EngineFixture.CATALOG)
+        .locate(List.of(ns, "raced"), "table").dataset();
+    // another backfill of the column lands between this one's read and its commit
+    FragmentRunner racing = (spec, tasks) -> {
+      List<FragmentResult> results = FragmentRunner.local().run(spec, tasks);
+      ComputedColumns.backfill(f.spark, t, "len", Map.of());
+      return results;
+    };
+    BackfillResult r = Backfill.run(t, location, "len", BackfillOptions.defaults(), s -> null,
+        racing);
+    assertEquals(0, r.fragmentsComputed(), r.toString());
+    assertEquals(0, r.rowsComputed(), r.toString());
+    assertEquals(20, r.rowsLeftForLater(), r.toString());
+    BackfillResult after = ComputedColumns.backfill(f.spark, t, "len", Map.of());
+    assertEquals(0, after.fragmentsComputed(), "the other backfill's fragments are done: "
+        + after);
+    assertEquals(20L, f.sql("SELECT count(*) FROM " + t + " WHERE len = length(text)").get(0)
+        .getLong(0));
   }
 
   @Test
