@@ -60,11 +60,16 @@ public final class Backfill {
         }
         requireStoredInputs(at, def, where);
         int fieldId = fieldId(at, column);
-        if (ds != null) {
-          requireSameDefinition(latest, column, fieldId, def, readVersion, where);
-        }
         checkpoint = BackfillCheckpoint.read(latest.getConfig(), column,
             def.function().sha256Hex(), fieldId);
+        // values computed at an older read_version for a column dropped and added again, or
+        // redefined, since would land in the latest column
+        if (ds != null && !checkpoint.describes(latest)) {
+          throw new ComputedColumnException(where + ": at read_version " + readVersion + " the "
+              + "column is not the one the table has now (it was dropped, added again or "
+              + "redefined since). Backfill without read_version, or with a version from after "
+              + "that change.");
+        }
         RowCondition cond = options.where() == null ? null : condition.apply(at.getSchema());
         spec = new BackfillTaskSpec(table, location.uri(), location.storageOptions(),
             readVersion, column, def.toMetadataValue(), fieldId, options, cond);
@@ -133,25 +138,6 @@ public final class Backfill {
     }
     return new BackfillResult(computedFragments, alreadyDone, rows, skipped, later,
         spec.readVersion(), committed);
-  }
-
-  /**
-   * Refuses a {@code read_version} at which the column is not the latest one: values computed
-   * for a column dropped and added again, or redefined, since would land in the latest column.
-   */
-  private static void requireSameDefinition(Dataset latest, String column, int fieldId,
-      ComputedColumn def, long readVersion, String where) {
-    Field lf = latest.getSchema().getFields().stream().filter(x -> x.getName().equals(column))
-        .findFirst().orElse(null);
-    ComputedColumn now = lf == null ? null : ComputedColumn.fromMetadata("", column,
-        lf.getMetadata());
-    if (now == null || fieldId(latest, column) != fieldId
-        || !now.function().sha256Hex().equals(def.function().sha256Hex())) {
-      throw new ComputedColumnException(where + ": at read_version " + readVersion + " the "
-          + "column is not the one the table has now (it was dropped, added again or "
-          + "redefined since). Backfill without read_version, or with a version from after "
-          + "that change.");
-    }
   }
 
   /**

@@ -62,14 +62,20 @@ public record BackfillCheckpoint(String column, String udfSha, int fieldId,
    * the column (a checkpoint that outlived its column never vouches for a fragment without it).
    */
   public boolean isDone(org.lance.FragmentMetadata m) {
-    if (!isDone(m.getId())) {
-      return false;
-    }
-    for (org.lance.fragment.DataFile f : m.getFiles()) {
-      for (int id : f.getFields()) {
-        if (id == fieldId) {
-          return true;
-        }
+    return isDone(m.getId()) && FragmentTask.columnFile(m, fieldId) != null;
+  }
+
+  /**
+   * Whether {@code ds}'s column of this name is the one this checkpoint is for: the same Lance
+   * field id and the same definition (not dropped and added again, nor redefined, since).
+   */
+  public boolean describes(org.lance.Dataset ds) {
+    for (org.lance.schema.LanceField f : ds.getLanceSchema().fields()) {
+      if (f.getName().equals(column)) {
+        ComputedColumn def = ComputedColumn.fromMetadata("", column,
+            ds.getSchema().findField(column).getMetadata());
+        return f.getId() == fieldId && def != null
+            && def.function().sha256Hex().equals(udfSha);
       }
     }
     return false;

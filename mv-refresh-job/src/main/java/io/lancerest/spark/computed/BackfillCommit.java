@@ -51,7 +51,7 @@ final class BackfillCommit {
     tasks.forEach(t -> byId.put(t.fragmentId(), t));
     try (BufferAllocator a = new RootAllocator(); Dataset ds = location.open(a, null)) {
       Dataset current = ds;
-      if (!sameColumn(current, checkpoint)) {
+      if (!checkpoint.describes(current)) {
         // dropped and added again, or redefined, since the read: these values are not its
         return new Committed(current.version(), checkpoint, Set.of());
       }
@@ -103,7 +103,7 @@ final class BackfillCommit {
               }
             }
           }
-          if (!sameColumn(newest, checkpoint)) {
+          if (!checkpoint.describes(newest)) {
             done.clear(); // never recorded over a checkpoint of another column of the name
           }
           return record(newest, checkpoint, committed, done, opened);
@@ -140,23 +140,6 @@ final class BackfillCommit {
       }
     }
     return new Committed(current.latestVersion(), recorded, committed);
-  }
-
-  /** Whether the table's column is still the one {@code checkpoint} is for (field id, sha). */
-  private static boolean sameColumn(Dataset ds, BackfillCheckpoint checkpoint) {
-    for (org.lance.schema.LanceField f : ds.getLanceSchema().fields()) {
-      if (f.getName().equals(checkpoint.column())) {
-        if (f.getId() != checkpoint.fieldId()) {
-          return false;
-        }
-        org.apache.arrow.vector.types.pojo.Field arrow = ds.getSchema()
-            .findField(checkpoint.column());
-        ComputedColumn def = ComputedColumn.fromMetadata("", checkpoint.column(),
-            arrow.getMetadata());
-        return def != null && def.function().sha256Hex().equals(checkpoint.udfSha());
-      }
-    }
-    return false;
   }
 
   private static Dataset rewriteColumn(Dataset ds, List<FragmentResult> rewrite,

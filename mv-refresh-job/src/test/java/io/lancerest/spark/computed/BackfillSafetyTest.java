@@ -106,6 +106,26 @@ class BackfillSafetyTest {
   }
 
   @Test
+  void aReadVersionBeforeTheColumnWasRedefinedIsRefused() {
+    String t = table("readded", 10, 1, "");
+    add(t, "len", TextLength.class, "text");
+    long old = ComputedTables.version(f, ns, "readded");
+    f.sql("ALTER TABLE " + t + " DROP COLUMN len");
+    // added again with another definition (lance-core may give it the dropped column's field id)
+    ComputedColumns.add(f.spark, t, new ComputedColumnSpec("len", TextLength.class.getName(),
+        null, List.of("text"), Map.of("plus", "1"), false));
+    long before = ComputedTables.version(f, ns, "readded");
+    ComputedColumnException e = assertThrows(ComputedColumnException.class,
+        () -> ComputedColumns.backfill(f.spark, t, "len", Map.of("read_version",
+            Long.toString(old))));
+    assertEquals("Backfill of column 'len' of table " + t + ": at read_version " + old + " the "
+        + "column is not the one the table has now (it was dropped, added again or redefined "
+        + "since). Backfill without read_version, or with a version from after that change.",
+        e.getMessage());
+    assertEquals(before, ComputedTables.version(f, ns, "readded"), "nothing committed");
+  }
+
+  @Test
   void aComputedColumnCannotReadAnotherComputedColumn() {
     String t = table("chained", 10, 1, "");
     add(t, "up", TextUpper.class, "text");
